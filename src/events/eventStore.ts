@@ -1,0 +1,92 @@
+// The event-store port: every backend (PostgreSQL, PGlite, EventStoreDB) implements this.
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** Metadata recorded with every event; free-form keys beside the well-known ones are kept. */
+export interface EventMetadata {
+  correlationId?: string;
+  causationId?: string;
+  actor?: string;
+  schemaVersion?: number;
+  [key: string]: JsonValue | undefined;
+}
+
+/** An event about to be appended. `id` makes the append idempotent: a retry with the same ids is not stored twice. */
+export interface NewEvent<Type extends string = string, Data extends JsonObject = JsonObject> {
+  id?: string;
+  type: Type;
+  data: Data;
+  metadata?: EventMetadata;
+}
+
+/** An event as stored. `revision` counts from 0 within its stream; `position` orders the whole log. */
+export interface RecordedEvent<Type extends string = string, Data extends JsonObject = JsonObject> {
+  id: string;
+  streamName: string;
+  revision: number;
+  position: number;
+  type: Type;
+  data: Data;
+  metadata: EventMetadata;
+  createdAt: Date;
+}
+
+/**
+ * `no_stream`: the stream must not exist; `stream_exists`: it must exist; `any`: no check;
+ * a number: the stream's current revision must be exactly that.
+ */
+export type ExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | number;
+
+export interface AppendResult {
+  /** Revision of the last event now in the stream. */
+  nextExpectedRevision: number;
+  /** Global position of the last event appended. */
+  position: number;
+}
+
+export interface ReadStreamOptions {
+  direction?: 'forwards' | 'backwards';
+  /** Inclusive start revision: lowest for forwards, highest for backwards. */
+  fromRevision?: number;
+  /** Inclusive end revision (the far end in the reading direction). */
+  toRevision?: number;
+  maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events strictly after this position. 0 reads from the start. */
+  fromPosition?: number;
+  maxCount?: number;
+}
+
+export interface SubscribeOptions {
+  /** Exclusive: deliver events strictly after this position. 0 replays the whole log. */
+  fromPosition?: number;
+  /** Events per catch-up batch. */
+  batchSize?: number;
+}
+
+/** Receives events in position order; the next batch is read only once this resolves. */
+export type EventHandler = (event: RecordedEvent) => Promise<void> | void;
+
+export interface Subscription {
+  /** Stops delivery; resolves once the handler is no longer running. */
+  stop(): Promise<void>;
+  /** Resolves when the subscription ends by itself with an error (a handler or read that failed). */
+  readonly done: Promise<void>;
+}
+
+export interface EventStore {
+  readonly backend: 'postgres' | 'pglite' | 'esdb';
+  append(streamName: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
+  /** Throws StreamNotFoundError when the stream has no events. */
+  readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Position of the newest event a subscriber may already see (0 for an empty log). */
+  headPosition(): Promise<number>;
+  subscribe(handler: EventHandler, options?: SubscribeOptions): Subscription;
+  /** Cheap reachability check for `/ready`. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

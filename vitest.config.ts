@@ -1,0 +1,13 @@
+// Tests: *.unit.spec.ts (pure), *.int.spec.ts (real database), *.e2e.spec.ts (HTTP through the Nest app).
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.spec.ts'],
+    pool: 'forks',
+    // Each file opens its own embedded PGlite (hundreds of MiB); two cores, so two at a time.
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
