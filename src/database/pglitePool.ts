@@ -1,0 +1,66 @@
+// SqlPool over embedded PGlite: one connection, handed to one holder at a time in FIFO order.
+import { PGlite } from '@electric-sql/pglite';
+import type { PooledSqlClient, SqlPool, SqlResult } from './sqlPool.js';
+
+export interface PglitePoolOptions {
+  /** A folder for durable data, or undefined for an in-memory database. */
+  dataDir?: string;
+}
+
+/**
+ * PGlite runs one connection and one transaction at a time, so a "connection" here is a lease on
+ * the whole database. Holders queue; a transaction cannot interleave with another holder's queries.
+ */
+export class PglitePool implements SqlPool {
+  readonly kind = 'pglite' as const;
+  private tail: Promise<void> = Promise.resolve();
+  private ended = false;
+
+  private constructor(readonly db: PGlite) {}
+
+  static async open(options: PglitePoolOptions = {}): Promise<PglitePool> {
+    const db = options.dataDir ? await PGlite.create({ dataDir: options.dataDir }) : await PGlite.create();
+    return new PglitePool(db);
+  }
+
+  async query<Row>(text: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
+    const client = await this.connect();
+    try {
+      return await client.query<Row>(text, params);
+    } finally {
+      client.release();
+    }
+  }
+
+  async connect(): Promise<PooledSqlClient> {
+    if (this.ended) throw new Error('the embedded database is closed');
+    let releaseLease!: () => void;
+    const lease = new Promise<void>((resolve) => (releaseLease = resolve));
+    const previous = this.tail;
+    this.tail = previous.then(() => lease);
+    await previous;
+    const db = this.db;
+    let released = false;
+    return {
+      async query<Row>(text: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
+        if (released) throw new Error('query on a released embedded connection');
+        const result = await db.query<Row>(text, params as unknown[]);
+        const command = (result as { command?: string }).command;
+        const rowCount = command === 'SELECT' ? result.rows.length : (result.affectedRows ?? result.rows.length);
+        return { rows: result.rows, rowCount, command };
+      },
+      release() {
+        if (released) return;
+        released = true;
+        releaseLease();
+      },
+    };
+  }
+
+  async end(): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    await this.tail;
+    await this.db.close();
+  }
+}

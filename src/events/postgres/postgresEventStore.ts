@@ -1,0 +1,326 @@
+// EventStore on PostgreSQL or embedded PGlite: per-stream row locks, positions that never go backwards for readers.
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import { isConnectionError, sqlState } from '../../database/connectionErrors.js';
+import { migrate, quoteIdentifier } from '../../database/migrate.js';
+import type { SqlClient, SqlPool } from '../../database/sqlPool.js';
+import { inTransaction } from '../../database/sqlPool.js';
+import { ValidationError } from '../../errors/ledgerError.js';
+import type {
+  AppendResult,
+  EventHandler,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  Subscription,
+} from '../eventStore.js';
+import { DuplicateEventIdError, EventStoreUnavailableError, StreamNotFoundError, WrongExpectedRevisionError } from '../eventStoreErrors.js';
+import { eventStoreMigrations, MAX_EVENTS_PER_APPEND } from './eventStoreSchema.js';
+
+export interface PostgresEventStoreOptions {
+  schema: string;
+  /** For LISTEN/NOTIFY across instances; omitted on PGlite, where only in-process wake-ups exist. */
+  listenConnectionString?: string;
+  /** How often an idle subscription looks for events nobody notified it of. */
+  pollIntervalMs?: number;
+}
+
+interface EventRow {
+  position: string | number;
+  stream_name: string;
+  revision: string | number;
+  event_id: string;
+  type: string;
+  data: RecordedEvent['data'];
+  metadata: RecordedEvent['metadata'];
+  created_at: Date;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NOTIFY_CHANNEL = 'session_ledger_events';
+
+export class PostgresEventStore implements EventStore {
+  readonly backend: 'postgres' | 'pglite';
+  private readonly table: string;
+  private readonly streamsTable: string;
+  private readonly wakeups = new EventEmitter();
+  private listener?: pg.Client;
+  private listenerStarting?: Promise<void>;
+  private closed = false;
+
+  private constructor(
+    private readonly pool: SqlPool,
+    private readonly options: PostgresEventStoreOptions,
+  ) {
+    this.backend = pool.kind;
+    const schema = quoteIdentifier(options.schema);
+    this.table = `${schema}.events`;
+    this.streamsTable = `${schema}.streams`;
+    this.wakeups.setMaxListeners(0);
+  }
+
+  static async open(pool: SqlPool, options: PostgresEventStoreOptions): Promise<PostgresEventStore> {
+    await migrate(pool, options.schema, 'event-store', eventStoreMigrations);
+    return new PostgresEventStore(pool, options);
+  }
+
+  async append(streamName: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+    validateAppend(streamName, events, expectedRevision);
+    const prepared = events.map((event) => ({ ...event, id: event.id ?? randomUUID(), metadata: event.metadata ?? {} }));
+    const result = await this.guard(() => inTransaction(this.pool, (client) => this.appendIn(client, streamName, prepared, expectedRevision)));
+    if (result.notify) this.wakeups.emit('append');
+    return result.append;
+  }
+
+  private async appendIn(
+    client: SqlClient,
+    streamName: string,
+    events: ReadonlyArray<NewEvent & { id: string }>,
+    expected: ExpectedRevision,
+  ): Promise<{ append: AppendResult; notify: boolean }> {
+    const current = await this.lockStream(client, streamName, events.length);
+    const ids = events.map((event) => event.id);
+    const stored = await client.query<{ event_id: string; stream_name: string; revision: string; position: string }>(
+      `SELECT event_id, stream_name, revision, position FROM ${this.table} WHERE event_id = ANY($1::uuid[]) ORDER BY position`,
+      [ids],
+    );
+    if (stored.rows.length > 0) return { append: this.idempotentResult(streamName, ids, stored.rows), notify: false };
+
+    if (!revisionMatches(expected, current.revision)) throw new WrongExpectedRevisionError(streamName, expected, current.revision);
+
+    const inserted = await client.query<{ position: string }>(
+      `INSERT INTO ${this.table} (position, stream_name, revision, event_id, type, data, metadata)
+       SELECT (pg_current_xact_id()::text::bigint << 16) + e.ord, $1, $2::bigint + e.ord, e.id, e.type, e.data, e.metadata
+       FROM unnest($3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) WITH ORDINALITY AS e(id, type, data, metadata, ord)
+       RETURNING position`,
+      [
+        streamName,
+        current.revision,
+        ids,
+        events.map((event) => event.type),
+        events.map((event) => JSON.stringify(event.data)),
+        events.map((event) => JSON.stringify(event.metadata)),
+      ],
+    );
+    const nextExpectedRevision = current.revision + events.length;
+    if (!current.created) {
+      await client.query(`UPDATE ${this.streamsTable} SET revision = $2 WHERE stream_name = $1`, [streamName, nextExpectedRevision]);
+    }
+    if (this.pool.kind === 'postgres') await client.query(`SELECT pg_notify($1, '')`, [NOTIFY_CHANNEL]);
+    const position = Math.max(...inserted.rows.map((row) => Number(row.position)));
+    return { append: { nextExpectedRevision, position }, notify: true };
+  }
+
+  /**
+   * Takes the stream's row lock, so appends to one stream serialise and appends to others don't.
+   * A missing stream is created at its final revision; a concurrent creator makes our insert wait
+   * for its commit, after which the row is there to lock.
+   */
+  private async lockStream(client: SqlClient, streamName: string, count: number): Promise<{ revision: number; created: boolean }> {
+    for (;;) {
+      const existing = await client.query<{ revision: string }>(`SELECT revision FROM ${this.streamsTable} WHERE stream_name = $1 FOR UPDATE`, [streamName]);
+      if (existing.rows[0]) return { revision: Number(existing.rows[0].revision), created: false };
+      const created = await client.query(
+        `INSERT INTO ${this.streamsTable} (stream_name, revision) VALUES ($1, $2) ON CONFLICT (stream_name) DO NOTHING RETURNING revision`,
+        [streamName, count - 1],
+      );
+      if (created.rowCount === 1) return { revision: -1, created: true };
+    }
+  }
+
+  private idempotentResult(
+    streamName: string,
+    ids: string[],
+    rows: Array<{ event_id: string; stream_name: string; revision: string; position: string }>,
+  ): AppendResult {
+    const sameAppend =
+      rows.length === ids.length &&
+      rows.every((row, index) => row.stream_name === streamName && row.event_id.toLowerCase() === ids[index]!.toLowerCase()) &&
+      rows.every((row, index) => index === 0 || Number(row.revision) === Number(rows[index - 1]!.revision) + 1);
+    if (!sameAppend) throw new DuplicateEventIdError(streamName, rows.map((row) => row.event_id));
+    const last = rows[rows.length - 1]!;
+    return { nextExpectedRevision: Number(last.revision), position: Number(last.position) };
+  }
+
+  async readStream(streamName: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const backwards = options.direction === 'backwards';
+    const from = options.fromRevision ?? (backwards ? Number.MAX_SAFE_INTEGER : 0);
+    const to = options.toRevision ?? (backwards ? 0 : Number.MAX_SAFE_INTEGER);
+    const [low, high] = backwards ? [to, from] : [from, to];
+    const limit = options.maxCount ?? null;
+    return this.guard(async () => {
+      const result = await this.pool.query<EventRow>(
+        `SELECT position, stream_name, revision, event_id, type, data, metadata, created_at FROM ${this.table}
+         WHERE stream_name = $1 AND revision BETWEEN $2 AND $3
+         ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT $4`,
+        [streamName, low, high, limit],
+      );
+      if (result.rows.length === 0) {
+        const exists = await this.pool.query(`SELECT 1 FROM ${this.streamsTable} WHERE stream_name = $1`, [streamName]);
+        if (exists.rowCount === 0) throw new StreamNotFoundError(streamName);
+      }
+      return result.rows.map(toRecordedEvent);
+    });
+  }
+
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    // Below the oldest running transaction's id nothing can commit any more, so a reader that stops
+    // there never skips an event whose position was handed out before a later one committed.
+    return this.guard(async () => {
+      const result = await this.pool.query<EventRow>(
+        `SELECT position, stream_name, revision, event_id, type, data, metadata, created_at FROM ${this.table}
+         WHERE position > $1 AND position < (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << 16)
+         ORDER BY position LIMIT $2`,
+        [options.fromPosition ?? 0, options.maxCount ?? null],
+      );
+      return result.rows.map(toRecordedEvent);
+    });
+  }
+
+  async headPosition(): Promise<number> {
+    return this.guard(async () => {
+      const result = await this.pool.query<{ head: string | null }>(
+        `SELECT max(position) AS head FROM ${this.table} WHERE position < (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << 16)`,
+      );
+      return Number(result.rows[0]?.head ?? 0);
+    });
+  }
+
+  subscribe(handler: EventHandler, options: SubscribeOptions = {}): Subscription {
+    const batchSize = options.batchSize ?? 500;
+    const pollIntervalMs = this.options.pollIntervalMs ?? 250;
+    let position = options.fromPosition ?? 0;
+    let stopped = false;
+    let wake: (() => void) | undefined;
+    const onAppend = () => wake?.();
+    this.wakeups.on('append', onAppend);
+    void this.startListener();
+
+    const loop = async () => {
+      try {
+        while (!stopped) {
+          const batch = await this.readAll({ fromPosition: position, maxCount: batchSize });
+          for (const event of batch) {
+            if (stopped) return;
+            await handler(event);
+            position = event.position;
+          }
+          if (batch.length === batchSize || stopped) continue;
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, pollIntervalMs);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          wake = undefined;
+        }
+      } finally {
+        this.wakeups.off('append', onAppend);
+      }
+    };
+    const done = loop();
+    return {
+      done: done.catch(() => undefined),
+      stop: async () => {
+        stopped = true;
+        wake?.();
+        await done.catch(() => undefined);
+      },
+    };
+  }
+
+  /** Other instances' appends arrive as NOTIFY; a lost listener only slows delivery to the poll interval. */
+  private startListener(): Promise<void> {
+    if (!this.options.listenConnectionString || this.listener || this.closed) return Promise.resolve();
+    this.listenerStarting ??= (async () => {
+      const client = new pg.Client({ connectionString: this.options.listenConnectionString });
+      client.on('error', () => {
+        this.listener = undefined;
+        this.listenerStarting = undefined;
+      });
+      client.on('notification', () => this.wakeups.emit('append'));
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+        this.listener = client;
+      } catch {
+        this.listenerStarting = undefined;
+        await client.end().catch(() => undefined);
+      }
+    })();
+    return this.listenerStarting;
+  }
+
+  async ping(): Promise<void> {
+    await this.guard(() => this.pool.query('SELECT 1'));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.listenerStarting;
+    await this.listener?.end().catch(() => undefined);
+    this.listener = undefined;
+  }
+
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (isConnectionError(error)) throw new EventStoreUnavailableError('the event store database is unreachable', error);
+      // 40P01 deadlock and 40001 serialization failures are transient: report them as such.
+      const state = sqlState(error);
+      if (state === '40P01' || state === '40001') throw new EventStoreUnavailableError(`transient database conflict (${state})`, error);
+      throw error;
+    }
+  }
+}
+
+function revisionMatches(expected: ExpectedRevision, actual: number): boolean {
+  switch (expected) {
+    case 'any':
+      return true;
+    case 'no_stream':
+      return actual === -1;
+    case 'stream_exists':
+      return actual >= 0;
+    default:
+      return expected === actual;
+  }
+}
+
+function validateAppend(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): void {
+  if (streamName.length === 0 || streamName.length > 1024) throw new ValidationError('stream name must be 1 to 1024 characters', { streamName }, 'INVALID_STREAM_NAME');
+  if (events.length === 0) throw new ValidationError('an append needs at least one event', undefined, 'EMPTY_APPEND');
+  if (events.length > MAX_EVENTS_PER_APPEND) throw new ValidationError(`an append holds at most ${MAX_EVENTS_PER_APPEND} events`, undefined, 'APPEND_TOO_LARGE');
+  if (typeof expected === 'number' && (!Number.isSafeInteger(expected) || expected < -1)) {
+    throw new ValidationError('expected revision must be a whole number ≥ -1', { expected }, 'INVALID_EXPECTED_REVISION');
+  }
+  const ids = new Set<string>();
+  for (const event of events) {
+    if (event.id !== undefined) {
+      if (!UUID.test(event.id)) throw new ValidationError('event ids are UUIDs', { id: event.id }, 'INVALID_EVENT_ID');
+      if (ids.has(event.id.toLowerCase())) throw new ValidationError('an event id appears twice in one append', { id: event.id }, 'INVALID_EVENT_ID');
+      ids.add(event.id.toLowerCase());
+    }
+    if (!event.type || event.type.length > 256) throw new ValidationError('event type must be 1 to 256 characters', undefined, 'INVALID_EVENT_TYPE');
+  }
+}
+
+function toRecordedEvent(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    streamName: row.stream_name,
+    revision: Number(row.revision),
+    position: Number(row.position),
+    type: row.type,
+    data: row.data,
+    metadata: row.metadata,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,64 @@
+// SessionSource: where an inbound message came from, validated at the edge and frozen.
+import { z } from 'zod';
+import { ValidationError } from '../../../errors/ledgerError.js';
+
+export const chatTypes = ['dm', 'group', 'channel', 'thread'] as const;
+export type ChatType = (typeof chatTypes)[number];
+
+const MAX_ID_LENGTH = 256;
+const MAX_TEXT_LENGTH = 1024;
+
+// Adapters (and sessions.json written by older gateways) send "" or null for "not known"; one meaning for absent keeps key rules simple.
+const absentAsUndefined = (value: unknown): unknown => (value === '' || value === null ? undefined : value);
+
+// Telegram and Slack adapters send numeric ids; past 2^53 a JSON number has already lost digits, so only safe integers are coerced.
+const integerIdAsString = (value: unknown): unknown =>
+  typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+
+const requiredField = <T extends z.ZodType>(schema: T) => z.preprocess(absentAsUndefined, schema);
+const optionalId = z.preprocess(
+  (value) => absentAsUndefined(integerIdAsString(value)),
+  z
+    .string({ error: 'expected a string or a safe integer' })
+    .max(MAX_ID_LENGTH, `ids are at most ${MAX_ID_LENGTH} characters`)
+    .optional(),
+);
+const optionalText = z.preprocess(
+  absentAsUndefined,
+  z.string().max(MAX_TEXT_LENGTH, `names and topics are at most ${MAX_TEXT_LENGTH} characters`).optional(),
+);
+const flag = z.preprocess(absentAsUndefined, z.boolean().default(false));
+
+export const sessionSourceSchema = z
+  .strictObject({
+    platform: requiredField(z.string().regex(/^[a-z0-9_-]{1,32}$/, 'platform must match ^[a-z0-9_-]{1,32}$')),
+    chatType: requiredField(z.enum(chatTypes)),
+    chatId: optionalId,
+    chatName: optionalText,
+    userId: optionalId,
+    userName: optionalText,
+    threadId: optionalId,
+    chatTopic: optionalText,
+    userIdAlt: optionalId,
+    chatIdAlt: optionalId,
+    isBot: flag,
+    guildId: optionalId,
+    parentChatId: optionalId,
+    messageId: optionalId,
+    roleAuthorized: flag,
+  })
+  .readonly();
+
+export type SessionSource = z.output<typeof sessionSourceSchema>;
+export type SessionSourceInput = z.input<typeof sessionSourceSchema>;
+
+/** Parses an untrusted source, failing with the service's ValidationError. */
+export function parseSessionSource(input: unknown): SessionSource {
+  const result = sessionSourceSchema.safeParse(input);
+  if (!result.success) {
+    throw new ValidationError('Invalid session source', {
+      issues: result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
+    });
+  }
+  return result.data;
+}

@@ -1,0 +1,197 @@
+// The behaviour every EventStore backend must show; each backend's *.int.spec.ts runs it.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventStore, NewEvent, RecordedEvent } from '../../src/events/eventStore.js';
+import { StreamNotFoundError, WrongExpectedRevisionError } from '../../src/events/eventStoreErrors.js';
+
+export interface OpenedStore {
+  store: EventStore;
+  close: () => Promise<void>;
+}
+
+function events(count: number, type = 'Something'): NewEvent[] {
+  return Array.from({ length: count }, (_, index) => ({ type, data: { index }, metadata: { actor: 'contract', schemaVersion: 1 } }));
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export function describeEventStoreContract(label: string, open: () => Promise<OpenedStore>): void {
+  describe(`event store contract: ${label}`, () => {
+    let opened: OpenedStore;
+    let store: EventStore;
+    // Stream names carry a run id so that shared servers (EventStoreDB) never mix runs.
+    const run = randomUUID().slice(0, 8);
+    let streamCounter = 0;
+    const newStream = (name = 'stream') => `contract_${run}-${name}-${++streamCounter}`;
+
+    beforeAll(async () => {
+      opened = await open();
+      store = opened.store;
+    });
+    afterAll(async () => {
+      await opened?.close();
+    });
+
+    it('appends to a new stream with no_stream and numbers revisions from 0', async () => {
+      const stream = newStream();
+      const result = await store.append(stream, events(3), 'no_stream');
+      expect(result.nextExpectedRevision).toBe(2);
+      const read = await store.readStream(stream);
+      expect(read.map((event) => event.revision)).toEqual([0, 1, 2]);
+      expect(read.map((event) => event.data)).toEqual([{ index: 0 }, { index: 1 }, { index: 2 }]);
+      expect(read[2]!.position).toBe(result.position);
+      expect(read[0]!.position).toBeLessThan(read[1]!.position);
+      expect(read[0]!.createdAt).toBeInstanceOf(Date);
+      expect(read[0]!.metadata).toMatchObject({ actor: 'contract', schemaVersion: 1 });
+      expect(read[0]!.streamName).toBe(stream);
+    });
+
+    it('refuses no_stream on an existing stream, with expected and actual revision', async () => {
+      const stream = newStream();
+      await store.append(stream, events(2), 'no_stream');
+      const error = await store.append(stream, events(1), 'no_stream').catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(WrongExpectedRevisionError);
+      expect((error as WrongExpectedRevisionError).expected).toBe('no_stream');
+      expect((error as WrongExpectedRevisionError).actual).toBe(1);
+    });
+
+    it('refuses stream_exists and an exact revision on a missing stream', async () => {
+      const stream = newStream();
+      await expect(store.append(stream, events(1), 'stream_exists')).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      const error = await store.append(stream, events(1), 0).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(WrongExpectedRevisionError);
+      expect((error as WrongExpectedRevisionError).actual).toBe(-1);
+      await expect(store.readStream(stream)).rejects.toBeInstanceOf(StreamNotFoundError);
+    });
+
+    it('appends at the exact revision and refuses a stale one', async () => {
+      const stream = newStream();
+      await store.append(stream, events(1), 'no_stream');
+      const second = await store.append(stream, events(2), 0);
+      expect(second.nextExpectedRevision).toBe(2);
+      const stale = await store.append(stream, events(1), 0).catch((caught: unknown) => caught);
+      expect(stale).toBeInstanceOf(WrongExpectedRevisionError);
+      expect((stale as WrongExpectedRevisionError).expected).toBe(0);
+      expect((stale as WrongExpectedRevisionError).actual).toBe(2);
+      expect((await store.append(stream, events(1), 'stream_exists')).nextExpectedRevision).toBe(3);
+      expect((await store.append(stream, events(1), 'any')).nextExpectedRevision).toBe(4);
+      expect((await store.append(newStream(), events(1), 'any')).nextExpectedRevision).toBe(0);
+    });
+
+    it('stores a retried append with the same event ids once', async () => {
+      const stream = newStream();
+      const batch = events(2).map((event) => ({ ...event, id: randomUUID() }));
+      const first = await store.append(stream, batch, 'no_stream');
+      const retry = await store.append(stream, batch, 'no_stream');
+      expect(retry).toEqual(first);
+      expect(await store.readStream(stream)).toHaveLength(2);
+      expect((await store.readStream(stream)).map((event) => event.id)).toEqual(batch.map((event) => event.id));
+    });
+
+    it('lets exactly one of several appends at the same expected revision win', async () => {
+      const stream = newStream();
+      await store.append(stream, events(1), 'no_stream');
+      const results = await Promise.allSettled(Array.from({ length: 8 }, () => store.append(stream, events(1, 'Racer'), 0)));
+      expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+      for (const result of results) {
+        if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(WrongExpectedRevisionError);
+      }
+      expect(await store.readStream(stream)).toHaveLength(2);
+    });
+
+    it('creates a new stream once when several no_stream appends race', async () => {
+      const stream = newStream();
+      const results = await Promise.allSettled(Array.from({ length: 8 }, () => store.append(stream, events(1), 'no_stream')));
+      expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+      expect(await store.readStream(stream)).toHaveLength(1);
+    });
+
+    it('reads a stream forwards and backwards within a revision range', async () => {
+      const stream = newStream();
+      await store.append(stream, events(10), 'no_stream');
+      const revisions = (read: RecordedEvent[]) => read.map((event) => event.revision);
+      expect(revisions(await store.readStream(stream, { fromRevision: 3, toRevision: 5 }))).toEqual([3, 4, 5]);
+      expect(revisions(await store.readStream(stream, { fromRevision: 7, maxCount: 2 }))).toEqual([7, 8]);
+      expect(revisions(await store.readStream(stream, { direction: 'backwards', maxCount: 3 }))).toEqual([9, 8, 7]);
+      expect(revisions(await store.readStream(stream, { direction: 'backwards', fromRevision: 4, toRevision: 2 }))).toEqual([4, 3, 2]);
+      expect(await store.readStream(stream, { fromRevision: 20 })).toEqual([]);
+    });
+
+    it('reads all events after a position in position order', async () => {
+      const head = await store.headPosition();
+      const a = newStream('a');
+      const b = newStream('b');
+      await store.append(a, events(2), 'no_stream');
+      await store.append(b, events(1), 'no_stream');
+      const last = await store.append(a, events(1), 1);
+      const all = (await store.readAll({ fromPosition: head })).filter((event) => event.streamName === a || event.streamName === b);
+      expect(all.map((event) => `${event.streamName === a ? 'a' : 'b'}${event.revision}`)).toEqual(['a0', 'a1', 'b0', 'a2']);
+      const positions = all.map((event) => event.position);
+      expect([...positions].sort((x, y) => x - y)).toEqual(positions);
+      expect(await store.headPosition()).toBeGreaterThanOrEqual(last.position);
+      const after = await store.readAll({ fromPosition: all[1]!.position, maxCount: 1 });
+      expect(after[0]!.position).toBeGreaterThan(all[1]!.position);
+    });
+
+    it('subscribes from a position: catches up, then delivers live appends', async () => {
+      const stream = newStream();
+      const start = await store.headPosition();
+      await store.append(stream, events(3), 'no_stream');
+      const seen: RecordedEvent[] = [];
+      const subscription = store.subscribe((event) => {
+        if (event.streamName === stream) seen.push(event);
+      }, { fromPosition: start });
+      try {
+        await waitFor(() => seen.length === 3);
+        await store.append(stream, events(2), 2);
+        await waitFor(() => seen.length === 5);
+        expect(seen.map((event) => event.revision)).toEqual([0, 1, 2, 3, 4]);
+      } finally {
+        await subscription.stop();
+      }
+      await store.append(stream, events(1), 4);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(seen).toHaveLength(5);
+    });
+
+    it('never lets a subscriber skip an event that committed late, under concurrent appenders', async () => {
+      const start = await store.headPosition();
+      const writers = 16;
+      const perWriter = 25;
+      const streams = Array.from({ length: writers }, (_, index) => newStream(`w${index}`));
+      const mine = new Set(streams);
+      const seen: RecordedEvent[] = [];
+      const subscription = store.subscribe((event) => {
+        if (mine.has(event.streamName)) seen.push(event);
+      }, { fromPosition: start, batchSize: 7 });
+      try {
+        await Promise.all(
+          streams.map(async (stream) => {
+            for (let index = 0; index < perWriter; index++) {
+              await store.append(stream, [{ type: 'Tick', data: { index } }], index === 0 ? 'no_stream' : index - 1);
+            }
+          }),
+        );
+        await waitFor(() => seen.length >= writers * perWriter, 30_000);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      } finally {
+        await subscription.stop();
+      }
+      expect(seen).toHaveLength(writers * perWriter);
+      expect(new Set(seen.map((event) => event.id)).size).toBe(writers * perWriter);
+      const positions = seen.map((event) => event.position);
+      for (let index = 1; index < positions.length; index++) expect(positions[index]).toBeGreaterThan(positions[index - 1]!);
+      for (const stream of streams) {
+        expect(seen.filter((event) => event.streamName === stream).map((event) => event.data.index)).toEqual(
+          Array.from({ length: perWriter }, (_, index) => index),
+        );
+      }
+    });
+  });
+}
