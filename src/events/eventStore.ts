@@ -86,6 +86,13 @@ export interface EventStore {
   /** Position of the newest event a subscriber may already see (0 for an empty log). */
   headPosition(): Promise<number>;
   subscribe(handler: EventHandler, options?: SubscribeOptions): Subscription;
+  /** How many events a subscriber from `position` has yet to see, counting at most `cap`. */
+  countAfter(position: number, cap: number): Promise<number>;
+  /**
+   * Calls `listener` soon after new events may be readable (this process's appends, and other
+   * processes' where the backend can tell). A hint to stop waiting, not a delivery: readers poll too.
+   */
+  onAppended(listener: () => void): () => void;
   /** Cheap reachability check for `/ready`. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -235,6 +235,23 @@ export class PostgresEventStore implements EventStore {
     };
   }
 
+  async countAfter(position: number, cap: number): Promise<number> {
+    return this.guard(async () => {
+      const result = await this.pool.query<{ count: string | number }>(
+        `SELECT count(*) AS count FROM (SELECT 1 FROM ${this.table}
+           WHERE position > $1 AND position < (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << 16) LIMIT $2) AS pending`,
+        [position, cap],
+      );
+      return Number(result.rows[0]?.count ?? 0);
+    });
+  }
+
+  onAppended(listener: () => void): () => void {
+    this.wakeups.on('append', listener);
+    void this.startListener();
+    return () => this.wakeups.off('append', listener);
+  }
+
   /** Other instances' appends arrive as NOTIFY; a lost listener only slows delivery to the poll interval. */
   private startListener(): Promise<void> {
     if (!this.options.listenConnectionString || this.listener || this.closed) return Promise.resolve();

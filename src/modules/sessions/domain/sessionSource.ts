@@ -8,10 +8,10 @@ export type ChatType = (typeof chatTypes)[number];
 const MAX_ID_LENGTH = 256;
 const MAX_TEXT_LENGTH = 1024;
 
-// Adapters (and sessions.json written by older gateways) send "" or null for "not known"; one meaning for absent keeps key rules simple.
+// Adapters send "" or null (a Python gateway's None) for "not known"; one meaning for absent keeps the key rules simple.
 const absentAsUndefined = (value: unknown): unknown => (value === '' || value === null ? undefined : value);
 
-// Telegram and Slack adapters send numeric ids; past 2^53 a JSON number has already lost digits, so only safe integers are coerced.
+// Telegram ids arrive as JSON numbers; past 2^53 a number has already lost digits, so only safe integers are coerced.
 const integerIdAsString = (value: unknown): unknown =>
   typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
 

@@ -1,0 +1,102 @@
+// The one configuration loader: environment variables, validated at start with messages that name the variable.
+import { isIP } from 'node:net';
+import { z } from 'zod';
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+  .transform((value) => ['true', '1', 'yes', 'on'].includes(value));
+
+const schemaName = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lowercase SQL identifier');
+
+const environmentSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  EVENT_STORE_URL: z
+    .string()
+    .regex(/^(postgres|postgresql|esdb|esdb\+discover|kurrentdb|kurrentdb\+discover):\/\//, 'must start with postgres:// or esdb://')
+    .optional(),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres://').optional(),
+  EVENT_STORE_SCHEMA: schemaName.default('ledger'),
+  READ_MODEL_SCHEMA: schemaName.default('ledger_read'),
+  API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BODY_LIMIT: z
+    .string()
+    .regex(/^\d+(b|kb|mb)?$/i, 'must be a size like 1mb, 512kb or 1048576')
+    .default('1mb'),
+  READ_WAIT_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+  DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  PROJECTIONS_ENABLED: booleanFlag.default(true),
+  PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+});
+
+export type Environment = z.infer<typeof environmentSchema>;
+
+export interface LedgerConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  eventStore: { kind: 'embedded' } | { kind: 'postgres'; url: string } | { kind: 'esdb'; url: string };
+  readModels: { kind: 'embedded' } | { kind: 'postgres'; url: string };
+  eventStoreSchema: string;
+  readModelSchema: string;
+  apiToken?: string;
+  logLevel: Environment['LOG_LEVEL'];
+  bodyLimit: string;
+  readWaitTimeoutMs: number;
+  dbPoolSize: number;
+  projectionsEnabled: boolean;
+  projectionBatchSize: number;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): LedgerConfig {
+  const present = Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = environmentSchema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  const env = parsed.data;
+  const eventStore: LedgerConfig['eventStore'] = !env.EVENT_STORE_URL
+    ? { kind: 'embedded' }
+    : /^(esdb|kurrentdb)/.test(env.EVENT_STORE_URL)
+      ? { kind: 'esdb', url: env.EVENT_STORE_URL }
+      : { kind: 'postgres', url: env.EVENT_STORE_URL };
+  // Read models default to the event store's PostgreSQL when there is one; otherwise to the embedded database.
+  const readModels: LedgerConfig['readModels'] = env.DATABASE_URL
+    ? { kind: 'postgres', url: env.DATABASE_URL }
+    : eventStore.kind === 'postgres'
+      ? { kind: 'postgres', url: eventStore.url }
+      : { kind: 'embedded' };
+  if (!env.API_TOKEN && !isLoopback(env.HOST)) {
+    throw new ConfigError(`HOST=${env.HOST}: without API_TOKEN the service only binds to loopback (127.0.0.1, ::1, localhost). Set API_TOKEN to serve other hosts.`);
+  }
+  return {
+    port: env.PORT,
+    host: env.HOST,
+    dataDir: env.DATA_DIR,
+    eventStore,
+    readModels,
+    eventStoreSchema: env.EVENT_STORE_SCHEMA,
+    readModelSchema: env.READ_MODEL_SCHEMA,
+    apiToken: env.API_TOKEN,
+    logLevel: env.LOG_LEVEL,
+    bodyLimit: env.BODY_LIMIT,
+    readWaitTimeoutMs: env.READ_WAIT_TIMEOUT_MS,
+    dbPoolSize: env.DB_POOL_SIZE,
+    projectionsEnabled: env.PROJECTIONS_ENABLED,
+    projectionBatchSize: env.PROJECTION_BATCH_SIZE,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+  };
+}
+
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1' || host === '[::1]';
+}

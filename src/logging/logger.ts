@@ -1,0 +1,17 @@
+// Structured JSON logs through pino; the one logger every part of the service writes to.
+import { pino, type Logger } from 'pino';
+
+export type { Logger } from 'pino';
+
+export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'session-ledger' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      // Tokens and secrets never reach a log line, whatever object a caller passes.
+      redact: { paths: ['authorization', 'req.headers.authorization', '*.authorization', 'apiToken', '*.apiToken', 'token', '*.token'], censor: '[redacted]' },
+    },
+    destination as pino.DestinationStream | undefined,
+  );
+}

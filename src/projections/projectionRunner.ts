@@ -1,0 +1,308 @@
+// Runs each projection from its stored position; rows and position commit in one transaction (exactly once).
+import { EventEmitter } from 'node:events';
+import type { DataSource, EntityManager } from 'typeorm';
+import { quoteIdentifier } from '../database/migrate.js';
+import { NotFoundError } from '../errors/ledgerError.js';
+import type { EventStore, RecordedEvent } from '../events/eventStore.js';
+import type { Logger } from '../logging/logger.js';
+import type { Projection } from './projection.js';
+import type { ProjectionLease } from './projectionLease.js';
+
+export type ProjectionState = 'starting' | 'catching_up' | 'live' | 'failed' | 'standby' | 'stopped';
+
+export interface ProjectionStatus {
+  name: string;
+  position: number;
+  headPosition: number;
+  /** Events the projection has yet to apply, counted up to 10,000. */
+  lagEvents: number;
+  state: ProjectionState | string;
+  ownedHere: boolean;
+  lastError: string | null;
+  failedPosition: number | null;
+  updatedAt: Date;
+}
+
+export interface ProjectionRunnerOptions {
+  store: EventStore;
+  dataSource: DataSource;
+  schema: string;
+  projections: readonly Projection[];
+  lease: ProjectionLease;
+  logger: Logger;
+  batchSize?: number;
+  /** How long an idle runner waits for an append signal before looking anyway. */
+  idlePollMs?: number;
+  /** Standby runners try to take ownership this often. */
+  standbyPollMs?: number;
+  maxRetryDelayMs?: number;
+}
+
+/** The checkpoint moved under us (a rebuild, or another owner): reload instead of applying twice. */
+class CheckpointMoved extends Error {}
+
+const LAG_CAP = 10_000;
+
+class ProjectionLoop {
+  position = 0;
+  state: ProjectionState = 'starting';
+  lastError: string | null = null;
+  private running = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private wake?: () => void;
+  private failures = 0;
+
+  constructor(
+    readonly projection: Projection,
+    private readonly runner: ProjectionRunner,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loopDone = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loopDone;
+    this.state = 'stopped';
+  }
+
+  poke(): void {
+    this.wake?.();
+  }
+
+  private async run(): Promise<void> {
+    const { options } = this.runner;
+    while (this.running) {
+      try {
+        if (!(await options.lease.tryAcquire(this.projection.name))) {
+          this.state = 'standby';
+          await this.sleep(options.standbyPollMs ?? 2_000);
+          continue;
+        }
+        const applied = await this.runner.applyNextBatch(this);
+        this.failures = 0;
+        if (applied === 0) {
+          this.state = 'live';
+          await this.sleep(options.idlePollMs ?? 500);
+        }
+      } catch (error) {
+        if (error instanceof CheckpointMoved) continue;
+        this.failures += 1;
+        this.state = 'failed';
+        this.lastError = error instanceof Error ? error.message : String(error);
+        const delay = Math.min(options.maxRetryDelayMs ?? 30_000, 250 * 2 ** Math.min(this.failures, 10));
+        options.logger.error(
+          { projection: this.projection.name, position: this.position, failedPosition: (error as { position?: number }).position, err: error, retryInMs: delay },
+          'projection failed to apply events; retrying without skipping',
+        );
+        await this.runner.recordFailure(this.projection.name, this.lastError, (error as { position?: number }).position).catch(() => undefined);
+        await this.sleep(delay);
+      }
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    }).then(() => {
+      this.wake = undefined;
+    });
+  }
+}
+
+export class ProjectionRunner {
+  private readonly loops = new Map<string, ProjectionLoop>();
+  private readonly progress = new EventEmitter();
+  private readonly checkpoints: string;
+  private unsubscribe?: () => void;
+
+  constructor(readonly options: ProjectionRunnerOptions) {
+    this.checkpoints = `${quoteIdentifier(options.schema)}.projection_checkpoints`;
+    for (const projection of options.projections) this.loops.set(projection.name, new ProjectionLoop(projection, this));
+    this.progress.setMaxListeners(0);
+  }
+
+  get projectionNames(): string[] {
+    return [...this.loops.keys()];
+  }
+
+  async start(): Promise<void> {
+    for (const name of this.loops.keys()) {
+      await this.options.dataSource.query(`INSERT INTO ${this.checkpoints} (name) VALUES ($1) ON CONFLICT (name) DO NOTHING`, [name]);
+    }
+    this.unsubscribe = this.options.store.onAppended(() => {
+      for (const loop of this.loops.values()) loop.poke();
+    });
+    for (const loop of this.loops.values()) loop.start();
+  }
+
+  /** Stops after the batch in flight commits, so every projection rests at a consistent position. */
+  async stop(): Promise<void> {
+    this.unsubscribe?.();
+    await Promise.all([...this.loops.values()].map((loop) => loop.stop()));
+    await this.options.lease.releaseAll();
+  }
+
+  /** Reads the next batch after the stored position and applies it; returns how many events it applied. */
+  async applyNextBatch(loop: ProjectionLoop): Promise<number> {
+    const { dataSource, store } = this.options;
+    const stored = await this.storedPosition(dataSource.manager, loop.projection.name, false);
+    loop.position = stored;
+    const batch = await store.readAll({ fromPosition: stored, maxCount: this.options.batchSize ?? 500 });
+    if (batch.length === 0) return 0;
+    loop.state = 'catching_up';
+    try {
+      await this.commitBatch(loop, stored, batch);
+    } catch (error) {
+      // Commit what precedes the event that failed, so the projection rests exactly before it.
+      const failedAt = batch.findIndex((event) => event.position === (error as { position?: number }).position);
+      if (failedAt > 0) await this.commitBatch(loop, stored, batch.slice(0, failedAt));
+      throw error;
+    }
+    return batch.length;
+  }
+
+  private async commitBatch(loop: ProjectionLoop, stored: number, batch: readonly RecordedEvent[]): Promise<void> {
+    const name = loop.projection.name;
+    const last = batch[batch.length - 1]!;
+    await this.options.dataSource.transaction(async (manager) => {
+      if ((await this.storedPosition(manager, name, true)) !== stored) throw new CheckpointMoved();
+      for (const event of batch) await applyOne(loop.projection, event, manager);
+      await manager.query(
+        `UPDATE ${this.checkpoints} SET position = $2, state = 'running', last_error = NULL, failed_position = NULL, updated_at = now() WHERE name = $1`,
+        [name, last.position],
+      );
+    });
+    loop.position = last.position;
+    loop.lastError = null;
+    this.progress.emit('advanced', name, last.position);
+  }
+
+  async recordFailure(name: string, message: string, failedPosition?: number): Promise<void> {
+    await this.options.dataSource.query(
+      `UPDATE ${this.checkpoints} SET state = 'failed', last_error = $2, failed_position = $3, updated_at = now() WHERE name = $1`,
+      [name, message.slice(0, 2_000), failedPosition ?? null],
+    );
+  }
+
+  /**
+   * Empties the projection's tables and sets it back to position 0. Whichever instance owns it
+   * notices the moved checkpoint inside its next transaction and replays from the start.
+   */
+  async rebuild(name: string): Promise<ProjectionStatus> {
+    const loop = this.requireLoop(name);
+    const schema = quoteIdentifier(this.options.schema);
+    await this.options.dataSource.transaction(async (manager) => {
+      await this.storedPosition(manager, name, true);
+      for (const table of loop.projection.tables) await manager.query(`TRUNCATE ${schema}.${quoteIdentifier(table)}`);
+      await manager.query(
+        `UPDATE ${this.checkpoints} SET position = 0, state = 'rebuilding', last_error = NULL, failed_position = NULL, updated_at = now() WHERE name = $1`,
+        [name],
+      );
+    });
+    this.options.logger.info({ projection: name }, 'projection reset to position 0 for rebuild');
+    loop.position = 0;
+    loop.poke();
+    return this.status(name);
+  }
+
+  async statuses(): Promise<ProjectionStatus[]> {
+    return Promise.all(this.projectionNames.map((name) => this.status(name)));
+  }
+
+  async status(name: string): Promise<ProjectionStatus> {
+    const loop = this.requireLoop(name);
+    const rows = await this.options.dataSource.query(
+      `SELECT position, state, last_error, failed_position, updated_at FROM ${this.checkpoints} WHERE name = $1`,
+      [name],
+    );
+    const row = rows[0] ?? { position: 0, state: 'starting', last_error: null, failed_position: null, updated_at: new Date() };
+    const position = Number(row.position);
+    const ownedHere = this.options.lease.holds(name);
+    const [headPosition, lagEvents] = await Promise.all([this.options.store.headPosition(), this.options.store.countAfter(position, LAG_CAP)]);
+    // The row says what the owner last wrote; this instance knows better for the projections it runs.
+    const state = ownedHere ? (loop.state === 'live' && lagEvents > 0 ? 'catching_up' : loop.state) : row.state === 'running' ? 'running elsewhere' : row.state;
+    return {
+      name,
+      position,
+      headPosition,
+      lagEvents,
+      state,
+      ownedHere,
+      lastError: row.last_error ?? null,
+      failedPosition: row.failed_position === null || row.failed_position === undefined ? null : Number(row.failed_position),
+      updatedAt: new Date(row.updated_at),
+    };
+  }
+
+  /** True once every named projection has applied everything up to `position`; false after the timeout. */
+  async waitForPosition(names: readonly string[], position: number, timeoutMs: number): Promise<boolean> {
+    for (const name of names) this.requireLoop(name);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (await this.reached(names, position)) return true;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return false;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.progress.off('advanced', done);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.min(remaining, 50));
+        this.progress.on('advanced', done);
+      });
+    }
+  }
+
+  private async reached(names: readonly string[], position: number): Promise<boolean> {
+    const remote: string[] = [];
+    for (const name of names) {
+      const loop = this.loops.get(name)!;
+      if (this.options.lease.holds(name)) {
+        if (loop.position < position) return false;
+      } else {
+        remote.push(name);
+      }
+    }
+    if (remote.length === 0) return true;
+    const rows: Array<{ position: string | number }> = await this.options.dataSource.query(
+      `SELECT position FROM ${this.checkpoints} WHERE name = ANY($1)`,
+      [remote],
+    );
+    return rows.length === remote.length && rows.every((row) => Number(row.position) >= position);
+  }
+
+  private async storedPosition(manager: EntityManager, name: string, lock: boolean): Promise<number> {
+    const rows = await manager.query(`SELECT position FROM ${this.checkpoints} WHERE name = $1${lock ? ' FOR UPDATE' : ''}`, [name]);
+    return Number(rows[0]?.position ?? 0);
+  }
+
+  private requireLoop(name: string): ProjectionLoop {
+    const loop = this.loops.get(name);
+    if (!loop) throw new NotFoundError('PROJECTION_NOT_FOUND', `no projection named ${name}`, { name, known: this.projectionNames });
+    return loop;
+  }
+}
+
+async function applyOne(projection: Projection, event: RecordedEvent, manager: EntityManager): Promise<void> {
+  try {
+    await projection.apply(event, manager);
+  } catch (error) {
+    const wrapped = new Error(`${projection.name} could not apply ${event.type} at position ${event.position} (${event.streamName}@${event.revision}): ${(error as Error).message}`, {
+      cause: error,
+    });
+    Object.assign(wrapped, { position: event.position });
+    throw wrapped;
+  }
+}

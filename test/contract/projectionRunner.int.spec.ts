@@ -1,0 +1,143 @@
+// The projection runner on PGlite and PostgreSQL: exactly-once positions, rebuild equality, failures that never skip.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DataSource, EntityManager } from 'typeorm';
+import { PostgresEventStore } from '../../src/events/postgres/postgresEventStore.js';
+import type { RecordedEvent } from '../../src/events/eventStore.js';
+import { createLogger } from '../../src/logging/logger.js';
+import type { Projection } from '../../src/projections/projection.js';
+import { AdvisoryLockLease, SoleOwnerLease } from '../../src/projections/projectionLease.js';
+import { ProjectionRunner } from '../../src/projections/projectionRunner.js';
+import { openReadModelDatabase } from '../../src/projections/readModelDatabase.js';
+import { StreamIndexEntity } from '../../src/projections/streamIndex/streamIndexRow.js';
+import { streamIndexProjection } from '../../src/projections/streamIndex/streamIndexProjection.js';
+import { testBackends, type TestDatabase } from '../support/testDatabases.js';
+
+const logger = createLogger('silent');
+
+/** Refuses events of type `Poison` until told otherwise: a projection that cannot apply an event. */
+function fragileProjection(): Projection & { healed: boolean; seen: number[] } {
+  const projection = {
+    name: 'fragile',
+    tables: [] as string[],
+    entities: [],
+    healed: false,
+    seen: [] as number[],
+    async apply(event: RecordedEvent, _manager: EntityManager) {
+      if (event.type === 'Poison' && !projection.healed) throw new Error('cannot apply poison');
+      projection.seen.push(event.position);
+    },
+  };
+  return projection;
+}
+
+for (const backend of testBackends()) {
+  describe(`projection runner: ${backend.label}`, () => {
+    let database: TestDatabase;
+    let store: PostgresEventStore;
+    let dataSource: DataSource;
+    let runner: ProjectionRunner;
+    const fragile = fragileProjection();
+
+    const newLease = () =>
+      database.connectionString ? new AdvisoryLockLease(database.connectionString, `test:${database.schema}`) : new SoleOwnerLease();
+
+    beforeAll(async () => {
+      database = await backend.open();
+      store = await PostgresEventStore.open(database.pool, { schema: database.schema, listenConnectionString: database.connectionString });
+      dataSource = await openReadModelDatabase(database.pool, database.schema, [streamIndexProjection]);
+      runner = new ProjectionRunner({
+        store,
+        dataSource,
+        schema: database.schema,
+        projections: [streamIndexProjection, fragile],
+        lease: newLease(),
+        logger,
+        batchSize: 50,
+        maxRetryDelayMs: 100,
+      });
+      await runner.start();
+    });
+
+    afterAll(async () => {
+      await runner?.stop();
+      await dataSource?.destroy();
+      await store?.close();
+      await database?.dispose();
+    });
+
+    const rows = async () => (await dataSource.getRepository(StreamIndexEntity).find({ order: { streamName: 'ASC' } })).map((row) => ({ ...row }));
+
+    it('projects appended events and reaches the position a command wrote', async () => {
+      await store.append('conversation-a', [{ type: 'Opened', data: {} }, { type: 'Bound', data: {} }], 'no_stream');
+      const { position } = await store.append('session-b', [{ type: 'Created', data: {} }], 'no_stream');
+      expect(await runner.waitForPosition(['stream-index'], position, 5_000)).toBe(true);
+      const index = await rows();
+      expect(index.map((row) => [row.streamName, row.category, row.revision, row.eventCount, row.lastEventType])).toEqual([
+        ['conversation-a', 'conversation', 1, 2, 'Bound'],
+        ['session-b', 'session', 0, 1, 'Created'],
+      ]);
+      const [status] = await runner.statuses();
+      expect(status).toMatchObject({ name: 'stream-index', position, lagEvents: 0, ownedHere: true });
+    });
+
+    it('answers false when the projection does not reach a position in time', async () => {
+      const head = await store.headPosition();
+      expect(await runner.waitForPosition(['stream-index'], head + 1_000_000, 100)).toBe(false);
+    });
+
+    it('rebuilds from position 0 to the same rows', async () => {
+      for (let index = 0; index < 120; index++) {
+        await store.append(`session-r${index % 7}`, [{ type: 'Turn', data: { index } }], 'any');
+      }
+      const head = await store.headPosition();
+      expect(await runner.waitForPosition(['stream-index'], head, 10_000)).toBe(true);
+      const live = await rows();
+      const reset = await runner.rebuild('stream-index');
+      expect(reset.position).toBe(0);
+      expect(await runner.waitForPosition(['stream-index'], head, 10_000)).toBe(true);
+      expect(await rows()).toEqual(live);
+    });
+
+    it('stops at an event it cannot apply, shows the error, retries, and never skips it', async () => {
+      const before = await store.append('job-x', [{ type: 'Fine', data: {} }], 'no_stream');
+      const poison = await store.append('job-x', [{ type: 'Poison', data: {} }], 0);
+      const after = await store.append('job-x', [{ type: 'Fine', data: {} }], 1);
+      expect(await runner.waitForPosition(['fragile'], before.position, 5_000)).toBe(true);
+      await expect.poll(async () => (await runner.status('fragile')).state, { timeout: 5_000 }).toBe('failed');
+      const failed = await runner.status('fragile');
+      expect(failed.lastError).toContain('cannot apply poison');
+      expect(failed.failedPosition).toBe(poison.position);
+      expect(failed.position).toBeLessThan(poison.position);
+      expect(fragile.seen).not.toContain(after.position);
+      // Other projections keep going.
+      expect(await runner.waitForPosition(['stream-index'], after.position, 5_000)).toBe(true);
+      fragile.healed = true;
+      expect(await runner.waitForPosition(['fragile'], after.position, 5_000)).toBe(true);
+      expect(fragile.seen.filter((position) => position === poison.position)).toHaveLength(1);
+      expect((await runner.status('fragile')).lastError).toBeNull();
+    });
+
+    it('lets a second runner on the same database apply nothing twice', async () => {
+      const second = new ProjectionRunner({
+        store,
+        dataSource,
+        schema: database.schema,
+        projections: [streamIndexProjection],
+        lease: newLease(),
+        logger,
+        standbyPollMs: 20,
+      });
+      await second.start();
+      try {
+        for (let index = 0; index < 60; index++) await store.append('session-shared', [{ type: 'Turn', data: { index } }], 'any');
+        const head = await store.headPosition();
+        expect(await runner.waitForPosition(['stream-index'], head, 10_000)).toBe(true);
+        const row = await dataSource.getRepository(StreamIndexEntity).findOneByOrFail({ streamName: 'session-shared' });
+        expect(row.eventCount).toBe(60);
+        expect(row.revision).toBe(59);
+      } finally {
+        await second.stop();
+      }
+    });
+  });
+}
