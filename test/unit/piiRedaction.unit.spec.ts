@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { redactChatId, redactSourceIds, redactUserId } from '../../src/modules/sessions/domain/piiRedaction.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+
+// sha256("12345") = 5994471abb01…, sha256("-1001234567890") = 150aae61cb00…, sha256("abc") = ba7816bf8f01…
+describe('redactUserId', () => {
+  it('is user_ and the first 12 hex digits of the SHA-256 of the id', () => {
+    expect(redactUserId('12345')).toBe('user_5994471abb01');
+  });
+
+  it('is deterministic, so one user keeps one pseudonym', () => {
+    expect(redactUserId('+15551234567')).toBe(redactUserId('+15551234567'));
+    expect(redactUserId('+15551234567')).not.toBe(redactUserId('+15551234568'));
+  });
+});
+
+describe('redactChatId', () => {
+  it('hashes a plain chat id to 12 hex digits', () => {
+    expect(redactChatId('-1001234567890')).toBe('150aae61cb00');
+  });
+
+  it('keeps the prefix before the first colon and hashes the rest', () => {
+    expect(redactChatId('telegram:-1001234567890')).toBe('telegram:150aae61cb00');
+    expect(redactChatId('group:abc')).toBe('group:ba7816bf8f01');
+  });
+
+  it('hashes everything after the first colon, further colons included', () => {
+    expect(redactChatId('a:b:c')).toBe('a:333edf7c3ca3'); // sha256("b:c")
+  });
+
+  it('treats a leading colon as no prefix', () => {
+    expect(redactChatId(':abc')).toMatch(/^[0-9a-f]{12}$/);
+  });
+});
+
+describe('redactSourceIds', () => {
+  const telegram = parseSessionSource({
+    platform: 'telegram',
+    chatType: 'group',
+    chatId: '-1001234567890',
+    chatIdAlt: 'alt:abc',
+    parentChatId: '-100999',
+    chatName: 'Family',
+    chatTopic: 'Holidays',
+    userId: '12345',
+    userIdAlt: 'abc',
+    userName: 'Alice',
+    threadId: '7',
+    messageId: '42',
+  });
+
+  it('hashes user ids and chat ids', () => {
+    expect(redactSourceIds(telegram)).toMatchObject({
+      userId: 'user_5994471abb01',
+      userIdAlt: 'user_ba7816bf8f01',
+      chatId: '150aae61cb00',
+      chatIdAlt: 'alt:ba7816bf8f01',
+      parentChatId: redactChatId('-100999'),
+    });
+  });
+
+  it('leaves names, topics, thread and message ids untouched', () => {
+    expect(redactSourceIds(telegram)).toMatchObject({
+      chatName: 'Family',
+      chatTopic: 'Holidays',
+      userName: 'Alice',
+      threadId: '7',
+      messageId: '42',
+    });
+  });
+
+  it('never touches a Discord source', () => {
+    const discord = parseSessionSource({ platform: 'discord', chatType: 'channel', chatId: '222', userId: '111', guildId: '333' });
+    expect(redactSourceIds(discord)).toEqual(discord);
+  });
+
+  it('keeps absent ids absent', () => {
+    const bare = parseSessionSource({ platform: 'signal', chatType: 'dm' });
+    expect(redactSourceIds(bare)).toEqual(bare);
+  });
+});

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { redactChatId, redactUserId } from '../../src/modules/sessions/domain/piiRedaction.js';
+import { sessionContextPrompt } from '../../src/modules/sessions/domain/sessionContextPrompt.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+
+const telegramDm = parseSessionSource({ platform: 'telegram', chatType: 'dm', chatId: '12345', userId: '12345', userName: 'Alice', messageId: '1' });
+const telegramGroup = parseSessionSource({
+  platform: 'telegram',
+  chatType: 'group',
+  chatId: '-1001234567890',
+  chatName: 'Family',
+  userId: '42',
+  userName: 'Bob',
+});
+const defaults = { redactPii: false };
+
+describe('sessionContextPrompt', () => {
+  it('describes a DM: source, chat id and user', () => {
+    expect(sessionContextPrompt(telegramDm, { ...defaults, connectedPlatforms: ['telegram', 'discord'] })).toBe(
+      [
+        '## Current Session Context',
+        '',
+        '**Source:** telegram (DM with Alice)',
+        '**Chat ID:** 12345',
+        '**User:** Alice (ID: 12345)',
+        '**Connected platforms:** discord, telegram',
+      ].join('\n'),
+    );
+  });
+
+  it('does not vary with the message id', () => {
+    const next = parseSessionSource({ ...telegramDm, messageId: '2' });
+    const withoutMessage = parseSessionSource({ ...telegramDm, messageId: undefined });
+    expect(sessionContextPrompt(next, defaults)).toBe(sessionContextPrompt(telegramDm, defaults));
+    expect(sessionContextPrompt(withoutMessage, defaults)).toBe(sessionContextPrompt(telegramDm, defaults));
+    expect(sessionContextPrompt(telegramDm, defaults)).not.toContain('Message');
+  });
+
+  it('names the user of a per-user group session', () => {
+    expect(sessionContextPrompt(telegramGroup, defaults)).toContain('**User:** Bob (ID: 42)');
+  });
+
+  it('in a shared group session leaves the sender out and says several users take part', () => {
+    const prompt = sessionContextPrompt(telegramGroup, { ...defaults, flags: { groupSessionsPerUser: false } });
+    expect(prompt).toContain('**Multi-user session:** messages are prefixed with [sender name]. Several users may take part.');
+    expect(prompt).not.toContain('Bob');
+    expect(prompt).not.toContain('42');
+  });
+
+  it('in a shared session does not vary with the sender', () => {
+    const carol = parseSessionSource({ ...telegramGroup, userId: '43', userName: 'Carol', isBot: true });
+    const flags = { groupSessionsPerUser: false };
+    expect(sessionContextPrompt(carol, { ...defaults, flags })).toBe(sessionContextPrompt(telegramGroup, { ...defaults, flags }));
+  });
+
+  it('calls a shared thread a multi-user thread (threads are shared by default)', () => {
+    const topic = parseSessionSource({ ...telegramGroup, threadId: '7' });
+    expect(sessionContextPrompt(topic, defaults)).toContain('**Multi-user thread:**');
+  });
+
+  it('shows the channel topic', () => {
+    const channel = parseSessionSource({ platform: 'slack', chatType: 'channel', chatId: 'C1', chatName: 'eng', chatTopic: 'Deploys' });
+    expect(sessionContextPrompt(channel, defaults)).toContain('**Channel topic:** Deploys');
+  });
+
+  it('lists each connected platform once, in a stable order, and omits the line when none are given', () => {
+    expect(sessionContextPrompt(telegramDm, { ...defaults, connectedPlatforms: ['slack', 'telegram', 'slack'] })).toContain(
+      '**Connected platforms:** slack, telegram',
+    );
+    expect(sessionContextPrompt(telegramDm, defaults)).not.toContain('Connected platforms');
+  });
+
+  describe('with redactPii', () => {
+    it('hashes user and chat ids but keeps names', () => {
+      const prompt = sessionContextPrompt(telegramGroup, { redactPii: true });
+      expect(prompt).toContain(`**Chat ID:** ${redactChatId('-1001234567890')}`);
+      expect(prompt).toContain(`**User:** Bob (ID: ${redactUserId('42')})`);
+      expect(prompt).toContain('group: Family');
+      expect(prompt).not.toContain('-1001234567890');
+    });
+
+    it('hashes an id the description falls back to', () => {
+      const anonymous = parseSessionSource({ platform: 'signal', chatType: 'dm', userId: '+15551234567' });
+      const prompt = sessionContextPrompt(anonymous, { redactPii: true });
+      expect(prompt).toContain(`DM with ${redactUserId('+15551234567')}`);
+      expect(prompt).not.toContain('+15551234567');
+    });
+
+    it('keeps a chat id prefix', () => {
+      const prefixed = parseSessionSource({ platform: 'telegram', chatType: 'group', chatId: 'tg:-100', chatName: 'X' });
+      expect(sessionContextPrompt(prefixed, { redactPii: true })).toContain(`**Chat ID:** tg:${redactChatId('-100')}`);
+    });
+
+    it('leaves Discord ids raw so the agent can mention users', () => {
+      const discord = parseSessionSource({ platform: 'discord', chatType: 'channel', chatId: '222', chatName: 'general', userId: '111', userName: 'Alice' });
+      const prompt = sessionContextPrompt(discord, { redactPii: true });
+      expect(prompt).toContain('**Chat ID:** 222');
+      expect(prompt).toContain('**User:** Alice (ID: 111)');
+    });
+  });
+});
