@@ -216,6 +216,11 @@ export class ProjectionRunner {
     return this.status(name);
   }
 
+  /** What this instance's loops are doing, without touching the database (for /ready). */
+  localStates(): Array<{ name: string; state: ProjectionState; lastError: string | null }> {
+    return [...this.loops.values()].map((loop) => ({ name: loop.projection.name, state: loop.state, lastError: loop.lastError }));
+  }
+
   async statuses(): Promise<ProjectionStatus[]> {
     return Promise.all(this.projectionNames.map((name) => this.status(name)));
   }

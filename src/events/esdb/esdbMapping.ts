@@ -67,7 +67,10 @@ export function toEsdbEventData(event: NewEvent, newId: () => string): EventData
   return jsonEvent({ id: event.id ?? newId(), type: event.type, data: event.data, metadata: event.metadata });
 }
 
-/** Our positions are exclusive and 0 means "from the start"; ESDB reads from an exact log position, commit = prepare for our events. */
+/**
+ * Our positions are exclusive and 0 means "from the start"; ESDB reads from an exact log position, inclusive.
+ * Events appended over gRPC are committed implicitly, so an event's prepare position is its commit position.
+ */
 export function toEsdbReadPosition(position: number): ReadPosition {
   if (position <= 0) return START;
   const at = BigInt(position);
@@ -86,7 +89,8 @@ export function isWithinToRevision(revision: number, toRevision: number | undefi
 }
 
 export function fromEsdbAppendResult(result: EsdbAppendResult, streamName: string, expected: ExpectedRevision): AppendResult {
-  // Only reached when the connection string sets throwOnAppendFailure=false.
+  // Only reached with throwOnAppendFailure=false in the connection string; the client's batch-append path then
+  // reports the current revision as BigInt(hasCurrentStreamRevision()), i.e. 1n, so `actual` is unreliable there.
   if (!result.success) throw new WrongExpectedRevisionError(streamName, expected, fromEsdbCurrentRevision(result.nextExpectedRevision));
   return {
     nextExpectedRevision: Number(result.nextExpectedRevision),

@@ -1,0 +1,38 @@
+// Timing and the printed table: a rate is events over wall-clock seconds, measured with the monotonic clock.
+import { performance } from 'node:perf_hooks';
+
+export interface Rate {
+  events: number;
+  seconds: number;
+  eventsPerSecond: number;
+}
+
+/** Times `work`, which must handle exactly `events` events; a run that counts otherwise is a bench bug. */
+export async function measureRate(events: number, work: () => Promise<number | void>): Promise<Rate> {
+  const started = performance.now();
+  const handled = await work();
+  const seconds = (performance.now() - started) / 1000;
+  if (typeof handled === 'number' && handled !== events) throw new Error(`expected ${events} events, handled ${handled}`);
+  return { events, seconds, eventsPerSecond: events / seconds };
+}
+
+/** Runs `writers` loops at once, each awaiting its own work; resolves when all are done. */
+export async function inParallel(writers: number, work: (writer: number) => Promise<void>): Promise<void> {
+  await Promise.all(Array.from({ length: writers }, (_, writer) => work(writer)));
+}
+
+export function formatRate(eventsPerSecond: number): string {
+  return Math.round(eventsPerSecond).toLocaleString('en-US');
+}
+
+export function formatRatio(ratio: number): string {
+  return `${(ratio * 100).toFixed(0)}%`;
+}
+
+/** A plain-text table with the first row as its header; `align` gives each column's side. */
+export function renderTable(rows: readonly (readonly string[])[], align: readonly ('left' | 'right')[]): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  const line = (row: readonly string[]) =>
+    row.map((cell, column) => (align[column] === 'right' ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+  return [line(rows[0]!), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.slice(1).map(line)].join('\n');
+}

@@ -1,0 +1,50 @@
+// Builds the HTTP application around opened infrastructure: body limits, request ids, OpenAPI, errors.
+import type { INestApplication, LoggerService } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { NextFunction, Request, Response } from 'express';
+import { sendError } from '../http/errorFilter.js';
+import { requestLogging } from '../http/requestLogging.js';
+import type { Logger } from '../logging/logger.js';
+import { type AppDependencies, AppModule } from './appModule.js';
+
+/** Nest's own log lines go to the same pino logger as ours. */
+function nestLogger(logger: Logger): LoggerService {
+  const child = logger.child({ component: 'nest' });
+  return {
+    log: (message: unknown, context?: string) => child.debug({ context }, String(message)),
+    error: (message: unknown, trace?: string, context?: string) => child.error({ context, trace }, String(message)),
+    warn: (message: unknown, context?: string) => child.warn({ context }, String(message)),
+    debug: (message: unknown, context?: string) => child.debug({ context }, String(message)),
+    verbose: (message: unknown, context?: string) => child.trace({ context }, String(message)),
+  };
+}
+
+export async function createApp(dependencies: AppDependencies): Promise<INestApplication> {
+  const { config, logger } = dependencies;
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(dependencies), {
+    bodyParser: false,
+    logger: nestLogger(logger),
+  });
+  app.disable('x-powered-by');
+  app.use(requestLogging(logger));
+  app.useBodyParser('json', { limit: config.bodyLimit, strict: false });
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Session Ledger')
+      .setDescription('Durable, event-sourced session lifecycle for AI-agent gateways and orchestrators')
+      .setVersion('0.1.0')
+      .addBearerAuth()
+      .addSecurityRequirements('bearer')
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'] });
+
+  await app.init();
+  // Errors raised before Nest's router (body parsing) reach Express's error chain: answer them in the same shape.
+  app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => sendError(error, request, response, logger));
+  return app;
+}

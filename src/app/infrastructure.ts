@@ -1,0 +1,97 @@
+// The composition root: opens the databases, event store, read models and projection runner that config asks for.
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { DataSource } from 'typeorm';
+import type { LedgerConfig } from '../config/config.js';
+import { PglitePool } from '../database/pglitePool.js';
+import { PostgresPool } from '../database/postgresPool.js';
+import type { SqlPool } from '../database/sqlPool.js';
+import { EsdbEventStore } from '../events/esdb/esdbEventStore.js';
+import type { EventStore } from '../events/eventStore.js';
+import { PostgresEventStore } from '../events/postgres/postgresEventStore.js';
+import type { Logger } from '../logging/logger.js';
+import type { Projection } from '../projections/projection.js';
+import { AdvisoryLockLease, SoleOwnerLease } from '../projections/projectionLease.js';
+import { ProjectionRunner } from '../projections/projectionRunner.js';
+import { openReadModelDatabase } from '../projections/readModelDatabase.js';
+import { allProjections } from '../projections/allProjections.js';
+
+export interface Infrastructure {
+  eventStore: EventStore;
+  readModels: DataSource;
+  readModelPool: SqlPool;
+  projections: ProjectionRunner;
+  close(): Promise<void>;
+}
+
+/** DATA_DIR=memory:// keeps the embedded database in memory (tests, demos): nothing survives the process. */
+export const IN_MEMORY_DATA_DIR = 'memory://';
+
+export async function openInfrastructure(config: LedgerConfig, logger: Logger, projections: readonly Projection[] = allProjections): Promise<Infrastructure> {
+  const closers: Array<() => Promise<void>> = [];
+  const close = async () => {
+    for (const closer of closers.reverse()) await closer().catch((error: unknown) => logger.error({ err: error }, 'error while closing'));
+  };
+  try {
+    let embedded: PglitePool | undefined;
+    const openEmbedded = async () => {
+      if (embedded) return embedded;
+      const dataDir = config.dataDir === IN_MEMORY_DATA_DIR ? undefined : resolve(config.dataDir, 'pglite');
+      if (dataDir) mkdirSync(dataDir, { recursive: true });
+      embedded = await PglitePool.open({ dataDir });
+      closers.push(() => embedded!.end());
+      logger.info({ dataDir: dataDir ?? 'in memory' }, 'embedded PGlite database open');
+      return embedded;
+    };
+    const postgresPools = new Map<string, PostgresPool>();
+    const openPostgres = (url: string) => {
+      let pool = postgresPools.get(url);
+      if (!pool) {
+        pool = new PostgresPool({ connectionString: url, max: config.dbPoolSize });
+        postgresPools.set(url, pool);
+        const opened = pool;
+        closers.push(() => opened.end());
+      }
+      return pool;
+    };
+
+    let eventStore: EventStore;
+    if (config.eventStore.kind === 'esdb') {
+      eventStore = new EsdbEventStore(config.eventStore.url);
+      await eventStore.ping();
+    } else {
+      const pool = config.eventStore.kind === 'postgres' ? openPostgres(config.eventStore.url) : await openEmbedded();
+      eventStore = await PostgresEventStore.open(pool, {
+        schema: config.eventStoreSchema,
+        listenConnectionString: config.eventStore.kind === 'postgres' ? config.eventStore.url : undefined,
+      });
+    }
+    const store = eventStore;
+    closers.push(() => store.close());
+    logger.info({ backend: eventStore.backend, schema: config.eventStoreSchema }, 'event store open');
+
+    const readModelPool = config.readModels.kind === 'postgres' ? openPostgres(config.readModels.url) : await openEmbedded();
+    const readModels = await openReadModelDatabase(readModelPool, config.readModelSchema, projections);
+    closers.push(() => readModels.destroy());
+
+    const lease = config.readModels.kind === 'postgres' ? new AdvisoryLockLease(config.readModels.url, `projections:${config.readModelSchema}`) : new SoleOwnerLease();
+    const runner = new ProjectionRunner({
+      store: eventStore,
+      dataSource: readModels,
+      schema: config.readModelSchema,
+      projections,
+      lease,
+      logger: logger.child({ component: 'projections' }),
+      batchSize: config.projectionBatchSize,
+    });
+    if (config.projectionsEnabled) {
+      await runner.start();
+      closers.push(() => runner.stop());
+    }
+    return { eventStore, readModels, readModelPool, projections: runner, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+

@@ -1,0 +1,57 @@
+// Starts the service from configuration and shuts it down gracefully on SIGTERM/SIGINT.
+import type { Server } from 'node:http';
+import { systemClock } from '../clock.js';
+import { type LedgerConfig, loadConfig } from '../config/config.js';
+import { createLogger, type Logger } from '../logging/logger.js';
+import { createApp } from './createApp.js';
+import { openInfrastructure } from './infrastructure.js';
+
+export interface RunningService {
+  url: string;
+  shutdown(reason: string): Promise<void>;
+}
+
+export async function serve(config: LedgerConfig = loadConfig(), logger: Logger = createLogger(config.logLevel)): Promise<RunningService> {
+  if (!config.apiToken) logger.warn({ host: config.host }, 'API_TOKEN is not set: serving without authentication, on loopback only');
+  const infrastructure = await openInfrastructure(config, logger);
+  const app = await createApp({ config, logger, clock: systemClock, infrastructure });
+  const server = app.getHttpServer() as Server;
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  server.on('request', (_request, response) => {
+    inFlight += 1;
+    response.on('close', () => {
+      inFlight -= 1;
+      if (inFlight === 0) idle?.();
+    });
+  });
+  await app.listen(config.port, config.host);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  logger.info({ url, eventStore: infrastructure.eventStore.backend }, 'session ledger listening');
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (reason: string) => {
+    stopping ??= (async () => {
+      logger.info({ reason, inFlight }, 'shutting down: no new connections, finishing requests in flight');
+      server.close();
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, config.shutdownTimeoutMs);
+          idle = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      server.closeAllConnections();
+      await app.close();
+      await infrastructure.close();
+      logger.info('stopped');
+    })();
+    return stopping;
+  };
+  return { url, shutdown };
+}

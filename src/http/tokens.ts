@@ -1,0 +1,7 @@
+// Injection tokens for the infrastructure the Nest modules share.
+export const CONFIG = Symbol('LedgerConfig');
+export const LOGGER = Symbol('Logger');
+export const EVENT_STORE = Symbol('EventStore');
+export const READ_MODELS = Symbol('ReadModels');
+export const PROJECTIONS = Symbol('ProjectionRunner');
+export const CLOCK = Symbol('Clock');

@@ -1,0 +1,112 @@
+// The service shell over real HTTP: health, readiness, errors, auth, OpenAPI, projections admin, read-your-writes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+
+for (const backend of e2eBackends()) {
+  describe(`service shell: ${backend}`, () => {
+    let service: TestApp;
+
+    beforeAll(async () => {
+      service = await startTestApp(backend, { env: { BODY_LIMIT: '2kb', READ_WAIT_TIMEOUT_MS: '300' } });
+    });
+    afterAll(async () => {
+      await service?.close();
+    });
+
+    it('answers liveness and readiness', async () => {
+      expect((await service.request('GET', '/health')).body).toEqual({ status: 'ok' });
+      const ready = await service.request('GET', '/ready');
+      expect(ready.status).toBe(200);
+      expect(ready.body.checks.eventStore.ok).toBe(true);
+      expect(ready.body.checks.readModels.ok).toBe(true);
+      expect(ready.body.checks.projections.states.map((state: { name: string }) => state.name)).toContain('stream-index');
+    });
+
+    it('answers malformed JSON with 400 MALFORMED_JSON and a request id', async () => {
+      const response = await service.request('POST', '/v1/admin/projections/stream-index/rebuild', {
+        rawBody: '{"oops":',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'req-42' },
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 'MALFORMED_JSON', requestId: 'req-42' });
+      expect(response.headers.get('x-request-id')).toBe('req-42');
+    });
+
+    it('answers an oversized body with 413 PAYLOAD_TOO_LARGE', async () => {
+      const response = await service.request('POST', '/v1/admin/projections/stream-index/rebuild', { body: { padding: 'x'.repeat(5_000) } });
+      expect(response.status).toBe(413);
+      expect(response.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+    });
+
+    it('answers unknown routes with 404 ROUTE_NOT_FOUND and bad query values with 400', async () => {
+      expect((await service.request('GET', '/v1/nothing-here')).body.error.code).toBe('ROUTE_NOT_FOUND');
+      const badLimit = await service.request('GET', '/v1/admin/streams?limit=abc');
+      expect(badLimit.status).toBe(400);
+      expect(badLimit.body.error.code).toBe('VALIDATION_FAILED');
+      const unknownField = await service.request('GET', '/v1/admin/streams?surprise=1');
+      expect(unknownField.status).toBe(400);
+      const badPosition = await service.request('GET', '/v1/admin/streams?minPosition=-3');
+      expect(badPosition.body.error.code).toBe('INVALID_MIN_POSITION');
+    });
+
+    it('serves the OpenAPI document and the docs page', async () => {
+      const openapi = await service.request('GET', '/openapi.json');
+      expect(openapi.status).toBe(200);
+      expect(Object.keys(openapi.body.paths)).toEqual(expect.arrayContaining(['/health', '/ready', '/v1/admin/projections', '/v1/admin/projections/{name}/rebuild']));
+      const docs = await service.request('GET', '/docs');
+      expect(docs.status).toBe(200);
+      expect(docs.text).toContain('swagger');
+    });
+
+    it('waits for the read model to reach a written position, or answers 503 PROJECTION_NOT_CAUGHT_UP', async () => {
+      const { position } = await service.infrastructure.eventStore.append('conversation-rw1', [{ type: 'Opened', data: {} }], 'no_stream');
+      const fresh = await service.request('GET', `/v1/admin/streams?category=conversation&minPosition=${position}`);
+      expect(fresh.status).toBe(200);
+      expect(fresh.body.streams.map((row: { streamName: string }) => row.streamName)).toContain('conversation-rw1');
+      const viaHeader = await service.request('GET', '/v1/admin/streams?category=conversation', { headers: { 'X-Min-Position': String(position) } });
+      expect(viaHeader.status).toBe(200);
+      const future = await service.request('GET', `/v1/admin/streams?minPosition=${position * 2}`);
+      expect(future.status).toBe(503);
+      expect(future.body.error.code).toBe('PROJECTION_NOT_CAUGHT_UP');
+    });
+
+    it('lists projections with position and lag, and rebuilds one to the same rows', async () => {
+      for (let index = 0; index < 30; index++) {
+        await service.infrastructure.eventStore.append(`session-rb${index % 4}`, [{ type: 'Turn', data: { index } }], 'any');
+      }
+      const head = await service.infrastructure.eventStore.headPosition();
+      const before = await service.request('GET', `/v1/admin/streams?limit=1000&minPosition=${head}`);
+      const listed = await service.request('GET', '/v1/admin/projections');
+      expect(listed.body.projections[0]).toMatchObject({ name: 'stream-index', position: head, headPosition: head, lagEvents: 0 });
+      const rebuild = await service.request('POST', '/v1/admin/projections/stream-index/rebuild');
+      expect(rebuild.status).toBe(202);
+      expect(rebuild.body.position).toBe(0);
+      const after = await service.request('GET', `/v1/admin/streams?limit=1000&minPosition=${head}`);
+      expect(after.status).toBe(200);
+      expect(after.body).toEqual(before.body);
+      expect((await service.request('POST', '/v1/admin/projections/nope/rebuild')).body.error.code).toBe('PROJECTION_NOT_FOUND');
+    });
+  });
+}
+
+describe('bearer token auth', () => {
+  let service: TestApp;
+  const token = 'a-long-enough-test-token';
+
+  beforeAll(async () => {
+    service = await startTestApp('pglite', { env: { API_TOKEN: token } });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('keeps /health and /ready open and guards everything else', async () => {
+    expect((await service.request('GET', '/health')).status).toBe(200);
+    expect((await service.request('GET', '/ready')).status).toBe(200);
+    const missing = await service.request('GET', '/v1/admin/projections');
+    expect(missing.status).toBe(401);
+    expect(missing.body.error.code).toBe('UNAUTHORIZED');
+    expect((await service.request('GET', '/v1/admin/projections', { headers: { authorization: 'Bearer wrong-token-of-some-length' } })).status).toBe(401);
+    expect((await service.request('GET', '/v1/admin/projections', { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+  });
+});
