@@ -16,6 +16,38 @@ export async function measureRate(events: number, work: () => Promise<number | v
   return { events, seconds, eventsPerSecond: events / seconds };
 }
 
+/** The middle of several rounds' rates: one stalled round (a checkpoint, a GC pause) does not move it. */
+export interface RateSummary {
+  eventsPerSecond: number;
+  rounds: Rate[];
+}
+
+/**
+ * Runs `first` and `second` for `rounds` rounds each, swapping which goes first every round, so drift during
+ * the run (a growing table, a checkpoint) falls on both alike.
+ */
+export async function alternate(rounds: number, first: (round: number) => Promise<Rate>, second: (round: number) => Promise<Rate>): Promise<[RateSummary, RateSummary]> {
+  const firstRates: Rate[] = [];
+  const secondRates: Rate[] = [];
+  for (let round = 0; round < rounds; round++) {
+    if (round % 2 === 0) {
+      firstRates.push(await first(round));
+      secondRates.push(await second(round));
+    } else {
+      secondRates.push(await second(round));
+      firstRates.push(await first(round));
+    }
+  }
+  return [summarise(firstRates), summarise(secondRates)];
+}
+
+function summarise(rounds: Rate[]): RateSummary {
+  const sorted = rounds.map((rate) => rate.eventsPerSecond).sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const eventsPerSecond = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  return { eventsPerSecond, rounds };
+}
+
 /** Runs `writers` loops at once, each awaiting its own work; resolves when all are done. */
 export async function inParallel(writers: number, work: (writer: number) => Promise<void>): Promise<void> {
   await Promise.all(Array.from({ length: writers }, (_, writer) => work(writer)));

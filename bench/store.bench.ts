@@ -3,7 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { benchBackends, type BackendName, type DatabaseSettings } from './benchBackends.js';
 import { formatRate, formatRatio, renderTable } from './measure.js';
-import { measureStore, type EventCounts, type MeasurementResult, type Target } from './storeMeasurements.js';
+import { measureStore, roundEventCounts, type EventCounts, type MeasurementResult, type Target } from './storeMeasurements.js';
 
 interface BackendResult {
   backend: BackendName;
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
 function eventCounts(backend: BackendName): EventCounts {
   const configured = Number(process.env.BENCH_EVENTS);
   const single = Number.isInteger(configured) && configured > 0 ? configured : DEFAULT_SINGLE_EVENTS[backend];
-  return { single, batched: single * BATCHED_PER_SINGLE };
+  return roundEventCounts({ single, batched: single * BATCHED_PER_SINGLE });
 }
 
 function tableRows(result: BackendResult): string[][] {

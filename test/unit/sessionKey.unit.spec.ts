@@ -156,9 +156,9 @@ describe('sessionKeyFor', () => {
       );
     });
 
-    it('leaves group chat ids as sent', () => {
+    it('leaves group chat ids as sent (only the separator inside them is escaped)', () => {
       expect(keyOf({ platform: 'whatsapp', chatType: 'group', chatId: '+120363025246125486:1@g.us' }, { groupSessionsPerUser: false })).toBe(
-        'agent:main:whatsapp:group:+120363025246125486:1@g.us',
+        'agent:main:whatsapp:group:+120363025246125486%3A1@g.us',
       );
     });
 
@@ -200,6 +200,20 @@ describe('sessionKeyFor', () => {
     const base = { platform: 'telegram', chatType: 'group', chatId: '-1', userId: 'u' } as const;
     expect(keyOf({ ...base, chatName: 'A', userName: 'B', chatTopic: 'C', messageId: '9', isBot: true, roleAuthorized: true })).toBe(
       keyOf(base),
+    );
+  });
+});
+
+describe('sessionKeyFor: ids that contain the separator', () => {
+  it('escapes ":" and "%" inside a part so that different sources never share a key', () => {
+    const joined = sessionKeyFor(parseSessionSource({ platform: 'matrix', chatType: 'group', chatId: 'a:b' }), { groupSessionsPerUser: false });
+    const split = sessionKeyFor(parseSessionSource({ platform: 'matrix', chatType: 'group', chatId: 'a', threadId: 'b' }), {
+      groupSessionsPerUser: false,
+    });
+    expect(joined).toBe('agent:main:matrix:group:a%3Ab');
+    expect(split).toBe('agent:main:matrix:group:a:b');
+    expect(sessionKeyFor(parseSessionSource({ platform: 'matrix', chatType: 'group', chatId: 'a%3Ab' }), { groupSessionsPerUser: false })).toBe(
+      'agent:main:matrix:group:a%253Ab',
     );
   });
 });

@@ -28,6 +28,14 @@ export function sessionKeyFor(source: SessionSource, options: SessionKeyOptions 
   return joinKey(head, tail);
 }
 
+/**
+ * Hermes joins raw ids with ':', so `chatId "a:b"` and `chatId "a", threadId "b"` collide. We escape
+ * ':' and '%' inside each part: keys of ordinary ids are byte-for-byte Hermes', and no two sources collide.
+ */
+export function escapeKeyPart(part: string): string {
+  return part.replaceAll('%', '%25').replaceAll(':', '%3A');
+}
+
 function joinKey(head: string[], tail: (string | undefined)[]): string {
-  return [...head, ...tail.filter((part): part is string => Boolean(part))].join(':');
+  return [...head, ...tail.filter((part): part is string => Boolean(part))].map(escapeKeyPart).join(':');
 }

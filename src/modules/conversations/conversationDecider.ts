@@ -1,0 +1,200 @@
+// The conversation decider: resolve precedence (suspended > resumePending > existing), reset, switch, suspend, resume marks.
+import { ConflictError, NotFoundError } from '../../errors/ledgerError.js';
+import type { ConversationEvent, ResumeReason, SessionBindReason } from '../../events/conversation/conversationEvents.js';
+import type { SessionSource } from '../sessions/domain/sessionSource.js';
+
+export interface ConversationState {
+  status: 'absent' | 'open';
+  sessionKey: string | null;
+  sessionId: string | null;
+  /** Every session this conversation has pointed at, oldest first: the ones /resume may switch to. */
+  sessionIds: string[];
+  /** When the current session was bound (the seed's created_at of the entry). */
+  createdAt: string | null;
+  updatedAt: string | null;
+  origin: SessionSource | null;
+  displayName: string | null;
+  gatewayId: string | null;
+  suspended: boolean;
+  resumePending: boolean;
+  resumeReason: ResumeReason | null;
+  lastResumeMarkedAt: string | null;
+  wasAutoReset: boolean;
+  autoResetReason: string | null;
+  resetHadActivity: boolean;
+  isFreshReset: boolean;
+}
+
+export const initialConversationState = (): ConversationState => ({
+  status: 'absent',
+  sessionKey: null,
+  sessionId: null,
+  sessionIds: [],
+  createdAt: null,
+  updatedAt: null,
+  origin: null,
+  displayName: null,
+  gatewayId: null,
+  suspended: false,
+  resumePending: false,
+  resumeReason: null,
+  lastResumeMarkedAt: null,
+  wasAutoReset: false,
+  autoResetReason: null,
+  resetHadActivity: false,
+  isFreshReset: false,
+});
+
+export type ConversationCommand =
+  | {
+      type: 'ResolveSession';
+      sessionKey: string;
+      source: SessionSource;
+      gatewayId: string;
+      forceNew: boolean;
+      /** Used only if the decision creates a session. */
+      newSessionId: string;
+      /** Whether the current session has had a turn; asked only when a reset may happen. */
+      currentSessionHadActivity: boolean;
+      freshnessSeconds: number;
+      touchIntervalSeconds: number;
+      now: string;
+    }
+  | { type: 'ResetConversation'; newSessionId: string; currentSessionHadActivity: boolean; now: string }
+  | { type: 'SwitchSession'; sessionId: string; now: string }
+  | { type: 'SuspendConversation'; reason: string; now: string }
+  | { type: 'MarkResumePending'; reason: ResumeReason; now: string }
+  | { type: 'ClearResumePending'; reason: 'turn_completed' | 'manual'; sessionId?: string; now: string }
+  | { type: 'PruneConversation'; olderThan: string; now: string };
+
+export function evolveConversation(state: ConversationState, event: ConversationEvent): ConversationState {
+  switch (event.type) {
+    case 'ConversationOpened':
+      return {
+        ...initialConversationState(),
+        status: 'open',
+        sessionIds: state.sessionIds,
+        sessionKey: event.data.sessionKey,
+        origin: event.data.origin,
+        displayName: event.data.displayName,
+        gatewayId: event.data.gatewayId,
+        updatedAt: event.data.at,
+      };
+    case 'SessionBound': {
+      const { reason } = event.data;
+      const autoReset = reason === 'suspended' || reason === 'resume_expired';
+      return {
+        ...state,
+        sessionId: event.data.sessionId,
+        sessionIds: state.sessionIds.includes(event.data.sessionId) ? state.sessionIds : [...state.sessionIds, event.data.sessionId],
+        createdAt: event.data.at,
+        updatedAt: event.data.at,
+        origin: reason === 'reset' || reason === 'switch' ? state.origin : event.data.origin,
+        gatewayId: event.data.gatewayId,
+        suspended: false,
+        resumePending: false,
+        resumeReason: null,
+        lastResumeMarkedAt: null,
+        wasAutoReset: autoReset,
+        autoResetReason: autoReset ? reason : null,
+        resetHadActivity: reason === 'new' || reason === 'switch' ? false : event.data.previousHadActivity,
+        isFreshReset: reason === 'reset',
+      };
+    }
+    case 'ConversationTouched':
+      return { ...state, gatewayId: event.data.gatewayId, updatedAt: event.data.at, isFreshReset: false };
+    case 'Suspended':
+      return { ...state, suspended: true, updatedAt: event.data.at };
+    case 'ResumeMarked':
+      return { ...state, resumePending: true, resumeReason: event.data.reason, lastResumeMarkedAt: event.data.at };
+    case 'ResumeCleared':
+      return { ...state, resumePending: false, resumeReason: null };
+    case 'ConversationPruned':
+      return { ...initialConversationState(), sessionIds: state.sessionIds, sessionKey: state.sessionKey };
+    default: {
+      const unknown: never = event;
+      return unknown;
+    }
+  }
+}
+
+export function conversationNotFound(): NotFoundError {
+  return new NotFoundError('CONVERSATION_NOT_FOUND', 'no conversation has this session key');
+}
+
+function bind(
+  state: ConversationState,
+  sessionId: string,
+  reason: SessionBindReason,
+  previousHadActivity: boolean,
+  origin: SessionSource,
+  gatewayId: string,
+  at: string,
+): ConversationEvent {
+  return { type: 'SessionBound', data: { sessionId, reason, previousSessionId: state.sessionId, previousHadActivity, origin, gatewayId, at } };
+}
+
+export function decideConversation(command: ConversationCommand, state: ConversationState): ConversationEvent[] {
+  switch (command.type) {
+    case 'ResolveSession': {
+      const { source, gatewayId, now } = command;
+      if (state.status === 'absent') {
+        return [
+          { type: 'ConversationOpened', data: { sessionKey: command.sessionKey, origin: source, displayName: source.chatName ?? null, gatewayId, at: now } },
+          { ...bind(state, command.newSessionId, 'new', false, source, gatewayId, now) },
+        ];
+      }
+      if (command.forceNew) return [bind(state, command.newSessionId, 'forced', command.currentSessionHadActivity, source, gatewayId, now)];
+      // Suspended beats resume-pending: /stop is a hard sweep.
+      if (state.suspended) return [bind(state, command.newSessionId, 'suspended', command.currentSessionHadActivity, source, gatewayId, now)];
+      if (state.resumePending && state.lastResumeMarkedAt) {
+        const ageSeconds = (Date.parse(now) - Date.parse(state.lastResumeMarkedAt)) / 1000;
+        if (ageSeconds > command.freshnessSeconds) {
+          return [bind(state, command.newSessionId, 'resume_expired', command.currentSessionHadActivity, source, gatewayId, now)];
+        }
+      }
+      const idleSeconds = state.updatedAt ? (Date.parse(now) - Date.parse(state.updatedAt)) / 1000 : Number.POSITIVE_INFINITY;
+      if (state.gatewayId !== gatewayId || state.isFreshReset || idleSeconds >= command.touchIntervalSeconds) {
+        return [{ type: 'ConversationTouched', data: { gatewayId, at: now } }];
+      }
+      return [];
+    }
+    case 'ResetConversation': {
+      if (state.status === 'absent') throw conversationNotFound();
+      return [bind(state, command.newSessionId, 'reset', command.currentSessionHadActivity, state.origin!, state.gatewayId ?? 'default', command.now)];
+    }
+    case 'SwitchSession': {
+      if (state.status === 'absent') throw conversationNotFound();
+      if (!state.sessionIds.includes(command.sessionId)) {
+        throw new NotFoundError('SESSION_NOT_FOUND', `session ${command.sessionId} is not a session of this conversation`, { sessionId: command.sessionId });
+      }
+      if (state.sessionId === command.sessionId) return [];
+      return [bind(state, command.sessionId, 'switch', false, state.origin!, state.gatewayId ?? 'default', command.now)];
+    }
+    case 'SuspendConversation': {
+      if (state.status === 'absent') throw conversationNotFound();
+      return state.suspended ? [] : [{ type: 'Suspended', data: { reason: command.reason, at: command.now } }];
+    }
+    case 'MarkResumePending': {
+      if (state.status === 'absent') throw conversationNotFound();
+      if (state.suspended) throw new ConflictError('CONVERSATION_SUSPENDED', 'a suspended conversation cannot be marked for resume; its next message starts a new session');
+      return [{ type: 'ResumeMarked', data: { reason: command.reason, at: command.now } }];
+    }
+    case 'ClearResumePending': {
+      if (state.status === 'absent') throw conversationNotFound();
+      if (!state.resumePending) return [];
+      // A turn of a session the key no longer points at says nothing about the current one.
+      if (command.sessionId !== undefined && command.sessionId !== state.sessionId) return [];
+      return [{ type: 'ResumeCleared', data: { reason: command.reason, at: command.now } }];
+    }
+    case 'PruneConversation': {
+      if (state.status === 'absent' || state.suspended) return [];
+      if (!state.updatedAt || state.updatedAt >= command.olderThan) return [];
+      return [{ type: 'ConversationPruned', data: { idleSince: state.updatedAt, at: command.now } }];
+    }
+    default: {
+      const unknown: never = command;
+      return unknown;
+    }
+  }
+}
