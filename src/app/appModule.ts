@@ -11,7 +11,15 @@ import { CLOCK, CONFIG, EVENT_STORE, LOGGER, PROJECTIONS, READ_MODELS } from '..
 import type { Logger } from '../logging/logger.js';
 import { ProjectionsController } from '../modules/admin/projectionsController.js';
 import { StreamsController } from '../modules/admin/streamsController.js';
+import { ChangeConversationHandler } from '../modules/conversations/commands/changeConversation.js';
+import { ResolveSessionHandler } from '../modules/conversations/commands/resolveSession.js';
+import { ConversationsController } from '../modules/conversations/conversationsController.js';
 import { HealthController } from '../modules/health/healthController.js';
+import { Lifecycle } from '../modules/lifecycle.js';
+import { ChangeSessionHandler } from '../modules/sessions/commands/changeSession.js';
+import { SessionsController } from '../modules/sessions/sessionsController.js';
+import { FoldedStateCache } from '../events/foldedStateCache.js';
+import { StreamStateStore } from '../events/streamStateStore.js';
 import type { Infrastructure } from './infrastructure.js';
 
 export interface AppDependencies {
@@ -36,9 +44,14 @@ export class AppModule {
       module: AppModule,
       global: true,
       imports: [CqrsModule.forRoot()],
-      controllers: [HealthController, ProjectionsController, StreamsController],
+      controllers: [HealthController, ProjectionsController, StreamsController, ConversationsController, SessionsController],
       providers: [
         ...shared,
+        { provide: StreamStateStore, useValue: new StreamStateStore(infrastructure.eventStore, new FoldedStateCache(config.cacheMaxEntries), clock) },
+        Lifecycle,
+        ResolveSessionHandler,
+        ChangeConversationHandler,
+        ChangeSessionHandler,
         { provide: APP_GUARD, useClass: BearerTokenGuard },
         { provide: APP_FILTER, useClass: LedgerExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },

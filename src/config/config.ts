@@ -1,4 +1,5 @@
 // The one configuration loader: environment variables, validated at start with messages that name the variable.
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
@@ -30,6 +31,13 @@ const environmentSchema = z.object({
   PROJECTIONS_ENABLED: booleanFlag.default(true),
   PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  AGENT_NAME: z.string().regex(/^[a-z0-9_-]{1,32}$/, 'must be 1-32 of a-z 0-9 _ -').default('main'),
+  GROUP_SESSIONS_PER_USER: booleanFlag.default(true),
+  THREAD_SESSIONS_PER_USER: booleanFlag.default(false),
+  WHATSAPP_ALIASES_FILE: z.string().optional(),
+  RESUME_FRESHNESS_SECONDS: z.coerce.number().int().min(0).default(3_600),
+  TOUCH_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(3_600).default(10),
+  CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -50,6 +58,15 @@ export interface LedgerConfig {
   projectionsEnabled: boolean;
   projectionBatchSize: number;
   shutdownTimeoutMs: number;
+  sessions: {
+    agent: string;
+    groupSessionsPerUser: boolean;
+    threadSessionsPerUser: boolean;
+    whatsappAliases: Record<string, string>;
+    resumeFreshnessSeconds: number;
+    touchIntervalSeconds: number;
+  };
+  cacheMaxEntries: number;
 }
 
 export class ConfigError extends Error {}
@@ -92,7 +109,28 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     projectionsEnabled: env.PROJECTIONS_ENABLED,
     projectionBatchSize: env.PROJECTION_BATCH_SIZE,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    sessions: {
+      agent: env.AGENT_NAME,
+      groupSessionsPerUser: env.GROUP_SESSIONS_PER_USER,
+      threadSessionsPerUser: env.THREAD_SESSIONS_PER_USER,
+      whatsappAliases: env.WHATSAPP_ALIASES_FILE ? loadAliases(env.WHATSAPP_ALIASES_FILE) : {},
+      resumeFreshnessSeconds: env.RESUME_FRESHNESS_SECONDS,
+      touchIntervalSeconds: env.TOUCH_INTERVAL_SECONDS,
+    },
+    cacheMaxEntries: env.CACHE_MAX_ENTRIES,
   };
+}
+
+function loadAliases(path: string): Record<string, string> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`WHATSAPP_ALIASES_FILE: cannot read ${path} as JSON: ${(error as Error).message}`);
+  }
+  const aliases = z.record(z.string().min(1), z.string().min(1)).safeParse(parsed);
+  if (!aliases.success) throw new ConfigError(`WHATSAPP_ALIASES_FILE: ${path} must be a JSON object of alias → canonical id strings`);
+  return aliases.data;
 }
 
 export function isLoopback(host: string): boolean {

@@ -3,6 +3,8 @@ export interface CachedState<State> {
   state: State;
   /** Revision of the last event folded in; -1 for a stream with no events yet. */
   revision: number;
+  /** Global position of that last event. */
+  position: number;
   lastAccessAt: number;
 }
 
@@ -27,9 +29,9 @@ export class FoldedStateCache {
     return entry as CachedState<State>;
   }
 
-  set<State>(streamName: string, state: State, revision: number, now: number): void {
+  set<State>(streamName: string, state: State, revision: number, position: number, now: number): void {
     this.entries.delete(streamName);
-    this.entries.set(streamName, { state, revision, lastAccessAt: now });
+    this.entries.set(streamName, { state, revision, position, lastAccessAt: now });
     while (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next().value as string;
       this.entries.delete(oldest);

@@ -11,6 +11,8 @@ export type LoadSource = 'warm' | 'resumed' | 'empty';
 export interface LoadedState<State> {
   state: State;
   revision: number;
+  /** Global position of the stream's last event; 0 for an empty stream. */
+  position: number;
   source: LoadSource;
 }
 
@@ -18,8 +20,10 @@ export interface CommandResult<State, Event> {
   state: State;
   revision: number;
   events: Event[];
-  /** Global position of the last event written; null when the decision wrote nothing. */
-  position: number | null;
+  /** Global position of the last event written, or of the stream's last event when the decision wrote nothing. */
+  position: number;
+  /** Whether the decision appended anything. */
+  written: boolean;
   source: LoadSource;
 }
 
@@ -44,18 +48,20 @@ export class StreamStateStore {
     try {
       events = await this.store.readStream(streamName, { fromRevision });
     } catch (error) {
-      if (error instanceof StreamNotFoundError) return { state: decider.initialState(), revision: -1, source: 'empty' };
+      if (error instanceof StreamNotFoundError) return { state: decider.initialState(), revision: -1, position: 0, source: 'empty' };
       throw error;
     }
     let state = cached?.state ?? decider.initialState();
     let revision = cached?.revision ?? -1;
+    let position = cached?.position ?? 0;
     for (const event of events) {
       state = decider.evolve(state, { type: event.type, data: event.data } as unknown as Event);
       revision = event.revision;
+      position = event.position;
     }
-    if (revision < 0) return { state, revision, source: 'empty' };
-    this.cache.set(streamName, state, revision, now);
-    return { state, revision, source: cached ? 'warm' : 'resumed' };
+    if (revision < 0) return { state, revision, position, source: 'empty' };
+    this.cache.set(streamName, state, revision, position, now);
+    return { state, revision, position, source: cached ? 'warm' : 'resumed' };
   }
 
   /**
@@ -65,13 +71,14 @@ export class StreamStateStore {
   async handle<State, Command, Event extends { type: string; data: object }>(
     streamName: string,
     decider: Decider<State, Command, Event>,
-    command: Command | ((state: State) => Command),
+    command: Command | ((state: State) => Command | Promise<Command>),
     metadata: EventMetadata,
   ): Promise<CommandResult<State, Event>> {
     for (let attempt = 0; ; attempt++) {
       const loaded = await this.load(streamName, decider);
-      const decided = decider.decide(typeof command === 'function' ? (command as (state: State) => Command)(loaded.state) : command, loaded.state);
-      if (decided.length === 0) return { state: loaded.state, revision: loaded.revision, events: [], position: null, source: loaded.source };
+      const resolved = typeof command === 'function' ? await (command as (state: State) => Command | Promise<Command>)(loaded.state) : command;
+      const decided = decider.decide(resolved, loaded.state);
+      if (decided.length === 0) return { ...loaded, events: [], written: false };
       let appended: AppendResult;
       try {
         appended = await this.store.append(
@@ -88,8 +95,8 @@ export class StreamStateStore {
         throw error;
       }
       const state = decided.reduce(decider.evolve, loaded.state);
-      this.cache.set(streamName, state, appended.nextExpectedRevision, this.clock.now().getTime());
-      return { state, revision: appended.nextExpectedRevision, events: decided, position: appended.position, source: loaded.source };
+      this.cache.set(streamName, state, appended.nextExpectedRevision, appended.position, this.clock.now().getTime());
+      return { state, revision: appended.nextExpectedRevision, events: decided, position: appended.position, written: true, source: loaded.source };
     }
   }
 }

@@ -1,6 +1,7 @@
 // The conversation decider: resolve precedence (suspended > resumePending > existing), reset, switch, suspend, resume marks.
 import { ConflictError, NotFoundError } from '../../errors/ledgerError.js';
 import type { ConversationEvent, ResumeReason, SessionBindReason } from '../../events/conversation/conversationEvents.js';
+import type { Decider } from '../../events/decider.js';
 import type { SessionSource } from '../sessions/domain/sessionSource.js';
 
 export interface ConversationState {
@@ -11,6 +12,8 @@ export interface ConversationState {
   sessionIds: string[];
   /** When the current session was bound (the seed's created_at of the entry). */
   createdAt: string | null;
+  /** Why the current session was bound. */
+  bindReason: SessionBindReason | null;
   updatedAt: string | null;
   origin: SessionSource | null;
   displayName: string | null;
@@ -31,6 +34,7 @@ export const initialConversationState = (): ConversationState => ({
   sessionId: null,
   sessionIds: [],
   createdAt: null,
+  bindReason: null,
   updatedAt: null,
   origin: null,
   displayName: null,
@@ -88,6 +92,7 @@ export function evolveConversation(state: ConversationState, event: Conversation
         sessionId: event.data.sessionId,
         sessionIds: state.sessionIds.includes(event.data.sessionId) ? state.sessionIds : [...state.sessionIds, event.data.sessionId],
         createdAt: event.data.at,
+        bindReason: reason,
         updatedAt: event.data.at,
         origin: reason === 'reset' || reason === 'switch' ? state.origin : event.data.origin,
         gatewayId: event.data.gatewayId,
@@ -198,3 +203,9 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     }
   }
 }
+
+export const conversationDecider: Decider<ConversationState, ConversationCommand, ConversationEvent> = {
+  initialState: initialConversationState,
+  evolve: evolveConversation,
+  decide: decideConversation,
+};

@@ -1,5 +1,6 @@
 // The session decider: turns, counters, transcript rewind and rewrite, end and reopen.
 import { ConflictError, NotFoundError } from '../../errors/ledgerError.js';
+import type { Decider } from '../../events/decider.js';
 import type { JsonValue } from '../../events/eventStore.js';
 import type { MessageInput, SessionEndReason, SessionEvent, StoredMessage, TurnStatus, TurnUsage } from '../../events/session/sessionEvents.js';
 import type { SessionSource } from './domain/sessionSource.js';
@@ -200,3 +201,9 @@ export function decideSession(command: SessionCommand, state: SessionState): Ses
     }
   }
 }
+
+export const sessionDecider: Decider<SessionState, SessionCommand, SessionEvent> = {
+  initialState: initialSessionState,
+  evolve: evolveSession,
+  decide: decideSession,
+};

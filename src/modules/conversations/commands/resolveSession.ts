@@ -1,0 +1,103 @@
+// Resolve: get or create the session a message belongs to, race-free across requests and instances.
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
+import type { EventMetadata } from '../../../events/eventStore.js';
+import { sessionStreamName } from '../../../events/session/sessionEvents.js';
+import { Lifecycle } from '../../lifecycle.js';
+import { sessionKeyFor } from '../../sessions/domain/sessionKey.js';
+import type { SessionSource } from '../../sessions/domain/sessionSource.js';
+import { sessionDecider } from '../../sessions/sessionDecider.js';
+import { type ConversationState, conversationDecider } from '../conversationDecider.js';
+import { conversationEntry, type ConversationEntry } from '../conversationEntry.js';
+import { followSessionBinding } from '../sessionBinding.js';
+
+export interface ResolveOptions {
+  groupSessionsPerUser?: boolean;
+  threadSessionsPerUser?: boolean;
+  agent?: string;
+}
+
+export class ResolveSessionCommand {
+  constructor(
+    readonly source: SessionSource,
+    readonly options: ResolveOptions,
+    readonly forceNew: boolean,
+    readonly gatewayId: string,
+    readonly metadata: EventMetadata,
+  ) {}
+}
+
+export interface ResolveSessionResult {
+  sessionKey: string;
+  sessionId: string;
+  /** cold: created now; resumed: rehydrated from the store, or a resume-pending conversation; warm: served from memory. */
+  state: 'cold' | 'resumed' | 'warm';
+  created: boolean;
+  entry: ConversationEntry;
+  position: number;
+}
+
+@CommandHandler(ResolveSessionCommand)
+export class ResolveSessionHandler implements ICommandHandler<ResolveSessionCommand, ResolveSessionResult> {
+  constructor(private readonly lifecycle: Lifecycle) {}
+
+  async execute(command: ResolveSessionCommand): Promise<ResolveSessionResult> {
+    const { lifecycle } = this;
+    const settings = lifecycle.settings;
+    const sessionKey = sessionKeyFor(command.source, {
+      agent: command.options.agent ?? settings.agent,
+      groupSessionsPerUser: command.options.groupSessionsPerUser ?? settings.groupSessionsPerUser,
+      threadSessionsPerUser: command.options.threadSessionsPerUser ?? settings.threadSessionsPerUser,
+      whatsappAliases: settings.whatsappAliases,
+    });
+    const result = await lifecycle.streams.handle(
+      conversationStreamName(sessionKey),
+      conversationDecider,
+      async (state) => ({
+        type: 'ResolveSession' as const,
+        sessionKey,
+        source: command.source,
+        gatewayId: command.gatewayId,
+        forceNew: command.forceNew,
+        newSessionId: lifecycle.newSessionId(),
+        currentSessionHadActivity: await this.hadActivity(state, command.forceNew),
+        freshnessSeconds: settings.resumeFreshnessSeconds,
+        touchIntervalSeconds: settings.touchIntervalSeconds,
+        now: lifecycle.now(),
+      }),
+      command.metadata,
+    );
+    let position = Math.max(result.position, await followSessionBinding(lifecycle, sessionKey, result.events, command.metadata));
+    const conversation = result.state;
+    const sessionStream = sessionStreamName(conversation.sessionId!);
+    let session = await lifecycle.streams.load(sessionStream, sessionDecider);
+    if (session.source === 'empty') {
+      // The winner of a race, or a process that crashed, has bound this session without writing its stream yet.
+      const created = await lifecycle.streams.handle(
+        sessionStream,
+        sessionDecider,
+        { type: 'CreateSession', sessionId: conversation.sessionId!, sessionKey, origin: conversation.origin!, reason: conversation.bindReason ?? 'new', now: conversation.createdAt! },
+        command.metadata,
+      );
+      session = created;
+      position = Math.max(position, created.position);
+    }
+    const created = result.events.some((event) => event.type === 'SessionBound');
+    return {
+      sessionKey,
+      sessionId: conversation.sessionId!,
+      state: created ? 'cold' : conversation.resumePending || result.source !== 'warm' ? 'resumed' : 'warm',
+      created,
+      entry: conversationEntry(conversation, session.state),
+      position,
+    };
+  }
+
+  /** Only a decision that may replace the session needs to know whether the current one was used. */
+  private async hadActivity(state: ConversationState, forceNew: boolean): Promise<boolean> {
+    if (state.status !== 'open' || !state.sessionId) return false;
+    if (!forceNew && !state.suspended && !state.resumePending) return false;
+    const session = await this.lifecycle.streams.load(sessionStreamName(state.sessionId), sessionDecider);
+    return session.state.turnCount > 0;
+  }
+}

@@ -1,0 +1,57 @@
+// The routing entry as the API shows it: the conversation's flags plus its current session's counters.
+import type { SessionCounters, SessionState } from '../sessions/sessionDecider.js';
+import { zeroCounters } from '../sessions/sessionDecider.js';
+import type { ConversationState } from './conversationDecider.js';
+
+export interface ConversationEntry extends SessionCounters {
+  sessionKey: string;
+  sessionId: string;
+  createdAt: string;
+  updatedAt: string;
+  origin: ConversationState['origin'];
+  displayName: string | null;
+  platform: string | null;
+  chatType: string | null;
+  gatewayId: string | null;
+  suspended: boolean;
+  resumePending: boolean;
+  resumeReason: string | null;
+  lastResumeMarkedAt: string | null;
+  wasAutoReset: boolean;
+  autoResetReason: string | null;
+  resetHadActivity: boolean;
+  isFreshReset: boolean;
+  expiryFinalized: boolean;
+  costStatus: 'estimated' | 'unknown';
+  turnCount: number;
+  sessionIds: string[];
+}
+
+export function conversationEntry(conversation: ConversationState, session: SessionState | undefined): ConversationEntry {
+  const counters = session?.counters ?? zeroCounters();
+  const updatedAt = [conversation.updatedAt, session?.updatedAt].filter((value): value is string => Boolean(value)).sort().at(-1)!;
+  return {
+    sessionKey: conversation.sessionKey!,
+    sessionId: conversation.sessionId!,
+    createdAt: conversation.createdAt!,
+    updatedAt,
+    origin: conversation.origin,
+    displayName: conversation.displayName,
+    platform: conversation.origin?.platform ?? null,
+    chatType: conversation.origin?.chatType ?? null,
+    gatewayId: conversation.gatewayId,
+    suspended: conversation.suspended,
+    resumePending: conversation.resumePending,
+    resumeReason: conversation.resumeReason,
+    lastResumeMarkedAt: conversation.lastResumeMarkedAt,
+    wasAutoReset: conversation.wasAutoReset,
+    autoResetReason: conversation.autoResetReason,
+    resetHadActivity: conversation.resetHadActivity,
+    isFreshReset: conversation.isFreshReset,
+    expiryFinalized: false,
+    ...counters,
+    costStatus: counters.estimatedCostUsd > 0 ? 'estimated' : 'unknown',
+    turnCount: session?.turnCount ?? 0,
+    sessionIds: conversation.sessionIds,
+  };
+}

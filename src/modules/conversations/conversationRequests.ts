@@ -1,0 +1,41 @@
+// Request schemas of the conversation routes: validated at the edge, documented from the same schema.
+import { z } from 'zod';
+import { resumeReasons } from '../../events/conversation/conversationEvents.js';
+import { ValidationError } from '../../errors/ledgerError.js';
+import { sessionSourceSchema } from '../sessions/domain/sessionSource.js';
+
+export const gatewayIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'gatewayId must be 1-128 of A-Z a-z 0-9 . _ : -');
+
+export const resolveRequestSchema = z.strictObject({
+  source: sessionSourceSchema,
+  forceNew: z.boolean().default(false),
+  options: z
+    .strictObject({
+      groupSessionsPerUser: z.boolean().optional(),
+      threadSessionsPerUser: z.boolean().optional(),
+      agent: z.string().regex(/^[a-z0-9_-]{1,32}$/, 'agent must be 1-32 of a-z 0-9 _ -').optional(),
+    })
+    .default({}),
+  gatewayId: gatewayIdSchema.default('default'),
+});
+
+export const switchRequestSchema = z.strictObject({ sessionId: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'sessionId has an invalid format') });
+export const suspendRequestSchema = z.strictObject({ reason: z.string().min(1).max(200).default('stop') });
+export const resumePendingRequestSchema = z.strictObject({ reason: z.enum(resumeReasons as [string, ...string[]]) });
+export const contextQuerySchema = z.strictObject({
+  redactPii: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  connectedPlatforms: z
+    .string()
+    .regex(/^[a-z0-9_,-]{0,512}$/, 'connectedPlatforms is a comma-separated list of platform names')
+    .optional()
+    .transform((value) => (value ? value.split(',').filter(Boolean) : undefined)),
+  minPosition: z.string().optional(),
+});
+
+/** A key arrives URL-decoded by Express; keep it bounded and printable. */
+export function validSessionKey(key: string): string {
+  if (key.length === 0 || key.length > 2048 || /[\u0000-\u001f\u007f]/.test(key)) {
+    throw new ValidationError('a session key is 1-2048 printable characters', undefined, 'INVALID_SESSION_KEY');
+  }
+  return key;
+}

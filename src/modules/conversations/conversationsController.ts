@@ -1,0 +1,115 @@
+// HTTP for conversations: resolve (get or create), read, reset, switch, suspend, resume marks, context prompt.
+import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import type { z } from 'zod';
+import type { LedgerConfig } from '../../config/config.js';
+import { conversationStreamName, type ResumeReason } from '../../events/conversation/conversationEvents.js';
+import { sessionStreamName } from '../../events/session/sessionEvents.js';
+import { CONFIG } from '../../http/tokens.js';
+import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
+import { Lifecycle, requestMetadata } from '../lifecycle.js';
+import { sessionContextPrompt } from '../sessions/domain/sessionContextPrompt.js';
+import { sessionDecider } from '../sessions/sessionDecider.js';
+import { ChangeConversationCommand, type ConversationChange, type ConversationChangeResult } from './commands/changeConversation.js';
+import { ResolveSessionCommand, type ResolveSessionResult } from './commands/resolveSession.js';
+import { conversationDecider, conversationNotFound } from './conversationDecider.js';
+import { conversationEntry } from './conversationEntry.js';
+import {
+  contextQuerySchema,
+  resolveRequestSchema,
+  resumePendingRequestSchema,
+  suspendRequestSchema,
+  switchRequestSchema,
+  validSessionKey,
+} from './conversationRequests.js';
+
+@ApiTags('conversations')
+@Controller('v1')
+export class ConversationsController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly lifecycle: Lifecycle,
+    @Inject(CONFIG) private readonly config: LedgerConfig,
+  ) {}
+
+  @Post('sessions/resolve')
+  @ApiOperation({ summary: 'Get or create the session a message belongs to (201 when created, 200 otherwise)' })
+  @DocumentedBody(resolveRequestSchema)
+  async resolve(
+    @ValidBody(resolveRequestSchema) body: z.infer<typeof resolveRequestSchema>,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<ResolveSessionResult> {
+    const result: ResolveSessionResult = await this.commands.execute(
+      new ResolveSessionCommand(body.source, body.options, body.forceNew, body.gatewayId, requestMetadata(request)),
+    );
+    response.status(result.created ? 201 : 200);
+    return result;
+  }
+
+  @Get('conversations/:key')
+  @ApiOperation({ summary: 'The routing entry of a session key (URL-encoded)' })
+  async get(@Param('key') key: string) {
+    const conversation = await this.lifecycle.streams.load(conversationStreamName(validSessionKey(key)), conversationDecider);
+    if (conversation.state.status !== 'open') throw conversationNotFound();
+    const session = await this.lifecycle.streams.load(sessionStreamName(conversation.state.sessionId!), sessionDecider);
+    return { ...conversationEntry(conversation.state, session.state), revision: conversation.revision, position: Math.max(conversation.position, session.position) };
+  }
+
+  @Post('conversations/:key/reset')
+  @HttpCode(200)
+  @ApiOperation({ summary: '/new, /reset: a new session for this key; the old one ends (reason reset)' })
+  reset(@Param('key') key: string, @Req() request: Request) {
+    return this.change(key, { type: 'reset' }, request);
+  }
+
+  @Post('conversations/:key/switch')
+  @HttpCode(200)
+  @ApiOperation({ summary: '/resume: point the key at an earlier session of this conversation' })
+  @DocumentedBody(switchRequestSchema)
+  switch(@Param('key') key: string, @ValidBody(switchRequestSchema) body: z.infer<typeof switchRequestSchema>, @Req() request: Request) {
+    return this.change(key, { type: 'switch', sessionId: body.sessionId }, request);
+  }
+
+  @Post('conversations/:key/suspend')
+  @HttpCode(200)
+  @ApiOperation({ summary: '/stop escalation: the next message starts a new session' })
+  @DocumentedBody(suspendRequestSchema)
+  suspend(@Param('key') key: string, @ValidBody(suspendRequestSchema) body: z.infer<typeof suspendRequestSchema>, @Req() request: Request) {
+    return this.change(key, { type: 'suspend', reason: body.reason }, request);
+  }
+
+  @Post('conversations/:key/resume-pending')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Mark for soft resume (keeps the session id); 409 while suspended' })
+  @DocumentedBody(resumePendingRequestSchema)
+  markResumePending(@Param('key') key: string, @ValidBody(resumePendingRequestSchema) body: z.infer<typeof resumePendingRequestSchema>, @Req() request: Request) {
+    return this.change(key, { type: 'markResumePending', reason: body.reason as ResumeReason }, request);
+  }
+
+  @Delete('conversations/:key/resume-pending')
+  @ApiOperation({ summary: 'Clear the soft-resume mark' })
+  clearResumePending(@Param('key') key: string, @Req() request: Request) {
+    return this.change(key, { type: 'clearResumePending' }, request);
+  }
+
+  @Get('conversations/:key/context')
+  @ApiOperation({ summary: 'The session context block of the system prompt, optionally with PII redacted' })
+  async context(@Param('key') key: string, @ValidQuery(contextQuerySchema) query: z.infer<typeof contextQuerySchema>) {
+    const conversation = await this.lifecycle.streams.load(conversationStreamName(validSessionKey(key)), conversationDecider);
+    if (conversation.state.status !== 'open' || !conversation.state.origin) throw conversationNotFound();
+    const settings = this.config.sessions;
+    const prompt = sessionContextPrompt(conversation.state.origin, {
+      redactPii: query.redactPii,
+      connectedPlatforms: query.connectedPlatforms,
+      flags: { groupSessionsPerUser: settings.groupSessionsPerUser, threadSessionsPerUser: settings.threadSessionsPerUser },
+    });
+    return { sessionKey: conversation.state.sessionKey, sessionId: conversation.state.sessionId, redactPii: query.redactPii, prompt };
+  }
+
+  private change(key: string, change: ConversationChange, request: Request): Promise<ConversationChangeResult> {
+    return this.commands.execute(new ChangeConversationCommand(validSessionKey(key), change, requestMetadata(request)));
+  }
+}

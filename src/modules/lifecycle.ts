@@ -1,0 +1,37 @@
+// What every lifecycle command handler needs: stream state, time, new session ids, the session settings.
+import { Inject, Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { type Clock } from '../clock.js';
+import type { LedgerConfig } from '../config/config.js';
+import type { EventMetadata } from '../events/eventStore.js';
+import { StreamStateStore } from '../events/streamStateStore.js';
+import { CLOCK, CONFIG } from '../http/tokens.js';
+import { newSessionId, randomSessionIdSuffix } from './sessions/domain/sessionId.js';
+
+@Injectable()
+export class Lifecycle {
+  constructor(
+    readonly streams: StreamStateStore,
+    @Inject(CLOCK) readonly clock: Clock,
+    @Inject(CONFIG) private readonly config: LedgerConfig,
+  ) {}
+
+  get settings(): LedgerConfig['sessions'] {
+    return this.config.sessions;
+  }
+
+  now(): string {
+    return this.clock.now().toISOString();
+  }
+
+  newSessionId(): string {
+    return newSessionId(this.clock.now(), randomSessionIdSuffix());
+  }
+}
+
+/** Who asked and under which request: recorded on every event the request causes. */
+export function requestMetadata(request: Request): EventMetadata {
+  const requestId = (request as Request & { id?: string }).id;
+  const actor = (request as Request & { actor?: string }).actor ?? 'api';
+  return { correlationId: requestId, actor };
+}

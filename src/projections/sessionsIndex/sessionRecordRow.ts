@@ -1,0 +1,35 @@
+// One row per session instance: its lifecycle, live transcript size and usage counters.
+import { EntitySchema } from 'typeorm';
+import type { SessionEndReason } from '../../events/session/sessionEvents.js';
+import type { SessionSource } from '../../modules/sessions/domain/sessionSource.js';
+import { type SessionCounterColumns, sessionCounterColumns } from './sessionCounterColumns.js';
+
+export interface SessionRecordRow extends SessionCounterColumns {
+  sessionId: string;
+  sessionKey: string;
+  status: 'active' | 'ended';
+  createdAt: Date;
+  updatedAt: Date;
+  endedAt: Date | null;
+  endReason: SessionEndReason | null;
+  origin: SessionSource;
+  /** Messages of the transcript not rewound or rewritten away. */
+  messageCount: number;
+}
+
+export const SessionRecordEntity = new EntitySchema<SessionRecordRow>({
+  name: 'SessionRecordRow',
+  tableName: 'session_records',
+  columns: {
+    sessionId: { name: 'session_id', type: 'text', primary: true },
+    sessionKey: { name: 'session_key', type: 'text' },
+    status: { type: 'text' },
+    createdAt: { name: 'created_at', type: 'timestamptz' },
+    updatedAt: { name: 'updated_at', type: 'timestamptz' },
+    endedAt: { name: 'ended_at', type: 'timestamptz', nullable: true },
+    endReason: { name: 'end_reason', type: 'text', nullable: true },
+    origin: { type: 'jsonb' },
+    messageCount: { name: 'message_count', type: 'integer' },
+    ...sessionCounterColumns,
+  },
+});
