@@ -1,0 +1,61 @@
+// Runs the built service (dist/) as a real child process, so tests can kill -9 it and start it again.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+export class ServiceProcess {
+  private child?: ChildProcess;
+  output = '';
+
+  constructor(
+    readonly port: number,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start(timeoutMs = 60_000): Promise<void> {
+    const entry = resolve(import.meta.dirname, '../../dist/src/main.js');
+    this.child = spawn(process.execPath, [entry], {
+      env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(this.port), LOG_LEVEL: 'warn', ...this.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child.stdout?.on('data', (chunk) => (this.output += chunk));
+    this.child.stderr?.on('data', (chunk) => (this.output += chunk));
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.child.exitCode !== null) throw new Error(`service exited with ${this.child.exitCode}:\n${this.output}`);
+      try {
+        const response = await fetch(`${this.url}/health`);
+        if (response.ok) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+    }
+    throw new Error(`service did not start in time:\n${this.output}`);
+  }
+
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((resolveExit) => {
+      child.once('exit', () => resolveExit());
+      child.kill(signal);
+    });
+  }
+}
