@@ -194,7 +194,7 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     }
     case 'PruneConversation': {
       if (state.status === 'absent' || state.suspended) return [];
-      if (!state.updatedAt || state.updatedAt >= command.olderThan) return [];
+      if (!state.updatedAt || Date.parse(state.updatedAt) >= Date.parse(command.olderThan)) return [];
       return [{ type: 'ConversationPruned', data: { idleSince: state.updatedAt, at: command.now } }];
     }
     default: {
