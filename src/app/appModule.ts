@@ -14,7 +14,19 @@ import { StreamsController } from '../modules/admin/streamsController.js';
 import { ChangeConversationHandler } from '../modules/conversations/commands/changeConversation.js';
 import { ResolveSessionHandler } from '../modules/conversations/commands/resolveSession.js';
 import { ConversationsController } from '../modules/conversations/conversationsController.js';
+import { QueueController } from '../modules/conversations/queueController.js';
+import { RecordGatewayStartedHandler } from '../modules/gateways/commands/recordGatewayStart.js';
+import { RecordGatewayStoppedHandler, RecordGatewayStoppingHandler } from '../modules/gateways/commands/recordGatewayStop.js';
+import { GatewaysController } from '../modules/gateways/gatewaysController.js';
 import { HealthController } from '../modules/health/healthController.js';
+import { ChangeJobHandler } from '../modules/jobs/commands/changeJob.js';
+import { FireJobHandler } from '../modules/jobs/commands/fireJob.js';
+import { ImportJobsHandler, ScheduleJobHandler } from '../modules/jobs/commands/scheduleJob.js';
+import { JobFiresStreamController } from '../modules/jobs/delivery/jobFiresStreamController.js';
+import { JobWebhookDelivery } from '../modules/jobs/delivery/jobWebhookDelivery.js';
+import { JobsController } from '../modules/jobs/jobsController.js';
+import { JobTicker } from '../modules/jobs/jobTicker.js';
+import { SessionsQueryController } from '../modules/sessions/sessionsQueryController.js';
 import { Lifecycle } from '../modules/lifecycle.js';
 import { ChangeSessionHandler } from '../modules/sessions/commands/changeSession.js';
 import { SessionsController } from '../modules/sessions/sessionsController.js';
@@ -44,7 +56,7 @@ export class AppModule {
       module: AppModule,
       global: true,
       imports: [CqrsModule.forRoot()],
-      controllers: [HealthController, ProjectionsController, StreamsController, ConversationsController, SessionsController],
+      controllers: [HealthController, ProjectionsController, StreamsController, ConversationsController, QueueController, GatewaysController, SessionsController, SessionsQueryController, JobFiresStreamController, JobsController],
       providers: [
         ...shared,
         { provide: StreamStateStore, useValue: new StreamStateStore(infrastructure.eventStore, new FoldedStateCache(config.cacheMaxEntries), clock) },
@@ -52,6 +64,15 @@ export class AppModule {
         ResolveSessionHandler,
         ChangeConversationHandler,
         ChangeSessionHandler,
+        ScheduleJobHandler,
+        ImportJobsHandler,
+        ChangeJobHandler,
+        FireJobHandler,
+        JobTicker,
+        JobWebhookDelivery,
+        RecordGatewayStartedHandler,
+        RecordGatewayStoppingHandler,
+        RecordGatewayStoppedHandler,
         { provide: APP_GUARD, useClass: BearerTokenGuard },
         { provide: APP_FILTER, useClass: LedgerExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },

@@ -38,6 +38,16 @@ const environmentSchema = z.object({
   RESUME_FRESHNESS_SECONDS: z.coerce.number().int().min(0).default(3_600),
   TOUCH_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(3_600).default(10),
   CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
+  AUTO_CHECKPOINT: booleanFlag.default(true),
+  SNAPSHOT_EVERY: z.coerce.number().int().min(0).max(1_000_000).default(500),
+  JOB_TICK_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
+  JOB_CATCH_UP: z.enum(['once', 'all', 'none']).default('once'),
+  JOBS_WEBHOOK_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  JOBS_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  QUEUE_CAP: z.coerce.number().int().min(1).max(10_000).default(32),
+  QUEUE_MERGE_TEXT: booleanFlag.default(false),
+  RECENT_ACTIVITY_SECONDS: z.coerce.number().int().min(0).default(120),
+  STUCK_LOOP_THRESHOLD: z.coerce.number().int().min(1).max(100).default(3),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -67,6 +77,18 @@ export interface LedgerConfig {
     touchIntervalSeconds: number;
   };
   cacheMaxEntries: number;
+  /** Every completed turn is also a checkpoint (recorded in its TurnRecorded event, no extra write). */
+  autoCheckpoint: boolean;
+  /** A session stream gets a snapshot of its folded state every this many events; 0: never. */
+  snapshotEvery: number;
+  jobs: {
+    /** 0: no built-in ticker (an external scheduler fires jobs). */
+    tickIntervalMs: number;
+    catchUp: 'once' | 'all' | 'none';
+    webhook: { url: string; secret: string } | null;
+  };
+  queue: { cap: number; mergeText: boolean };
+  recovery: { recentActivitySeconds: number; stuckLoopThreshold: number };
 }
 
 export class ConfigError extends Error {}
@@ -93,6 +115,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
   if (!env.API_TOKEN && !isLoopback(env.HOST)) {
     throw new ConfigError(`HOST=${env.HOST}: without API_TOKEN the service only binds to loopback (127.0.0.1, ::1, localhost). Set API_TOKEN to serve other hosts.`);
   }
+  if (env.JOBS_WEBHOOK_URL && !env.JOBS_WEBHOOK_SECRET) {
+    throw new ConfigError('JOBS_WEBHOOK_URL is set without JOBS_WEBHOOK_SECRET: fire webhooks are always signed.');
+  }
   return {
     port: env.PORT,
     host: env.HOST,
@@ -118,6 +143,15 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
       touchIntervalSeconds: env.TOUCH_INTERVAL_SECONDS,
     },
     cacheMaxEntries: env.CACHE_MAX_ENTRIES,
+    autoCheckpoint: env.AUTO_CHECKPOINT,
+    snapshotEvery: env.SNAPSHOT_EVERY,
+    jobs: {
+      tickIntervalMs: env.JOB_TICK_INTERVAL_MS,
+      catchUp: env.JOB_CATCH_UP,
+      webhook: env.JOBS_WEBHOOK_URL ? { url: env.JOBS_WEBHOOK_URL, secret: env.JOBS_WEBHOOK_SECRET! } : null,
+    },
+    queue: { cap: env.QUEUE_CAP, mergeText: env.QUEUE_MERGE_TEXT },
+    recovery: { recentActivitySeconds: env.RECENT_ACTIVITY_SECONDS, stuckLoopThreshold: env.STUCK_LOOP_THRESHOLD },
   };
 }
 

@@ -20,6 +20,14 @@ export class Lifecycle {
     return this.config.sessions;
   }
 
+  get queueSettings(): LedgerConfig['queue'] {
+    return this.config.queue;
+  }
+
+  get recoverySettings(): LedgerConfig['recovery'] {
+    return this.config.recovery;
+  }
+
   now(): string {
     return this.clock.now().toISOString();
   }

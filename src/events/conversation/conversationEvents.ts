@@ -1,9 +1,23 @@
 // Events of a `conversation-<session key>` stream: which session a key points at, and its flags.
 import type { SessionSource } from '../../modules/sessions/domain/sessionSource.js';
+import type { JsonObject, JsonValue } from '../eventStore.js';
 
 export type SessionBindReason = 'new' | 'reset' | 'suspended' | 'switch' | 'forced' | 'resume_expired';
 export type ResumeReason = 'restart_timeout' | 'shutdown_timeout' | 'restart_interrupted';
 export const resumeReasons: readonly ResumeReason[] = ['restart_timeout', 'shutdown_timeout', 'restart_interrupted'];
+
+export type QueueMode = 'interrupt' | 'queue';
+
+/** A message waiting for the agent: what the gateway sent, kept verbatim. */
+export interface QueuedMessage {
+  id: string;
+  mode: QueueMode;
+  text: string | null;
+  media: JsonValue[];
+  sender: JsonObject | null;
+  metadata: JsonObject | null;
+  queuedAt: string;
+}
 
 export type ConversationEvent =
   | {
@@ -26,7 +40,15 @@ export type ConversationEvent =
   | { type: 'ConversationTouched'; data: { gatewayId: string; at: string } }
   | { type: 'Suspended'; data: { reason: string; at: string } }
   | { type: 'ResumeMarked'; data: { reason: ResumeReason; at: string } }
-  | { type: 'ResumeCleared'; data: { reason: 'turn_completed' | 'manual'; at: string } }
+  | { type: 'ResumeCleared'; data: { reason: 'turn_completed' | 'manual' | 'drained'; at: string } }
+  /** An unclean gateway start found this conversation recently active (the stuck-loop counter). */
+  | { type: 'RestartInterrupted'; data: { bootId: string; count: number; at: string } }
+  /** `slot`: into the one pending slot; `overflow`: to the FIFO tail. */
+  | { type: 'MessageQueued'; data: { message: QueuedMessage; placement: 'slot' | 'overflow' } }
+  /** Burst coalescing: the waiting interrupt message (in the slot or at the overflow tail) becomes `message`. */
+  | { type: 'QueuedMessageReplaced'; data: { replacedId: string; message: QueuedMessage; placement: 'slot' | 'overflow' } }
+  | { type: 'MessageDequeued'; data: { messageId: string; from: 'slot' | 'overflow'; at: string } }
+  | { type: 'QueueCleared'; data: { scope: 'slot' | 'all'; reason: string; discardedIds: string[]; at: string } }
   | { type: 'ConversationPruned'; data: { idleSince: string; at: string } };
 
 export type ConversationEventType = ConversationEvent['type'];

@@ -1,6 +1,6 @@
 // The conversation decider: resolve precedence (suspended > resumePending > existing), reset, switch, suspend, resume marks.
-import { ConflictError, NotFoundError } from '../../errors/ledgerError.js';
-import type { ConversationEvent, ResumeReason, SessionBindReason } from '../../events/conversation/conversationEvents.js';
+import { ConflictError, LedgerError, NotFoundError } from '../../errors/ledgerError.js';
+import type { ConversationEvent, QueuedMessage, ResumeReason, SessionBindReason } from '../../events/conversation/conversationEvents.js';
 import type { Decider } from '../../events/decider.js';
 import type { SessionSource } from '../sessions/domain/sessionSource.js';
 
@@ -26,6 +26,11 @@ export interface ConversationState {
   autoResetReason: string | null;
   resetHadActivity: boolean;
   isFreshReset: boolean;
+  /** Unclean gateway starts this conversation was active across since its last completed turn. */
+  interruptedStarts: number;
+  /** The boot that counted last, so a retried start call does not count twice. */
+  lastInterruptedBootId: string | null;
+  queue: { slot: QueuedMessage | null; overflow: QueuedMessage[] };
 }
 
 export const initialConversationState = (): ConversationState => ({
@@ -47,6 +52,9 @@ export const initialConversationState = (): ConversationState => ({
   autoResetReason: null,
   resetHadActivity: false,
   isFreshReset: false,
+  interruptedStarts: 0,
+  lastInterruptedBootId: null,
+  queue: { slot: null, overflow: [] },
 });
 
 export type ConversationCommand =
@@ -68,7 +76,10 @@ export type ConversationCommand =
   | { type: 'SwitchSession'; sessionId: string; now: string }
   | { type: 'SuspendConversation'; reason: string; now: string }
   | { type: 'MarkResumePending'; reason: ResumeReason; now: string }
-  | { type: 'ClearResumePending'; reason: 'turn_completed' | 'manual'; sessionId?: string; now: string }
+  | { type: 'ClearResumePending'; reason: 'turn_completed' | 'manual' | 'drained'; sessionId?: string; now: string }
+  | { type: 'CountRestartInterruption'; bootId: string; stuckThreshold: number; now: string }
+  | { type: 'EnqueueMessage'; message: QueuedMessage; cap: number; mergeText: boolean; now: string }
+  | { type: 'DequeueMessage'; now: string }
   | { type: 'PruneConversation'; olderThan: string; now: string };
 
 export function evolveConversation(state: ConversationState, event: ConversationEvent): ConversationState {
@@ -113,7 +124,36 @@ export function evolveConversation(state: ConversationState, event: Conversation
     case 'ResumeMarked':
       return { ...state, resumePending: true, resumeReason: event.data.reason, lastResumeMarkedAt: event.data.at };
     case 'ResumeCleared':
-      return { ...state, resumePending: false, resumeReason: null };
+      return {
+        ...state,
+        resumePending: false,
+        resumeReason: null,
+        interruptedStarts: event.data.reason === 'turn_completed' ? 0 : state.interruptedStarts,
+      };
+    case 'RestartInterrupted':
+      return { ...state, interruptedStarts: event.data.count, lastInterruptedBootId: event.data.bootId };
+    case 'MessageQueued':
+      return {
+        ...state,
+        queue:
+          event.data.placement === 'slot'
+            ? { ...state.queue, slot: event.data.message }
+            : { ...state.queue, overflow: [...state.queue.overflow, event.data.message] },
+      };
+    case 'QueuedMessageReplaced':
+      return {
+        ...state,
+        queue:
+          event.data.placement === 'slot'
+            ? { ...state.queue, slot: event.data.message }
+            : { ...state.queue, overflow: [...state.queue.overflow.slice(0, -1), event.data.message] },
+      };
+    case 'MessageDequeued': {
+      if (event.data.from === 'slot') return { ...state, queue: { ...state.queue, slot: null } };
+      return { ...state, queue: { ...state.queue, overflow: state.queue.overflow.filter((message) => message.id !== event.data.messageId) } };
+    }
+    case 'QueueCleared':
+      return { ...state, queue: event.data.scope === 'slot' ? { ...state.queue, slot: null } : { slot: null, overflow: [] } };
     case 'ConversationPruned':
       return { ...initialConversationState(), sessionIds: state.sessionIds, sessionKey: state.sessionKey };
     default: {
@@ -166,7 +206,8 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     }
     case 'ResetConversation': {
       if (state.status === 'absent') throw conversationNotFound();
-      return [bind(state, command.newSessionId, 'reset', command.currentSessionHadActivity, state.origin!, state.gatewayId ?? 'default', command.now)];
+      const bound = bind(state, command.newSessionId, 'reset', command.currentSessionHadActivity, state.origin!, state.gatewayId ?? 'default', command.now);
+      return [bound, ...clearQueue(state, 'all', 'reset', command.now)];
     }
     case 'SwitchSession': {
       if (state.status === 'absent') throw conversationNotFound();
@@ -178,7 +219,9 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     }
     case 'SuspendConversation': {
       if (state.status === 'absent') throw conversationNotFound();
-      return state.suspended ? [] : [{ type: 'Suspended', data: { reason: command.reason, at: command.now } }];
+      if (state.suspended) return [];
+      // /stop discards the follow-up waiting in the slot; explicitly /queue'd work stays.
+      return [{ type: 'Suspended', data: { reason: command.reason, at: command.now } }, ...clearQueue(state, 'slot', 'suspend', command.now)];
     }
     case 'MarkResumePending': {
       if (state.status === 'absent') throw conversationNotFound();
@@ -187,13 +230,35 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     }
     case 'ClearResumePending': {
       if (state.status === 'absent') throw conversationNotFound();
-      if (!state.resumePending) return [];
+      const clearsCounter = command.reason === 'turn_completed' && state.interruptedStarts > 0;
+      if (!state.resumePending && !clearsCounter) return [];
       // A turn of a session the key no longer points at says nothing about the current one.
       if (command.sessionId !== undefined && command.sessionId !== state.sessionId) return [];
       return [{ type: 'ResumeCleared', data: { reason: command.reason, at: command.now } }];
     }
+    case 'CountRestartInterruption': {
+      if (state.status === 'absent' || state.suspended || state.lastInterruptedBootId === command.bootId) return [];
+      const count = state.interruptedStarts + 1;
+      const counted: ConversationEvent = { type: 'RestartInterrupted', data: { bootId: command.bootId, count, at: command.now } };
+      // Active across this many unclean starts in a row: likely the agent crashes the gateway. A clean slate.
+      if (count >= command.stuckThreshold) {
+        return [counted, { type: 'Suspended', data: { reason: 'stuck_loop', at: command.now } }, ...clearQueue(state, 'slot', 'stuck_loop', command.now)];
+      }
+      if (state.resumePending) return [counted];
+      return [counted, { type: 'ResumeMarked', data: { reason: 'restart_interrupted', at: command.now } }];
+    }
+    case 'EnqueueMessage':
+      if (state.status === 'absent') throw conversationNotFound();
+      return enqueue(state, command.message, command.cap, command.mergeText);
+    case 'DequeueMessage': {
+      if (state.status === 'absent') throw conversationNotFound();
+      const next = state.queue.slot ?? state.queue.overflow[0];
+      if (!next) return [];
+      return [{ type: 'MessageDequeued', data: { messageId: next.id, from: state.queue.slot ? 'slot' : 'overflow', at: command.now } }];
+    }
     case 'PruneConversation': {
       if (state.status === 'absent' || state.suspended) return [];
+      if (state.queue.slot || state.queue.overflow.length > 0) return [];
       if (!state.updatedAt || Date.parse(state.updatedAt) >= Date.parse(command.olderThan)) return [];
       return [{ type: 'ConversationPruned', data: { idleSince: state.updatedAt, at: command.now } }];
     }
@@ -202,6 +267,42 @@ export function decideConversation(command: ConversationCommand, state: Conversa
       return unknown;
     }
   }
+}
+
+function clearQueue(state: ConversationState, scope: 'slot' | 'all', reason: string, at: string): ConversationEvent[] {
+  const discarded = scope === 'slot' ? [state.queue.slot] : [state.queue.slot, ...state.queue.overflow];
+  const discardedIds = discarded.filter((message): message is QueuedMessage => message !== null).map((message) => message.id);
+  return discardedIds.length === 0 ? [] : [{ type: 'QueueCleared', data: { scope, reason, discardedIds, at } }];
+}
+
+export function queueDepth(state: ConversationState): number {
+  return state.queue.overflow.length + (state.queue.slot ? 1 : 0);
+}
+
+/** A later burst message absorbs the earlier one: its media are added, and its text too when merging is on. */
+function coalesce(waiting: QueuedMessage, incoming: QueuedMessage, mergeText: boolean): QueuedMessage {
+  const text = mergeText && waiting.text && incoming.text ? `${waiting.text}\n${incoming.text}` : (incoming.text ?? waiting.text);
+  return { ...incoming, text, media: [...waiting.media, ...incoming.media] };
+}
+
+function enqueue(state: ConversationState, message: QueuedMessage, cap: number, mergeText: boolean): ConversationEvent[] {
+  const { slot, overflow } = state.queue;
+  if (message.mode === 'interrupt') {
+    // Only a waiting follow-up is coalesced; an explicitly /queue'd message is never replaced.
+    if (slot?.mode === 'interrupt') {
+      return [{ type: 'QueuedMessageReplaced', data: { replacedId: slot.id, message: coalesce(slot, message, mergeText), placement: 'slot' } }];
+    }
+    const tail = overflow.at(-1);
+    if (tail?.mode === 'interrupt') {
+      return [{ type: 'QueuedMessageReplaced', data: { replacedId: tail.id, message: coalesce(tail, message, mergeText), placement: 'overflow' } }];
+    }
+  }
+  // An empty slot takes the message only when nothing waits in the overflow: FIFO order holds.
+  if (!slot && overflow.length === 0) return [{ type: 'MessageQueued', data: { message, placement: 'slot' } }];
+  if (queueDepth(state) >= cap) {
+    throw new LedgerError('QUEUE_FULL', `the queue of this conversation holds ${cap} messages; wait for the agent to take some`, 429, { cap });
+  }
+  return [{ type: 'MessageQueued', data: { message, placement: 'overflow' } }];
 }
 
 export const conversationDecider: Decider<ConversationState, ConversationCommand, ConversationEvent> = {

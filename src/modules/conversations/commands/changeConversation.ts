@@ -1,6 +1,6 @@
 // Reset, switch, suspend and resume marks on one conversation: decide on its stream, then follow on the session streams.
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { conversationStreamName, type ResumeReason } from '../../../events/conversation/conversationEvents.js';
+import { type ConversationEvent, conversationStreamName, type QueuedMessage, type ResumeReason } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
 import { Lifecycle } from '../../lifecycle.js';
@@ -14,7 +14,10 @@ export type ConversationChange =
   | { type: 'switch'; sessionId: string }
   | { type: 'suspend'; reason: string }
   | { type: 'markResumePending'; reason: ResumeReason }
-  | { type: 'clearResumePending' };
+  | { type: 'clearResumePending'; reason?: 'manual' | 'drained' }
+  | { type: 'countRestartInterruption'; bootId: string; stuckThreshold: number }
+  | { type: 'enqueue'; message: QueuedMessage }
+  | { type: 'dequeue' };
 
 export class ChangeConversationCommand {
   constructor(
@@ -31,6 +34,10 @@ export interface ConversationChangeResult {
   changed: boolean;
   entry: ConversationEntry;
   position: number;
+  state: ConversationState;
+  /** The state the decision was taken on (the last attempt's, after any conflict retries). */
+  decidedOn: ConversationState;
+  decided: ConversationEvent[];
 }
 
 @CommandHandler(ChangeConversationCommand)
@@ -40,12 +47,14 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
   async execute({ sessionKey, change, metadata }: ChangeConversationCommand): Promise<ConversationChangeResult> {
     const { lifecycle } = this;
     let previousSessionId: string | null = null;
+    let decidedOn: ConversationState | undefined;
     const result = await lifecycle.streams.handle(
       conversationStreamName(sessionKey),
       conversationDecider,
       async (state) => {
         if (state.status === 'absent') throw conversationNotFound();
         previousSessionId = state.sessionId;
+        decidedOn = state;
         return this.toCommand(change, state);
       },
       metadata,
@@ -59,6 +68,9 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
       changed: result.written,
       entry: conversationEntry(result.state, session.state),
       position,
+      state: result.state,
+      decidedOn: decidedOn ?? result.state,
+      decided: result.events,
     };
   }
 
@@ -76,7 +88,13 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
       case 'markResumePending':
         return { type: 'MarkResumePending', reason: change.reason, now };
       case 'clearResumePending':
-        return { type: 'ClearResumePending', reason: 'manual', now };
+        return { type: 'ClearResumePending', reason: change.reason ?? 'manual', now };
+      case 'countRestartInterruption':
+        return { type: 'CountRestartInterruption', bootId: change.bootId, stuckThreshold: change.stuckThreshold, now };
+      case 'enqueue':
+        return { type: 'EnqueueMessage', message: change.message, cap: this.lifecycle.queueSettings.cap, mergeText: this.lifecycle.queueSettings.mergeText, now };
+      case 'dequeue':
+        return { type: 'DequeueMessage', now };
       default: {
         const unknown: never = change;
         return unknown;

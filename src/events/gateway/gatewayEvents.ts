@@ -1,0 +1,27 @@
+// Events of a `gateway-<id>` stream: the gateway process's starts and stops, for restart recovery.
+import type { SessionSource } from '../../modules/sessions/domain/sessionSource.js';
+import type { ResumeReason } from '../conversation/conversationEvents.js';
+
+export interface ResumeCandidate {
+  sessionKey: string;
+  sessionId: string;
+  reason: ResumeReason;
+  origin: SessionSource;
+}
+
+export interface StartOutcome {
+  cleanShutdown: boolean;
+  resume: ResumeCandidate[];
+  suspended: string[];
+  /** Conversations this start marked resume-pending (restart_interrupted). */
+  marked: string[];
+}
+
+export type GatewayEvent =
+  | { type: 'GatewayStarted'; data: StartOutcome & { bootId: string; at: string } }
+  | { type: 'GatewayStopping'; data: { mode: 'restart' | 'shutdown'; activeKeys: string[]; at: string } }
+  | { type: 'GatewayStopped'; data: { clean: boolean; drainTimedOut: string[]; drainedKeys: string[]; at: string } };
+
+export function gatewayStreamName(gatewayId: string): string {
+  return `gateway-${gatewayId}`;
+}

@@ -1,0 +1,90 @@
+// HTTP for a conversation's durable message queue: one coalescing slot plus a FIFO overflow.
+import { randomUUID } from 'node:crypto';
+import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { z } from 'zod';
+import { conversationStreamName, type QueuedMessage } from '../../events/conversation/conversationEvents.js';
+import type { JsonObject, JsonValue } from '../../events/eventStore.js';
+import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
+import { Lifecycle, requestMetadata } from '../lifecycle.js';
+import { ChangeConversationCommand, type ConversationChangeResult } from './commands/changeConversation.js';
+import { conversationDecider, conversationNotFound, queueDepth } from './conversationDecider.js';
+import { validSessionKey } from './conversationRequests.js';
+
+const json: z.ZodType<unknown> = z.json();
+
+export const enqueueRequestSchema = z.strictObject({
+  message: z.strictObject({
+    id: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/).optional(),
+    text: z.string().max(100_000).nullable().default(null),
+    media: z.array(json).max(100).default([]),
+    sender: z.record(z.string(), json).nullable().default(null),
+    metadata: z.record(z.string(), json).nullable().default(null),
+  }),
+  mode: z.enum(['interrupt', 'queue']).default('queue'),
+});
+
+@ApiTags('queue')
+@Controller('v1/conversations/:key/queue')
+export class QueueController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly lifecycle: Lifecycle,
+  ) {}
+
+  @Post()
+  @ApiOperation({ summary: 'Queue a message: interrupt (the coalescing slot) or queue (FIFO overflow, capped: 429 QUEUE_FULL)' })
+  @DocumentedBody(enqueueRequestSchema)
+  async enqueue(
+    @Param('key') key: string,
+    @ValidBody(enqueueRequestSchema) body: z.infer<typeof enqueueRequestSchema>,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    const message: QueuedMessage = {
+      id: body.message.id ?? randomUUID(),
+      mode: body.mode,
+      text: body.message.text,
+      media: body.message.media as JsonValue[],
+      sender: body.message.sender as JsonObject | null,
+      metadata: body.message.metadata as JsonObject | null,
+      queuedAt: this.lifecycle.now(),
+    };
+    const result: ConversationChangeResult = await this.commands.execute(new ChangeConversationCommand(validSessionKey(key), { type: 'enqueue', message }, requestMetadata(request)));
+    const event = result.decided[0];
+    response.status(202);
+    return {
+      messageId: message.id,
+      placement: event && 'placement' in event.data ? event.data.placement : null,
+      coalescedInto: event?.type === 'QueuedMessageReplaced' ? event.data.replacedId : null,
+      depth: queueDepth(result.state),
+      position: result.position,
+    };
+  }
+
+  @Post('next')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Take the next message (the slot first, then the oldest overflow item); 204 when empty. Each message is delivered once.' })
+  async next(@Param('key') key: string, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
+    const result: ConversationChangeResult = await this.commands.execute(new ChangeConversationCommand(validSessionKey(key), { type: 'dequeue' }, requestMetadata(request)));
+    const dequeued = result.decided.find((event) => event.type === 'MessageDequeued');
+    if (!dequeued || dequeued.type !== 'MessageDequeued') {
+      response.status(204);
+      return undefined;
+    }
+    // The message as it was in the state the dequeue was decided on: concurrent callers never share one.
+    const { slot, overflow } = result.decidedOn.queue;
+    const taken = [slot, ...overflow].find((message) => message?.id === dequeued.data.messageId) ?? null;
+    return { message: taken, from: dequeued.data.from, depth: queueDepth(result.state), position: result.position };
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'The slot, the overflow and the depth' })
+  async get(@Param('key') key: string) {
+    const loaded = await this.lifecycle.streams.load(conversationStreamName(validSessionKey(key)), conversationDecider);
+    if (loaded.state.status !== 'open') throw conversationNotFound();
+    return { slot: loaded.state.queue.slot, overflow: loaded.state.queue.overflow, depth: queueDepth(loaded.state), revision: loaded.revision, position: loaded.position };
+  }
+}

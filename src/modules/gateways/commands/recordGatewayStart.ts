@@ -1,0 +1,106 @@
+// A gateway's start: after an unclean stop, mark its recently active conversations (or suspend stuck ones); list what to resume.
+import { randomUUID } from 'node:crypto';
+import { Inject } from '@nestjs/common';
+import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import type { DataSource } from 'typeorm';
+import { quoteIdentifier } from '../../../database/migrate.js';
+import type { LedgerConfig } from '../../../config/config.js';
+import { conversationStreamName, resumeReasons } from '../../../events/conversation/conversationEvents.js';
+import type { EventMetadata, EventStore } from '../../../events/eventStore.js';
+import { gatewayStreamName, type ResumeCandidate, type StartOutcome } from '../../../events/gateway/gatewayEvents.js';
+import { UnavailableError } from '../../../errors/ledgerError.js';
+import { CONFIG, EVENT_STORE, PROJECTIONS, READ_MODELS } from '../../../http/tokens.js';
+import type { ProjectionRunner } from '../../../projections/projectionRunner.js';
+import { ChangeConversationCommand, type ConversationChangeResult } from '../../conversations/commands/changeConversation.js';
+import { conversationDecider } from '../../conversations/conversationDecider.js';
+import { Lifecycle } from '../../lifecycle.js';
+import { gatewayDecider } from '../gatewayDecider.js';
+
+export class RecordGatewayStartedCommand {
+  constructor(
+    readonly gatewayId: string,
+    readonly bootId: string | undefined,
+    readonly metadata: EventMetadata,
+  ) {}
+}
+
+export interface GatewayStartResult extends StartOutcome {
+  gatewayId: string;
+  bootId: string;
+  /** True when this boot was already recorded and the stored answer is repeated. */
+  replayed: boolean;
+  position: number;
+}
+
+@CommandHandler(RecordGatewayStartedCommand)
+export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewayStartedCommand, GatewayStartResult> {
+  constructor(
+    private readonly lifecycle: Lifecycle,
+    private readonly commands: CommandBus,
+    @Inject(READ_MODELS) private readonly readModels: DataSource,
+    @Inject(PROJECTIONS) private readonly projections: ProjectionRunner,
+    @Inject(EVENT_STORE) private readonly eventStore: EventStore,
+    @Inject(CONFIG) private readonly config: LedgerConfig,
+  ) {}
+
+  async execute({ gatewayId, bootId = randomUUID(), metadata }: RecordGatewayStartedCommand): Promise<GatewayStartResult> {
+    const stream = gatewayStreamName(gatewayId);
+    const gateway = await this.lifecycle.streams.load(stream, gatewayDecider);
+    if (gateway.state.lastBootId === bootId && gateway.state.lastStart) {
+      return { gatewayId, bootId, ...gateway.state.lastStart, replayed: true, position: gateway.position };
+    }
+    // The index must have seen every conversation's latest activity before we pick the recent ones.
+    const head = await this.eventStore.headPosition();
+    if (!(await this.projections.waitForPosition(['sessions-index'], head, this.config.readWaitTimeoutMs))) {
+      throw new UnavailableError('PROJECTION_NOT_CAUGHT_UP', 'the sessions index is behind the log; retry the start call');
+    }
+    const cleanShutdown = gateway.state.cleanStopSinceStart;
+    const now = this.lifecycle.clock.now();
+    const recovery = this.lifecycle.recoverySettings;
+    const marked: string[] = [];
+    const suspended: string[] = [];
+    let position = 0;
+    if (!cleanShutdown) {
+      const since = new Date(now.getTime() - recovery.recentActivitySeconds * 1000);
+      for (const sessionKey of await this.conversationKeys(gatewayId, 'AND updated_at >= $2 AND NOT suspended', [since])) {
+        const result: ConversationChangeResult = await this.commands.execute(
+          new ChangeConversationCommand(sessionKey, { type: 'countRestartInterruption', bootId, stuckThreshold: recovery.stuckLoopThreshold }, metadata),
+        );
+        position = Math.max(position, result.position);
+        if (result.decided.some((event) => event.type === 'Suspended')) suspended.push(sessionKey);
+        else if (result.decided.some((event) => event.type === 'ResumeMarked')) marked.push(sessionKey);
+      }
+    }
+    const pending = await this.conversationKeys(gatewayId, 'AND resume_pending AND NOT suspended', []);
+    const resume = await this.resumeCandidates([...new Set([...pending, ...marked])], now);
+    const outcome: StartOutcome = { cleanShutdown, resume, suspended, marked };
+    const recorded = await this.lifecycle.streams.handle(stream, gatewayDecider, { type: 'RecordStarted', bootId, outcome, now: now.toISOString() }, metadata);
+    if (!recorded.written && recorded.state.lastStart) {
+      return { gatewayId, bootId, ...recorded.state.lastStart, replayed: true, position: recorded.position };
+    }
+    return { gatewayId, bootId, ...outcome, replayed: false, position: Math.max(position, recorded.position) };
+  }
+
+  private async conversationKeys(gatewayId: string, condition: string, params: unknown[]): Promise<string[]> {
+    const table = `${quoteIdentifier(this.config.readModelSchema)}.conversation_entries`;
+    const rows: Array<{ session_key: string }> = await this.readModels.query(
+      `SELECT session_key FROM ${table} WHERE gateway_id = $1 ${condition} ORDER BY session_key`,
+      [gatewayId, ...params],
+    );
+    return rows.map((row) => row.session_key);
+  }
+
+  /** The seed's auto-resume rule, checked on each conversation's own stream: fresh, not suspended, origin known. */
+  private async resumeCandidates(keys: string[], now: Date): Promise<ResumeCandidate[]> {
+    const candidates: ResumeCandidate[] = [];
+    for (const sessionKey of keys) {
+      const { state } = await this.lifecycle.streams.load(conversationStreamName(sessionKey), conversationDecider);
+      if (state.status !== 'open' || state.suspended || !state.resumePending || !state.origin || !state.sessionId) continue;
+      if (!state.resumeReason || !resumeReasons.includes(state.resumeReason)) continue;
+      const age = (now.getTime() - Date.parse(state.lastResumeMarkedAt ?? '')) / 1000;
+      if (!(age <= this.lifecycle.settings.resumeFreshnessSeconds)) continue;
+      candidates.push({ sessionKey, sessionId: state.sessionId, reason: state.resumeReason, origin: state.origin });
+    }
+    return candidates;
+  }
+}

@@ -1,0 +1,109 @@
+// The durable message queue's rules: slot coalescing, FIFO overflow without merging, cap, delivery order, clearing.
+import { describe, expect, it } from 'vitest';
+import type { ConversationEvent, QueuedMessage } from '../../src/events/conversation/conversationEvents.js';
+import { conversationDecider, type ConversationState, queueDepth } from '../../src/modules/conversations/conversationDecider.js';
+import { specification } from '../support/deciderSpecification.js';
+
+const at = '2026-03-01T10:00:00.000Z';
+const origin = { platform: 'telegram', chatType: 'dm', chatId: '1', isBot: false, roleAuthorized: false } as const;
+const opened: ConversationEvent[] = [
+  { type: 'ConversationOpened', data: { sessionKey: 'agent:main:telegram:dm:1', origin, displayName: null, gatewayId: 'gw', at } },
+  { type: 'SessionBound', data: { sessionId: 's1', reason: 'new', previousSessionId: null, previousHadActivity: false, origin, gatewayId: 'gw', at } },
+];
+
+let counter = 0;
+function message(mode: 'interrupt' | 'queue', text: string | null, media: string[] = []): QueuedMessage {
+  return { id: `m${++counter}`, mode, text, media, sender: null, metadata: null, queuedAt: at };
+}
+
+const enqueue = (queued: QueuedMessage, cap = 32, mergeText = false) => ({ type: 'EnqueueMessage' as const, message: queued, cap, mergeText, now: at });
+const queuedIn = (placement: 'slot' | 'overflow', queued: QueuedMessage): ConversationEvent => ({ type: 'MessageQueued', data: { message: queued, placement } });
+
+function fold(events: ConversationEvent[]): ConversationState {
+  return events.reduce(conversationDecider.evolve, conversationDecider.initialState());
+}
+
+describe('message queue', () => {
+  const spec = specification(conversationDecider);
+
+  it('puts the first message into the slot', () => {
+    const first = message('interrupt', 'hi');
+    spec.given(opened).when(enqueue(first)).then([queuedIn('slot', first)]);
+  });
+
+  it('coalesces a burst of follow-ups in the slot: the later text wins, media are merged', () => {
+    const first = message('interrupt', 'look at this', ['a.png']);
+    const second = message('interrupt', 'and this', ['b.png']);
+    spec
+      .given([...opened, queuedIn('slot', first)])
+      .when(enqueue(second))
+      .then([{ type: 'QueuedMessageReplaced', data: { replacedId: first.id, placement: 'slot', message: { ...second, media: ['a.png', 'b.png'] } } }]);
+  });
+
+  it('appends text with a newline when text merging is on', () => {
+    const first = message('interrupt', 'one');
+    const second = message('interrupt', 'two');
+    spec
+      .given([...opened, queuedIn('slot', first)])
+      .when(enqueue(second, 32, true))
+      .then([{ type: 'QueuedMessageReplaced', data: { replacedId: first.id, placement: 'slot', message: { ...second, text: 'one\ntwo' } } }]);
+  });
+
+  it('never merges /queue messages: each goes to the FIFO overflow', () => {
+    const first = message('queue', 'task 1');
+    const second = message('queue', 'task 2');
+    const third = message('queue', 'task 3');
+    spec.given([...opened, queuedIn('slot', first), queuedIn('overflow', second)]).when(enqueue(third)).then([queuedIn('overflow', third)]);
+  });
+
+  it('never replaces a /queue message in the slot with a follow-up', () => {
+    const queued = message('queue', 'task');
+    const followUp = message('interrupt', 'by the way');
+    spec.given([...opened, queuedIn('slot', queued)]).when(enqueue(followUp)).then([queuedIn('overflow', followUp)]);
+  });
+
+  it('keeps FIFO order: with the slot empty but the overflow not, a new message waits behind the overflow', () => {
+    const first = message('queue', 'a');
+    const second = message('queue', 'b');
+    const third = message('queue', 'c');
+    const events = [...opened, queuedIn('slot', first), queuedIn('overflow', second), { type: 'MessageDequeued', data: { messageId: first.id, from: 'slot', at } } as ConversationEvent];
+    spec.given(events).when(enqueue(third)).then([queuedIn('overflow', third)]);
+  });
+
+  it('refuses past the cap with 429 QUEUE_FULL, never dropping silently', () => {
+    const events = [...opened, queuedIn('slot', message('queue', 'a')), queuedIn('overflow', message('queue', 'b'))];
+    spec.given(events).when(enqueue(message('queue', 'c'), 2)).thenThrows({ code: 'QUEUE_FULL', status: 429 });
+  });
+
+  it('delivers the slot first, then the oldest overflow message, each once', () => {
+    const first = message('interrupt', 'slot');
+    const second = message('queue', 'old');
+    const third = message('queue', 'new');
+    let events = [...opened, queuedIn('slot', first), queuedIn('overflow', second), queuedIn('overflow', third)];
+    const delivered: string[] = [];
+    for (;;) {
+      const decided = conversationDecider.decide({ type: 'DequeueMessage', now: at }, fold(events));
+      if (decided.length === 0) break;
+      const dequeued = decided[0]!;
+      if (dequeued.type !== 'MessageDequeued') throw new Error('expected a dequeue');
+      delivered.push(dequeued.data.messageId);
+      events = [...events, ...decided];
+    }
+    expect(delivered).toEqual([first.id, second.id, third.id]);
+    expect(queueDepth(fold(events))).toBe(0);
+  });
+
+  it('reset clears the whole queue; /stop discards only the slot', () => {
+    const slot = message('interrupt', 'follow-up');
+    const overflow = message('queue', 'task');
+    const events = [...opened, queuedIn('slot', slot), queuedIn('overflow', overflow)];
+    spec
+      .given(events)
+      .when({ type: 'SuspendConversation', reason: 'stop', now: at })
+      .thenState((state) => state.queue.slot === null && state.queue.overflow.length === 1);
+    spec
+      .given(events)
+      .when({ type: 'ResetConversation', newSessionId: 's2', currentSessionHadActivity: true, now: at })
+      .thenState((state) => state.queue.slot === null && state.queue.overflow.length === 0 && state.sessionId === 's2');
+  });
+});
