@@ -10,7 +10,9 @@ import { ReadYourWritesInterceptor } from '../http/readYourWrites.js';
 import { CLOCK, CONFIG, EVENT_STORE, LOGGER, PROJECTIONS, READ_MODELS } from '../http/tokens.js';
 import type { Logger } from '../logging/logger.js';
 import { ProjectionsController } from '../modules/admin/projectionsController.js';
+import { PruneController } from '../modules/admin/pruneController.js';
 import { StreamsController } from '../modules/admin/streamsController.js';
+import { PruneConversationsHandler } from '../modules/conversations/commands/pruneConversations.js';
 import { ChangeConversationHandler } from '../modules/conversations/commands/changeConversation.js';
 import { ResolveSessionHandler } from '../modules/conversations/commands/resolveSession.js';
 import { ConversationsController } from '../modules/conversations/conversationsController.js';
@@ -56,7 +58,7 @@ export class AppModule {
       module: AppModule,
       global: true,
       imports: [CqrsModule.forRoot()],
-      controllers: [HealthController, ProjectionsController, StreamsController, ConversationsController, QueueController, GatewaysController, SessionsController, SessionsQueryController, JobFiresStreamController, JobsController],
+      controllers: [HealthController, ProjectionsController, StreamsController, PruneController, ConversationsController, QueueController, GatewaysController, SessionsController, SessionsQueryController, JobFiresStreamController, JobsController],
       providers: [
         ...shared,
         { provide: StreamStateStore, useValue: new StreamStateStore(infrastructure.eventStore, new FoldedStateCache(config.cacheMaxEntries), clock) },
@@ -70,6 +72,7 @@ export class AppModule {
         FireJobHandler,
         JobTicker,
         JobWebhookDelivery,
+        PruneConversationsHandler,
         RecordGatewayStartedHandler,
         RecordGatewayStoppingHandler,
         RecordGatewayStoppedHandler,

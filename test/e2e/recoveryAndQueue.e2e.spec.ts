@@ -116,6 +116,31 @@ for (const backend of e2eBackends()) {
       expect((await service.request('GET', queue)).body.depth).toBe(0);
     });
 
+    it('prunes routing entries idle longer than maxAgeDays, keeping suspended and recent ones', async () => {
+      const idleSource = source();
+      const idle = await resolve('gw-prune', idleSource);
+      const stopped = await resolve('gw-prune');
+      await service.request('POST', `/v1/conversations/${enc(stopped.body.sessionKey)}/suspend`);
+      clock.advance(10 * 86_400_000);
+      const recent = await resolve('gw-prune');
+      expect((await service.request('POST', '/v1/admin/prune', { body: { maxAgeDays: 0 } })).body.pruned).toEqual([]);
+      const head = await service.infrastructure.eventStore.headPosition();
+      await service.request('GET', `/v1/sessions/by-key/${enc(recent.body.sessionKey)}?minPosition=${head}`);
+      const pruned = await service.request('POST', '/v1/admin/prune', { body: { maxAgeDays: 7 } });
+      expect(pruned.status).toBe(200);
+      expect(pruned.body.pruned).toContain(idle.body.sessionKey);
+      expect(pruned.body.pruned).not.toContain(stopped.body.sessionKey);
+      expect(pruned.body.pruned).not.toContain(recent.body.sessionKey);
+      expect((await service.request('GET', `/v1/conversations/${enc(idle.body.sessionKey)}`)).status).toBe(404);
+      const gone = await service.request('GET', `/v1/sessions/by-key/${enc(idle.body.sessionKey)}?minPosition=${pruned.body.position}`);
+      expect(gone.status).toBe(404);
+      // The transcript is still there, and the next message starts a new session.
+      expect((await service.request('GET', `/v1/sessions/${idle.body.sessionId}`)).status).toBe(200);
+      const again = await resolve('gw-prune', idleSource);
+      expect(again.body).toMatchObject({ created: true, state: 'cold' });
+      expect((await service.request('POST', '/v1/admin/prune', { body: { maxAgeDays: -1 } })).status).toBe(400);
+    });
+
     it('refuses past the queue cap with 429 QUEUE_FULL', async () => {
       const capped = await startTestApp(backend, { env: { QUEUE_CAP: '2' } });
       try {

@@ -17,7 +17,8 @@ export type ConversationChange =
   | { type: 'clearResumePending'; reason?: 'manual' | 'drained' }
   | { type: 'countRestartInterruption'; bootId: string; stuckThreshold: number }
   | { type: 'enqueue'; message: QueuedMessage }
-  | { type: 'dequeue' };
+  | { type: 'dequeue' }
+  | { type: 'prune'; olderThan: string };
 
 export class ChangeConversationCommand {
   constructor(
@@ -29,10 +30,10 @@ export class ChangeConversationCommand {
 
 export interface ConversationChangeResult {
   sessionKey: string;
-  sessionId: string;
+  sessionId: string | null;
   previousSessionId: string | null;
   changed: boolean;
-  entry: ConversationEntry;
+  entry: ConversationEntry | null;
   position: number;
   state: ConversationState;
   /** The state the decision was taken on (the last attempt's, after any conflict retries). */
@@ -60,13 +61,14 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
       metadata,
     );
     const position = Math.max(result.position, await followSessionBinding(lifecycle, sessionKey, result.events, metadata));
-    const session = await lifecycle.streams.load(sessionStreamName(result.state.sessionId!), sessionDecider);
+    // A pruned conversation has no current session any more.
+    const session = result.state.sessionId ? await lifecycle.streams.load(sessionStreamName(result.state.sessionId), sessionDecider) : undefined;
     return {
       sessionKey,
-      sessionId: result.state.sessionId!,
+      sessionId: result.state.sessionId,
       previousSessionId,
       changed: result.written,
-      entry: conversationEntry(result.state, session.state),
+      entry: result.state.status === 'open' ? conversationEntry(result.state, session?.state) : null,
       position,
       state: result.state,
       decidedOn: decidedOn ?? result.state,
@@ -95,6 +97,8 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
         return { type: 'EnqueueMessage', message: change.message, cap: this.lifecycle.queueSettings.cap, mergeText: this.lifecycle.queueSettings.mergeText, now };
       case 'dequeue':
         return { type: 'DequeueMessage', now };
+      case 'prune':
+        return { type: 'PruneConversation', olderThan: change.olderThan, now };
       default: {
         const unknown: never = change;
         return unknown;

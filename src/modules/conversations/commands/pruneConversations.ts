@@ -1,0 +1,46 @@
+// Prune: forget routing entries idle longer than N days (never suspended ones); their events stay for audit.
+import { Inject } from '@nestjs/common';
+import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import type { DataSource } from 'typeorm';
+import type { LedgerConfig } from '../../../config/config.js';
+import { quoteIdentifier } from '../../../database/migrate.js';
+import type { EventMetadata } from '../../../events/eventStore.js';
+import { CONFIG, READ_MODELS } from '../../../http/tokens.js';
+import { Lifecycle } from '../../lifecycle.js';
+import { ChangeConversationCommand, type ConversationChangeResult } from './changeConversation.js';
+
+export class PruneConversationsCommand {
+  constructor(
+    readonly maxAgeDays: number,
+    readonly metadata: EventMetadata,
+  ) {}
+}
+
+@CommandHandler(PruneConversationsCommand)
+export class PruneConversationsHandler implements ICommandHandler<PruneConversationsCommand> {
+  constructor(
+    private readonly lifecycle: Lifecycle,
+    private readonly commands: CommandBus,
+    @Inject(READ_MODELS) private readonly readModels: DataSource,
+    @Inject(CONFIG) private readonly config: LedgerConfig,
+  ) {}
+
+  async execute({ maxAgeDays, metadata }: PruneConversationsCommand) {
+    if (maxAgeDays === 0) return { maxAgeDays, pruned: [], position: 0 };
+    const olderThan = new Date(this.lifecycle.clock.now().getTime() - maxAgeDays * 86_400_000).toISOString();
+    const table = `${quoteIdentifier(this.config.readModelSchema)}.conversation_entries`;
+    const candidates: Array<{ session_key: string }> = await this.readModels.query(
+      `SELECT session_key FROM ${table} WHERE updated_at < $1 AND NOT suspended ORDER BY updated_at`,
+      [olderThan],
+    );
+    const pruned: string[] = [];
+    let position = 0;
+    // The index only nominates; each conversation's own stream decides (it may have been active since).
+    for (const { session_key: sessionKey } of candidates) {
+      const result: ConversationChangeResult = await this.commands.execute(new ChangeConversationCommand(sessionKey, { type: 'prune', olderThan }, metadata));
+      if (result.changed) pruned.push(sessionKey);
+      position = Math.max(position, result.position);
+    }
+    return { maxAgeDays, olderThan, pruned, position };
+  }
+}
