@@ -122,7 +122,7 @@ export function evolveConversation(state: ConversationState, event: Conversation
     case 'Suspended':
       return { ...state, suspended: true, updatedAt: event.data.at };
     case 'ResumeMarked':
-      return { ...state, resumePending: true, resumeReason: event.data.reason, lastResumeMarkedAt: event.data.at };
+      return { ...state, resumePending: true, resumeReason: event.data.reason, lastResumeMarkedAt: event.data.at, updatedAt: event.data.at };
     case 'ResumeCleared':
       return {
         ...state,

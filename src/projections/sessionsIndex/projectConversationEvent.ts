@@ -18,8 +18,6 @@ export async function projectConversationEvent(sessionKey: string, event: Conver
   if (!existing && event.type !== 'ConversationOpened') return;
   const next = evolveConversation(existing ? conversationStateOf(existing) : initialConversationState(), event);
   const row: ConversationEntryRow = { ...entryRowOf(sessionKey, next), ...(await countersAfter(event, existing, manager)) };
-  // The read model counts a resume mark as activity; the conversation state leaves its updatedAt alone.
-  if (event.type === 'ResumeMarked') row.updatedAt = new Date(event.data.at);
   await entries.upsert(row, ['sessionKey']);
 }
 

@@ -1,12 +1,12 @@
-// Session events onto session_records, and a turn's counters onto the entry that points at the session.
+// Session events onto session_records, and the counters they move onto the entry that points at the session.
 import type { EntityManager } from 'typeorm';
-import type { SessionEvent } from '../../events/session/sessionEvents.js';
-import { evolveSession, initialSessionState, type SessionState } from '../../modules/sessions/sessionDecider.js';
+import type { SessionStreamEvent } from '../../events/session/sessionEvents.js';
+import { evolveSession, initialSessionState, type SessionState, type TranscriptMessage } from '../../modules/sessions/sessionDecider.js';
 import { ConversationEntryEntity } from './conversationEntryRow.js';
 import { SessionRecordEntity, type SessionRecordRow } from './sessionRecordRow.js';
 import { countersOf } from './sessionCounterColumns.js';
 
-export async function projectSessionEvent(sessionId: string, event: SessionEvent, manager: EntityManager): Promise<void> {
+export async function projectSessionEvent(sessionId: string, event: SessionStreamEvent, manager: EntityManager): Promise<void> {
   const records = manager.getRepository(SessionRecordEntity);
   const existing = await records.findOneBy({ sessionId });
   // Only SessionCreated starts a record: the decider writes nothing else for a session without one.
@@ -14,24 +14,36 @@ export async function projectSessionEvent(sessionId: string, event: SessionEvent
   const next = evolveSession(existing ? sessionStateOf(existing) : initialSessionState(), event);
   const record: SessionRecordRow = { ...recordRowOf(sessionId, next), messageCount: liveMessageCount(existing?.messageCount ?? 0, event) };
   await records.upsert(record, ['sessionId']);
-  if (event.type === 'TurnRecorded') {
-    await manager.getRepository(ConversationEntryEntity).update({ sessionId }, { ...countersOf(record), updatedAt: new Date(event.data.at) });
-  }
+  const entries = manager.getRepository(ConversationEntryEntity);
+  if (event.type === 'TurnRecorded') await entries.update({ sessionId }, { ...countersOf(record), updatedAt: new Date(event.data.at) });
+  // A rollback restores the checkpoint's counters: the entry shows them, but a rollback is not a turn.
+  if (event.type === 'RolledBack') await entries.update({ sessionId }, countersOf(record));
 }
 
-/** The read model keeps no transcript, so the live count follows the counts the events carry. */
-function liveMessageCount(current: number, event: SessionEvent): number {
+/** The read model keeps no transcript, so the live count (all slots) follows the counts the events carry. */
+function liveMessageCount(current: number, event: SessionStreamEvent): number {
   switch (event.type) {
     case 'SessionCreated':
-      return 0;
+      return live(event.data.startingState?.transcript ?? []);
     case 'TurnRecorded':
       return current + event.data.messages.length;
     case 'TranscriptRewound':
       return current - event.data.rewoundCount;
     case 'TranscriptRewritten':
-      return event.data.messages.length;
+      // Only the rewritten slot's live messages are replaced.
+      return current - event.data.replacedCount + event.data.messages.length;
+    case 'RolledBack':
+      return live(event.data.restored.transcript);
     case 'SessionEnded':
     case 'SessionReopened':
+    case 'TurnStarted':
+    case 'CheckpointCreated':
+    case 'MemoryEntrySet':
+    case 'MemoryEntryRemoved':
+    case 'SlotCreated':
+    case 'SlotSwitched':
+    case 'ChildSessionCreated':
+    case 'SessionDestroyed':
       return current;
     default: {
       const unknown: never = event;
@@ -39,6 +51,8 @@ function liveMessageCount(current: number, event: SessionEvent): number {
     }
   }
 }
+
+const live = (transcript: readonly TranscriptMessage[]) => transcript.filter((message) => !message.deleted).length;
 
 function sessionStateOf(row: SessionRecordRow): SessionState {
   const { turnCount, ...counters } = countersOf(row);
@@ -62,7 +76,7 @@ function recordRowOf(sessionId: string, state: SessionState): Omit<SessionRecord
   return {
     sessionId,
     sessionKey: state.sessionKey!,
-    status: state.status === 'ended' ? 'ended' : 'active',
+    status: state.status === 'absent' ? 'active' : state.status,
     createdAt: new Date(state.createdAt!),
     updatedAt: new Date(state.updatedAt!),
     endedAt: state.endedAt === null ? null : new Date(state.endedAt),

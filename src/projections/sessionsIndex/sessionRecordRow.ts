@@ -2,12 +2,13 @@
 import { EntitySchema } from 'typeorm';
 import type { SessionEndReason } from '../../events/session/sessionEvents.js';
 import type { SessionSource } from '../../modules/sessions/domain/sessionSource.js';
+import type { SessionState } from '../../modules/sessions/sessionDecider.js';
 import { type SessionCounterColumns, sessionCounterColumns } from './sessionCounterColumns.js';
 
 export interface SessionRecordRow extends SessionCounterColumns {
   sessionId: string;
   sessionKey: string;
-  status: 'active' | 'ended';
+  status: Exclude<SessionState['status'], 'absent'>;
   createdAt: Date;
   updatedAt: Date;
   endedAt: Date | null;

@@ -2,15 +2,16 @@
 import type { EntityManager } from 'typeorm';
 import { type ConversationEvent, type ConversationEventType, conversationStreamName } from '../../events/conversation/conversationEvents.js';
 import type { RecordedEvent } from '../../events/eventStore.js';
-import { type SessionEvent, type SessionEventType, sessionStreamName } from '../../events/session/sessionEvents.js';
+import { type SessionStreamEvent, type SessionStreamEventType, sessionStreamName } from '../../events/session/sessionEvents.js';
 import type { Projection } from '../projection.js';
 import { ConversationEntryEntity } from './conversationEntryRow.js';
 import { projectConversationEvent } from './projectConversationEvent.js';
 import { projectSessionEvent } from './projectSessionEvent.js';
 import { SessionRecordEntity } from './sessionRecordRow.js';
 
-// Records, not arrays, so adding an event type without listing it here fails the type check.
-const conversationEventTypes: Record<ConversationEventType, true> = {
+// Records, not arrays, so a new event type fails the type check until someone decides whether the index needs it.
+// The queue and restart-count events change nothing an entry holds: false skips them.
+const conversationEventTypes: Record<ConversationEventType, boolean> = {
   ConversationOpened: true,
   SessionBound: true,
   ConversationTouched: true,
@@ -18,14 +19,29 @@ const conversationEventTypes: Record<ConversationEventType, true> = {
   ResumeMarked: true,
   ResumeCleared: true,
   ConversationPruned: true,
+  RestartInterrupted: false,
+  MessageQueued: false,
+  QueuedMessageReplaced: false,
+  MessageDequeued: false,
+  QueueCleared: false,
 };
-const sessionEventTypes: Record<SessionEventType, true> = {
+// Every session event but a child's birth moves the record (its updatedAt at least), as evolveSession folds it.
+const sessionEventTypes: Record<SessionStreamEventType, boolean> = {
   SessionCreated: true,
   TurnRecorded: true,
   TranscriptRewound: true,
   TranscriptRewritten: true,
   SessionEnded: true,
   SessionReopened: true,
+  TurnStarted: true,
+  CheckpointCreated: true,
+  RolledBack: true,
+  MemoryEntrySet: true,
+  MemoryEntryRemoved: true,
+  SlotCreated: true,
+  SlotSwitched: true,
+  ChildSessionCreated: false,
+  SessionDestroyed: true,
 };
 
 const conversationPrefix = conversationStreamName('');
@@ -37,11 +53,11 @@ export const sessionsIndexProjection: Projection = {
   entities: [ConversationEntryEntity, SessionRecordEntity],
   async apply(event: RecordedEvent, manager: EntityManager) {
     // Later events name neither key nor id: the stream name does.
-    if (event.streamName.startsWith(conversationPrefix) && Object.hasOwn(conversationEventTypes, event.type)) {
+    if (event.streamName.startsWith(conversationPrefix) && conversationEventTypes[event.type as ConversationEventType] === true) {
       const conversationEvent = { type: event.type, data: event.data } as unknown as ConversationEvent;
       await projectConversationEvent(event.streamName.slice(conversationPrefix.length), conversationEvent, manager);
-    } else if (event.streamName.startsWith(sessionPrefix) && Object.hasOwn(sessionEventTypes, event.type)) {
-      const sessionEvent = { type: event.type, data: event.data } as unknown as SessionEvent;
+    } else if (event.streamName.startsWith(sessionPrefix) && sessionEventTypes[event.type as SessionStreamEventType] === true) {
+      const sessionEvent = { type: event.type, data: event.data } as unknown as SessionStreamEvent;
       await projectSessionEvent(event.streamName.slice(sessionPrefix.length), sessionEvent, manager);
     }
   },

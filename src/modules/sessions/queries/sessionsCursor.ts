@@ -1,0 +1,28 @@
+// The listing's opaque cursor: the (updatedAt, sessionKey) of the last entry of a page, as base64url JSON.
+import { z } from 'zod';
+import { ValidationError } from '../../../errors/ledgerError.js';
+
+export interface SessionsCursor {
+  updatedAt: Date;
+  sessionKey: string;
+}
+
+const cursorSchema = z.strictObject({ updatedAt: z.iso.datetime(), sessionKey: z.string().min(1) });
+
+export function encodeSessionsCursor(cursor: SessionsCursor): string {
+  return Buffer.from(JSON.stringify({ updatedAt: cursor.updatedAt.toISOString(), sessionKey: cursor.sessionKey })).toString('base64url');
+}
+
+export function decodeSessionsCursor(text: string): SessionsCursor {
+  const invalid = () => new ValidationError('cursor is not one this service handed out', { cursor: text }, 'INVALID_CURSOR');
+  if (!/^[A-Za-z0-9_-]+$/.test(text)) throw invalid();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw invalid();
+  }
+  const result = cursorSchema.safeParse(parsed);
+  if (!result.success) throw invalid();
+  return { updatedAt: new Date(result.data.updatedAt), sessionKey: result.data.sessionKey };
+}

@@ -1,0 +1,106 @@
+// The index in the seed's sessions.json shape: session_key → SessionEntry, snake_case, as the Python gateway reads it.
+import type { ChatType, SessionSource } from './domain/sessionSource.js';
+import type { CostStatus, SessionEntryView } from './sessionEntryView.js';
+
+/** SessionSource.to_dict(): every field present, None (null) for what the source did not say. */
+export interface SessionSourceJson {
+  platform: string;
+  chat_id: string | null;
+  chat_name: string | null;
+  chat_type: ChatType;
+  user_id: string | null;
+  user_name: string | null;
+  thread_id: string | null;
+  chat_topic: string | null;
+  user_id_alt: string | null;
+  chat_id_alt: string | null;
+  is_bot: boolean;
+  guild_id: string | null;
+  parent_chat_id: string | null;
+  message_id: string | null;
+  role_authorized: boolean;
+}
+
+export interface SessionsJsonEntry {
+  session_key: string;
+  session_id: string;
+  created_at: string;
+  updated_at: string;
+  origin: SessionSourceJson;
+  display_name: string | null;
+  platform: string;
+  chat_type: string;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  total_tokens: number;
+  estimated_cost_usd: number;
+  cost_status: CostStatus;
+  last_prompt_tokens: number;
+  was_auto_reset: boolean;
+  auto_reset_reason: string | null;
+  reset_had_activity: boolean;
+  is_fresh_reset: boolean;
+  expiry_finalized: boolean;
+  suspended: boolean;
+  resume_pending: boolean;
+  resume_reason: string | null;
+  last_resume_marked_at: string | null;
+}
+
+export type SessionsJson = Record<string, SessionsJsonEntry>;
+
+export function toSessionsJson(entries: readonly SessionEntryView[]): SessionsJson {
+  return Object.fromEntries(entries.map((entry) => [entry.sessionKey, toSessionsJsonEntry(entry)]));
+}
+
+export function toSessionsJsonEntry(entry: SessionEntryView): SessionsJsonEntry {
+  return {
+    session_key: entry.sessionKey,
+    session_id: entry.sessionId,
+    created_at: entry.createdAt.toISOString(),
+    updated_at: entry.updatedAt.toISOString(),
+    origin: toSessionSourceJson(entry.origin),
+    display_name: entry.displayName,
+    platform: entry.platform,
+    chat_type: entry.chatType,
+    input_tokens: entry.inputTokens,
+    output_tokens: entry.outputTokens,
+    cache_read_tokens: entry.cacheReadTokens,
+    cache_write_tokens: entry.cacheWriteTokens,
+    total_tokens: entry.totalTokens,
+    estimated_cost_usd: entry.estimatedCostUsd,
+    cost_status: entry.costStatus,
+    last_prompt_tokens: entry.lastPromptTokens,
+    was_auto_reset: entry.wasAutoReset,
+    auto_reset_reason: entry.autoResetReason,
+    reset_had_activity: entry.resetHadActivity,
+    is_fresh_reset: entry.isFreshReset,
+    expiry_finalized: entry.expiryFinalized,
+    suspended: entry.suspended,
+    resume_pending: entry.resumePending,
+    resume_reason: entry.resumeReason,
+    last_resume_marked_at: entry.lastResumeMarkedAt?.toISOString() ?? null,
+  };
+}
+
+export function toSessionSourceJson(source: SessionSource): SessionSourceJson {
+  return {
+    platform: source.platform,
+    chat_id: source.chatId ?? null,
+    chat_name: source.chatName ?? null,
+    chat_type: source.chatType,
+    user_id: source.userId ?? null,
+    user_name: source.userName ?? null,
+    thread_id: source.threadId ?? null,
+    chat_topic: source.chatTopic ?? null,
+    user_id_alt: source.userIdAlt ?? null,
+    chat_id_alt: source.chatIdAlt ?? null,
+    is_bot: source.isBot,
+    guild_id: source.guildId ?? null,
+    parent_chat_id: source.parentChatId ?? null,
+    message_id: source.messageId ?? null,
+    role_authorized: source.roleAuthorized,
+  };
+}

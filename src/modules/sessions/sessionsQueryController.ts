@@ -1,0 +1,83 @@
+// Queries of the sessions index: the recent-first listing, one entry by key, one session record, the sessions.json export.
+import { Controller, Get, Inject, Param } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { DataSource } from 'typeorm';
+import { z } from 'zod';
+import type { Clock } from '../../clock.js';
+import { ReadsProjections } from '../../http/readYourWrites.js';
+import { CLOCK, READ_MODELS } from '../../http/tokens.js';
+import { ValidQuery } from '../../http/zodValidation.js';
+import { conversationNotFound } from '../conversations/conversationDecider.js';
+import { validSessionKey } from '../conversations/conversationRequests.js';
+import { decodeSessionsCursor, encodeSessionsCursor } from './queries/sessionsCursor.js';
+import { allConversationEntries, findConversationEntry, findSessionRecord, listConversationEntries } from './queries/sessionsIndexQueries.js';
+import { sessionNotFound } from './sessionDecider.js';
+import { validSessionId } from './sessionRequests.js';
+import { toSessionEntryView } from './sessionEntryView.js';
+import { toSessionsJson } from './sessionsJsonExport.js';
+
+const listSessionsQuery = z
+  .object({
+    /** Only entries active within this many minutes. */
+    activeMinutes: z.coerce.number().int().min(1).max(60 * 24 * 366 * 10).optional(),
+    platform: z.string().regex(/^[a-z0-9_-]{1,32}$/).optional(),
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+    cursor: z.string().max(2_000).optional(),
+    minPosition: z.string().optional(),
+  })
+  .strict();
+
+const lookupQuery = z.object({ minPosition: z.string().optional() }).strict();
+
+@ApiTags('sessions')
+@Controller('v1')
+@ApiQuery({ name: 'minPosition', required: false, description: 'Wait (bounded) until the sessions index has applied this position' })
+export class SessionsQueryController {
+  constructor(
+    @Inject(READ_MODELS) private readonly readModels: DataSource,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  @Get('sessions')
+  @ReadsProjections('sessions-index')
+  @ApiOperation({ summary: 'Conversation entries, most recent activity first (the seed\'s list_sessions), cursor-paginated' })
+  @ApiQuery({ name: 'activeMinutes', required: false })
+  @ApiQuery({ name: 'platform', required: false })
+  @ApiQuery({ name: 'limit', required: false })
+  @ApiQuery({ name: 'cursor', required: false })
+  async list(@ValidQuery(listSessionsQuery) query: z.infer<typeof listSessionsQuery>) {
+    const page = await listConversationEntries(this.readModels, {
+      activeSince: query.activeMinutes === undefined ? undefined : new Date(this.clock.now().getTime() - query.activeMinutes * 60_000),
+      platform: query.platform,
+      limit: query.limit,
+      after: query.cursor === undefined ? undefined : decodeSessionsCursor(query.cursor),
+    });
+    return { sessions: page.entries.map(toSessionEntryView), nextCursor: page.next ? encodeSessionsCursor(page.next) : null };
+  }
+
+  @Get('sessions/by-key/:key')
+  @ReadsProjections('sessions-index')
+  @ApiOperation({ summary: 'The conversation entry of one session key' })
+  @ApiParam({ name: 'key', description: 'The session key, URL-encoded' })
+  async byKey(@Param('key') key: string, @ValidQuery(lookupQuery) _query: z.infer<typeof lookupQuery>) {
+    const row = await findConversationEntry(this.readModels, validSessionKey(key));
+    if (!row) throw conversationNotFound();
+    return toSessionEntryView(row);
+  }
+
+  @Get('sessions/:id/record')
+  @ReadsProjections('sessions-index')
+  @ApiOperation({ summary: 'One session instance: status, live message count and usage counters' })
+  async record(@Param('id') id: string, @ValidQuery(lookupQuery) _query: z.infer<typeof lookupQuery>) {
+    const row = await findSessionRecord(this.readModels, validSessionId(id));
+    if (!row) throw sessionNotFound(id);
+    return row;
+  }
+
+  @Get('export/sessions.json')
+  @ReadsProjections('sessions-index')
+  @ApiOperation({ summary: "The whole index in the seed's sessions.json shape: session_key → SessionEntry" })
+  async exportSessionsJson(@ValidQuery(lookupQuery) _query: z.infer<typeof lookupQuery>) {
+    return toSessionsJson((await allConversationEntries(this.readModels)).map(toSessionEntryView));
+  }
+}

@@ -1,0 +1,224 @@
+// The sessions index over real HTTP: recent-first listing with cursor pages and filters, lookups, 404s, the sessions.json export, minPosition.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { type ConversationEvent, conversationStreamName } from '../../src/events/conversation/conversationEvents.js';
+import type { NewEvent } from '../../src/events/eventStore.js';
+import { type SessionEvent, sessionStreamName } from '../../src/events/session/sessionEvents.js';
+import type { SessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+
+const enc = encodeURIComponent;
+const at = (minute: number) => new Date(Date.UTC(2026, 2, 1, 9, minute)).toISOString();
+
+interface Seeded {
+  key: string;
+  sessionId: string;
+  origin: SessionSource;
+  minute: number;
+}
+
+const seeded: Seeded[] = [
+  { key: 'agent:main:telegram:dm:111', sessionId: '20260301_095000_00000001', origin: { platform: 'telegram', chatType: 'dm', chatId: '111', chatName: 'Ann', isBot: false, roleAuthorized: false }, minute: 50 },
+  { key: 'agent:main:telegram:group:222:u1', sessionId: '20260301_095800_00000002', origin: { platform: 'telegram', chatType: 'group', chatId: '222', userId: 'u1', isBot: false, roleAuthorized: false }, minute: 58 },
+  { key: 'agent:main:discord:group:333:u2', sessionId: '20260301_090000_00000003', origin: { platform: 'discord', chatType: 'group', chatId: '333', userId: 'u2', guildId: 'g', isBot: false, roleAuthorized: false }, minute: 0 },
+  // Same updatedAt as the group above: the key breaks the tie. Its chat id holds '/' and an escaped ':'.
+  { key: 'agent:main:telegram:dm:a%3Ab/c', sessionId: '20260301_095800_00000004', origin: { platform: 'telegram', chatType: 'dm', chatId: 'a:b/c', isBot: false, roleAuthorized: false }, minute: 58 },
+];
+
+for (const backend of e2eBackends()) {
+  describe(`sessions index queries: ${backend}`, () => {
+    let service: TestApp;
+    let head = 0;
+    const clock = new ManualClock(new Date('2026-03-01T10:00:00Z'));
+
+    const append = async (streamName: string, events: Array<ConversationEvent | SessionEvent>) => {
+      const { position } = await service.infrastructure.eventStore.append(streamName, events as unknown as NewEvent[], 'any');
+      head = position;
+    };
+    const get = (path: string) => service.request('GET', `${path}${path.includes('?') ? '&' : '?'}minPosition=${head}`);
+
+    beforeAll(async () => {
+      service = await startTestApp(backend, { clock, env: { READ_WAIT_TIMEOUT_MS: '1000' } });
+      for (const { key, sessionId, origin, minute } of seeded) {
+        await append(conversationStreamName(key), [
+          { type: 'ConversationOpened', data: { sessionKey: key, origin, displayName: origin.chatName ?? null, gatewayId: 'gw-1', at: at(minute) } },
+          { type: 'SessionBound', data: { sessionId, reason: 'new', previousSessionId: null, previousHadActivity: false, origin, gatewayId: 'gw-1', at: at(minute) } },
+        ]);
+        await append(sessionStreamName(sessionId), [{ type: 'SessionCreated', data: { sessionId, sessionKey: key, origin, reason: 'new', at: at(minute) } }]);
+      }
+      const turn: SessionEvent = {
+        type: 'TurnRecorded',
+        data: {
+          turnIndex: 1,
+          status: 'completed',
+          messages: [
+            { role: 'user', content: 'hi', index: 0, turnIndex: 1, at: at(59) },
+            { role: 'assistant', content: 'hello', index: 1, turnIndex: 1, at: at(59) },
+          ],
+          usage: { inputTokens: 12, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0, lastPromptTokens: 12, costUsd: 0.0042 },
+          at: at(59),
+        },
+      };
+      await append(sessionStreamName(seeded[0]!.sessionId), [turn]);
+    });
+    afterAll(async () => {
+      await service?.close();
+    });
+
+    it('lists entries by most recent activity, ties by session key', async () => {
+      const response = await get('/v1/sessions');
+      expect(response.status).toBe(200);
+      expect(response.body.sessions.map((entry: { sessionKey: string }) => entry.sessionKey)).toEqual([
+        'agent:main:telegram:dm:111',
+        'agent:main:telegram:dm:a%3Ab/c',
+        'agent:main:telegram:group:222:u1',
+        'agent:main:discord:group:333:u2',
+      ]);
+      expect(response.body.nextCursor).toBeNull();
+      expect(response.body.sessions[0]).toEqual({
+        sessionKey: 'agent:main:telegram:dm:111',
+        sessionId: '20260301_095000_00000001',
+        createdAt: at(50),
+        updatedAt: at(59),
+        origin: seeded[0]!.origin,
+        displayName: 'Ann',
+        platform: 'telegram',
+        chatType: 'dm',
+        gatewayId: 'gw-1',
+        suspended: false,
+        resumePending: false,
+        resumeReason: null,
+        lastResumeMarkedAt: null,
+        wasAutoReset: false,
+        autoResetReason: null,
+        resetHadActivity: false,
+        isFreshReset: false,
+        expiryFinalized: false,
+        inputTokens: 12,
+        outputTokens: 3,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        totalTokens: 15,
+        estimatedCostUsd: 0.0042,
+        costStatus: 'estimated',
+        lastPromptTokens: 12,
+        turnCount: 1,
+      });
+      expect(response.body.sessions[1].costStatus).toBe('unknown');
+    });
+
+    it('pages with an opaque cursor until nextCursor is null', async () => {
+      const keys: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const page: { status: number; body: { sessions: Array<{ sessionKey: string }>; nextCursor: string | null } } = await get(
+          `/v1/sessions?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+        );
+        expect(page.status).toBe(200);
+        keys.push(...page.body.sessions.map((entry) => entry.sessionKey));
+        cursor = page.body.nextCursor;
+        pages += 1;
+      } while (cursor);
+      expect(pages).toBe(4);
+      expect(keys).toEqual((await get('/v1/sessions')).body.sessions.map((entry: { sessionKey: string }) => entry.sessionKey));
+      const firstTwo = await get('/v1/sessions?limit=2');
+      expect(firstTwo.body.sessions).toHaveLength(2);
+      expect(firstTwo.body.nextCursor).toEqual(expect.any(String));
+    });
+
+    it('filters by platform and by recent activity against the injected clock', async () => {
+      const discord = await get('/v1/sessions?platform=discord');
+      expect(discord.body.sessions.map((entry: { sessionKey: string }) => entry.sessionKey)).toEqual(['agent:main:discord:group:333:u2']);
+      // The clock says 10:00: five minutes back is 09:55.
+      const recent = await get('/v1/sessions?activeMinutes=5&platform=telegram');
+      expect(recent.body.sessions.map((entry: { sessionKey: string }) => entry.sessionKey)).toEqual([
+        'agent:main:telegram:dm:111',
+        'agent:main:telegram:dm:a%3Ab/c',
+        'agent:main:telegram:group:222:u1',
+      ]);
+      clock.advance(60_000);
+      expect((await get('/v1/sessions?activeMinutes=2')).body.sessions.map((entry: { sessionKey: string }) => entry.sessionKey)).toEqual(['agent:main:telegram:dm:111']);
+    });
+
+    it('refuses a malformed cursor and out-of-range query values with 400', async () => {
+      const badCursor = await get('/v1/sessions?cursor=not-a-cursor');
+      expect(badCursor.status).toBe(400);
+      expect(badCursor.body.error.code).toBe('INVALID_CURSOR');
+      expect((await get('/v1/sessions?limit=501')).body.error.code).toBe('VALIDATION_FAILED');
+      expect((await get('/v1/sessions?limit=0')).status).toBe(400);
+      expect((await get('/v1/sessions?activeMinutes=soon')).status).toBe(400);
+      expect((await get('/v1/sessions?surprise=1')).status).toBe(400);
+    });
+
+    it('finds an entry by its URL-encoded key, or answers 404 CONVERSATION_NOT_FOUND', async () => {
+      const odd = await get(`/v1/sessions/by-key/${enc('agent:main:telegram:dm:a%3Ab/c')}`);
+      expect(odd.status).toBe(200);
+      expect(odd.body).toMatchObject({ sessionKey: 'agent:main:telegram:dm:a%3Ab/c', sessionId: '20260301_095800_00000004', origin: { chatId: 'a:b/c' } });
+      const missing = await get(`/v1/sessions/by-key/${enc('agent:main:telegram:dm:nobody')}`);
+      expect(missing.status).toBe(404);
+      expect(missing.body.error.code).toBe('CONVERSATION_NOT_FOUND');
+    });
+
+    it('serves a session record, or answers 404 SESSION_NOT_FOUND', async () => {
+      const record = await get('/v1/sessions/20260301_095000_00000001/record');
+      expect(record.status).toBe(200);
+      expect(record.body).toEqual({
+        sessionId: '20260301_095000_00000001',
+        sessionKey: 'agent:main:telegram:dm:111',
+        status: 'active',
+        createdAt: at(50),
+        updatedAt: at(59),
+        endedAt: null,
+        endReason: null,
+        origin: seeded[0]!.origin,
+        messageCount: 2,
+        inputTokens: 12,
+        outputTokens: 3,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        totalTokens: 15,
+        estimatedCostUsd: 0.0042,
+        lastPromptTokens: 12,
+        turnCount: 1,
+      });
+      const missing = await get('/v1/sessions/20260301_000000_deadbeef/record');
+      expect(missing.status).toBe(404);
+      expect(missing.body.error.code).toBe('SESSION_NOT_FOUND');
+    });
+
+    it("exports the index in the seed's sessions.json shape", async () => {
+      const response = await get('/v1/export/sessions.json');
+      expect(response.status).toBe(200);
+      expect(Object.keys(response.body).sort()).toEqual(seeded.map((entry) => entry.key).sort());
+      expect(response.body['agent:main:telegram:dm:111']).toMatchObject({
+        session_key: 'agent:main:telegram:dm:111',
+        session_id: '20260301_095000_00000001',
+        created_at: at(50),
+        updated_at: at(59),
+        origin: { platform: 'telegram', chat_id: '111', chat_name: 'Ann', chat_type: 'dm', user_id: null, is_bot: false, role_authorized: false },
+        display_name: 'Ann',
+        total_tokens: 15,
+        estimated_cost_usd: 0.0042,
+        cost_status: 'estimated',
+        expiry_finalized: false,
+        resume_pending: false,
+        last_resume_marked_at: null,
+      });
+    });
+
+    it('waits for ?minPosition, and answers 503 when the index cannot reach it in time', async () => {
+      const sessionId = '20260301_100000_00000005';
+      const key = 'agent:main:slack:channel:c9';
+      const origin: SessionSource = { platform: 'slack', chatType: 'channel', chatId: 'c9', isBot: false, roleAuthorized: false };
+      await append(conversationStreamName(key), [
+        { type: 'ConversationOpened', data: { sessionKey: key, origin, displayName: null, gatewayId: 'gw-1', at: at(60) } },
+        { type: 'SessionBound', data: { sessionId, reason: 'new', previousSessionId: null, previousHadActivity: false, origin, gatewayId: 'gw-1', at: at(60) } },
+      ]);
+      expect((await get(`/v1/sessions/by-key/${enc(key)}`)).body.sessionId).toBe(sessionId);
+      const future = await service.request('GET', `/v1/sessions?minPosition=${head + 1_000_000}`);
+      expect(future.status).toBe(503);
+      expect(future.body.error.code).toBe('PROJECTION_NOT_CAUGHT_UP');
+    });
+  });
+}
