@@ -19,9 +19,12 @@ const BATCHED_PER_SINGLE = 10;
 async function main(): Promise<void> {
   const machine = describeMachine();
   console.log(`machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, node ${machine.node}, ${machine.os}`);
+  console.log(`load average at start: ${machine.loadAverage}`);
 
   const results: BackendResult[] = [];
-  for (const backend of benchBackends(process.env.BENCH_DATABASE_URL)) {
+  // BENCH_BACKENDS=postgres (a comma-separated list) narrows the run, e.g. for a profile of one backend.
+  const only = process.env.BENCH_BACKENDS?.split(',').map((name) => name.trim());
+  for (const backend of benchBackends(process.env.BENCH_DATABASE_URL).filter((choice) => !only || only.includes(choice.name))) {
     const counts = eventCounts(backend.name);
     console.error(`${backend.name}: ${counts.single} single appends per concurrency, ${counts.batched} batched…`);
     const open = await backend.open();
@@ -35,6 +38,8 @@ async function main(): Promise<void> {
       await open.dispose();
     }
   }
+  // Other work on the machine moves absolute rates a lot; the store and the baseline alternate, so ratios move less.
+  console.log(`load average at end: ${loadAverage()}`);
   console.log();
   const header = ['backend', 'measurement', 'store ev/s', 'baseline ev/s', 'store/baseline', 'roadmap target'];
   console.log(renderTable([header, ...results.flatMap(tableRows)], ['left', 'left', 'right', 'right', 'right', 'left']));
@@ -78,14 +83,22 @@ function describeMachine() {
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     node: process.version,
     os: `${os.type()} ${os.release()} ${os.arch()}`,
+    loadAverage: loadAverage(),
   };
+}
+
+function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((load) => load.toFixed(2))
+    .join(' / ');
 }
 
 async function writeResult(result: BackendResult, machine: Machine): Promise<void> {
   const folder = new URL('../../bench/results/', import.meta.url);
   await mkdir(folder, { recursive: true });
   const file = new URL(`store-${result.backend}.json`, folder);
-  await writeFile(file, `${JSON.stringify({ measuredAt: new Date().toISOString(), machine, ...result }, null, 2)}\n`);
+  await writeFile(file, `${JSON.stringify({ measuredAt: new Date().toISOString(), machine, loadAverageAfter: loadAverage(), ...result }, null, 2)}\n`);
   console.error(`wrote ${file.pathname}`);
 }
 

@@ -21,6 +21,12 @@ import { RecordGatewayStartedHandler } from '../modules/gateways/commands/record
 import { RecordGatewayStoppedHandler, RecordGatewayStoppingHandler } from '../modules/gateways/commands/recordGatewayStop.js';
 import { GatewaysController } from '../modules/gateways/gatewaysController.js';
 import { HealthController } from '../modules/health/healthController.js';
+import { ChangeRuntimeSessionHandler } from '../modules/runtime/commands/changeRuntimeSession.js';
+import { DetachRuntimeHandler } from '../modules/runtime/commands/detachRuntime.js';
+import { StartRuntimeTurnHandler } from '../modules/runtime/commands/startRuntimeTurn.js';
+import { ConversationRuntimeController } from '../modules/runtime/conversationRuntimeController.js';
+import { RuntimeSessionsController } from '../modules/runtime/runtimeSessionsController.js';
+import { RuntimeWatchdog } from '../modules/runtime/runtimeWatchdog.js';
 import { ChangeJobHandler } from '../modules/jobs/commands/changeJob.js';
 import { FireJobHandler } from '../modules/jobs/commands/fireJob.js';
 import { ImportJobsHandler, ScheduleJobHandler } from '../modules/jobs/commands/scheduleJob.js';
@@ -32,6 +38,13 @@ import { SessionsQueryController } from '../modules/sessions/sessionsQueryContro
 import { Lifecycle } from '../modules/lifecycle.js';
 import { ChangeSessionHandler } from '../modules/sessions/commands/changeSession.js';
 import { SessionsController } from '../modules/sessions/sessionsController.js';
+import { DestroySessionHandler } from '../modules/sessions/commands/destroySession.js';
+import { SpawnChildSessionHandler } from '../modules/sessions/commands/spawnChildSession.js';
+import { SessionCheckpointsController } from '../modules/sessions/sessionCheckpointsController.js';
+import { SessionContextController } from '../modules/sessions/sessionContextController.js';
+import { SessionHistoryController } from '../modules/sessions/sessionHistoryController.js';
+import { SessionTreeController } from '../modules/sessions/sessionTreeController.js';
+import { SqlSnapshotStore } from '../events/postgres/sqlSnapshotStore.js';
 import { FoldedStateCache } from '../events/foldedStateCache.js';
 import { StreamStateStore } from '../events/streamStateStore.js';
 import type { Infrastructure } from './infrastructure.js';
@@ -58,14 +71,24 @@ export class AppModule {
       module: AppModule,
       global: true,
       imports: [CqrsModule.forRoot()],
-      controllers: [HealthController, ProjectionsController, StreamsController, PruneController, ConversationsController, QueueController, GatewaysController, SessionsController, SessionsQueryController, JobFiresStreamController, JobsController],
+      controllers: [HealthController, ProjectionsController, StreamsController, PruneController, ConversationsController, QueueController, GatewaysController, SessionsController, SessionsQueryController, SessionCheckpointsController, SessionContextController, SessionTreeController, SessionHistoryController, JobFiresStreamController, JobsController, ConversationRuntimeController, RuntimeSessionsController],
       providers: [
         ...shared,
-        { provide: StreamStateStore, useValue: new StreamStateStore(infrastructure.eventStore, new FoldedStateCache(config.cacheMaxEntries), clock) },
+        {
+          provide: StreamStateStore,
+          useValue: new StreamStateStore(infrastructure.eventStore, new FoldedStateCache(config.cacheMaxEntries), clock, {
+            // Snapshots live in the read-model database: every backend has one, and they are as disposable as read models.
+            snapshots: new SqlSnapshotStore(infrastructure.readModelPool, config.readModelSchema),
+            snapshotEvery: config.snapshotEvery,
+            onSnapshotError: (error, streamName) => logger.warn({ err: error, streamName }, 'snapshot not read or written; loads replay more events until the next one'),
+          }),
+        },
         Lifecycle,
         ResolveSessionHandler,
         ChangeConversationHandler,
         ChangeSessionHandler,
+        SpawnChildSessionHandler,
+        DestroySessionHandler,
         ScheduleJobHandler,
         ImportJobsHandler,
         ChangeJobHandler,
@@ -76,6 +99,10 @@ export class AppModule {
         RecordGatewayStartedHandler,
         RecordGatewayStoppingHandler,
         RecordGatewayStoppedHandler,
+        StartRuntimeTurnHandler,
+        DetachRuntimeHandler,
+        ChangeRuntimeSessionHandler,
+        RuntimeWatchdog,
         { provide: APP_GUARD, useClass: BearerTokenGuard },
         { provide: APP_FILTER, useClass: LedgerExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },

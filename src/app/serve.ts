@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { systemClock } from '../clock.js';
 import { type LedgerConfig, loadConfig } from '../config/config.js';
 import { createLogger, type Logger } from '../logging/logger.js';
+import { JOB_FIRES_STREAM_PATH } from '../modules/jobs/delivery/jobFiresStreamController.js';
 import { createApp } from './createApp.js';
 import { openInfrastructure } from './infrastructure.js';
 
@@ -18,7 +19,9 @@ export async function serve(config: LedgerConfig = loadConfig(), logger: Logger 
   const server = app.getHttpServer() as Server;
   let inFlight = 0;
   let idle: (() => void) | undefined;
-  server.on('request', (_request, response) => {
+  server.on('request', (request, response) => {
+    // An event stream never finishes by itself: shutdown cuts it and the client resumes with Last-Event-ID.
+    if (request.url?.startsWith(JOB_FIRES_STREAM_PATH)) return;
     inFlight += 1;
     response.on('close', () => {
       inFlight -= 1;

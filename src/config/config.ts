@@ -38,6 +38,11 @@ const environmentSchema = z.object({
   RESUME_FRESHNESS_SECONDS: z.coerce.number().int().min(0).default(3_600),
   TOUCH_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(3_600).default(10),
   CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
+  CACHE_MAX_BYTES: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(268_435_456),
+  CACHE_IDLE_TTL_SECONDS: z.coerce.number().int().min(0).default(3_600),
+  RUNTIME_HEARTBEAT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300),
+  RUNTIME_WATCHDOG_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
+  RUNTIME_RECOVER_ON_START: booleanFlag.default(true),
   AUTO_CHECKPOINT: booleanFlag.default(true),
   SNAPSHOT_EVERY: z.coerce.number().int().min(0).max(1_000_000).default(500),
   JOB_TICK_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
@@ -77,6 +82,18 @@ export interface LedgerConfig {
     touchIntervalSeconds: number;
   };
   cacheMaxEntries: number;
+  /** Approximate memory budget of the folded-state cache (JSON length of each state); 0: no byte limit. */
+  cacheMaxBytes: number;
+  /** Cache entries idle longer than this are dropped (idle reclaim); 0: never. */
+  cacheIdleTtlSeconds: number;
+  runtime: {
+    /** A turn in flight with no worker event for this long is interrupted (heartbeat_timeout). */
+    heartbeatTimeoutSeconds: number;
+    /** 0: no periodic stale sweep (start-up recovery still runs). */
+    watchdogIntervalMs: number;
+    /** Interrupt turns left in flight when this instance starts; off where several instances share the log. */
+    recoverOnStart: boolean;
+  };
   /** Every completed turn is also a checkpoint (recorded in its TurnRecorded event, no extra write). */
   autoCheckpoint: boolean;
   /** A session stream gets a snapshot of its folded state every this many events; 0: never. */
@@ -143,6 +160,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
       touchIntervalSeconds: env.TOUCH_INTERVAL_SECONDS,
     },
     cacheMaxEntries: env.CACHE_MAX_ENTRIES,
+    cacheMaxBytes: env.CACHE_MAX_BYTES,
+    cacheIdleTtlSeconds: env.CACHE_IDLE_TTL_SECONDS,
+    runtime: { heartbeatTimeoutSeconds: env.RUNTIME_HEARTBEAT_TIMEOUT_SECONDS, watchdogIntervalMs: env.RUNTIME_WATCHDOG_INTERVAL_MS, recoverOnStart: env.RUNTIME_RECOVER_ON_START },
     autoCheckpoint: env.AUTO_CHECKPOINT,
     snapshotEvery: env.SNAPSHOT_EVERY,
     jobs: {

@@ -5,6 +5,8 @@ export interface CachedState<State> {
   revision: number;
   /** Global position of that last event. */
   position: number;
+  /** Revision of the newest snapshot stored for the stream (-1: none), so the next one is written on time. */
+  snapshotRevision: number;
   lastAccessAt: number;
 }
 
@@ -29,9 +31,9 @@ export class FoldedStateCache {
     return entry as CachedState<State>;
   }
 
-  set<State>(streamName: string, state: State, revision: number, position: number, now: number): void {
+  set<State>(streamName: string, state: State, revision: number, position: number, now: number, snapshotRevision = -1): void {
     this.entries.delete(streamName);
-    this.entries.set(streamName, { state, revision, position, lastAccessAt: now });
+    this.entries.set(streamName, { state, revision, position, snapshotRevision, lastAccessAt: now });
     while (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next().value as string;
       this.entries.delete(oldest);

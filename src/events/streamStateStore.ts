@@ -1,9 +1,10 @@
-// Loads a stream's folded state (cache, then catch-up from the store) and appends decided events at the expected revision.
+// Loads a stream's folded state (cache, snapshot, then catch-up from the store) and appends decided events at the expected revision.
 import type { Clock } from '../clock.js';
 import type { Decider } from './decider.js';
-import type { AppendResult, EventMetadata, EventStore, JsonObject } from './eventStore.js';
+import type { AppendResult, EventMetadata, EventStore, JsonObject, RecordedEvent } from './eventStore.js';
 import { StreamNotFoundError, WrongExpectedRevisionError } from './eventStoreErrors.js';
 import { FoldedStateCache } from './foldedStateCache.js';
+import { type SnapshotStore, snapshotVersionOf } from './snapshotStore.js';
 
 /** warm: served from this process's cache; resumed: rehydrated from the store; empty: no such stream yet. */
 export type LoadSource = 'warm' | 'resumed' | 'empty';
@@ -16,6 +17,15 @@ export interface LoadedState<State> {
   source: LoadSource;
 }
 
+/** A state as it was at a point of the stream's history. */
+export interface HistoricState<State> extends LoadedState<State> {
+  /** When the store recorded the last event folded in; null when nothing was. */
+  lastEventAt: Date | null;
+}
+
+/** Up to and including this revision, or every event recorded at or before this time. */
+export type HistoryBound = { revision: number } | { at: Date };
+
 export interface CommandResult<State, Event> {
   state: State;
   revision: number;
@@ -27,41 +37,91 @@ export interface CommandResult<State, Event> {
   source: LoadSource;
 }
 
+export interface StreamStateStoreOptions {
+  /** Where snapshots of snapshottable deciders' states go; without it every cold load replays the whole stream. */
+  snapshots?: SnapshotStore;
+  /** A snapshot is written once a stream is this many events past its last one; 0 turns snapshots off. */
+  snapshotEvery?: number;
+  /** A failed snapshot read or write only makes a load slower, never a command fail: it is reported here. */
+  onSnapshotError?: (error: unknown, streamName: string) => void;
+}
+
 const MAX_CONFLICT_RETRIES = 20;
 
+/**
+ * A deep copy with object keys sorted. The store may hand event data back with its keys reordered (jsonb
+ * does), so every fold reads events through this: a state folded from events just decided, from events read
+ * back, or from a snapshot serialises identically.
+ */
+export function canonicalJson<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(canonicalJson) as T;
+  if (value !== null && typeof value === 'object') {
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) {
+      const child = (value as Record<string, unknown>)[key];
+      if (child !== undefined) sorted[key] = canonicalJson(child);
+    }
+    return sorted as T;
+  }
+  return value;
+}
+
+function foldEvent<State, Event>(decider: { evolve(state: State, event: Event): State }, state: State, event: { type: string; data: object }): State {
+  return decider.evolve(state, { type: event.type, data: canonicalJson(event.data) } as Event);
+}
+
+interface Start<State> {
+  state: State;
+  revision: number;
+  position: number;
+  lastEventAt: Date | null;
+  snapshotRevision: number;
+  /** Events after the starting point still to fold. */
+  events: RecordedEvent[];
+}
+
 export class StreamStateStore {
+  private readonly snapshotEvery: number;
+
   constructor(
     private readonly store: EventStore,
     private readonly cache: FoldedStateCache,
     private readonly clock: Clock,
-  ) {}
+    private readonly options: StreamStateStoreOptions = {},
+  ) {
+    this.snapshotEvery = options.snapshots ? (options.snapshotEvery ?? 0) : 0;
+  }
 
-  async load<State, Command, Event extends { type: string; data: object }>(
+  async load<State, Command, Event extends { type: string; data: object }>(streamName: string, decider: Decider<State, Command, Event>): Promise<LoadedState<State>> {
+    return (await this.loadTracked(streamName, decider)).loaded;
+  }
+
+  /**
+   * The state as it was at `bound`, by replay: from the newest snapshot that is not past it, else from the
+   * start. The cache is neither read nor filled: it holds current states only.
+   */
+  async loadAt<State, Command, Event extends { type: string; data: object }>(
     streamName: string,
     decider: Decider<State, Command, Event>,
-  ): Promise<LoadedState<State>> {
-    const now = this.clock.now().getTime();
-    const cached = this.cache.get<State>(streamName, now);
-    // Another instance may have appended since we cached: catch up from the cached revision.
-    const fromRevision = cached ? cached.revision + 1 : 0;
-    let events;
+    bound: HistoryBound,
+  ): Promise<HistoricState<State>> {
+    const empty: HistoricState<State> = { state: decider.initialState(), revision: -1, position: 0, source: 'empty', lastEventAt: null };
+    let start: Start<State>;
     try {
-      events = await this.store.readStream(streamName, { fromRevision });
+      start = 'revision' in bound ? await this.startingPoint(streamName, decider, bound.revision) : await this.startingPoint(streamName, decider, undefined, false);
     } catch (error) {
-      if (error instanceof StreamNotFoundError) return { state: decider.initialState(), revision: -1, position: 0, source: 'empty' };
+      if (error instanceof StreamNotFoundError) return empty;
       throw error;
     }
-    let state = cached?.state ?? decider.initialState();
-    let revision = cached?.revision ?? -1;
-    let position = cached?.position ?? 0;
-    for (const event of events) {
-      state = decider.evolve(state, { type: event.type, data: event.data } as unknown as Event);
+    let { state, revision, position, lastEventAt } = start;
+    for (const event of start.events) {
+      if ('at' in bound && event.createdAt.getTime() > bound.at.getTime()) break;
+      state = foldEvent(decider, state, event);
       revision = event.revision;
       position = event.position;
+      lastEventAt = event.createdAt;
     }
-    if (revision < 0) return { state, revision, position, source: 'empty' };
-    this.cache.set(streamName, state, revision, position, now);
-    return { state, revision, position, source: cached ? 'warm' : 'resumed' };
+    return revision < 0 ? empty : { state, revision, position, source: 'resumed', lastEventAt };
   }
 
   /**
@@ -75,7 +135,7 @@ export class StreamStateStore {
     metadata: EventMetadata,
   ): Promise<CommandResult<State, Event>> {
     for (let attempt = 0; ; attempt++) {
-      const loaded = await this.load(streamName, decider);
+      const { loaded, snapshotRevision } = await this.loadTracked(streamName, decider);
       const resolved = typeof command === 'function' ? await (command as (state: State) => Command | Promise<Command>)(loaded.state) : command;
       const decided = decider.decide(resolved, loaded.state);
       if (decided.length === 0) return { ...loaded, events: [], written: false };
@@ -94,9 +154,76 @@ export class StreamStateStore {
         }
         throw error;
       }
-      const state = decided.reduce(decider.evolve, loaded.state);
-      this.cache.set(streamName, state, appended.nextExpectedRevision, appended.position, this.clock.now().getTime());
-      return { state, revision: appended.nextExpectedRevision, events: decided, position: appended.position, written: true, source: loaded.source };
+      const state = decided.reduce((folded, event) => foldEvent(decider, folded, event), loaded.state);
+      const revision = appended.nextExpectedRevision;
+      const snapshotted = await this.snapshotIfDue(streamName, decider, state, revision, appended.position, snapshotRevision);
+      this.cache.set(streamName, state, revision, appended.position, this.clock.now().getTime(), snapshotted);
+      return { state, revision, events: decided, position: appended.position, written: true, source: loaded.source };
     }
+  }
+
+  private async loadTracked<State, Command, Event extends { type: string; data: object }>(
+    streamName: string,
+    decider: Decider<State, Command, Event>,
+  ): Promise<{ loaded: LoadedState<State>; snapshotRevision: number }> {
+    const now = this.clock.now().getTime();
+    const cached = this.cache.get<State>(streamName, now);
+    let start: Start<State>;
+    try {
+      // Another instance may have appended since we cached: catch up from the cached revision.
+      start = cached
+        ? { ...cached, lastEventAt: null, events: await this.store.readStream(streamName, { fromRevision: cached.revision + 1 }) }
+        : await this.startingPoint(streamName, decider);
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return { loaded: { state: decider.initialState(), revision: -1, position: 0, source: 'empty' }, snapshotRevision: -1 };
+      throw error;
+    }
+    let { state, revision, position } = start;
+    for (const event of start.events) {
+      state = foldEvent(decider, state, event);
+      revision = event.revision;
+      position = event.position;
+    }
+    if (revision < 0) return { loaded: { state, revision, position, source: 'empty' }, snapshotRevision: -1 };
+    const snapshotRevision = await this.snapshotIfDue(streamName, decider, state, revision, position, start.snapshotRevision);
+    this.cache.set(streamName, state, revision, position, now, snapshotRevision);
+    return { loaded: { state, revision, position, source: cached ? 'warm' : 'resumed' }, snapshotRevision };
+  }
+
+  /** The newest trustworthy snapshot at or before `toRevision` and the events after it; else the whole stream. */
+  private async startingPoint<State>(streamName: string, decider: { initialState(): State }, toRevision?: number, useSnapshot = true): Promise<Start<State>> {
+    const version = useSnapshot && this.snapshotEvery > 0 ? snapshotVersionOf(decider) : undefined;
+    const snapshot = version ? await this.options.snapshots!.read(streamName, version, toRevision).catch((error: unknown) => this.snapshotFailed(error, streamName)) : undefined;
+    if (snapshot) {
+      // Read from the snapshot's own revision: the event there must be the one the snapshot ended with.
+      const events = await this.store.readStream(streamName, { fromRevision: snapshot.revision, toRevision });
+      const [first, ...rest] = events;
+      if (first && first.revision === snapshot.revision && first.position === snapshot.position) {
+        return { state: snapshot.state as State, revision: snapshot.revision, position: snapshot.position, lastEventAt: first.createdAt, snapshotRevision: snapshot.revision, events: rest };
+      }
+      // A log that does not hold that event (restored from backup, reset, another store): never trust the snapshot.
+      await this.options.snapshots!.delete(streamName).catch((error: unknown) => this.snapshotFailed(error, streamName));
+    }
+    const events = await this.store.readStream(streamName, { fromRevision: 0, toRevision });
+    return { state: decider.initialState(), revision: -1, position: 0, lastEventAt: null, snapshotRevision: -1, events };
+  }
+
+  /** Writes a snapshot when the stream is snapshotEvery events past its last one; returns the newest snapshot's revision. */
+  private async snapshotIfDue<State>(streamName: string, decider: object, state: State, revision: number, position: number, snapshotRevision: number): Promise<number> {
+    if (this.snapshotEvery <= 0 || revision - snapshotRevision < this.snapshotEvery) return snapshotRevision;
+    const version = snapshotVersionOf(decider);
+    if (!version) return snapshotRevision;
+    try {
+      await this.options.snapshots!.write({ streamName, version, revision, position, state });
+      return revision;
+    } catch (error) {
+      this.snapshotFailed(error, streamName);
+      return snapshotRevision;
+    }
+  }
+
+  private snapshotFailed(error: unknown, streamName: string): undefined {
+    this.options.onSnapshotError?.(error, streamName);
+    return undefined;
   }
 }

@@ -1,6 +1,9 @@
 // Every projection the service runs, in one list so the runner, rebuild and tests agree.
+import { jobsProjection } from './jobs/jobsProjection.js';
 import type { Projection } from './projection.js';
+import { runtimeSessionsProjection } from './runtimeSessions/runtimeSessionsProjection.js';
 import { sessionsIndexProjection } from './sessionsIndex/sessionsIndexProjection.js';
+import { sessionTreeProjection } from './sessionTree/sessionTreeProjection.js';
 import { streamIndexProjection } from './streamIndex/streamIndexProjection.js';
 
-export const allProjections: readonly Projection[] = [streamIndexProjection, sessionsIndexProjection];
+export const allProjections: readonly Projection[] = [streamIndexProjection, sessionsIndexProjection, jobsProjection, sessionTreeProjection, runtimeSessionsProjection];

@@ -26,6 +26,8 @@ export class AdvisoryLockLease implements ProjectionLease {
   private client?: pg.Client;
   private connecting?: Promise<pg.Client>;
   private readonly held = new Set<string>();
+  // Loops ask concurrently; one pg client must run one query at a time.
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly connectionString: string,
@@ -34,10 +36,15 @@ export class AdvisoryLockLease implements ProjectionLease {
 
   async tryAcquire(name: string): Promise<boolean> {
     if (this.held.has(name)) return true;
-    const client = await this.connection();
-    const result = await client.query<{ acquired: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS acquired', [`${this.namespace}:${name}`]);
-    if (result.rows[0]?.acquired) this.held.add(name);
-    return this.held.has(name);
+    const attempt = this.queue.then(async () => {
+      if (this.held.has(name)) return true;
+      const client = await this.connection();
+      const result = await client.query<{ acquired: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS acquired', [`${this.namespace}:${name}`]);
+      if (result.rows[0]?.acquired) this.held.add(name);
+      return this.held.has(name);
+    });
+    this.queue = attempt.catch(() => undefined);
+    return attempt;
   }
 
   holds(name: string): boolean {

@@ -87,4 +87,77 @@ export const readModelMigrations: readonly Migration[] = [
       )
     `,
   },
+  {
+    id: 4,
+    name: 'session tree and stream snapshots',
+    // path is the chain of ids from the tree's root, '/'-joined; the C collation makes a subtree one index range.
+    sql: `
+      CREATE TABLE {schema}.session_tree (
+        session_id text PRIMARY KEY,
+        parent_id text,
+        root_id text NOT NULL,
+        depth integer NOT NULL,
+        path text COLLATE "C" NOT NULL,
+        kind text NOT NULL,
+        agent_name text,
+        created_at timestamptz NOT NULL,
+        destroyed boolean NOT NULL DEFAULT false,
+        destroyed_at timestamptz
+      );
+      CREATE UNIQUE INDEX session_tree_path ON {schema}.session_tree (path);
+      CREATE INDEX session_tree_parent ON {schema}.session_tree (parent_id, created_at, session_id);
+      CREATE TABLE {schema}.stream_snapshots (
+        stream_name text PRIMARY KEY,
+        state_version text NOT NULL,
+        revision bigint NOT NULL,
+        position bigint NOT NULL,
+        state text NOT NULL,
+        taken_at timestamptz NOT NULL
+      )
+    `,
+  },
+  {
+    // Ids 3 and 4 belong to other read models; jobs took 5.
+    id: 5,
+    name: 'jobs',
+    sql: `
+      CREATE TABLE {schema}.jobs (
+        job_id text PRIMARY KEY,
+        status text NOT NULL,
+        enabled boolean NOT NULL,
+        next_run_at timestamptz,
+        name text NOT NULL,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        revision bigint NOT NULL,
+        last_position bigint NOT NULL,
+        state jsonb NOT NULL
+      );
+      CREATE INDEX jobs_due ON {schema}.jobs (next_run_at) WHERE enabled;
+      CREATE TABLE {schema}.job_webhook_checkpoints (
+        name text PRIMARY KEY,
+        position bigint NOT NULL,
+        updated_at timestamptz NOT NULL DEFAULT now()
+      )
+    `,
+  },
+  {
+    // Ids 1-5 belong to other read models.
+    id: 6,
+    name: 'runtime sessions',
+    sql: `
+      CREATE TABLE {schema}.runtime_sessions (
+        runtime_session_id text PRIMARY KEY,
+        session_key text NOT NULL,
+        provider text NOT NULL,
+        model text NOT NULL,
+        state text NOT NULL,
+        last_worker_event_at timestamptz,
+        updated_at timestamptz NOT NULL,
+        last_position bigint NOT NULL,
+        folded jsonb NOT NULL
+      );
+      CREATE INDEX runtime_sessions_in_flight ON {schema}.runtime_sessions (last_worker_event_at) WHERE state IN ('starting', 'running', 'waiting_user', 'waiting_approval')
+    `,
+  },
 ];

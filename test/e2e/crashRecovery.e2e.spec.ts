@@ -87,13 +87,22 @@ for (const backend of backends) {
       const refused: string[] = [];
       for (let round = 0; round < KILLS; round++) {
         await service.start();
+        const before = acknowledged.length;
         const stop = startLoad(() => service.url, acknowledged, refused, round);
-        await new Promise((resolve) => setTimeout(resolve, 400 + Math.random() * 800));
+        // Kill at a random moment once the load is really flowing (a slow start must not make an empty round).
+        const deadline = Date.now() + 30_000;
+        while (acknowledged.length < before + 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 600));
         await service.kill('SIGKILL');
         await stop();
       }
       await service.start();
       expect(acknowledged.length).toBeGreaterThan(0);
+      // A gateway resolves again after a restart; that finishes any session creation the kill cut short.
+      for (let chat = 0; chat < 4; chat++) {
+        const again = await post(`${service.url}/v1/sessions/resolve`, { source: { platform: 'cli', chatType: 'dm', chatId: `crash-${chat}` } });
+        expect(again === 'lost' ? 0 : again.status).toBe(200);
+      }
 
       // Projections catch up after the restart, and a rebuild from position 0 gives the same rows.
       const caughtUp = async () => {

@@ -30,10 +30,14 @@ export interface TestResponse {
 export interface TestAppOptions {
   env?: Record<string, string>;
   clock?: Clock;
+  /** A fixed schema prefix instead of a fresh one: several apps (or one restarted) share one database. */
+  schema?: string;
+  /** Leave the PostgreSQL schemas in place on close, for the next app on the same `schema`. */
+  keepSchema?: boolean;
 }
 
 export async function startTestApp(label: 'pglite' | 'postgres', options: TestAppOptions = {}): Promise<TestApp> {
-  const schema = uniqueSchema('e2e');
+  const schema = options.schema ?? uniqueSchema('e2e');
   const databaseUrl = process.env.TEST_DATABASE_URL;
   if (label === 'postgres' && !databaseUrl) throw new Error('TEST_DATABASE_URL is needed for the postgres backend');
   const env: Record<string, string> = {
@@ -78,7 +82,7 @@ export async function startTestApp(label: 'pglite' | 'postgres', options: TestAp
     async close() {
       await app.close();
       await infrastructure.close();
-      if (label === 'postgres') {
+      if (label === 'postgres' && !options.keepSchema) {
         const client = new pg.Client({ connectionString: databaseUrl });
         await client.connect();
         await client.query(`DROP SCHEMA IF EXISTS "${schema}_es" CASCADE; DROP SCHEMA IF EXISTS "${schema}_rm" CASCADE`);

@@ -1,10 +1,11 @@
-// The session decider as a specification: turns and counters, end and reopen, transcript rewind and rewrite.
+// The session decider as a specification: turns and counters, end and reopen, transcript rewind and rewrite (in the current slot).
 import { describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '../../src/errors/ledgerError.js';
 import type { JsonValue } from '../../src/events/eventStore.js';
 import type { MessageInput, SessionEvent, StoredMessage, TurnStatus, TurnUsage } from '../../src/events/session/sessionEvents.js';
 import { decideSession, evolveSession, initialSessionState, type SessionCommand } from '../../src/modules/sessions/sessionDecider.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { toArray } from '../../src/modules/sessions/chunkedList.js';
 import { specification } from '../support/deciderSpecification.js';
 
 const session = specification({ initialState: initialSessionState, evolve: evolveSession, decide: decideSession });
@@ -40,10 +41,10 @@ const turnRecorded = (
   firstIndex: number,
   messages: MessageInput[],
   { seconds = turnIndex * 10, turnUsage = usage(), status = 'completed' as TurnStatus } = {},
-): SessionEvent => ({ type: 'TurnRecorded', data: { turnIndex, status, messages: stored(messages, firstIndex, turnIndex, seconds), usage: turnUsage, at: at(seconds) } });
+): SessionEvent => ({ type: 'TurnRecorded', data: { turnIndex, status, messages: stored(messages, firstIndex, turnIndex, seconds), usage: turnUsage, at: at(seconds), slot: 'main' } });
 const rewound = (fromMessageIndex: number, rewoundCount: number, turnsUndone: number, targetText: string | null, seconds: number): SessionEvent => ({
   type: 'TranscriptRewound',
-  data: { fromMessageIndex, rewoundCount, turnsUndone, targetText, at: at(seconds) },
+  data: { fromMessageIndex, rewoundCount, turnsUndone, targetText, at: at(seconds), slot: 'main' },
 });
 const ended: SessionEvent = { type: 'SessionEnded', data: { reason: 'reset', at: at(500) } };
 
@@ -60,7 +61,7 @@ const rewrite = (messages: MessageInput[], seconds = 100): SessionCommand => ({ 
 const sessionEnded = { type: ConflictError, code: 'SESSION_ENDED', status: 409 };
 
 /** Which transcript indexes are still live, oldest first. */
-const liveIndexes = (state: ReturnType<typeof initialSessionState>) => state.transcript.filter((message) => !message.deleted).map((message) => message.index);
+const liveIndexes = (state: ReturnType<typeof initialSessionState>) => toArray(state.transcript).filter((message) => !message.deleted).map((message) => message.index);
 
 // Three user turns; user messages at indexes 1, 3 and 7, the last with text parts around an image.
 const firstTurn = [system('be brief'), user('first'), assistant('one')];
@@ -227,7 +228,7 @@ describe('session decider', () => {
         .given(threeTurns)
         .when(rewind(2))
         .thenState((state) => {
-          expect(state.transcript.map((message) => message.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+          expect(toArray(state.transcript).map((message) => message.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
           expect(liveIndexes(state)).toEqual([0, 1, 2]);
         }));
 
@@ -290,7 +291,7 @@ describe('session decider', () => {
     const compressed = [system('summary of the conversation'), user('second, condensed')];
     const rewritten = (messages: StoredMessage[], replacedCount: number): SessionEvent => ({
       type: 'TranscriptRewritten',
-      data: { messages, replacedCount, at: at(100) },
+      data: { messages, replacedCount, at: at(100), slot: 'main' },
     });
 
     it('replaces the live messages with the new ones, numbered after every index used so far', () =>
@@ -304,7 +305,7 @@ describe('session decider', () => {
         .given([...threeTurns, rewound(7, 2, 1, 'third\npart two', 50)])
         .when(rewrite(compressed))
         .thenState((state) => {
-          expect(state.transcript).toHaveLength(11);
+          expect(toArray(state.transcript)).toHaveLength(11);
           expect(liveIndexes(state)).toEqual([9, 10]);
           expect(state).toMatchObject({ nextMessageIndex: 11, turnCount: 3 });
         }));

@@ -1,27 +1,13 @@
 // Properties of the session decider over seeded random command sequences: replay agrees with live folding.
 import { describe, expect, it } from 'vitest';
-import type { MessageInput, MessageRole, SessionEvent, TurnStatus } from '../../src/events/session/sessionEvents.js';
+import type { MessageInput, MessageRole, SessionStreamEvent as SessionEvent, TurnStatus } from '../../src/events/session/sessionEvents.js';
 import { decideSession, evolveSession, initialSessionState, type SessionCommand, type SessionState } from '../../src/modules/sessions/sessionDecider.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { toArray } from '../../src/modules/sessions/chunkedList.js';
+import { deepFreeze, type Random, randomFrom } from '../support/propertyTesting.js';
 
 const SEQUENCES = 300;
 const MAX_COMMANDS = 40;
-
-/** mulberry32: small, seedable, good enough to vary test inputs reproducibly. */
-function randomFrom(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (min: number, max: number) => min + Math.floor(next() * (max - min + 1));
-  const pick = <T>(items: readonly T[]): T => items[int(0, items.length - 1)]!;
-  return { next, int, pick };
-}
-type Random = ReturnType<typeof randomFrom>;
 
 const roles: readonly MessageRole[] = ['system', 'user', 'assistant', 'tool'];
 const statuses: readonly TurnStatus[] = ['completed', 'completed', 'failed', 'interrupted'];
@@ -57,18 +43,9 @@ function randomCommand(random: Random, now: string): SessionCommand {
   return { type: 'RewriteTranscript', messages: randomMessages(random, 0, 3), now };
 }
 
-// Freezing the state handed to decide and evolve makes any mutation in place throw (modules run in strict mode).
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
-
 const source = parseSessionSource({ platform: 'telegram', chatType: 'dm', chatId: '12345' });
 const fold = (state: SessionState, events: SessionEvent[]) => events.reduce(evolveSession, state);
-const live = (state: SessionState) => state.transcript.filter((message) => !message.deleted);
+const live = (state: SessionState) => toArray(state.transcript).filter((message) => !message.deleted);
 
 interface Step {
   command: SessionCommand;

@@ -1,11 +1,15 @@
-// Events of a `session-<session id>` stream: turns, transcript, counters, and the session's own lifecycle.
+// Events of a `session-<session id>` stream: turns, transcript, counters, memory, slots, checkpoints, tree, lifecycle.
 import type { JsonObject, JsonValue } from '../eventStore.js';
 import type { SessionSource } from '../../modules/sessions/domain/sessionSource.js';
+import type { SessionTimeline } from '../../modules/sessions/sessionState.js';
 
 export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
 export type TurnStatus = 'completed' | 'failed' | 'interrupted';
 /** `superseded`: found still open after its conversation had moved on (a write cut short by a crash), closed on sight. */
 export type SessionEndReason = 'reset' | 'switch' | 'suspended' | 'resume_expired' | 'forced' | 'superseded';
+
+/** The context slot every session starts in; events written before slots existed belong to it. */
+export const DEFAULT_SLOT = 'main';
 
 export interface MessageInput {
   role: MessageRole;
@@ -33,15 +37,81 @@ export interface TurnUsage {
   costUsd: number;
 }
 
+/** Where a forked session came from: its parent at a checkpoint (null: the parent's state when forked). */
+export interface ForkOrigin {
+  sessionId: string;
+  checkpointId: string | null;
+  revision: number;
+}
+
+/**
+ * The events the sessions index folds today. Fields marked optional were added later: events recorded
+ * before them lack them, and the fold reads a missing one as its default.
+ */
 export type SessionEvent =
-  | { type: 'SessionCreated'; data: { sessionId: string; sessionKey: string; origin: SessionSource; reason: string; at: string } }
-  | { type: 'TurnRecorded'; data: { turnIndex: number; status: TurnStatus; messages: StoredMessage[]; usage: TurnUsage; at: string } }
-  | { type: 'TranscriptRewound'; data: { fromMessageIndex: number; rewoundCount: number; turnsUndone: number; targetText: string | null; at: string } }
-  | { type: 'TranscriptRewritten'; data: { messages: StoredMessage[]; replacedCount: number; at: string } }
+  | {
+      type: 'SessionCreated';
+      data: {
+        sessionId: string;
+        sessionKey: string;
+        origin: SessionSource;
+        reason: string;
+        at: string;
+        parentSessionId?: string;
+        agentName?: string;
+        metadata?: JsonObject;
+        forkOf?: ForkOrigin;
+        /** A fork's copy of its parent's state, so the child never needs the parent's stream. */
+        startingState?: SessionTimeline;
+      };
+    }
+  | {
+      type: 'TurnRecorded';
+      data: {
+        turnIndex: number;
+        status: TurnStatus;
+        messages: StoredMessage[];
+        usage: TurnUsage;
+        at: string;
+        slot?: string;
+        /** Set when the turn is also an automatic checkpoint: no separate event, so no extra write. */
+        checkpointId?: string;
+      };
+    }
+  | { type: 'TranscriptRewound'; data: { fromMessageIndex: number; rewoundCount: number; turnsUndone: number; targetText: string | null; at: string; slot?: string } }
+  | { type: 'TranscriptRewritten'; data: { messages: StoredMessage[]; replacedCount: number; at: string; slot?: string } }
   | { type: 'SessionEnded'; data: { reason: SessionEndReason; at: string } }
   | { type: 'SessionReopened'; data: { reason: 'switch'; at: string } };
 
+/** The session manager and checkpointer's events (the agent-execution-engine seed): turns in flight, memory, slots, time travel, tree. */
+export type SessionEngineEvent =
+  | { type: 'TurnStarted'; data: { turnIndex: number; at: string } }
+  | { type: 'CheckpointCreated'; data: { checkpointId: string; label: string | null; turnIndex: number; at: string } }
+  | {
+      type: 'RolledBack';
+      data: {
+        checkpointId: string;
+        /** The revision whose state was restored: the checkpoint's. */
+        targetRevision: number;
+        /** The revision the session was at before: what the rollback undid starts after targetRevision and ends here. */
+        fromRevision: number;
+        fromTurnIndex: number;
+        /** The state at targetRevision, replayed by the command handler, so the fold just installs it. */
+        restored: SessionTimeline;
+        at: string;
+      };
+    }
+  | { type: 'MemoryEntrySet'; data: { name: string; value: JsonValue; metadata: JsonObject; at: string } }
+  | { type: 'MemoryEntryRemoved'; data: { name: string; at: string } }
+  | { type: 'SlotCreated'; data: { name: string; at: string } }
+  | { type: 'SlotSwitched'; data: { name: string; previous: string; at: string } }
+  | { type: 'ChildSessionCreated'; data: { childSessionId: string; kind: 'child' | 'fork'; agentName: string | null; forkOf?: { checkpointId: string | null; revision: number }; at: string } }
+  | { type: 'SessionDestroyed'; data: { reason: 'destroyed' | 'cascade'; cascadeFrom?: string; at: string } };
+
+export type SessionStreamEvent = SessionEvent | SessionEngineEvent;
+
 export type SessionEventType = SessionEvent['type'];
+export type SessionStreamEventType = SessionStreamEvent['type'];
 
 export function sessionStreamName(sessionId: string): string {
   return `session-${sessionId}`;

@@ -1,71 +1,64 @@
-// The session decider: turns, counters, transcript rewind and rewrite, end and reopen.
+// The session decider: turns, counters, transcript, memory, slots, checkpoints and rollback, children, end, destroy.
 import { ConflictError, NotFoundError } from '../../errors/ledgerError.js';
 import type { Decider } from '../../events/decider.js';
-import type { JsonValue } from '../../events/eventStore.js';
-import type { MessageInput, SessionEndReason, SessionEvent, StoredMessage, TurnStatus, TurnUsage } from '../../events/session/sessionEvents.js';
+import type { JsonObject, JsonValue } from '../../events/eventStore.js';
+import {
+  DEFAULT_SLOT,
+  type ForkOrigin,
+  type MessageInput,
+  type SessionEndReason,
+  type SessionStreamEvent,
+  type StoredMessage,
+  type TurnStatus,
+  type TurnUsage,
+} from '../../events/session/sessionEvents.js';
+import { appendItems, findItem, mapItems, toArray } from './chunkedList.js';
 import type { SessionSource } from './domain/sessionSource.js';
+import {
+  type CheckpointRecord,
+  contextSlot,
+  initialSessionState,
+  installTimeline,
+  memoryEntry,
+  type SessionCounters,
+  type SessionState,
+  type SessionTimeline,
+  transcriptMessage,
+  upsertByName,
+} from './sessionState.js';
 
-export interface SessionCounters {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  totalTokens: number;
-  estimatedCostUsd: number;
-  lastPromptTokens: number;
-}
-
-export interface TranscriptMessage extends StoredMessage {
-  deleted: boolean;
-}
-
-export interface SessionState {
-  status: 'absent' | 'active' | 'ended';
-  sessionId: string | null;
-  sessionKey: string | null;
-  origin: SessionSource | null;
-  createdAt: string | null;
-  updatedAt: string | null;
-  endedAt: string | null;
-  endReason: SessionEndReason | null;
-  turnCount: number;
-  nextMessageIndex: number;
-  counters: SessionCounters;
-  transcript: TranscriptMessage[];
-}
-
-export const zeroCounters = (): SessionCounters => ({
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  totalTokens: 0,
-  estimatedCostUsd: 0,
-  lastPromptTokens: 0,
-});
-
-export const initialSessionState = (): SessionState => ({
-  status: 'absent',
-  sessionId: null,
-  sessionKey: null,
-  origin: null,
-  createdAt: null,
-  updatedAt: null,
-  endedAt: null,
-  endReason: null,
-  turnCount: 0,
-  nextMessageIndex: 0,
-  counters: zeroCounters(),
-  transcript: [],
-});
+export { initialSessionState, zeroCounters } from './sessionState.js';
+export type { SessionCounters, SessionState, SessionTimeline, TranscriptMessage } from './sessionState.js';
 
 export type SessionCommand =
-  | { type: 'CreateSession'; sessionId: string; sessionKey: string; origin: SessionSource; reason: string; now: string }
-  | { type: 'RecordTurn'; messages: MessageInput[]; usage: TurnUsage; status: TurnStatus; now: string }
+  | {
+      type: 'CreateSession';
+      sessionId: string;
+      sessionKey: string;
+      origin: SessionSource;
+      reason: string;
+      now: string;
+      parentSessionId?: string;
+      agentName?: string;
+      metadata?: JsonObject;
+      forkOf?: ForkOrigin;
+      startingState?: SessionTimeline;
+    }
+  | { type: 'RecordTurn'; messages: MessageInput[]; usage: TurnUsage; status: TurnStatus; now: string; autoCheckpoint?: boolean }
+  | { type: 'StartTurn'; now: string }
   | { type: 'RewindTranscript'; turns: number; now: string }
   | { type: 'RewriteTranscript'; messages: MessageInput[]; now: string }
   | { type: 'EndSession'; reason: SessionEndReason; now: string }
-  | { type: 'ReopenSession'; now: string };
+  | { type: 'ReopenSession'; now: string }
+  | { type: 'CreateCheckpoint'; label: string | null; now: string }
+  /** `restored` is the state at the checkpoint's revision, replayed by the caller: the decider has no history. */
+  | { type: 'RollBack'; checkpointId: string; restored: SessionTimeline; now: string }
+  | { type: 'SetMemoryEntry'; name: string; value: JsonValue; metadata: JsonObject; now: string }
+  | { type: 'RemoveMemoryEntry'; name: string; now: string }
+  | { type: 'CreateSlot'; name: string; now: string }
+  | { type: 'SwitchSlot'; name: string; now: string }
+  | { type: 'RecordChildSession'; childSessionId: string; kind: 'child' | 'fork'; agentName: string | null; forkOf?: { checkpointId: string | null; revision: number }; now: string }
+  | { type: 'DestroySession'; reason: 'destroyed' | 'cascade'; cascadeFrom?: string; now: string };
 
 // Rounding to micro-dollars keeps float sums from drifting differently in a replay.
 const addCost = (a: number, b: number) => Math.round((a + b) * 1e6) / 1e6;
@@ -86,44 +79,112 @@ function addUsage(counters: SessionCounters, usage: TurnUsage): SessionCounters 
   };
 }
 
-export function evolveSession(state: SessionState, event: SessionEvent): SessionState {
+/** A checkpoint's id is the revision of the event that records it: unique in its stream, whatever the timeline. */
+export const checkpointIdFor = (revision: number) => `cp-${revision}`;
+
+function withCheckpoint(state: SessionState, checkpoint: Omit<CheckpointRecord, 'parentCheckpointId'>): SessionState {
+  const record: CheckpointRecord = {
+    checkpointId: checkpoint.checkpointId,
+    label: checkpoint.label,
+    revision: checkpoint.revision,
+    turnIndex: checkpoint.turnIndex,
+    createdAt: checkpoint.createdAt,
+    auto: checkpoint.auto,
+    parentCheckpointId: state.headCheckpointId,
+  };
+  return { ...state, checkpoints: appendItems(state.checkpoints, [record]), headCheckpointId: record.checkpointId };
+}
+
+export function evolveSession(current: SessionState, event: SessionStreamEvent): SessionState {
+  const state: SessionState = { ...current, revision: current.revision + 1 };
   switch (event.type) {
-    case 'SessionCreated':
-      return {
+    case 'SessionCreated': {
+      const { data } = event;
+      const created: SessionState = {
         ...initialSessionState(),
         status: 'active',
-        sessionId: event.data.sessionId,
-        sessionKey: event.data.sessionKey,
-        origin: event.data.origin,
-        createdAt: event.data.at,
-        updatedAt: event.data.at,
+        sessionId: data.sessionId,
+        sessionKey: data.sessionKey,
+        origin: data.origin,
+        createdAt: data.at,
+        updatedAt: data.at,
+        slots: [{ name: DEFAULT_SLOT, createdAt: data.at }],
+        revision: state.revision,
+        parentSessionId: data.parentSessionId ?? null,
+        agentName: data.agentName ?? null,
+        metadata: data.metadata ?? {},
+        forkOf: data.forkOf ?? null,
       };
-    case 'TurnRecorded':
+      return data.startingState ? installTimeline(created, data.startingState) : created;
+    }
+    case 'TurnRecorded': {
+      const { data } = event;
+      const slot = data.slot ?? DEFAULT_SLOT;
+      const recorded: SessionState = {
+        ...state,
+        turnCount: Math.max(state.turnCount, data.turnIndex),
+        nextMessageIndex: state.nextMessageIndex + data.messages.length,
+        counters: addUsage(state.counters, data.usage),
+        transcript: appendItems(state.transcript, data.messages.map((message) => transcriptMessage(message, slot, false))),
+        updatedAt: data.at,
+        turnInFlight: null,
+      };
+      if (!data.checkpointId) return recorded;
+      return withCheckpoint(recorded, { checkpointId: data.checkpointId, label: null, revision: state.revision, turnIndex: data.turnIndex, createdAt: data.at, auto: true });
+    }
+    case 'TranscriptRewound': {
+      const slot = event.data.slot ?? DEFAULT_SLOT;
       return {
         ...state,
-        turnCount: Math.max(state.turnCount, event.data.turnIndex),
+        // Indexes grow along the transcript: only its tail, from the target message on, can change.
+        transcript: mapItems(
+          state.transcript,
+          (message) => (message.index >= event.data.fromMessageIndex && message.slot === slot && !message.deleted ? { ...message, deleted: true } : message),
+          (chunk) => chunk.at(-1)!.index >= event.data.fromMessageIndex,
+        ),
+        updatedAt: event.data.at,
+      };
+    }
+    case 'TranscriptRewritten': {
+      const slot = event.data.slot ?? DEFAULT_SLOT;
+      return {
+        ...state,
         nextMessageIndex: state.nextMessageIndex + event.data.messages.length,
-        counters: addUsage(state.counters, event.data.usage),
-        transcript: [...state.transcript, ...event.data.messages.map((message) => ({ ...message, deleted: false }))],
+        transcript: appendItems(
+          mapItems(state.transcript, (message) => (message.slot === slot && !message.deleted ? { ...message, deleted: true } : message)),
+          event.data.messages.map((message) => transcriptMessage(message, slot, false)),
+        ),
+        // A rewrite is how a summary (compression) lands.
+        lastSummaryTurn: state.turnCount,
         updatedAt: event.data.at,
       };
-    case 'TranscriptRewound':
-      return {
-        ...state,
-        transcript: state.transcript.map((message) => (message.index >= event.data.fromMessageIndex ? { ...message, deleted: true } : message)),
-        updatedAt: event.data.at,
-      };
-    case 'TranscriptRewritten':
-      return {
-        ...state,
-        nextMessageIndex: state.nextMessageIndex + event.data.messages.length,
-        transcript: [...state.transcript.map((message) => ({ ...message, deleted: true })), ...event.data.messages.map((message) => ({ ...message, deleted: false }))],
-        updatedAt: event.data.at,
-      };
+    }
     case 'SessionEnded':
       return { ...state, status: 'ended', endedAt: event.data.at, endReason: event.data.reason, updatedAt: event.data.at };
     case 'SessionReopened':
       return { ...state, status: 'active', endedAt: null, endReason: null, updatedAt: event.data.at };
+    case 'TurnStarted':
+      return { ...state, turnInFlight: { turnIndex: event.data.turnIndex, startedAt: event.data.at }, updatedAt: event.data.at };
+    case 'CheckpointCreated':
+      return withCheckpoint(state, { checkpointId: event.data.checkpointId, label: event.data.label, revision: state.revision, turnIndex: event.data.turnIndex, createdAt: event.data.at, auto: false });
+    case 'RolledBack':
+      return { ...installTimeline(state, event.data.restored), updatedAt: event.data.at };
+    case 'MemoryEntrySet': {
+      const { name, value, metadata, at } = event.data;
+      const createdAt = state.memory.find((entry) => entry.name === name)?.createdAt ?? at;
+      return { ...state, memory: upsertByName(state.memory, memoryEntry({ name, value, metadata, createdAt, updatedAt: at })), updatedAt: at };
+    }
+    case 'MemoryEntryRemoved':
+      return { ...state, memory: state.memory.filter((entry) => entry.name !== event.data.name), updatedAt: event.data.at };
+    case 'SlotCreated':
+      return { ...state, slots: upsertByName(state.slots, contextSlot({ name: event.data.name, createdAt: event.data.at })), updatedAt: event.data.at };
+    case 'SlotSwitched':
+      return { ...state, currentSlot: event.data.name, updatedAt: event.data.at };
+    case 'ChildSessionCreated':
+      // The tree projection keeps the children; the parent's own state does not change.
+      return state;
+    case 'SessionDestroyed':
+      return { ...state, status: 'destroyed', destroyedAt: event.data.at, turnInFlight: null, updatedAt: event.data.at };
     default: {
       const unknown: never = event;
       return unknown;
@@ -135,14 +196,47 @@ export function sessionNotFound(sessionId: string): NotFoundError {
   return new NotFoundError('SESSION_NOT_FOUND', `no session ${sessionId}`, { sessionId });
 }
 
-function requireWritable(state: SessionState): void {
+export function sessionDestroyed(sessionId: string | null): ConflictError {
+  return new ConflictError('SESSION_DESTROYED', `session ${sessionId} was destroyed; its history stays readable for audit`, { sessionId });
+}
+
+export function checkpointNotFound(sessionId: string | null, checkpointId: string): NotFoundError {
+  return new NotFoundError('CHECKPOINT_NOT_FOUND', `session ${sessionId} has no checkpoint ${checkpointId}`, { sessionId, checkpointId });
+}
+
+function turnInFlight(state: SessionState): ConflictError {
+  return new ConflictError('TURN_IN_FLIGHT', `session ${state.sessionId} has turn ${state.turnInFlight?.turnIndex} in flight; record it first`, {
+    sessionId: state.sessionId,
+    turnIndex: state.turnInFlight?.turnIndex,
+  });
+}
+
+function requireExisting(state: SessionState): void {
   if (state.status === 'absent') throw sessionNotFound(state.sessionId ?? 'unknown');
+}
+
+function requireWritable(state: SessionState): void {
+  requireExisting(state);
+  if (state.status === 'destroyed') throw sessionDestroyed(state.sessionId);
   if (state.status === 'ended') {
     throw new ConflictError('SESSION_ENDED', `session ${state.sessionId} has ended (${state.endReason}); resolve the conversation for its current session`, {
       sessionId: state.sessionId,
       endReason: state.endReason,
     });
   }
+}
+
+export function findCheckpoint(state: SessionState, checkpointId: string): CheckpointRecord {
+  const checkpoint = state.status === 'destroyed' ? undefined : findItem(state.checkpoints, (candidate) => candidate.checkpointId === checkpointId);
+  if (!checkpoint) throw checkpointNotFound(state.sessionId, checkpointId);
+  return checkpoint;
+}
+
+/** The checkpoint a rollback would restore, or the reason it is refused: callers replay to it only once this passes. */
+export function rollbackTarget(state: SessionState, checkpointId: string): CheckpointRecord {
+  requireWritable(state);
+  if (state.turnInFlight) throw turnInFlight(state);
+  return findCheckpoint(state, checkpointId);
 }
 
 function store(messages: MessageInput[], firstIndex: number, turnIndex: number, at: string): StoredMessage[] {
@@ -158,43 +252,126 @@ function textOf(content: JsonValue): string | null {
   return null;
 }
 
-export function decideSession(command: SessionCommand, state: SessionState): SessionEvent[] {
+export function decideSession(command: SessionCommand, state: SessionState): SessionStreamEvent[] {
   switch (command.type) {
-    case 'CreateSession':
+    case 'CreateSession': {
       if (state.status !== 'absent') return [];
-      return [{ type: 'SessionCreated', data: { sessionId: command.sessionId, sessionKey: command.sessionKey, origin: command.origin, reason: command.reason, at: command.now } }];
+      const { type: _type, now, ...data } = command;
+      return [{ type: 'SessionCreated', data: { ...data, at: now } }];
+    }
     case 'RecordTurn': {
       requireWritable(state);
       const turnIndex = state.turnCount + 1;
+      const revision = state.revision + 1;
+      const checkpoint = command.autoCheckpoint && command.status === 'completed' ? { checkpointId: checkpointIdFor(revision) } : {};
       return [
         {
           type: 'TurnRecorded',
-          data: { turnIndex, status: command.status, messages: store(command.messages, state.nextMessageIndex, turnIndex, command.now), usage: command.usage, at: command.now },
+          data: {
+            turnIndex,
+            status: command.status,
+            messages: store(command.messages, state.nextMessageIndex, turnIndex, command.now),
+            usage: command.usage,
+            at: command.now,
+            slot: state.currentSlot,
+            ...checkpoint,
+          },
         },
       ];
     }
+    case 'StartTurn':
+      requireWritable(state);
+      if (state.turnInFlight) throw turnInFlight(state);
+      return [{ type: 'TurnStarted', data: { turnIndex: state.turnCount + 1, at: command.now } }];
     case 'RewindTranscript': {
       requireWritable(state);
-      const live = state.transcript.filter((message) => !message.deleted);
+      const live = toArray(state.transcript).filter((message) => !message.deleted && message.slot === state.currentSlot);
       const userMessages = live.filter((message) => message.role === 'user');
       if (userMessages.length === 0) return [];
       // n < 1 counts as 1; more turns than exist clamp to the oldest user turn.
       const turnsUndone = Math.min(Math.max(1, Math.floor(command.turns)), userMessages.length);
       const target = userMessages[userMessages.length - turnsUndone]!;
       const rewoundCount = live.filter((message) => message.index >= target.index).length;
-      return [{ type: 'TranscriptRewound', data: { fromMessageIndex: target.index, rewoundCount, turnsUndone, targetText: textOf(target.content), at: command.now } }];
+      return [
+        {
+          type: 'TranscriptRewound',
+          data: { fromMessageIndex: target.index, rewoundCount, turnsUndone, targetText: textOf(target.content), at: command.now, slot: state.currentSlot },
+        },
+      ];
     }
     case 'RewriteTranscript': {
       requireWritable(state);
-      const replacedCount = state.transcript.filter((message) => !message.deleted).length;
-      return [{ type: 'TranscriptRewritten', data: { messages: store(command.messages, state.nextMessageIndex, state.turnCount, command.now), replacedCount, at: command.now } }];
+      const replacedCount = toArray(state.transcript).filter((message) => !message.deleted && message.slot === state.currentSlot).length;
+      return [
+        {
+          type: 'TranscriptRewritten',
+          data: { messages: store(command.messages, state.nextMessageIndex, state.turnCount, command.now), replacedCount, at: command.now, slot: state.currentSlot },
+        },
+      ];
     }
     case 'EndSession':
       if (state.status !== 'active') return [];
       return [{ type: 'SessionEnded', data: { reason: command.reason, at: command.now } }];
     case 'ReopenSession':
+      // A destroyed session stays destroyed: only an ended one reopens.
       if (state.status !== 'ended') return [];
       return [{ type: 'SessionReopened', data: { reason: 'switch', at: command.now } }];
+    case 'CreateCheckpoint':
+      requireWritable(state);
+      return [{ type: 'CheckpointCreated', data: { checkpointId: checkpointIdFor(state.revision + 1), label: command.label, turnIndex: state.turnCount, at: command.now } }];
+    case 'RollBack': {
+      const checkpoint = rollbackTarget(state, command.checkpointId);
+      if (command.restored.headCheckpointId !== checkpoint.checkpointId) {
+        throw new Error(`the state handed to RollBack is not checkpoint ${checkpoint.checkpointId}'s (its head is ${command.restored.headCheckpointId})`);
+      }
+      return [
+        {
+          type: 'RolledBack',
+          data: {
+            checkpointId: checkpoint.checkpointId,
+            targetRevision: checkpoint.revision,
+            fromRevision: state.revision,
+            fromTurnIndex: state.turnCount,
+            restored: command.restored,
+            at: command.now,
+          },
+        },
+      ];
+    }
+    case 'SetMemoryEntry':
+      requireWritable(state);
+      return [{ type: 'MemoryEntrySet', data: { name: command.name, value: command.value, metadata: command.metadata, at: command.now } }];
+    case 'RemoveMemoryEntry':
+      requireWritable(state);
+      if (!state.memory.some((entry) => entry.name === command.name)) {
+        throw new NotFoundError('MEMORY_ENTRY_NOT_FOUND', `session ${state.sessionId} has no memory entry ${command.name}`, { name: command.name });
+      }
+      return [{ type: 'MemoryEntryRemoved', data: { name: command.name, at: command.now } }];
+    case 'CreateSlot':
+      requireWritable(state);
+      if (state.slots.some((slot) => slot.name === command.name)) {
+        throw new ConflictError('SLOT_EXISTS', `session ${state.sessionId} already has a context slot ${command.name}`, { name: command.name });
+      }
+      return [{ type: 'SlotCreated', data: { name: command.name, at: command.now } }];
+    case 'SwitchSlot':
+      requireWritable(state);
+      if (!state.slots.some((slot) => slot.name === command.name)) {
+        throw new NotFoundError('SLOT_NOT_FOUND', `session ${state.sessionId} has no context slot ${command.name}`, { name: command.name });
+      }
+      if (state.currentSlot === command.name) return [];
+      return [{ type: 'SlotSwitched', data: { name: command.name, previous: state.currentSlot, at: command.now } }];
+    case 'RecordChildSession': {
+      // Recorded even on a parent destroyed meanwhile: the child exists either way, as an orphan.
+      requireExisting(state);
+      const { type: _type, now, ...data } = command;
+      return [{ type: 'ChildSessionCreated', data: { ...data, at: now } }];
+    }
+    case 'DestroySession': {
+      requireExisting(state);
+      if (state.status === 'destroyed') return [];
+      const cascade = command.cascadeFrom === undefined ? {} : { cascadeFrom: command.cascadeFrom };
+      return [{ type: 'SessionDestroyed', data: { reason: command.reason, ...cascade, at: command.now } }];
+    }
     default: {
       const unknown: never = command;
       return unknown;
@@ -202,8 +379,10 @@ export function decideSession(command: SessionCommand, state: SessionState): Ses
   }
 }
 
-export const sessionDecider: Decider<SessionState, SessionCommand, SessionEvent> = {
+export const sessionDecider: Decider<SessionState, SessionCommand, SessionStreamEvent> & { snapshotVersion: string } = {
   initialState: initialSessionState,
   evolve: evolveSession,
   decide: decideSession,
+  // Change it whenever SessionState changes shape: snapshots of another version are ignored and replaced.
+  snapshotVersion: 'session-state/3',
 };

@@ -1,16 +1,17 @@
-// HTTP for one session: turns, transcript (read, rewrite, rewind) and its folded state.
-import { Controller, Get, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
+// HTTP for one session: its summary, turns (and turns in flight), transcript (read, rewrite, rewind), destroy.
+import { Controller, Delete, Get, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { z } from 'zod';
 import type { MessageInput } from '../../events/session/sessionEvents.js';
-import { sessionStreamName } from '../../events/session/sessionEvents.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
 import { Lifecycle, requestMetadata } from '../lifecycle.js';
-import { ChangeSessionCommand, type SessionChange, type SessionChangeResult } from './commands/changeSession.js';
-import { sessionDecider, sessionNotFound } from './sessionDecider.js';
-import { rewindRequestSchema, rewriteRequestSchema, transcriptQuerySchema, turnRequestSchema, validSessionId } from './sessionRequests.js';
+import { DestroySessionCommand, type DestroySessionResult } from './commands/destroySession.js';
+import { changeSession, loadSession } from './sessionAccess.js';
+import { destroyQuerySchema, rewindRequestSchema, rewriteRequestSchema, transcriptQuerySchema, turnRequestSchema, validSessionId } from './sessionRequests.js';
+import { toArray } from './chunkedList.js';
+import { liveMessageCount, sessionSummary } from './sessionStateView.js';
 
 @ApiTags('sessions')
 @Controller('v1/sessions')
@@ -21,38 +22,56 @@ export class SessionsController {
   ) {}
 
   @Get(':id')
-  @ApiOperation({ summary: 'A session: status, counters, turn count (folded from its stream)' })
+  @ApiOperation({ summary: 'A session: status, counters, turn count, parent, current slot (folded from its stream)' })
   async get(@Param('id') id: string) {
-    const { state, revision, position } = await this.load(id);
-    const { transcript, nextMessageIndex, ...summary } = state;
-    return { ...summary, messageCount: transcript.filter((message) => !message.deleted).length, revision, position };
+    const { state, revision, position } = await loadSession(this.lifecycle, id);
+    return sessionSummary(state, revision, position);
+  }
+
+  @Delete(':id')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Destroy a session (its events stay for audit); ?cascade=true destroys its subtree too, else children become orphans' })
+  @ApiQuery({ name: 'cascade', required: false })
+  async destroy(@Param('id') id: string, @ValidQuery(destroyQuerySchema) query: z.infer<typeof destroyQuerySchema>, @Req() request: Request): Promise<DestroySessionResult> {
+    return this.commands.execute(new DestroySessionCommand(validSessionId(id), query.cascade, requestMetadata(request)));
   }
 
   @Post(':id/turns')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Record a turn: messages and usage; a completed turn clears the conversation’s resume mark' })
+  @ApiOperation({ summary: 'Record a turn (completing one in flight): messages and usage; a completed turn is also a checkpoint and clears the resume mark' })
   @DocumentedBody(turnRequestSchema)
   async recordTurn(@Param('id') id: string, @ValidBody(turnRequestSchema) body: z.infer<typeof turnRequestSchema>, @Req() request: Request) {
-    const result = await this.change(id, { type: 'recordTurn', messages: body.messages as MessageInput[], usage: body.usage, status: body.status }, request);
-    return { turnIndex: result.state.turnCount, revision: result.revision, position: result.position, counters: result.state.counters };
+    const result = await changeSession(this.commands, id, { type: 'recordTurn', messages: body.messages as MessageInput[], usage: body.usage, status: body.status }, request);
+    const recorded = result.decided.find((event) => event.type === 'TurnRecorded')?.data as { checkpointId?: string } | undefined;
+    return { turnIndex: result.state.turnCount, revision: result.revision, position: result.position, counters: result.state.counters, checkpointId: recorded?.checkpointId ?? null };
+  }
+
+  @Post(':id/turns/start')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Mark a turn in flight (optional): rollback answers 409 TURN_IN_FLIGHT until the next POST /turns records it' })
+  async startTurn(@Param('id') id: string, @Req() request: Request) {
+    const result = await changeSession(this.commands, id, { type: 'startTurn' }, request);
+    return { turnIndex: result.state.turnInFlight!.turnIndex, revision: result.revision, position: result.position };
   }
 
   @Get(':id/transcript')
-  @ApiOperation({ summary: 'The transcript; ?includeDeleted=true shows soft-deleted messages flagged' })
+  @ApiOperation({ summary: 'The transcript; ?includeDeleted=true shows soft-deleted messages flagged; ?slot= one context slot only' })
   async transcript(@Param('id') id: string, @ValidQuery(transcriptQuerySchema) query: z.infer<typeof transcriptQuerySchema>) {
-    const { state, revision, position } = await this.load(id);
-    const messages = query.includeDeleted ? state.transcript : state.transcript.filter((message) => !message.deleted).map(({ deleted: _deleted, ...message }) => message);
+    const { state, revision, position } = await loadSession(this.lifecycle, id);
+    const all = toArray(state.transcript);
+    const inSlot = query.slot === undefined ? all : all.filter((message) => message.slot === query.slot);
+    const messages = query.includeDeleted ? inSlot : inSlot.filter((message) => !message.deleted).map(({ deleted: _deleted, ...message }) => message);
     return { sessionId: state.sessionId, messages, revision, position };
   }
 
   @Put(':id/transcript')
-  @ApiOperation({ summary: 'Rewrite the transcript (compression); the old messages stay in history as deleted' })
+  @ApiOperation({ summary: "Rewrite the current slot's transcript (compression); the old messages stay in history as deleted" })
   @DocumentedBody(rewriteRequestSchema)
   async rewrite(@Param('id') id: string, @ValidBody(rewriteRequestSchema) body: z.infer<typeof rewriteRequestSchema>, @Req() request: Request) {
-    const result = await this.change(id, { type: 'rewrite', messages: body.messages as MessageInput[] }, request);
+    const result = await changeSession(this.commands, id, { type: 'rewrite', messages: body.messages as MessageInput[] }, request);
     const rewritten = result.decided.find((event) => event.type === 'TranscriptRewritten')?.data as { replacedCount: number } | undefined;
     return {
-      messageCount: result.state.transcript.filter((message) => !message.deleted).length,
+      messageCount: liveMessageCount(result.state),
       replacedCount: rewritten?.replacedCount ?? 0,
       revision: result.revision,
       position: result.position,
@@ -61,10 +80,10 @@ export class SessionsController {
 
   @Post(':id/rewind')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Undo the last n user turns by soft delete (/undo, /retry)' })
+  @ApiOperation({ summary: 'Undo the last n user turns of the current slot by soft delete (/undo, /retry)' })
   @DocumentedBody(rewindRequestSchema)
   async rewind(@Param('id') id: string, @ValidBody(rewindRequestSchema) body: z.infer<typeof rewindRequestSchema>, @Req() request: Request) {
-    const result = await this.change(id, { type: 'rewind', turns: body.turns }, request);
+    const result = await changeSession(this.commands, id, { type: 'rewind', turns: body.turns }, request);
     const rewound = result.decided.find((event) => event.type === 'TranscriptRewound')?.data as
       | { rewoundCount: number; turnsUndone: number; targetText: string | null }
       | undefined;
@@ -75,15 +94,5 @@ export class SessionsController {
       revision: result.revision,
       position: result.position,
     };
-  }
-
-  private async load(id: string) {
-    const loaded = await this.lifecycle.streams.load(sessionStreamName(validSessionId(id)), sessionDecider);
-    if (loaded.source === 'empty') throw sessionNotFound(id);
-    return loaded;
-  }
-
-  private change(id: string, change: SessionChange, request: Request): Promise<SessionChangeResult> {
-    return this.commands.execute(new ChangeSessionCommand(validSessionId(id), change, requestMetadata(request)));
   }
 }

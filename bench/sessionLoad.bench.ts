@@ -1,0 +1,210 @@
+// `npm run build && node dist/bench/sessionLoad.bench.js`: load, turn append and rollback of a 10-turn vs a 10,000-turn
+// session on in-memory PGlite (BENCH_DATABASE_URL=postgres://…: on PostgreSQL instead, in a schema dropped afterwards).
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { ManualClock } from '../src/clock.js';
+import { migrate, quoteIdentifier } from '../src/database/migrate.js';
+import { PglitePool } from '../src/database/pglitePool.js';
+import { PostgresPool } from '../src/database/postgresPool.js';
+import type { SqlPool } from '../src/database/sqlPool.js';
+import type { NewEvent } from '../src/events/eventStore.js';
+import { FoldedStateCache } from '../src/events/foldedStateCache.js';
+import { PostgresEventStore } from '../src/events/postgres/postgresEventStore.js';
+import { SqlSnapshotStore } from '../src/events/postgres/sqlSnapshotStore.js';
+import { type SessionStreamEvent, sessionStreamName } from '../src/events/session/sessionEvents.js';
+import { StreamStateStore } from '../src/events/streamStateStore.js';
+import { parseSessionSource } from '../src/modules/sessions/domain/sessionSource.js';
+import { rollbackTarget, type SessionCommand, sessionDecider, type SessionState } from '../src/modules/sessions/sessionDecider.js';
+import { lastItem } from '../src/modules/sessions/chunkedList.js';
+import { timelineOf } from '../src/modules/sessions/sessionState.js';
+import { readModelMigrations } from '../src/projections/readModelSchema.js';
+import { renderTable } from './measure.js';
+
+const SMALL = 10;
+const LARGE = Number(process.env.BENCH_TURNS ?? 10_000);
+const SNAPSHOT_EVERY = Number(process.env.SNAPSHOT_EVERY ?? 500);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const clock = new ManualClock(new Date('2026-06-16T09:00:00Z'));
+const metadata = { actor: 'bench' };
+
+function turnCommand(turn: number): SessionCommand {
+  clock.advance(1_000);
+  return {
+    type: 'RecordTurn',
+    messages: [
+      { role: 'user', content: `question ${turn}: what should the agent look at next, and why?` },
+      { role: 'assistant', content: `answer ${turn}: ${'the agent reads the file, runs the tests and reports back. '.repeat(3)}` },
+    ],
+    usage: { inputTokens: 1_200, outputTokens: 180, cacheReadTokens: 900, cacheWriteTokens: 0, lastPromptTokens: 1_200, costUsd: 0.0042 },
+    status: 'completed',
+    autoCheckpoint: true,
+    now: clock.now().toISOString(),
+  };
+}
+
+/** Decides the session's history in memory and appends it in large batches: building it is not what is measured. */
+async function buildSession(store: PostgresEventStore, sessionId: string, turns: number): Promise<void> {
+  const stream = sessionStreamName(sessionId);
+  const origin = parseSessionSource({ platform: 'telegram', chatType: 'dm', chatId: sessionId });
+  let state = sessionDecider.initialState();
+  let pending: SessionStreamEvent[] = [];
+  let revision = -1;
+  const flush = async () => {
+    const appended = await store.append(stream, pending as unknown as NewEvent[], revision < 0 ? 'no_stream' : revision);
+    revision = appended.nextExpectedRevision;
+    pending = [];
+  };
+  const decide = (command: SessionCommand) => {
+    const events = sessionDecider.decide(command, state);
+    state = events.reduce(sessionDecider.evolve, state);
+    pending.push(...events);
+  };
+  decide({ type: 'CreateSession', sessionId, sessionKey: `agent:main:telegram:dm:${sessionId}`, origin, reason: 'new', now: clock.now().toISOString() });
+  for (let turn = 1; turn <= turns; turn++) {
+    decide(turnCommand(turn));
+    if (pending.length >= 1_000) await flush();
+  }
+  if (pending.length > 0) await flush();
+}
+
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await work();
+  return performance.now() - started;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+async function medianOf(rounds: number, work: (round: number) => Promise<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let round = 0; round < rounds; round++) times.push(await timed(() => work(round)));
+  return median(times);
+}
+
+interface Figures {
+  events: number;
+  snapshotBytes: number;
+  snapshotWrite: number;
+  warmLoad: number;
+  coldLoadSnapshot: number;
+  coldLoadReplay: number;
+  append: number;
+  appendMean: number;
+  rollbackRecent: number;
+  rollbackFirst: number;
+  rolledBackBytes: number;
+}
+
+const APPENDS = 50;
+
+async function measure(store: PostgresEventStore, snapshots: SqlSnapshotStore, sessionId: string, turns: number): Promise<Figures> {
+  const stream = sessionStreamName(sessionId);
+  await buildSession(store, sessionId, turns);
+  const withSnapshots = (cache = new FoldedStateCache(100)) => new StreamStateStore(store, cache, clock, { snapshots, snapshotEvery: SNAPSHOT_EVERY });
+  const live = withSnapshots();
+  // The first load replays everything and, once the stream is SNAPSHOT_EVERY events long, leaves a snapshot behind.
+  const first = await live.load(stream, sessionDecider);
+  const snapshot = await snapshots.read(stream, sessionDecider.snapshotVersion);
+
+  const warmLoad = await medianOf(ROUNDS * 3, () => live.load(stream, sessionDecider));
+  const coldLoadSnapshot = await medianOf(ROUNDS, () => withSnapshots().load(stream, sessionDecider));
+  const coldLoadReplay = await medianOf(Math.min(ROUNDS, 3), () => new StreamStateStore(store, new FoldedStateCache(100), clock).load(stream, sessionDecider));
+  // What a snapshot costs when one falls due (every SNAPSHOT_EVERY events): the write of the whole folded state.
+  const snapshotWrite = await medianOf(3, (round) =>
+    snapshots.write({ streamName: `${stream}-copy`, version: sessionDecider.snapshotVersion, revision: round, position: first.position, state: first.state }),
+  );
+
+  const state = first.state;
+  const firstCheckpoint = state.checkpoints[0]![0]!.checkpointId;
+  const recentCheckpoint = lastItem(state.checkpoints)!.checkpointId;
+  const rollBack = (checkpointId: string) =>
+    live.handle(
+      stream,
+      sessionDecider,
+      async (current: SessionState): Promise<SessionCommand> => {
+        const target = rollbackTarget(current, checkpointId);
+        const then = await live.loadAt(stream, sessionDecider, { revision: target.revision });
+        return { type: 'RollBack', checkpointId, restored: timelineOf(then.state), now: clock.now().toISOString() };
+      },
+      metadata,
+    );
+  // Alternating, ending on the newest: back to the first checkpoint (the worst case, a replay from revision 0),
+  // then forward again to the newest (near the snapshot), which leaves the session as big as it was.
+  const recent: number[] = [];
+  const oldest: number[] = [];
+  let rolledBackBytes = 0;
+  for (let round = 0; round < Math.min(ROUNDS, 5); round++) {
+    oldest.push(await timed(() => rollBack(firstCheckpoint)));
+    recent.push(await timed(() => rollBack(recentCheckpoint)));
+    if (round === 0) {
+      const [event] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
+      rolledBackBytes = JSON.stringify(event!.data).length;
+    }
+  }
+
+  const appendTimes: number[] = [];
+  for (let turn = 1; turn <= APPENDS; turn++) appendTimes.push(await timed(() => live.handle(stream, sessionDecider, turnCommand(turns + turn), metadata)));
+  return {
+    events: first.revision + 1,
+    snapshotBytes: snapshot ? JSON.stringify(snapshot.state).length : 0,
+    snapshotWrite,
+    warmLoad,
+    coldLoadSnapshot,
+    coldLoadReplay,
+    append: median(appendTimes),
+    appendMean: appendTimes.reduce((sum, time) => sum + time, 0) / appendTimes.length,
+    rollbackRecent: median(recent),
+    rollbackFirst: median(oldest),
+    rolledBackBytes,
+  };
+}
+
+async function main(): Promise<void> {
+  const postgresUrl = process.env.BENCH_DATABASE_URL;
+  const schema = postgresUrl ? `bench_sessions_${randomBytes(4).toString('hex')}` : 'ledger';
+  const pool: SqlPool = postgresUrl ? new PostgresPool({ connectionString: postgresUrl, max: 4 }) : await PglitePool.open();
+  try {
+    const store = await PostgresEventStore.open(pool, { schema });
+    await migrate(pool, schema, 'read-models', readModelMigrations);
+    const snapshots = new SqlSnapshotStore(pool, schema);
+    console.error(`building and measuring a ${SMALL}-turn and a ${LARGE}-turn session (SNAPSHOT_EVERY=${SNAPSHOT_EVERY}, ${ROUNDS} rounds)…`);
+    // A first pass warms the JIT and the database up; its figures are dropped.
+    await measure(store, snapshots, 'bench_warmup', SMALL);
+    const small = await measure(store, snapshots, 'bench_small', SMALL);
+    const large = await measure(store, snapshots, 'bench_large', LARGE);
+    const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
+    const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
+    const ratio = (a: number, b: number) => (a > 0 ? `${(b / a).toFixed(1)}×` : '-');
+    const row = (name: string, pick: (figures: Figures) => number, format = ms) => [name, format(pick(small)), format(pick(large)), ratio(pick(small), pick(large))];
+    console.log(`session load, append and rollback on ${postgresUrl ? 'PostgreSQL' : 'in-memory PGlite'}, node ${process.version}; times in ms (medians)`);
+    console.log(
+      renderTable(
+        [
+          ['measurement', `${SMALL} turns`, `${LARGE} turns`, 'large/small'],
+          row('events in the stream', (figures) => figures.events, String),
+          row('load, warm (cache hit + catch-up read)', (figures) => figures.warmLoad),
+          row('load, cold, from the snapshot', (figures) => figures.coldLoadSnapshot),
+          row('load, cold, full replay (no snapshot)', (figures) => figures.coldLoadReplay),
+          row(`turn append (median of ${APPENDS})`, (figures) => figures.append),
+          row(`turn append (mean of ${APPENDS})`, (figures) => figures.appendMean),
+          row(`snapshot write (once per ${SNAPSHOT_EVERY} events)`, (figures) => figures.snapshotWrite),
+          row('  amortised per event', (figures) => figures.snapshotWrite / SNAPSHOT_EVERY),
+          row('rollback to the newest checkpoint', (figures) => figures.rollbackRecent),
+          row('rollback to the first checkpoint', (figures) => figures.rollbackFirst),
+          row('snapshot size (JSON)', (figures) => figures.snapshotBytes, kib),
+          row('RolledBack event size, to the newest checkpoint', (figures) => figures.rolledBackBytes, kib),
+        ],
+        ['left', 'right', 'right', 'right'],
+      ),
+    );
+  } finally {
+    if (postgresUrl) await pool.query(`DROP SCHEMA IF EXISTS ${quoteIdentifier(schema)} CASCADE`);
+    await pool.end();
+  }
+}
+
+await main();

@@ -1,0 +1,27 @@
+// Events of a `runtime-binding-<session key>` stream: which runtime session a conversation is bound to, and why.
+
+/** new: nothing was bound; drift: provider/model changed; new_command: `/new` or newSession; task: `/new <task>`. */
+export type BindReason = 'new' | 'drift' | 'new_command' | 'task';
+export type DetachReason = 'detach' | 'new_command';
+
+export type RuntimeBindingEvent =
+  | {
+      type: 'RuntimeBound';
+      data: {
+        runtimeSessionId: string;
+        provider: string;
+        model: string;
+        reason: BindReason;
+        previousRuntimeSessionId: string | null;
+        /** The status note a drift leaves in the conversation ("model changed from a to b"). */
+        note: string | null;
+        at: string;
+      };
+    }
+  | { type: 'RuntimeDetached'; data: { runtimeSessionId: string; reason: DetachReason; at: string } };
+
+export type RuntimeBindingEventType = RuntimeBindingEvent['type'];
+
+export function runtimeBindingStreamName(sessionKey: string): string {
+  return `runtime-binding-${sessionKey}`;
+}

@@ -1,0 +1,67 @@
+// Edit, pause/resume, reschedule or remove a job, and record a run's outcome: one decision on the job's stream each.
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import type { EventMetadata } from '../../../events/eventStore.js';
+import { jobStreamName, type RunStatus } from '../../../events/job/jobEvents.js';
+import { Lifecycle } from '../../lifecycle.js';
+import { type JobCommand, jobDecider, jobNotFound, type JobState } from '../jobDecider.js';
+import type { JobPatch } from '../jobRequests.js';
+import { parseSchedule, validTimeZone } from '../schedule/parseSchedule.js';
+import type { JobWriteResult } from './scheduleJob.js';
+
+export type JobChange = { type: 'update'; patch: JobPatch } | { type: 'remove' } | { type: 'reportRun'; fireId: string; status: RunStatus; error: string | null };
+
+export class ChangeJobCommand {
+  constructor(
+    readonly jobId: string,
+    readonly change: JobChange,
+    readonly metadata: EventMetadata,
+  ) {}
+}
+
+@CommandHandler(ChangeJobCommand)
+export class ChangeJobHandler implements ICommandHandler<ChangeJobCommand, JobWriteResult> {
+  constructor(private readonly lifecycle: Lifecycle) {}
+
+  execute({ jobId, change, metadata }: ChangeJobCommand): Promise<JobWriteResult> {
+    return this.lifecycle.streams.handle(jobStreamName(jobId), jobDecider, (state) => this.toCommand(jobId, change, state), metadata);
+  }
+
+  private toCommand(jobId: string, change: JobChange, state: JobState): JobCommand {
+    const now = this.lifecycle.clock.now();
+    switch (change.type) {
+      case 'update': {
+        if (state.status === 'absent' || state.status === 'removed') throw jobNotFound(jobId);
+        const { patch } = change;
+        const timeZone = patch.timeZone === undefined ? state.timeZone : validTimeZone(patch.timeZone);
+        const reschedule =
+          patch.schedule !== undefined || patch.timeZone !== undefined
+            ? { schedule: patch.schedule === undefined ? state.schedule! : parseSchedule(patch.schedule, now, timeZone), timeZone }
+            : undefined;
+        return {
+          type: 'UpdateJob',
+          changes: {
+            name: patch.name,
+            description: patch.description,
+            prompt: patch.prompt,
+            skill: patch.skill,
+            deliverTo: patch.deliverTo,
+            origin: patch.origin,
+            model: patch.model,
+            repeatTimes: patch.repeat?.times,
+          },
+          reschedule,
+          enabled: patch.enabled,
+          now: now.toISOString(),
+        };
+      }
+      case 'remove':
+        return { type: 'RemoveJob', now: now.toISOString() };
+      case 'reportRun':
+        return { type: 'ReportRun', fireId: change.fireId, status: change.status, error: change.error, now: now.toISOString() };
+      default: {
+        const unknown: never = change;
+        return unknown;
+      }
+    }
+  }
+}

@@ -1,0 +1,67 @@
+// Fire a job's slot at most once: the append at the loaded revision is the compare-and-set, across every instance.
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import type { EventMetadata } from '../../../events/eventStore.js';
+import { type CatchUpPolicy, type JobEvent, jobStreamName } from '../../../events/job/jobEvents.js';
+import { Lifecycle } from '../../lifecycle.js';
+import { jobDecider, type JobState } from '../jobDecider.js';
+
+export type FireRequest =
+  /** The ticker: whatever is due now, missed slots per the catch-up policy. */
+  | { type: 'due'; catchUp: CatchUpPolicy; onTimeGraceMs: number }
+  /** An external scheduler: this slot, or the job's next one when it names none. */
+  | { type: 'slot'; slot?: string };
+
+export class FireJobCommand {
+  constructor(
+    readonly jobId: string,
+    readonly request: FireRequest,
+    readonly metadata: EventMetadata,
+  ) {}
+}
+
+export type JobFiredData = Extract<JobEvent, { type: 'JobFired' }>['data'];
+
+export interface FireJobResult {
+  fires: JobFiredData[];
+  /** Slots catch-up decided not to fire, if any. */
+  skipped: Extract<JobEvent, { type: 'JobSlotsSkipped' }>['data'] | null;
+  state: JobState;
+  position: number;
+}
+
+/**
+ * Why StreamStateStore.handle (which retries conflicts) is safe here: a retry is not blind, it
+ * reloads the stream and decides again. A named slot is fixed before the first attempt (an omitted
+ * slot is resolved to the nextRunAt loaded once, here), so the retry decides on the same slot, which
+ * the decider now refuses with 409 ALREADY_FIRED; it can never slide to the job's next slot. The
+ * ticker's decision "fire what is due" finds nothing due once the winner has advanced nextRunAt.
+ */
+@CommandHandler(FireJobCommand)
+export class FireJobHandler implements ICommandHandler<FireJobCommand, FireJobResult> {
+  constructor(private readonly lifecycle: Lifecycle) {}
+
+  async execute({ jobId, request, metadata }: FireJobCommand): Promise<FireJobResult> {
+    const stream = jobStreamName(jobId);
+    const { streams } = this.lifecycle;
+    let slot: string | null = null;
+    if (request.type === 'slot') slot = request.slot ?? (await streams.load(stream, jobDecider)).state.nextRunAt;
+    const result = await streams.handle(
+      stream,
+      jobDecider,
+      () => {
+        const now = this.lifecycle.now();
+        return request.type === 'due'
+          ? { type: 'FireDueSlots' as const, now, catchUp: request.catchUp, onTimeGraceMs: request.onTimeGraceMs }
+          : { type: 'FireSlot' as const, slot, now };
+      },
+      metadata,
+    );
+    const fires: JobFiredData[] = [];
+    let skipped: FireJobResult['skipped'] = null;
+    for (const event of result.events) {
+      if (event.type === 'JobFired') fires.push(event.data);
+      else if (event.type === 'JobSlotsSkipped') skipped = event.data;
+    }
+    return { fires, skipped, state: result.state, position: result.position };
+  }
+}

@@ -1,0 +1,99 @@
+// Create a job, or import a jobs.json: parse each schedule at the edge of the decision, then one append per job stream.
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { ConflictError } from '../../../errors/ledgerError.js';
+import type { EventMetadata } from '../../../events/eventStore.js';
+import { jobStreamName, type JobTask } from '../../../events/job/jobEvents.js';
+import { Lifecycle } from '../../lifecycle.js';
+import { type JobCommand, jobDecider, type JobState } from '../jobDecider.js';
+import { newJobId } from '../jobId.js';
+import type { JobDefinition } from '../jobRequests.js';
+import { parseSchedule } from '../schedule/parseSchedule.js';
+
+export interface JobWriteResult {
+  state: JobState;
+  revision: number;
+  position: number;
+  written: boolean;
+}
+
+export class ScheduleJobCommand {
+  constructor(
+    readonly definition: JobDefinition,
+    readonly metadata: EventMetadata,
+  ) {}
+}
+
+export class ImportJobsCommand {
+  constructor(
+    readonly definitions: JobDefinition[],
+    readonly metadata: EventMetadata,
+  ) {}
+}
+
+export interface ImportJobsResult {
+  created: JobState[];
+  /** Ids already taken: left as they are, so importing the same file twice changes nothing. */
+  existing: string[];
+  position: number;
+}
+
+/** A name for jobs given none: the id chosen by hand, else the skill, else the prompt's first line. */
+function defaultName(definition: JobDefinition): string {
+  return definition.name ?? definition.id ?? definition.skill ?? (definition.prompt ?? '').split('\n')[0]!.slice(0, 80);
+}
+
+function toScheduleCommand(definition: JobDefinition, now: Date): Extract<JobCommand, { type: 'ScheduleJob' }> {
+  const jobId = definition.id ?? newJobId();
+  const task: JobTask = {
+    name: defaultName(definition),
+    description: definition.description,
+    prompt: definition.prompt,
+    skill: definition.skill,
+    deliverTo: definition.deliverTo,
+    origin: definition.origin,
+    model: definition.model,
+  };
+  return {
+    type: 'ScheduleJob',
+    jobId,
+    task,
+    schedule: parseSchedule(definition.schedule, now, definition.timeZone),
+    timeZone: definition.timeZone,
+    repeatTimes: definition.repeat.times,
+    enabled: definition.enabled,
+    now: now.toISOString(),
+  };
+}
+
+@CommandHandler(ScheduleJobCommand)
+export class ScheduleJobHandler implements ICommandHandler<ScheduleJobCommand, JobWriteResult> {
+  constructor(private readonly lifecycle: Lifecycle) {}
+
+  execute({ definition, metadata }: ScheduleJobCommand): Promise<JobWriteResult> {
+    const command = toScheduleCommand(definition, this.lifecycle.clock.now());
+    return this.lifecycle.streams.handle(jobStreamName(command.jobId), jobDecider, command, metadata);
+  }
+}
+
+@CommandHandler(ImportJobsCommand)
+export class ImportJobsHandler implements ICommandHandler<ImportJobsCommand, ImportJobsResult> {
+  constructor(private readonly lifecycle: Lifecycle) {}
+
+  async execute({ definitions, metadata }: ImportJobsCommand): Promise<ImportJobsResult> {
+    const now = this.lifecycle.clock.now();
+    // Every schedule parses before the first write: a bad entry refuses the whole file.
+    const commands = definitions.map((definition) => toScheduleCommand(definition, now));
+    const result: ImportJobsResult = { created: [], existing: [], position: 0 };
+    for (const command of commands) {
+      try {
+        const written = await this.lifecycle.streams.handle(jobStreamName(command.jobId), jobDecider, command, metadata);
+        result.created.push(written.state);
+        result.position = Math.max(result.position, written.position);
+      } catch (error) {
+        if (!(error instanceof ConflictError && error.code === 'JOB_EXISTS')) throw error;
+        result.existing.push(command.jobId);
+      }
+    }
+    return result;
+  }
+}

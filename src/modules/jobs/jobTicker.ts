@@ -1,0 +1,135 @@
+// The built-in ticker: every JOB_TICK_INTERVAL_MS, fire the jobs whose next slot has come; the first tick is the catch-up on start.
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type { DataSource } from 'typeorm';
+import type { Clock } from '../../clock.js';
+import type { LedgerConfig } from '../../config/config.js';
+import type { EventStore } from '../../events/eventStore.js';
+import { CLOCK, CONFIG, EVENT_STORE, LOGGER, PROJECTIONS, READ_MODELS } from '../../http/tokens.js';
+import type { Logger } from '../../logging/logger.js';
+import type { ProjectionRunner } from '../../projections/projectionRunner.js';
+import { FireJobCommand, type FireJobResult } from './commands/fireJob.js';
+import { dueJobIds } from './queries/jobsQueries.js';
+
+/** Jobs looked at per tick; more wait for the next tick. */
+const DUE_BATCH = 500;
+/** Jobs fired at once within a tick. */
+const FIRE_CONCURRENCY = 8;
+/** How long the first tick waits for the jobs read model to catch up with the log. */
+const STARTUP_READ_MODEL_WAIT_MS = 10_000;
+
+export interface TickSummary {
+  due: number;
+  fired: number;
+  skipped: number;
+  failed: number;
+}
+
+/**
+ * A slot fired later than this after its time counts as missed and follows JOB_CATCH_UP; one fired
+ * within it is simply on time. Two tick intervals (at least a minute) absorb a slow or delayed tick.
+ */
+export function onTimeGraceMs(tickIntervalMs: number): number {
+  return Math.max(60_000, 2 * tickIntervalMs);
+}
+
+@Injectable()
+export class JobTicker implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly instance = randomBytes(4).toString('hex');
+  private readonly logger: Logger;
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  /** Ticks of this instance run one after another; instances race only at the append, which settles it. */
+  private queue: Promise<unknown> = Promise.resolve();
+  private startup?: Promise<void>;
+
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(READ_MODELS) private readonly readModels: DataSource,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(PROJECTIONS) private readonly projections: ProjectionRunner,
+    @Inject(CONFIG) private readonly config: LedgerConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    this.logger = logger.child({ component: 'job-ticker' });
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.jobs.tickIntervalMs === 0) return;
+    // In the background, so a long catch-up does not hold up serving requests.
+    this.startup = this.catchUpOnStart().finally(() => this.scheduleNext());
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.startup;
+    await this.queue;
+  }
+
+  /** Resolves when the start-up catch-up tick has finished (at once when the ticker is off). */
+  async started(): Promise<void> {
+    await this.startup;
+  }
+
+  /** Runs one tick now, after any tick in progress; tests call this instead of waiting for the interval. */
+  tick(): Promise<TickSummary> {
+    const run = this.queue.then(() => this.runTick());
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async catchUpOnStart(): Promise<void> {
+    try {
+      // Due jobs come from the read model: let it reach the log's head first, so no missed slot is overlooked.
+      const head = await this.store.headPosition();
+      const deadline = Date.now() + STARTUP_READ_MODEL_WAIT_MS;
+      // In short waits, so that closing the app does not sit out the whole wait.
+      while (!this.stopped && Date.now() < deadline && !(await this.projections.waitForPosition(['jobs'], head, 200)));
+      const summary = await this.tick();
+      if (summary.due > 0) this.logger.info({ ...summary, catchUp: this.config.jobs.catchUp }, 'start-up catch-up tick done');
+    } catch (error) {
+      this.logger.error({ err: error }, 'start-up catch-up tick failed; the next tick retries');
+    }
+  }
+
+  private scheduleNext(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.tick()
+        .catch((error: unknown) => this.logger.error({ err: error }, 'job tick failed'))
+        .finally(() => this.scheduleNext());
+    }, this.config.jobs.tickIntervalMs);
+  }
+
+  private async runTick(): Promise<TickSummary> {
+    const summary: TickSummary = { due: 0, fired: 0, skipped: 0, failed: 0 };
+    if (this.stopped) return summary;
+    const now = this.clock.now();
+    const ids = await dueJobIds(this.readModels, now, DUE_BATCH);
+    summary.due = ids.length;
+    const correlationId = `tick-${this.instance}-${now.getTime()}`;
+    const fire = async (jobId: string) => {
+      try {
+        const result: FireJobResult = await this.commands.execute(
+          new FireJobCommand(jobId, { type: 'due', catchUp: this.config.jobs.catchUp, onTimeGraceMs: onTimeGraceMs(this.config.jobs.tickIntervalMs) }, { actor: 'ticker', correlationId }),
+        );
+        summary.fired += result.fires.length;
+        if (result.skipped) summary.skipped += result.skipped.count;
+        for (const fired of result.fires) this.logger.info({ jobId, fireId: fired.fireId, slot: fired.slot, skippedSlots: fired.skippedSlots, nextRunAt: fired.nextRunAt }, 'job fired');
+      } catch (error) {
+        summary.failed += 1;
+        this.logger.error({ err: error, jobId }, 'could not fire a due job; the next tick retries');
+      }
+    };
+    // Each job is its own stream: fires of different jobs do not contend, so a few run at once.
+    const queue = [...ids];
+    const worker = async () => {
+      for (let jobId = queue.shift(); jobId !== undefined && !this.stopped; jobId = queue.shift()) await fire(jobId);
+    };
+    await Promise.all(Array.from({ length: Math.min(FIRE_CONCURRENCY, ids.length) }, worker));
+    return summary;
+  }
+}

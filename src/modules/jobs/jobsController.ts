@@ -1,0 +1,134 @@
+// HTTP for scheduled jobs: create, import jobs.json, list, read, patch (pause/resume/reschedule), remove, fire a slot, report a run.
+import { Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import type { DataSource } from 'typeorm';
+import type { z } from 'zod';
+import { ValidationError } from '../../errors/ledgerError.js';
+import { jobStreamName } from '../../events/job/jobEvents.js';
+import { ReadsProjections } from '../../http/readYourWrites.js';
+import { READ_MODELS } from '../../http/tokens.js';
+import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
+import { Lifecycle, requestMetadata } from '../lifecycle.js';
+import { ChangeJobCommand, type JobChange } from './commands/changeJob.js';
+import { FireJobCommand, type FireJobResult } from './commands/fireJob.js';
+import { ImportJobsCommand, type ImportJobsResult, ScheduleJobCommand, type JobWriteResult } from './commands/scheduleJob.js';
+import { jobDecider, jobNotFound } from './jobDecider.js';
+import { validJobId } from './jobId.js';
+import { createJobRequestSchema, fireRequestSchema, listJobsQuerySchema, patchJobRequestSchema, runReportRequestSchema } from './jobRequests.js';
+import { definitionsFromJobsJson, jobsJsonSchema } from './jobsJsonImport.js';
+import { recentFiresView, toJobView } from './jobView.js';
+import { decodeJobsCursor, encodeJobsCursor, listJobs } from './queries/jobsQueries.js';
+
+const FIRE_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+
+function validFireId(fireId: string): string {
+  if (!FIRE_ID.test(fireId)) throw new ValidationError('a fire id is 1-64 of A-Z a-z 0-9 _ . -', { fireId }, 'INVALID_FIRE_ID');
+  return fireId;
+}
+
+@ApiTags('jobs')
+@Controller('v1/jobs')
+export class JobsController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly lifecycle: Lifecycle,
+    @Inject(READ_MODELS) private readonly readModels: DataSource,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create a job: a prompt or skill on a schedule (cron, every 30m, in 45m, ISO timestamp), delivered to a chat' })
+  @DocumentedBody(createJobRequestSchema)
+  async create(@ValidBody(createJobRequestSchema) body: z.infer<typeof createJobRequestSchema>, @Req() request: Request) {
+    const result: JobWriteResult = await this.commands.execute(new ScheduleJobCommand(body, requestMetadata(request)));
+    return { ...toJobView(result.state), revision: result.revision, position: result.position };
+  }
+
+  @Post('import')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Import the seed's jobs.json ({\"jobs\": [...]}, snake_case); ids that exist already are left as they are" })
+  @DocumentedBody(jobsJsonSchema)
+  async import(@ValidBody(jobsJsonSchema) body: z.infer<typeof jobsJsonSchema>, @Req() request: Request) {
+    const result: ImportJobsResult = await this.commands.execute(new ImportJobsCommand(definitionsFromJobsJson(body), requestMetadata(request)));
+    return { created: result.created.map(toJobView), existing: result.existing, position: result.position };
+  }
+
+  @Get()
+  @ReadsProjections('jobs')
+  @ApiOperation({ summary: 'Jobs by id, cursor-paginated; ?enabled=true|false filters' })
+  @ApiQuery({ name: 'enabled', required: false })
+  @ApiQuery({ name: 'limit', required: false })
+  @ApiQuery({ name: 'cursor', required: false })
+  @ApiQuery({ name: 'minPosition', required: false, description: 'Wait (bounded) until the jobs read model has applied this position' })
+  async list(@ValidQuery(listJobsQuerySchema) query: z.infer<typeof listJobsQuerySchema>) {
+    const page = await listJobs(this.readModels, {
+      enabled: query.enabled,
+      limit: query.limit,
+      afterJobId: query.cursor === undefined ? undefined : decodeJobsCursor(query.cursor),
+    });
+    return { jobs: page.rows.map((row) => toJobView(row.state)), nextCursor: page.next === null ? null : encodeJobsCursor(page.next) };
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One job, folded from its stream, with its most recent fires' })
+  async get(@Param('id') id: string) {
+    const { state, revision, position } = await this.lifecycle.streams.load(jobStreamName(validJobId(id)), jobDecider);
+    if (state.status === 'absent' || state.status === 'removed') throw jobNotFound(id);
+    return { ...toJobView(state), recentFires: recentFiresView(state), revision, position };
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: 'Edit a job: enabled false/true pauses/resumes, schedule and/or timeZone reschedules, other fields replace' })
+  @DocumentedBody(patchJobRequestSchema)
+  async patch(@Param('id') id: string, @ValidBody(patchJobRequestSchema) body: z.infer<typeof patchJobRequestSchema>, @Req() request: Request) {
+    const result = await this.change(id, { type: 'update', patch: body }, request);
+    return { ...toJobView(result.state), changed: result.written, revision: result.revision, position: result.position };
+  }
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Remove a job: it never fires again; its history stays in the stream' })
+  async remove(@Param('id') id: string, @Req() request: Request) {
+    const result = await this.change(id, { type: 'remove' }, request);
+    return { id, removed: true, revision: result.revision, position: result.position };
+  }
+
+  @Post(':id/fire')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'An external scheduler fires one slot; exactly one fire per slot succeeds, every other gets 409 ALREADY_FIRED' })
+  @DocumentedBody(fireRequestSchema)
+  async fire(@Param('id') id: string, @ValidBody(fireRequestSchema) body: z.infer<typeof fireRequestSchema>, @Req() request: Request) {
+    const result: FireJobResult = await this.commands.execute(new FireJobCommand(validJobId(id), { type: 'slot', slot: body.slot }, requestMetadata(request)));
+    const fire = result.fires[0]!;
+    return {
+      jobId: fire.jobId,
+      fireId: fire.fireId,
+      slot: fire.slot,
+      skippedSlots: fire.skippedSlots,
+      nextRunAt: fire.nextRunAt,
+      completed: fire.completed,
+      task: fire.task,
+      position: result.position,
+    };
+  }
+
+  @Post(':id/runs/:fireId')
+  @HttpCode(200)
+  @ApiOperation({ summary: "The gateway reports a fire's outcome (ok, error, skipped); repeating the same report changes nothing" })
+  @DocumentedBody(runReportRequestSchema)
+  async reportRun(
+    @Param('id') id: string,
+    @Param('fireId') fireId: string,
+    @ValidBody(runReportRequestSchema) body: z.infer<typeof runReportRequestSchema>,
+    @Req() request: Request,
+  ) {
+    const result = await this.change(id, { type: 'reportRun', fireId: validFireId(fireId), status: body.status, error: body.error }, request);
+    const fire = result.state.recentFires.find((candidate) => candidate.fireId === fireId)!;
+    return { jobId: id, fire, changed: result.written, job: toJobView(result.state), revision: result.revision, position: result.position };
+  }
+
+  private change(id: string, change: JobChange, request: Request): Promise<JobWriteResult> {
+    return this.commands.execute(new ChangeJobCommand(validJobId(id), change, requestMetadata(request)));
+  }
+}

@@ -1,0 +1,42 @@
+// Reads of the jobs read model: the listing (by id, cursor-paginated) and the ticker's due jobs.
+import { type DataSource, LessThanOrEqual, MoreThan, Not, type FindOptionsWhere } from 'typeorm';
+import { ValidationError } from '../../../errors/ledgerError.js';
+import { JobEntity, type JobRow } from '../../../projections/jobs/jobRow.js';
+import { isJobId } from '../jobId.js';
+
+export interface JobsPage {
+  rows: JobRow[];
+  /** The last id of this page when another follows. */
+  next: string | null;
+}
+
+export async function listJobs(readModels: DataSource, options: { enabled?: boolean; limit: number; afterJobId?: string }): Promise<JobsPage> {
+  const where: FindOptionsWhere<JobRow> = { status: Not('removed') as never };
+  if (options.enabled !== undefined) where.enabled = options.enabled;
+  if (options.afterJobId !== undefined) where.jobId = MoreThan(options.afterJobId);
+  // One more than asked tells whether another page exists.
+  const rows = await readModels.getRepository(JobEntity).find({ where, order: { jobId: 'ASC' }, take: options.limit + 1 });
+  const page = rows.slice(0, options.limit);
+  return { rows: page, next: rows.length > options.limit ? page[page.length - 1]!.jobId : null };
+}
+
+/** Jobs whose next slot has come, oldest first. The read model may lag: the fire decision reads the stream. */
+export async function dueJobIds(readModels: DataSource, now: Date, limit: number): Promise<string[]> {
+  const rows = await readModels.getRepository(JobEntity).find({
+    select: { jobId: true },
+    where: { enabled: true, nextRunAt: LessThanOrEqual(now) },
+    order: { nextRunAt: 'ASC' },
+    take: limit,
+  });
+  return rows.map((row) => row.jobId);
+}
+
+export function encodeJobsCursor(jobId: string): string {
+  return Buffer.from(jobId).toString('base64url');
+}
+
+export function decodeJobsCursor(cursor: string): string {
+  const jobId = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  if (!isJobId(jobId)) throw new ValidationError('cursor is not one this service handed out', { cursor }, 'INVALID_CURSOR');
+  return jobId;
+}

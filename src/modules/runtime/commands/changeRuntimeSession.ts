@@ -1,0 +1,44 @@
+// Changes to one runtime session: worker reports, answers to approvals and questions, interruptions by the watchdog.
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import type { EventMetadata } from '../../../events/eventStore.js';
+import { type RuntimeSessionEvent, runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
+import { Lifecycle } from '../../lifecycle.js';
+import { type RuntimeSessionCommand, runtimeSessionDecider, runtimeSessionNotFound, type RuntimeSessionState } from '../runtimeSessionDecider.js';
+
+type WithoutTime<T> = T extends unknown ? Omit<T, 'now'> : never;
+export type RuntimeSessionChange = WithoutTime<Exclude<RuntimeSessionCommand, { type: 'StartTurn' }>>;
+
+export class ChangeRuntimeSessionCommand {
+  constructor(
+    readonly runtimeSessionId: string,
+    readonly change: RuntimeSessionChange,
+    readonly metadata: EventMetadata,
+  ) {}
+}
+
+export interface RuntimeSessionChangeResult {
+  runtimeSessionId: string;
+  state: RuntimeSessionState;
+  changed: boolean;
+  decided: RuntimeSessionEvent[];
+  revision: number;
+  position: number;
+}
+
+@CommandHandler(ChangeRuntimeSessionCommand)
+export class ChangeRuntimeSessionHandler implements ICommandHandler<ChangeRuntimeSessionCommand, RuntimeSessionChangeResult> {
+  constructor(private readonly lifecycle: Lifecycle) {}
+
+  async execute({ runtimeSessionId, change, metadata }: ChangeRuntimeSessionCommand): Promise<RuntimeSessionChangeResult> {
+    const result = await this.lifecycle.streams.handle(
+      runtimeSessionStreamName(runtimeSessionId),
+      runtimeSessionDecider,
+      (state) => {
+        if (state.status === 'absent') throw runtimeSessionNotFound(runtimeSessionId);
+        return { ...change, now: this.lifecycle.now() } as RuntimeSessionCommand;
+      },
+      metadata,
+    );
+    return { runtimeSessionId, state: result.state, changed: result.written, decided: result.events, revision: result.revision, position: result.position };
+  }
+}

@@ -1,0 +1,94 @@
+// A turn for a conversation's runtime: keep or replace the binding (sticky, /new <task>, drift), then start the turn on that runtime session.
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
+import type { EventMetadata } from '../../../events/eventStore.js';
+import type { BindReason } from '../../../events/runtime/runtimeBindingEvents.js';
+import { runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
+import { runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
+import { conversationDecider, conversationNotFound } from '../../conversations/conversationDecider.js';
+import { Lifecycle } from '../../lifecycle.js';
+import { type RuntimeBindingCommand, runtimeBindingDecider } from '../runtimeBindingDecider.js';
+import { runtimeSessionDecider, type RuntimeStatus } from '../runtimeSessionDecider.js';
+import { newRuntimeSessionId } from '../runtimeSessionId.js';
+import { type BindingStatus, bindingStatus } from '../runtimeViews.js';
+
+/** sticky: an ordinary turn (POST …/runtime/turns); task: `/new <task>`, always a new runtime session. */
+export type TurnBinding =
+  | { type: 'sticky'; provider: string; model: string; newSession: boolean }
+  | { type: 'task'; provider: string | null; model: string | null };
+
+export class StartRuntimeTurnCommand {
+  constructor(
+    readonly sessionKey: string,
+    readonly binding: TurnBinding,
+    readonly input: string,
+    readonly metadata: EventMetadata,
+  ) {}
+}
+
+export interface RuntimeTurnResult {
+  sessionKey: string;
+  runtimeSessionId: string;
+  turnId: string;
+  provider: string;
+  model: string;
+  /** Whether this turn started a new runtime session, and why (`reused` when it did not). */
+  newSession: boolean;
+  reason: BindReason | 'reused';
+  previousRuntimeSessionId: string | null;
+  /** The drift status note, when the binding changed because of drift. */
+  note: string | null;
+  /** The runtime session's folded state came from this process's cache (warm), the store (resumed), or was created (cold). */
+  state: 'warm' | 'resumed' | 'cold';
+  bindingState: BindingStatus;
+  runtimeState: RuntimeStatus;
+  position: number;
+}
+
+export async function requireConversation(lifecycle: Lifecycle, sessionKey: string): Promise<void> {
+  const conversation = await lifecycle.streams.load(conversationStreamName(sessionKey), conversationDecider);
+  if (conversation.state.status !== 'open') throw conversationNotFound();
+}
+
+@CommandHandler(StartRuntimeTurnCommand)
+export class StartRuntimeTurnHandler implements ICommandHandler<StartRuntimeTurnCommand, RuntimeTurnResult> {
+  constructor(private readonly lifecycle: Lifecycle) {}
+
+  async execute({ sessionKey, binding, input, metadata }: StartRuntimeTurnCommand): Promise<RuntimeTurnResult> {
+    const { lifecycle } = this;
+    await requireConversation(lifecycle, sessionKey);
+    const now = lifecycle.now();
+    const candidateId = newRuntimeSessionId();
+    const bindCommand: RuntimeBindingCommand =
+      binding.type === 'sticky'
+        ? { type: 'BindForTurn', provider: binding.provider, model: binding.model, newSession: binding.newSession, runtimeSessionId: candidateId, now }
+        : { type: 'BindForTask', provider: binding.provider, model: binding.model, runtimeSessionId: candidateId, now };
+    // The binding first: its append is the compare-and-set between racing turns. A crash before the runtime
+    // stream is written leaves a binding to a stream that does not exist yet; the next turn creates it.
+    const bound = await lifecycle.streams.handle(runtimeBindingStreamName(sessionKey), runtimeBindingDecider, bindCommand, metadata);
+    const rebound = bound.events.find((event) => event.type === 'RuntimeBound');
+    const { runtimeSessionId, provider, model } = bound.state as { runtimeSessionId: string; provider: string; model: string };
+    const turn = await lifecycle.streams.handle(
+      runtimeSessionStreamName(runtimeSessionId),
+      runtimeSessionDecider,
+      { type: 'StartTurn', runtimeSessionId, sessionKey, provider, model, input, now },
+      metadata,
+    );
+    const started = turn.events.find((event) => event.type === 'TurnStarted')!;
+    return {
+      sessionKey,
+      runtimeSessionId,
+      turnId: started.type === 'TurnStarted' ? started.data.turnId : turn.state.currentTurnId!,
+      provider,
+      model,
+      newSession: rebound !== undefined,
+      reason: rebound?.type === 'RuntimeBound' ? rebound.data.reason : 'reused',
+      previousRuntimeSessionId: rebound?.type === 'RuntimeBound' ? rebound.data.previousRuntimeSessionId : null,
+      note: rebound?.type === 'RuntimeBound' ? rebound.data.note : null,
+      state: turn.source === 'empty' ? 'cold' : turn.source,
+      bindingState: bindingStatus(bound.state, turn.state.status),
+      runtimeState: turn.state.status,
+      position: Math.max(bound.position, turn.position),
+    };
+  }
+}

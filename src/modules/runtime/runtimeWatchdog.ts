@@ -1,0 +1,128 @@
+// Stale detection: on start, turns left in flight by the previous process are interrupted; then every interval, turns whose worker went quiet.
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type { DataSource } from 'typeorm';
+import type { Clock } from '../../clock.js';
+import type { LedgerConfig } from '../../config/config.js';
+import { quoteIdentifier } from '../../database/migrate.js';
+import type { EventStore } from '../../events/eventStore.js';
+import type { InterruptReason } from '../../events/runtime/runtimeSessionEvents.js';
+import { CLOCK, CONFIG, EVENT_STORE, LOGGER, PROJECTIONS, READ_MODELS } from '../../http/tokens.js';
+import type { Logger } from '../../logging/logger.js';
+import type { ProjectionRunner } from '../../projections/projectionRunner.js';
+import { ChangeRuntimeSessionCommand, type RuntimeSessionChangeResult } from './commands/changeRuntimeSession.js';
+
+/** How long start-up recovery waits for the runtime-sessions read model to reach the log's head. */
+const STARTUP_READ_MODEL_WAIT_MS = 10_000;
+const IN_FLIGHT = `('starting', 'running', 'waiting_user', 'waiting_approval')`;
+
+export interface SweepSummary {
+  candidates: number;
+  interrupted: string[];
+  failed: number;
+}
+
+@Injectable()
+export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger: Logger;
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  private startup?: Promise<SweepSummary | undefined>;
+  /** Sweeps of this instance run one after another. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly commands: CommandBus,
+    @Inject(READ_MODELS) private readonly readModels: DataSource,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(PROJECTIONS) private readonly projections: ProjectionRunner,
+    @Inject(CONFIG) private readonly config: LedgerConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    this.logger = logger.child({ component: 'runtime-watchdog' });
+  }
+
+  onApplicationBootstrap(): void {
+    // Anything in flight that no worker has reported on since this process started was cut off by the restart.
+    const bootedAt = this.clock.now();
+    const recovery = this.config.runtime.recoverOnStart ? this.recoverAfterRestart(bootedAt) : Promise.resolve(undefined);
+    this.startup = recovery
+      .catch((error: unknown) => {
+        this.logger.error({ err: error }, 'start-up recovery of runtime sessions failed; the stale sweep catches them later');
+        return undefined;
+      })
+      .finally(() => this.scheduleNext());
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.startup;
+    await this.queue;
+  }
+
+  /** Resolves with the start-up recovery's summary once it has run. */
+  async started(): Promise<SweepSummary | undefined> {
+    return this.startup;
+  }
+
+  /** The seed's recovery rule: runtime sessions left starting/running (any turn in flight) before `bootedAt` are interrupted. */
+  recoverAfterRestart(bootedAt: Date): Promise<SweepSummary> {
+    return this.serially(() => this.interruptQuietSince(bootedAt, 'service_restart', 'the service restarted while this turn was in flight', STARTUP_READ_MODEL_WAIT_MS));
+  }
+
+  /** One stale sweep now; tests call this with a ManualClock instead of waiting for the interval. */
+  sweep(): Promise<SweepSummary> {
+    const timeoutSeconds = this.config.runtime.heartbeatTimeoutSeconds;
+    const quietSince = new Date(this.clock.now().getTime() - timeoutSeconds * 1000);
+    return this.serially(() => this.interruptQuietSince(quietSince, 'heartbeat_timeout', `no worker event for more than ${timeoutSeconds} s`, this.config.readWaitTimeoutMs));
+  }
+
+  private serially(run: () => Promise<SweepSummary>): Promise<SweepSummary> {
+    const next = this.queue.then(run);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private scheduleNext(): void {
+    if (this.stopped || this.config.runtime.watchdogIntervalMs === 0) return;
+    this.timer = setTimeout(() => {
+      this.sweep()
+        .catch((error: unknown) => this.logger.error({ err: error }, 'runtime stale sweep failed; the next one retries'))
+        .finally(() => this.scheduleNext());
+    }, this.config.runtime.watchdogIntervalMs);
+  }
+
+  private async interruptQuietSince(quietSince: Date, reason: InterruptReason, error: string, waitMs: number): Promise<SweepSummary> {
+    const summary: SweepSummary = { candidates: 0, interrupted: [], failed: 0 };
+    if (this.stopped) return summary;
+    // The read model only nominates candidates: the decider re-checks each on its own stream, so a lagging row cannot interrupt a live turn.
+    const head = await this.store.headPosition();
+    const deadline = Date.now() + waitMs;
+    while (!this.stopped && !(await this.projections.waitForPosition(['runtime-sessions'], head, 200)) && Date.now() < deadline);
+    if (this.stopped) return summary;
+    const table = `${quoteIdentifier(this.config.readModelSchema)}.runtime_sessions`;
+    const rows: Array<{ runtime_session_id: string }> = await this.readModels.query(
+      `SELECT runtime_session_id FROM ${table} WHERE state IN ${IN_FLIGHT} AND (last_worker_event_at IS NULL OR last_worker_event_at < $1) ORDER BY last_worker_event_at, runtime_session_id`,
+      [quietSince],
+    );
+    summary.candidates = rows.length;
+    for (const { runtime_session_id: runtimeSessionId } of rows) {
+      if (this.stopped) break;
+      try {
+        const result: RuntimeSessionChangeResult = await this.commands.execute(
+          new ChangeRuntimeSessionCommand(runtimeSessionId, { type: 'Interrupt', reason, error, quietSince: quietSince.toISOString() }, { actor: 'runtime-watchdog' }),
+        );
+        if (result.changed) {
+          summary.interrupted.push(runtimeSessionId);
+          this.logger.warn({ runtimeSessionId, reason, sessionKey: result.state.sessionKey }, 'runtime session interrupted');
+        }
+      } catch (failure) {
+        summary.failed += 1;
+        this.logger.error({ err: failure, runtimeSessionId }, 'could not interrupt a runtime session; the next sweep retries');
+      }
+    }
+    return summary;
+  }
+}

@@ -1,0 +1,90 @@
+// Children and forks: a new session stream under a parent (the seed's create_child), a fork starting from the parent's state.
+import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import type { EventMetadata, JsonObject } from '../../../events/eventStore.js';
+import { type ForkOrigin, sessionStreamName } from '../../../events/session/sessionEvents.js';
+import { Lifecycle } from '../../lifecycle.js';
+import { findCheckpoint, sessionDecider, sessionDestroyed, sessionNotFound, type SessionState } from '../sessionDecider.js';
+import { type SessionTimeline, timelineOf } from '../sessionState.js';
+
+/** child: an empty session; fork: a copy of the parent's state at a checkpoint (null: as it is now). */
+export type SpawnKind = { kind: 'child' } | { kind: 'fork'; checkpointId: string | null };
+
+export class SpawnChildSessionCommand {
+  constructor(
+    readonly parentSessionId: string,
+    readonly spawn: SpawnKind,
+    readonly agentName: string | null,
+    readonly childMetadata: JsonObject,
+    readonly metadata: EventMetadata,
+  ) {}
+}
+
+export interface SpawnChildSessionResult {
+  sessionId: string;
+  parentSessionId: string;
+  kind: SpawnKind['kind'];
+  forkOf: ForkOrigin | null;
+  state: SessionState;
+  revision: number;
+  position: number;
+}
+
+@CommandHandler(SpawnChildSessionCommand)
+export class SpawnChildSessionHandler implements ICommandHandler<SpawnChildSessionCommand, SpawnChildSessionResult> {
+  constructor(private readonly lifecycle: Lifecycle) {}
+
+  async execute({ parentSessionId, spawn, agentName, childMetadata, metadata }: SpawnChildSessionCommand): Promise<SpawnChildSessionResult> {
+    const { streams } = this.lifecycle;
+    const parentStream = sessionStreamName(parentSessionId);
+    const parent = await streams.load(parentStream, sessionDecider);
+    if (parent.source === 'empty') throw sessionNotFound(parentSessionId);
+    if (parent.state.status === 'destroyed') throw sessionDestroyed(parentSessionId);
+    const fork = spawn.kind === 'fork' ? await this.forkPoint(parentStream, parent.state, parent.revision, spawn.checkpointId) : null;
+    const forkOf: ForkOrigin | null = fork && { sessionId: parentSessionId, checkpointId: fork.checkpointId, revision: fork.revision };
+    const sessionId = this.lifecycle.newSessionId();
+    const now = this.lifecycle.now();
+    // The child first: if the process dies before the parent records it, the child exists all the same and
+    // the tree (built from the child's SessionCreated) shows it; the parent's record is for its own history.
+    const created = await streams.handle(
+      sessionStreamName(sessionId),
+      sessionDecider,
+      {
+        type: 'CreateSession',
+        sessionId,
+        sessionKey: parent.state.sessionKey!,
+        origin: parent.state.origin!,
+        reason: spawn.kind,
+        now,
+        parentSessionId,
+        ...(agentName === null ? {} : { agentName }),
+        metadata: childMetadata,
+        ...(fork ? { forkOf: forkOf!, startingState: fork.startingState } : {}),
+      },
+      metadata,
+    );
+    const recorded = await streams.handle(
+      parentStream,
+      sessionDecider,
+      { type: 'RecordChildSession', childSessionId: sessionId, kind: spawn.kind, agentName, ...(fork ? { forkOf: { checkpointId: fork.checkpointId, revision: fork.revision } } : {}), now },
+      metadata,
+    );
+    return { sessionId, parentSessionId, kind: spawn.kind, forkOf, state: created.state, revision: created.revision, position: Math.max(created.position, recorded.position) };
+  }
+
+  /** The parent's state to start from; self-contained, so the child never reads the parent's stream again. */
+  private async forkPoint(
+    parentStream: string,
+    current: SessionState,
+    currentRevision: number,
+    checkpointId: string | null,
+  ): Promise<{ checkpointId: string | null; revision: number; startingState: SessionTimeline }> {
+    let state = current;
+    let revision = currentRevision;
+    if (checkpointId !== null) {
+      revision = findCheckpoint(current, checkpointId).revision;
+      state = (await this.lifecycle.streams.loadAt(parentStream, sessionDecider, { revision })).state;
+    }
+    // The child starts a history of its own: the parent's checkpoints are not its checkpoints.
+    return { checkpointId, revision, startingState: { ...timelineOf(state), headCheckpointId: null } };
+  }
+}

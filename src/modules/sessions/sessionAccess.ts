@@ -1,0 +1,21 @@
+// What every session route needs: a session's folded state for a read, or a change made on behalf of a request.
+import type { CommandBus } from '@nestjs/cqrs';
+import type { Request } from 'express';
+import { sessionStreamName } from '../../events/session/sessionEvents.js';
+import type { LoadedState } from '../../events/streamStateStore.js';
+import { type Lifecycle, requestMetadata } from '../lifecycle.js';
+import { ChangeSessionCommand, type SessionChange, type SessionChangeResult } from './commands/changeSession.js';
+import { sessionDecider, sessionNotFound } from './sessionDecider.js';
+import type { SessionState } from './sessionState.js';
+import { validSessionId } from './sessionRequests.js';
+
+/** The current state, or SESSION_NOT_FOUND. */
+export async function loadSession(lifecycle: Lifecycle, id: string): Promise<LoadedState<SessionState>> {
+  const loaded = await lifecycle.streams.load(sessionStreamName(validSessionId(id)), sessionDecider);
+  if (loaded.source === 'empty') throw sessionNotFound(id);
+  return loaded;
+}
+
+export function changeSession(commands: CommandBus, id: string, change: SessionChange, request: Request): Promise<SessionChangeResult> {
+  return commands.execute(new ChangeSessionCommand(validSessionId(id), change, requestMetadata(request)));
+}

@@ -1,0 +1,208 @@
+// A session's folded state, and the part of it a checkpoint captures and a rollback restores (its timeline).
+import type { JsonObject, JsonValue } from '../../events/eventStore.js';
+import { DEFAULT_SLOT, type ForkOrigin, type SessionEndReason, type StoredMessage } from '../../events/session/sessionEvents.js';
+import { type ChunkedList, emptyList, listFrom, toArray } from './chunkedList.js';
+import type { SessionSource } from './domain/sessionSource.js';
+
+export interface SessionCounters {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  totalTokens: number;
+  estimatedCostUsd: number;
+  lastPromptTokens: number;
+}
+
+export interface TranscriptMessage extends StoredMessage {
+  /** The context slot the message was recorded in. */
+  slot: string;
+  deleted: boolean;
+}
+
+/** The seed's SessionMemoryEntry: a value with its metadata and when it was first and last set. */
+export interface MemoryEntry {
+  name: string;
+  value: JsonValue;
+  metadata: JsonObject;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The seed's ContextSlot: a named context. Its messages are the transcript's messages recorded in it. */
+export interface ContextSlot {
+  name: string;
+  createdAt: string;
+}
+
+/** Everything a checkpoint captures. Rolling back installs exactly this; nothing else of the state moves. */
+export interface SessionTimeline {
+  turnCount: number;
+  nextMessageIndex: number;
+  counters: SessionCounters;
+  transcript: TranscriptMessage[];
+  /** Sorted by name, so two folds of the same history list it identically. */
+  memory: MemoryEntry[];
+  /** Sorted by name. */
+  slots: ContextSlot[];
+  currentSlot: string;
+  lastSummaryTurn: number | null;
+  /** The newest checkpoint this state descends from; the current timeline is it and its ancestors. */
+  headCheckpointId: string | null;
+}
+
+export interface CheckpointRecord {
+  checkpointId: string;
+  label: string | null;
+  /** Revision of the event that recorded it: the state at this revision is the checkpoint's state. */
+  revision: number;
+  turnIndex: number;
+  createdAt: string;
+  auto: boolean;
+  /** The head of the timeline when it was taken: following these links from the head gives the current timeline. */
+  parentCheckpointId: string | null;
+}
+
+/**
+ * The fold of a session stream. The timeline's fields are here too, the two long lists kept as chunked lists so
+ * that a turn costs the same however long the session has run (see chunkedList.ts); timelineOf flattens them.
+ */
+export interface SessionState extends Omit<SessionTimeline, 'transcript'> {
+  transcript: ChunkedList<TranscriptMessage>;
+  status: 'absent' | 'active' | 'ended' | 'destroyed';
+  sessionId: string | null;
+  sessionKey: string | null;
+  origin: SessionSource | null;
+  createdAt: string | null;
+  updatedAt: string | null;
+  endedAt: string | null;
+  endReason: SessionEndReason | null;
+  /** Revision of the last event folded in (-1 before any): checkpoint ids and revisions come from it. */
+  revision: number;
+  parentSessionId: string | null;
+  agentName: string | null;
+  metadata: JsonObject;
+  forkOf: ForkOrigin | null;
+  turnInFlight: { turnIndex: number; startedAt: string } | null;
+  /** In the order they were taken, whatever timeline they are on. */
+  checkpoints: ChunkedList<CheckpointRecord>;
+  destroyedAt: string | null;
+}
+
+export const zeroCounters = (): SessionCounters => ({
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  totalTokens: 0,
+  estimatedCostUsd: 0,
+  lastPromptTokens: 0,
+});
+
+export const initialSessionState = (): SessionState => ({
+  status: 'absent',
+  sessionId: null,
+  sessionKey: null,
+  origin: null,
+  createdAt: null,
+  updatedAt: null,
+  endedAt: null,
+  endReason: null,
+  turnCount: 0,
+  nextMessageIndex: 0,
+  counters: zeroCounters(),
+  transcript: emptyList(),
+  memory: [],
+  slots: [],
+  currentSlot: DEFAULT_SLOT,
+  lastSummaryTurn: null,
+  headCheckpointId: null,
+  revision: -1,
+  parentSessionId: null,
+  agentName: null,
+  metadata: {},
+  forkOf: null,
+  turnInFlight: null,
+  checkpoints: emptyList(),
+  destroyedAt: null,
+});
+
+// The constructors below fix each object's key order, so a state restored from an event serialises byte for
+// byte like the state folded turn by turn (user data inside is key-sorted by the store's fold already).
+
+export function countersOf(counters: SessionCounters): SessionCounters {
+  return {
+    inputTokens: counters.inputTokens,
+    outputTokens: counters.outputTokens,
+    cacheReadTokens: counters.cacheReadTokens,
+    cacheWriteTokens: counters.cacheWriteTokens,
+    totalTokens: counters.totalTokens,
+    estimatedCostUsd: counters.estimatedCostUsd,
+    lastPromptTokens: counters.lastPromptTokens,
+  };
+}
+
+export function transcriptMessage(message: StoredMessage, slot: string, deleted: boolean): TranscriptMessage {
+  const { slot: _slot, deleted: _deleted, ...stored } = message as Partial<TranscriptMessage> & StoredMessage;
+  return { ...stored, slot, deleted };
+}
+
+export function memoryEntry(entry: MemoryEntry): MemoryEntry {
+  return { name: entry.name, value: entry.value, metadata: entry.metadata, createdAt: entry.createdAt, updatedAt: entry.updatedAt };
+}
+
+export function contextSlot(slot: ContextSlot): ContextSlot {
+  return { name: slot.name, createdAt: slot.createdAt };
+}
+
+/** The checkpointable part of a state: what RolledBack and a fork's SessionCreated carry. */
+export function timelineOf(state: SessionState): SessionTimeline {
+  return {
+    turnCount: state.turnCount,
+    nextMessageIndex: state.nextMessageIndex,
+    counters: state.counters,
+    transcript: toArray(state.transcript),
+    memory: state.memory,
+    slots: state.slots,
+    currentSlot: state.currentSlot,
+    lastSummaryTurn: state.lastSummaryTurn,
+    headCheckpointId: state.headCheckpointId,
+  };
+}
+
+export function installTimeline(state: SessionState, timeline: SessionTimeline): SessionState {
+  return {
+    ...state,
+    turnCount: timeline.turnCount,
+    nextMessageIndex: timeline.nextMessageIndex,
+    counters: countersOf(timeline.counters),
+    transcript: listFrom(timeline.transcript.map((message) => transcriptMessage(message, message.slot, message.deleted))),
+    memory: timeline.memory.map(memoryEntry),
+    slots: timeline.slots.map(contextSlot),
+    currentSlot: timeline.currentSlot,
+    lastSummaryTurn: timeline.lastSummaryTurn,
+    headCheckpointId: timeline.headCheckpointId,
+  };
+}
+
+/** Inserts or replaces by name, keeping the list sorted by name. */
+export function upsertByName<Item extends { name: string }>(items: readonly Item[], item: Item): Item[] {
+  const rest = items.filter((existing) => existing.name !== item.name);
+  const at = rest.findIndex((existing) => existing.name > item.name);
+  return at < 0 ? [...rest, item] : [...rest.slice(0, at), item, ...rest.slice(at)];
+}
+
+export interface CheckpointListing extends Omit<CheckpointRecord, 'parentCheckpointId'> {
+  onCurrentTimeline: boolean;
+}
+
+/** Newest first, each marked by whether the current state descends from it. */
+export function listCheckpoints(state: Pick<SessionState, 'checkpoints' | 'headCheckpointId'>): CheckpointListing[] {
+  const checkpoints = toArray(state.checkpoints);
+  const byId = new Map(checkpoints.map((checkpoint) => [checkpoint.checkpointId, checkpoint]));
+  const onTimeline = new Set<string>();
+  for (let id = state.headCheckpointId; id !== null && !onTimeline.has(id); id = byId.get(id)?.parentCheckpointId ?? null) onTimeline.add(id);
+  return checkpoints
+    .map(({ parentCheckpointId: _parent, ...checkpoint }) => ({ ...checkpoint, onCurrentTimeline: onTimeline.has(checkpoint.checkpointId) }))
+    .reverse();
+}

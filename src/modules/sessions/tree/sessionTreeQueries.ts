@@ -1,0 +1,93 @@
+// Reads of the session-tree read model: one node, a page of children, a page of a subtree, a subtree to destroy.
+import type { DataSource } from 'typeorm';
+import { ValidationError } from '../../../errors/ledgerError.js';
+import { SessionTreeEntity, type SessionTreeRow } from '../../../projections/sessionTree/sessionTreeRow.js';
+
+export interface TreeNodeView {
+  sessionId: string;
+  /** Null for a root, and for an orphan whose parent was destroyed. */
+  parentSessionId: string | null;
+  depth: number;
+  kind: SessionTreeRow['kind'];
+  agentName: string | null;
+  createdAt: string;
+}
+
+export function treeNodeView(row: SessionTreeRow, relativeTo = 0): TreeNodeView {
+  return {
+    sessionId: row.sessionId,
+    parentSessionId: row.depth === 0 ? null : row.parentId,
+    depth: row.depth - relativeTo,
+    kind: row.kind,
+    agentName: row.agentName,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+const rows = (readModels: DataSource) => readModels.getRepository(SessionTreeEntity);
+
+export function findTreeNode(readModels: DataSource, sessionId: string): Promise<SessionTreeRow | null> {
+  return rows(readModels).findOneBy({ sessionId });
+}
+
+export interface Page<Item> {
+  items: Item[];
+  nextCursor: string | null;
+}
+
+/** Live children, oldest first. */
+export async function listChildren(readModels: DataSource, parent: SessionTreeRow, limit: number, cursor?: string): Promise<Page<TreeNodeView>> {
+  if (parent.destroyed) return { items: [], nextCursor: null };
+  const query = rows(readModels).createQueryBuilder('node').where('node.parentId = :parentId AND NOT node.destroyed', { parentId: parent.sessionId });
+  if (cursor !== undefined) {
+    const [createdAt, sessionId] = decodeCursor(cursor, 2);
+    query.andWhere('(node.createdAt, node.sessionId) > (:createdAt, :sessionId)', { createdAt: new Date(createdAt!), sessionId });
+  }
+  const found = await query.orderBy('node.createdAt', 'ASC').addOrderBy('node.sessionId', 'ASC').take(limit + 1).getMany();
+  const items = found.slice(0, limit);
+  const last = items.at(-1);
+  return { items: items.map((row) => treeNodeView(row)), nextCursor: found.length > limit && last ? encodeCursor([last.createdAt.toISOString(), last.sessionId]) : null };
+}
+
+/** The live subtree under `root`, itself first, depth-first (by path); depths relative to `root`. */
+export async function listSubtree(readModels: DataSource, root: SessionTreeRow, limit: number, maxDepth: number, cursor?: string): Promise<Page<TreeNodeView>> {
+  if (root.destroyed) return { items: [], nextCursor: null };
+  const query = rows(readModels)
+    .createQueryBuilder('node')
+    .where('(node.path = :path OR (node.path > :low AND node.path < :high))', subtreeRange(root))
+    .andWhere('NOT node.destroyed AND node.depth <= :deepest', { deepest: root.depth + maxDepth });
+  if (cursor !== undefined) query.andWhere('node.path > :after', { after: decodeCursor(cursor, 1)[0] });
+  const found = await query.orderBy('node.path', 'ASC').take(limit + 1).getMany();
+  const items = found.slice(0, limit);
+  const last = items.at(-1);
+  return { items: items.map((row) => treeNodeView(row, root.depth)), nextCursor: found.length > limit && last ? encodeCursor([last.path]) : null };
+}
+
+/** Every live session under `root`, deepest first: the order a cascade destroys them in. */
+export async function liveDescendants(readModels: DataSource, root: SessionTreeRow): Promise<string[]> {
+  const found = await rows(readModels)
+    .createQueryBuilder('node')
+    .select(['node.sessionId', 'node.depth', 'node.path'])
+    .where('node.path > :low AND node.path < :high AND NOT node.destroyed', subtreeRange(root))
+    .orderBy('node.depth', 'DESC')
+    .addOrderBy('node.path', 'ASC')
+    .getMany();
+  return found.map((row) => row.sessionId);
+}
+
+// Paths compare in the C collation: everything under `path/` lies between `path/` and `path0` ('0' follows '/').
+const subtreeRange = (root: SessionTreeRow) => ({ path: root.path, low: `${root.path}/`, high: `${root.path}0` });
+
+function encodeCursor(parts: string[]): string {
+  return Buffer.from(JSON.stringify(parts)).toString('base64url');
+}
+
+function decodeCursor(cursor: string, length: number): string[] {
+  try {
+    const parts: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (Array.isArray(parts) && parts.length === length && parts.every((part) => typeof part === 'string')) return parts as string[];
+  } catch {
+    // reported below
+  }
+  throw new ValidationError('cursor is not one this listing handed out', { cursor }, 'INVALID_CURSOR');
+}

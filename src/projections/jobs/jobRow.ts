@@ -1,0 +1,37 @@
+// One row per job: the columns the listing and the ticker's due query filter on, and the folded state they show.
+import { EntitySchema } from 'typeorm';
+import type { JobState, JobStatus } from '../../modules/jobs/jobDecider.js';
+
+export interface JobRow {
+  jobId: string;
+  status: Exclude<JobStatus, 'absent'>;
+  /** Scheduled (not paused, completed or removed): the ticker looks only at these. */
+  enabled: boolean;
+  nextRunAt: Date | null;
+  name: string;
+  createdAt: Date;
+  updatedAt: Date;
+  revision: number;
+  lastPosition: number;
+  /** The job stream's fold, by the decider's own evolve: the row cannot drift from GET /v1/jobs/{id}. */
+  state: JobState;
+}
+
+const bigintAsNumber = { to: (value: number) => value, from: (value: string | number) => Number(value) };
+
+export const JobEntity = new EntitySchema<JobRow>({
+  name: 'JobRow',
+  tableName: 'jobs',
+  columns: {
+    jobId: { name: 'job_id', type: 'text', primary: true },
+    status: { type: 'text' },
+    enabled: { type: 'boolean' },
+    nextRunAt: { name: 'next_run_at', type: 'timestamptz', nullable: true },
+    name: { type: 'text' },
+    createdAt: { name: 'created_at', type: 'timestamptz' },
+    updatedAt: { name: 'updated_at', type: 'timestamptz' },
+    revision: { type: 'bigint', transformer: bigintAsNumber },
+    lastPosition: { name: 'last_position', type: 'bigint', transformer: bigintAsNumber },
+    state: { type: 'jsonb' },
+  },
+});

@@ -1,0 +1,446 @@
+// Scheduled jobs over real HTTP: CRUD, jobs.json import, the 20-way fire race, pause/resume/reschedule, run reports, SSE resume, signed webhooks, restart catch-up.
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { JobFiresStreamController } from '../../src/modules/jobs/delivery/jobFiresStreamController.js';
+import { JobTicker } from '../../src/modules/jobs/jobTicker.js';
+import { readServerSentEvents } from '../support/serverSentEvents.js';
+import { uniqueSchema } from '../support/testDatabases.js';
+import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+
+const TOKEN = 'jobs-e2e-token-0123456789';
+const SECRET = 'jobs-webhook-secret-0123456789';
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+/** The seed's jobs.json, verbatim. */
+const seedJobsJson = {
+  jobs: [
+    {
+      id: 'daily-news-summary',
+      schedule: '0 8 * * *',
+      description: '每天早上 8 点抓取 AI 行业新闻并生成摘要',
+      skill: 'ai-news-summarizer',
+      deliver_to: { platform: 'telegram', chat_id: '-1001234567890' },
+    },
+    {
+      id: 'weekly-code-review',
+      schedule: '0 10 * * 1',
+      description: '每周一早上 10 点审查项目代码变更',
+      skill: 'code-review-assistant',
+      deliver_to: { platform: 'discord', chat_id: '123456789' },
+    },
+    {
+      id: 'health-check',
+      schedule: '*/30 * * * *',
+      description: '每 30 分钟检查服务器健康状态',
+      skill: 'server-health-checker',
+      deliver_to: { platform: 'telegram', chat_id: '123456789' },
+    },
+  ],
+};
+
+interface ReceivedWebhook {
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  answered: number;
+}
+
+/** A real HTTP receiver on 127.0.0.1 that checks signatures and can fail the first attempt of chosen jobs. */
+async function startWebhookReceiver(failFirstAttemptOf: Set<string>) {
+  const received: ReceivedWebhook[] = [];
+  const failed = new Set<string>();
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const expected = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+      const parsed = JSON.parse(body) as { jobId: string; fireId: string };
+      let status = request.headers['x-ledger-signature'] === expected ? 204 : 401;
+      if (status === 204 && failFirstAttemptOf.has(parsed.jobId) && !failed.has(parsed.fireId)) {
+        failed.add(parsed.fireId);
+        status = 500;
+      }
+      received.push({ headers: request.headers, body, answered: status });
+      response.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hooks/fires`;
+  return { url, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** Polls until `check` holds or about five seconds passed; returns its last answer. */
+async function eventually<T>(probe: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await probe();
+  while (!check(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    value = await probe();
+  }
+  return value;
+}
+
+for (const backend of e2eBackends()) {
+  describe(`jobs: ${backend}`, () => {
+    let service: TestApp;
+    let ticker: JobTicker;
+    let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+    const failFirstAttemptOf = new Set<string>();
+    // A Monday; the tests only ever move it forward.
+    const clock = new ManualClock(new Date('2026-01-05T07:58:00.000Z'));
+    const call = (method: string, path: string, body?: unknown) => service.request(method, path, { body, headers: auth });
+    const createJob = async (job: object) => {
+      const response = await call('POST', '/v1/jobs', job);
+      expect(response.status, response.text).toBe(201);
+      return response.body;
+    };
+    const jobEvents = async (jobId: string) => service.infrastructure.eventStore.readStream(`job-${jobId}`);
+    const firedSlots = async (jobId: string) => (await jobEvents(jobId)).filter((event) => event.type === 'JobFired').map((event) => event.data.slot as string);
+
+    beforeAll(async () => {
+      receiver = await startWebhookReceiver(failFirstAttemptOf);
+      service = await startTestApp(backend, {
+        clock,
+        env: { API_TOKEN: TOKEN, JOB_TICK_INTERVAL_MS: '0', JOBS_WEBHOOK_URL: receiver.url, JOBS_WEBHOOK_SECRET: SECRET },
+      });
+      ticker = service.app.get(JobTicker);
+    });
+    afterAll(async () => {
+      await service?.close();
+      await receiver?.close();
+    });
+
+    it('creates, reads, lists (with filters and cursor) and removes jobs', async () => {
+      const created = await createJob({
+        prompt: 'Summarise overnight alerts',
+        schedule: '*/30 * * * *',
+        deliverTo: { platform: 'slack', chatId: 'C042', threadId: '1700000000.1' },
+        origin: { platform: 'slack', chatId: 'C042', userId: 'U1' },
+        model: 'claude-sonnet',
+        repeat: { times: 3 },
+      });
+      expect(created.id).toMatch(/^job_[0-9a-f]{12}$/);
+      expect(created).toMatchObject({
+        name: 'Summarise overnight alerts',
+        schedule: '*/30 * * * *',
+        scheduleKind: 'cron',
+        timeZone: 'UTC',
+        deliverTo: { platform: 'slack', chatId: 'C042', threadId: '1700000000.1' },
+        origin: { platform: 'slack', chatId: 'C042', userId: 'U1', chatName: null },
+        model: 'claude-sonnet',
+        repeat: { times: 3, completed: 0 },
+        enabled: true,
+        state: 'scheduled',
+        nextRunAt: '2026-01-05T08:00:00.000Z',
+        lastRunAt: null,
+        lastStatus: null,
+        lastError: null,
+      });
+      const read = await call('GET', `/v1/jobs/${created.id}`);
+      expect(read.status).toBe(200);
+      expect(read.body).toMatchObject({ id: created.id, recentFires: [], revision: 0 });
+
+      const paused = await createJob({ id: 'paused-one', skill: 'noop', schedule: 'every 2h', enabled: false });
+      expect(paused).toMatchObject({ id: 'paused-one', name: 'paused-one', enabled: false, state: 'paused', nextRunAt: null, schedule: 'every 2h', scheduleKind: 'interval' });
+
+      const listed = await call('GET', `/v1/jobs?minPosition=${paused.position}`);
+      expect(listed.status).toBe(200);
+      const ids = listed.body.jobs.map((job: { id: string }) => job.id);
+      expect(ids).toEqual(expect.arrayContaining([created.id, 'paused-one']));
+      expect([...ids].sort()).toEqual(ids);
+      const disabled = await call('GET', '/v1/jobs?enabled=false');
+      expect(disabled.body.jobs.map((job: { id: string }) => job.id)).toContain('paused-one');
+      expect(disabled.body.jobs.every((job: { enabled: boolean }) => !job.enabled)).toBe(true);
+      const first = await call('GET', '/v1/jobs?limit=1');
+      expect(first.body.jobs).toHaveLength(1);
+      expect(first.body.nextCursor).toEqual(expect.any(String));
+      const second = await call('GET', `/v1/jobs?limit=1&cursor=${first.body.nextCursor}`);
+      expect(second.body.jobs[0].id > first.body.jobs[0].id).toBe(true);
+      expect((await call('GET', '/v1/jobs?cursor=!!')).body.error.code).toBe('INVALID_CURSOR');
+
+      const removed = await call('DELETE', `/v1/jobs/${created.id}`);
+      expect(removed.status).toBe(200);
+      expect(removed.body).toMatchObject({ id: created.id, removed: true });
+      expect((await call('GET', `/v1/jobs/${created.id}`)).body.error.code).toBe('JOB_NOT_FOUND');
+      expect((await call('DELETE', `/v1/jobs/${created.id}`)).status).toBe(404);
+      const after = await call('GET', `/v1/jobs?minPosition=${removed.body.position}&limit=500`);
+      expect(after.body.jobs.map((job: { id: string }) => job.id)).not.toContain(created.id);
+    });
+
+    it('refuses invalid jobs at the edge', async () => {
+      const expectError = async (job: object, status: number, code: string) => {
+        const response = await call('POST', '/v1/jobs', job);
+        expect(response.status, response.text).toBe(status);
+        expect(response.body.error.code).toBe(code);
+      };
+      await expectError({ schedule: '0 8 * * *' }, 400, 'VALIDATION_FAILED');
+      await expectError({ skill: 'x', schedule: '0 25 * * *' }, 400, 'INVALID_SCHEDULE');
+      await expectError({ skill: 'x', schedule: '2026-01-05T07:55:00Z' }, 400, 'SCHEDULE_IN_PAST');
+      await expectError({ skill: 'x', schedule: '0 8 * * *', timeZone: 'Europe/Atlantis' }, 400, 'INVALID_TIME_ZONE');
+      await expectError({ skill: 'x', schedule: 'every 10s' }, 400, 'INVALID_SCHEDULE');
+      await expectError({ skill: 'x', schedule: '0 8 * * *', surprise: true }, 400, 'VALIDATION_FAILED');
+      await createJob({ id: 'taken', skill: 'x', schedule: '0 8 * * *' });
+      await expectError({ id: 'taken', skill: 'x', schedule: '0 9 * * *' }, 409, 'JOB_EXISTS');
+      const unauthenticated = await service.request('POST', '/v1/jobs', { body: { skill: 'x', schedule: '0 8 * * *' } });
+      expect(unauthenticated.status).toBe(401);
+    });
+
+    it("imports the seed's jobs.json, once", async () => {
+      const imported = await call('POST', '/v1/jobs/import', seedJobsJson);
+      expect(imported.status, imported.text).toBe(200);
+      expect(imported.body.created.map((job: { id: string }) => job.id)).toEqual(['daily-news-summary', 'weekly-code-review', 'health-check']);
+      expect(imported.body.existing).toEqual([]);
+      const news = await call('GET', '/v1/jobs/daily-news-summary');
+      expect(news.body).toMatchObject({
+        name: 'daily-news-summary',
+        description: '每天早上 8 点抓取 AI 行业新闻并生成摘要',
+        skill: 'ai-news-summarizer',
+        prompt: null,
+        schedule: '0 8 * * *',
+        timeZone: 'UTC',
+        deliverTo: { platform: 'telegram', chatId: '-1001234567890', threadId: null },
+        nextRunAt: '2026-01-05T08:00:00.000Z',
+      });
+      const weekly = await call('GET', '/v1/jobs/weekly-code-review');
+      expect(weekly.body.nextRunAt).toBe('2026-01-05T10:00:00.000Z');
+      const again = await call('POST', '/v1/jobs/import', seedJobsJson);
+      expect(again.body).toMatchObject({ created: [], existing: ['daily-news-summary', 'weekly-code-review', 'health-check'] });
+
+      const broken = await call('POST', '/v1/jobs/import', { jobs: [{ id: 'fine-one', schedule: '0 8 * * *', skill: 'x' }, { id: 'bad-one', schedule: 'often', skill: 'x' }] });
+      expect(broken.status).toBe(400);
+      expect((await call('GET', '/v1/jobs/fine-one')).status).toBe(404);
+      const missingSchedule = await call('POST', '/v1/jobs/import', { jobs: [{ id: 'no-schedule', skill: 'x' }] });
+      expect(missingSchedule.status).toBe(400);
+      expect(missingSchedule.body.error.details[0].path).toBe('jobs.0.schedule');
+      const twice = await call('POST', '/v1/jobs/import', { jobs: [{ id: 'dup', schedule: '0 8 * * *', skill: 'x' }, { id: 'dup', schedule: '0 9 * * *', skill: 'x' }] });
+      expect(twice.body.error.code).toBe('DUPLICATE_JOB_ID');
+    });
+
+    it('lets exactly one of 20 concurrent fires of a slot win; the 19 others get 409 ALREADY_FIRED', async () => {
+      const job = await createJob({ skill: 'race', schedule: '0 9 * * *' });
+      clock.set(new Date('2026-01-05T09:00:00.000Z'));
+      const responses = await Promise.all(Array.from({ length: 20 }, () => call('POST', `/v1/jobs/${job.id}/fire`, { slot: '2026-01-05T09:00:00Z' })));
+      const winners = responses.filter((response) => response.status === 200);
+      expect(winners).toHaveLength(1);
+      expect(winners[0]!.body).toMatchObject({ jobId: job.id, fireId: 'fire_20260105T090000Z', slot: '2026-01-05T09:00:00.000Z', nextRunAt: '2026-01-06T09:00:00.000Z', completed: false });
+      const losers = responses.filter((response) => response.status !== 200);
+      expect(losers).toHaveLength(19);
+      expect(losers.every((response) => response.status === 409 && response.body.error.code === 'ALREADY_FIRED')).toBe(true);
+      expect(await firedSlots(job.id)).toEqual(['2026-01-05T09:00:00.000Z']);
+      // The ticker, running now, finds nothing due: the winner already advanced nextRunAt.
+      await ticker.tick();
+      expect(await firedSlots(job.id)).toHaveLength(1);
+    });
+
+    it('lets exactly one fire win when the ticker and external fires race for the same slot', async () => {
+      const job = await createJob({ skill: 'race-ticker', schedule: '5 9 * * *' });
+      await call('GET', `/v1/jobs?minPosition=${job.position}`);
+      clock.set(new Date('2026-01-05T09:05:00.000Z'));
+      const external = Array.from({ length: 10 }, () => call('POST', `/v1/jobs/${job.id}/fire`, { slot: '2026-01-05T09:05:00Z' }));
+      const ticks = [ticker.tick(), ticker.tick()];
+      const responses = await Promise.all(external);
+      await Promise.all(ticks);
+      expect(await firedSlots(job.id)).toEqual(['2026-01-05T09:05:00.000Z']);
+      expect(responses.filter((response) => response.status === 200).length).toBeLessThanOrEqual(1);
+      expect(responses.filter((response) => response.status !== 200).every((response) => response.body.error.code === 'ALREADY_FIRED')).toBe(true);
+    });
+
+    it('fires due jobs from the ticker with an injected clock, and completes one-shots', async () => {
+      clock.set(new Date('2026-01-05T09:10:00.000Z'));
+      const recurring = await createJob({ prompt: 'every quarter hour', schedule: '*/15 * * * *' });
+      const oneShot = await createJob({ prompt: 'remind me', schedule: 'in 45m' });
+      expect(oneShot).toMatchObject({ scheduleKind: 'once', schedule: '2026-01-05T09:55:00.000Z', nextRunAt: '2026-01-05T09:55:00.000Z' });
+      await call('GET', `/v1/jobs?minPosition=${oneShot.position}`);
+      expect(await firedSlots(recurring.id)).toEqual([]);
+      clock.set(new Date('2026-01-05T09:15:01.000Z'));
+      await ticker.tick();
+      expect(await firedSlots(recurring.id)).toEqual(['2026-01-05T09:15:00.000Z']);
+      await ticker.tick();
+      expect(await firedSlots(recurring.id)).toHaveLength(1);
+      clock.set(new Date('2026-01-05T09:55:00.000Z'));
+      await eventually(() => ticker.tick().then(() => firedSlots(oneShot.id)), (slots) => slots.length === 1);
+      expect(await firedSlots(oneShot.id)).toEqual(['2026-01-05T09:55:00.000Z']);
+      const done = await call('GET', `/v1/jobs/${oneShot.id}`);
+      expect(done.body).toMatchObject({ state: 'completed', enabled: false, nextRunAt: null, lastRunAt: '2026-01-05T09:55:00.000Z', repeat: { completed: 1 } });
+      expect(done.body.recentFires).toEqual([expect.objectContaining({ fireId: 'fire_20260105T095500Z', trigger: 'ticker', status: 'pending' })]);
+      const refused = await call('POST', `/v1/jobs/${oneShot.id}/fire`, { slot: '2026-01-05T09:55:00Z' });
+      expect(refused.body.error.code).toBe('ALREADY_FIRED');
+    });
+
+    it('pauses, resumes and reschedules with PATCH', async () => {
+      clock.set(new Date('2026-01-05T10:00:00.000Z'));
+      const job = await createJob({ skill: 'patchable', schedule: '*/10 * * * *' });
+      const paused = await call('PATCH', `/v1/jobs/${job.id}`, { enabled: false });
+      expect(paused.status).toBe(200);
+      expect(paused.body).toMatchObject({ enabled: false, state: 'paused', nextRunAt: null, changed: true });
+      expect((await call('POST', `/v1/jobs/${job.id}/fire`, { slot: '2026-01-05T10:10:00Z' })).body.error.code).toBe('JOB_PAUSED');
+      expect((await call('PATCH', `/v1/jobs/${job.id}`, { enabled: false })).body.changed).toBe(false);
+
+      clock.set(new Date('2026-01-05T10:35:00.000Z'));
+      await call('GET', `/v1/jobs?minPosition=${paused.body.position}`);
+      await ticker.tick();
+      expect(await firedSlots(job.id)).toEqual([]);
+      const resumed = await call('PATCH', `/v1/jobs/${job.id}`, { enabled: true });
+      expect(resumed.body).toMatchObject({ enabled: true, state: 'scheduled', nextRunAt: '2026-01-05T10:40:00.000Z' });
+
+      const rescheduled = await call('PATCH', `/v1/jobs/${job.id}`, { schedule: 'every 2h', name: 'renamed' });
+      expect(rescheduled.body).toMatchObject({ name: 'renamed', schedule: 'every 2h', scheduleKind: 'interval', nextRunAt: '2026-01-05T12:35:00.000Z' });
+      const zoned = await call('PATCH', `/v1/jobs/${job.id}`, { schedule: '0 8 * * 1-5', timeZone: 'America/New_York' });
+      // 08:00 EST is 13:00 UTC, still ahead today.
+      expect(zoned.body).toMatchObject({ timeZone: 'America/New_York', nextRunAt: '2026-01-05T13:00:00.000Z' });
+      const kinds = (await jobEvents(job.id)).map((event) => event.type);
+      expect(kinds).toEqual(['JobScheduled', 'JobPaused', 'JobResumed', 'JobUpdated', 'JobRescheduled', 'JobRescheduled']);
+
+      expect((await call('PATCH', `/v1/jobs/${job.id}`, {})).status).toBe(400);
+      expect((await call('PATCH', `/v1/jobs/${job.id}`, { timeZone: 'Nowhere/Land' })).body.error.code).toBe('INVALID_TIME_ZONE');
+      expect((await call('PATCH', `/v1/jobs/${job.id}`, { skill: null })).body.error.code).toBe('JOB_NEEDS_PROMPT_OR_SKILL');
+      expect((await call('PATCH', '/v1/jobs/no-such-job', { enabled: true })).status).toBe(404);
+    });
+
+    it("records the gateway's run reports", async () => {
+      clock.set(new Date('2026-01-05T10:59:00.000Z'));
+      const job = await createJob({ skill: 'reported', schedule: '0 11 * * *' });
+      clock.set(new Date('2026-01-05T11:00:00.000Z'));
+      const fire = await call('POST', `/v1/jobs/${job.id}/fire`, {});
+      expect(fire.status, fire.text).toBe(200);
+      expect(fire.body.slot).toBe('2026-01-05T11:00:00.000Z');
+      const report = await call('POST', `/v1/jobs/${job.id}/runs/${fire.body.fireId}`, { status: 'error', error: 'model timed out' });
+      expect(report.status, report.text).toBe(200);
+      expect(report.body).toMatchObject({ changed: true, fire: { fireId: fire.body.fireId, status: 'error', error: 'model timed out' }, job: { lastStatus: 'error', lastError: 'model timed out' } });
+      const repeated = await call('POST', `/v1/jobs/${job.id}/runs/${fire.body.fireId}`, { status: 'error', error: 'model timed out' });
+      expect(repeated.body.changed).toBe(false);
+      const contradicting = await call('POST', `/v1/jobs/${job.id}/runs/${fire.body.fireId}`, { status: 'ok' });
+      expect(contradicting.status).toBe(409);
+      expect(contradicting.body.error.code).toBe('RUN_ALREADY_REPORTED');
+      const unknown = await call('POST', `/v1/jobs/${job.id}/runs/fire_20200101T000000Z`, { status: 'ok' });
+      expect(unknown.body.error.code).toBe('FIRE_NOT_FOUND');
+      expect((await call('POST', `/v1/jobs/${job.id}/runs/${fire.body.fireId}`, { status: 'done' })).status).toBe(400);
+      expect((await call('GET', `/v1/jobs/${job.id}`)).body).toMatchObject({ lastStatus: 'error', lastError: 'model timed out' });
+    });
+
+    it('streams fires as server-sent events, resumable from a position, behind the bearer token', async () => {
+      clock.set(new Date('2026-01-05T12:00:00.000Z'));
+      const job = await createJob({ skill: 'streamed', schedule: '* * * * *' });
+      const positions: number[] = [];
+      for (const minute of ['12:01', '12:02', '12:03']) {
+        clock.set(new Date(`2026-01-05T${minute}:00.000Z`));
+        const fire = await call('POST', `/v1/jobs/${job.id}/fire`, { slot: `2026-01-05T${minute}:00Z` });
+        expect(fire.status, fire.text).toBe(200);
+        positions.push(fire.body.position);
+      }
+      const ours = (event: { event?: string; data: string }) => event.event === 'job.fired' && JSON.parse(event.data).jobId === job.id;
+      const resumed = await readServerSentEvents(`${service.url}/v1/jobs/fires/stream`, { headers: { ...auth, 'Last-Event-ID': String(positions[0]) }, count: 2, timeoutMs: 5_000, keep: ours });
+      expect(resumed.status).toBe(200);
+      expect(resumed.contentType).toMatch(/^text\/event-stream/);
+      expect(resumed.events.map((event) => Number(event.id))).toEqual(positions.slice(1));
+      expect(JSON.parse(resumed.events[0]!.data)).toMatchObject({ jobId: job.id, fireId: 'fire_20260105T120200Z', slot: '2026-01-05T12:02:00.000Z', task: { skill: 'streamed' }, position: positions[1] });
+
+      const fromQuery = await readServerSentEvents(`${service.url}/v1/jobs/fires/stream?from=${positions[1]}`, { headers: auth, count: 1, timeoutMs: 5_000, keep: ours });
+      expect(fromQuery.events.map((event) => Number(event.id))).toEqual([positions[2]]);
+
+      // A live fire reaches a stream that started at the head.
+      const live = readServerSentEvents(`${service.url}/v1/jobs/fires/stream`, { headers: auth, count: 1, timeoutMs: 5_000, keep: ours });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      clock.set(new Date('2026-01-05T12:04:00.000Z'));
+      const fourth = await call('POST', `/v1/jobs/${job.id}/fire`, { slot: '2026-01-05T12:04:00Z' });
+      expect((await live).events.map((event) => Number(event.id))).toEqual([fourth.body.position]);
+
+      const anonymous = await readServerSentEvents(`${service.url}/v1/jobs/fires/stream`, { count: 1, timeoutMs: 2_000 });
+      expect(anonymous.status).toBe(401);
+      const badId = await readServerSentEvents(`${service.url}/v1/jobs/fires/stream`, { headers: { ...auth, 'Last-Event-ID': 'yesterday' }, count: 1, timeoutMs: 2_000 });
+      expect(badId.status).toBe(400);
+      // Every client above has hung up: their subscriptions are stopped.
+      const streams = service.app.get(JobFiresStreamController);
+      expect(await eventually(async () => streams.openStreams, (open) => open === 0)).toBe(0);
+    });
+
+    it('delivers fires to the webhook with an HMAC signature, retrying a failed delivery', async () => {
+      clock.set(new Date('2026-01-05T12:59:00.000Z'));
+      const job = await createJob({ skill: 'hooked', schedule: '0 13 * * *' });
+      clock.set(new Date('2026-01-05T13:00:00.000Z'));
+      failFirstAttemptOf.add(job.id);
+      const fire = await call('POST', `/v1/jobs/${job.id}/fire`, { slot: '2026-01-05T13:00:00Z' });
+      expect(fire.status).toBe(200);
+      const ours = () => receiver.received.filter((delivery) => JSON.parse(delivery.body).jobId === job.id);
+      const deliveries = await eventually(async () => ours(), (list) => list.some((delivery) => delivery.answered === 204));
+      expect(deliveries.map((delivery) => delivery.answered)).toEqual([500, 204]);
+      for (const delivery of deliveries) {
+        expect(delivery.headers['x-ledger-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(delivery.body).digest('hex')}`);
+        expect(delivery.headers['x-ledger-event']).toBe('job.fired');
+        expect(delivery.headers['x-ledger-delivery']).toBe(String(fire.body.position));
+        expect(JSON.parse(delivery.body)).toMatchObject({ type: 'job.fired', jobId: job.id, fireId: fire.body.fireId, slot: '2026-01-05T13:00:00.000Z', task: { skill: 'hooked' } });
+      }
+    });
+    it('rebuilds the jobs read model from position 0 to the same rows', async () => {
+      const { projections, readModels, eventStore } = service.infrastructure;
+      const rows = () => readModels.query(`SELECT * FROM "${service.config.readModelSchema}".jobs ORDER BY job_id`);
+      const head = await eventStore.headPosition();
+      expect(await projections.waitForPosition(['jobs'], head, 10_000)).toBe(true);
+      const live = await rows();
+      expect(live.length).toBeGreaterThan(10);
+      const rebuilt = await call('POST', '/v1/admin/projections/jobs/rebuild');
+      expect(rebuilt.status).toBe(202);
+      expect(await projections.waitForPosition(['jobs'], head, 10_000)).toBe(true);
+      expect(await rows()).toEqual(live);
+    });
+  });
+
+  describe(`jobs catch-up after a restart: ${backend}`, () => {
+    // Storage that outlives an app: fixed schemas, in one PGlite folder (initdb once; it is the slow part) or on PostgreSQL.
+    const dataDir = backend === 'pglite' ? mkdtempSync(join(tmpdir(), 'ledger-jobs-')) : undefined;
+    const schemas: string[] = [];
+    afterAll(async () => {
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (backend === 'postgres' && schemas.length > 0) {
+        const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+        await client.connect();
+        for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}_es" CASCADE; DROP SCHEMA IF EXISTS "${schema}_rm" CASCADE`);
+        await client.end();
+      }
+    });
+    const durableApp = (schema: string, clock: ManualClock, env: Record<string, string>): Promise<TestApp> =>
+      startTestApp(backend, { schema, keepSchema: true, clock, env: { ...(dataDir ? { DATA_DIR: dataDir } : {}), ...env } });
+
+    for (const [catchUp, expected] of [
+      ['once', ['2026-01-05T08:50:00.000Z']],
+      ['all', ['2026-01-05T08:10:00.000Z', '2026-01-05T08:20:00.000Z', '2026-01-05T08:30:00.000Z', '2026-01-05T08:40:00.000Z', '2026-01-05T08:50:00.000Z']],
+      ['none', []],
+    ] as const) {
+      it(`JOB_CATCH_UP=${catchUp}: the slots missed while down fire ${expected.length === 1 ? 'once' : `${expected.length} times`}, then the next slot is in the future`, async () => {
+        const schema = uniqueSchema(`jobs_${catchUp}`);
+        schemas.push(schema);
+        const clock = new ManualClock(new Date('2026-01-05T08:00:00.000Z'));
+        const before = await durableApp(schema, clock, { JOB_TICK_INTERVAL_MS: '0' });
+        const created = await before.request('POST', '/v1/jobs', { body: { id: 'while-down', skill: 'catch-up', schedule: '*/10 * * * *' } });
+        expect(created.body.nextRunAt).toBe('2026-01-05T08:10:00.000Z');
+        await before.request('GET', `/v1/jobs?minPosition=${created.body.position}`);
+        await before.close();
+
+        clock.set(new Date('2026-01-05T08:55:00.000Z'));
+        const after = await durableApp(schema, clock, { JOB_TICK_INTERVAL_MS: '30000', JOB_CATCH_UP: catchUp });
+        try {
+          await after.app.get(JobTicker).started();
+          const events = await after.infrastructure.eventStore.readStream('job-while-down');
+          expect(events.filter((event) => event.type === 'JobFired').map((event) => event.data.slot)).toEqual(expected);
+          expect(events.filter((event) => event.type === 'JobFired').every((event) => event.data.trigger === 'ticker')).toBe(true);
+          if (catchUp === 'none') expect(events.at(-1)).toMatchObject({ type: 'JobSlotsSkipped', data: { count: 5, lastSlot: '2026-01-05T08:50:00.000Z' } });
+          if (catchUp === 'once') expect(events.at(-1)!.data).toMatchObject({ skippedSlots: 4, dueSince: '2026-01-05T08:10:00.000Z' });
+          const job = await after.request('GET', '/v1/jobs/while-down');
+          expect(job.body).toMatchObject({ nextRunAt: '2026-01-05T09:00:00.000Z', repeat: { completed: expected.length } });
+          // A second tick at the same time fires nothing more: never a burst.
+          await after.app.get(JobTicker).tick();
+          expect((await after.infrastructure.eventStore.readStream('job-while-down')).length).toBe(events.length);
+        } finally {
+          await after.close();
+        }
+      });
+    }
+  });
+}
