@@ -8,7 +8,7 @@ import { PglitePool } from '../src/database/pglitePool.js';
 import { PostgresPool } from '../src/database/postgresPool.js';
 import type { SqlPool } from '../src/database/sqlPool.js';
 import type { NewEvent } from '../src/events/eventStore.js';
-import { FoldedStateCache } from '../src/events/foldedStateCache.js';
+import { BoundedStateCache } from '../src/events/boundedStateCache.js';
 import { PostgresEventStore } from '../src/events/postgres/postgresEventStore.js';
 import { SqlSnapshotStore } from '../src/events/postgres/sqlSnapshotStore.js';
 import { type SessionStreamEvent, sessionStreamName } from '../src/events/session/sessionEvents.js';
@@ -104,7 +104,7 @@ const APPENDS = 50;
 async function measure(store: PostgresEventStore, snapshots: SqlSnapshotStore, sessionId: string, turns: number): Promise<Figures> {
   const stream = sessionStreamName(sessionId);
   await buildSession(store, sessionId, turns);
-  const withSnapshots = (cache = new FoldedStateCache(100)) => new StreamStateStore(store, cache, clock, { snapshots, snapshotEvery: SNAPSHOT_EVERY });
+  const withSnapshots = (cache = new BoundedStateCache({ maxEntries: 100 })) => new StreamStateStore(store, cache, clock, { snapshots, snapshotEvery: SNAPSHOT_EVERY });
   const live = withSnapshots();
   // The first load replays everything and, once the stream is SNAPSHOT_EVERY events long, leaves a snapshot behind.
   const first = await live.load(stream, sessionDecider);
@@ -112,7 +112,7 @@ async function measure(store: PostgresEventStore, snapshots: SqlSnapshotStore, s
 
   const warmLoad = await medianOf(ROUNDS * 3, () => live.load(stream, sessionDecider));
   const coldLoadSnapshot = await medianOf(ROUNDS, () => withSnapshots().load(stream, sessionDecider));
-  const coldLoadReplay = await medianOf(Math.min(ROUNDS, 3), () => new StreamStateStore(store, new FoldedStateCache(100), clock).load(stream, sessionDecider));
+  const coldLoadReplay = await medianOf(Math.min(ROUNDS, 3), () => new StreamStateStore(store, new BoundedStateCache({ maxEntries: 100 }), clock).load(stream, sessionDecider));
   // What a snapshot costs when one falls due (every SNAPSHOT_EVERY events): the write of the whole folded state.
   const snapshotWrite = await medianOf(3, (round) =>
     snapshots.write({ streamName: `${stream}-copy`, version: sessionDecider.snapshotVersion, revision: round, position: first.position, state: first.state }),

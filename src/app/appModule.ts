@@ -7,7 +7,7 @@ import type { LedgerConfig } from '../config/config.js';
 import { BearerTokenGuard } from '../http/auth.js';
 import { LedgerExceptionFilter } from '../http/errorFilter.js';
 import { ReadYourWritesInterceptor } from '../http/readYourWrites.js';
-import { CLOCK, CONFIG, EVENT_STORE, LOGGER, PROJECTIONS, READ_MODELS } from '../http/tokens.js';
+import { CLOCK, CONFIG, STATE_CACHE, EVENT_STORE, LOGGER, PROJECTIONS, READ_MODELS } from '../http/tokens.js';
 import type { Logger } from '../logging/logger.js';
 import { ProjectionsController } from '../modules/admin/projectionsController.js';
 import { PruneController } from '../modules/admin/pruneController.js';
@@ -45,7 +45,10 @@ import { SessionContextController } from '../modules/sessions/sessionContextCont
 import { SessionHistoryController } from '../modules/sessions/sessionHistoryController.js';
 import { SessionTreeController } from '../modules/sessions/sessionTreeController.js';
 import { SqlSnapshotStore } from '../events/postgres/sqlSnapshotStore.js';
-import { FoldedStateCache } from '../events/foldedStateCache.js';
+import { approximateJsonSize } from '../events/approximateJsonSize.js';
+import { BoundedStateCache } from '../events/boundedStateCache.js';
+import { StateCacheHousekeeping } from './stateCacheHousekeeping.js';
+import { stateHasTurnInFlight } from './stateHasTurnInFlight.js';
 import { StreamStateStore } from '../events/streamStateStore.js';
 import type { Infrastructure } from './infrastructure.js';
 
@@ -67,6 +70,13 @@ export class AppModule {
       { provide: READ_MODELS, useValue: infrastructure.readModels },
       { provide: PROJECTIONS, useValue: infrastructure.projections },
     ];
+    const stateCache = new BoundedStateCache({
+      maxEntries: config.cacheMaxEntries,
+      maxBytes: config.cacheMaxBytes,
+      idleTtlMs: config.cacheIdleTtlSeconds * 1000,
+      isInFlight: stateHasTurnInFlight,
+      sizeOf: approximateJsonSize,
+    });
     return {
       module: AppModule,
       global: true,
@@ -74,9 +84,11 @@ export class AppModule {
       controllers: [HealthController, ProjectionsController, StreamsController, PruneController, ConversationsController, QueueController, GatewaysController, SessionsController, SessionsQueryController, SessionCheckpointsController, SessionContextController, SessionTreeController, SessionHistoryController, JobFiresStreamController, JobsController, ConversationRuntimeController, RuntimeSessionsController],
       providers: [
         ...shared,
+        { provide: STATE_CACHE, useValue: stateCache },
+        StateCacheHousekeeping,
         {
           provide: StreamStateStore,
-          useValue: new StreamStateStore(infrastructure.eventStore, new FoldedStateCache(config.cacheMaxEntries), clock, {
+          useValue: new StreamStateStore(infrastructure.eventStore, stateCache, clock, {
             // Snapshots live in the read-model database: every backend has one, and they are as disposable as read models.
             snapshots: new SqlSnapshotStore(infrastructure.readModelPool, config.readModelSchema),
             snapshotEvery: config.snapshotEvery,

@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from '../config/config.js';
 import { LedgerError, ValidationError } from '../errors/ledgerError.js';
 import { conversationStreamName } from '../events/conversation/conversationEvents.js';
 import type { EventStore } from '../events/eventStore.js';
-import { FoldedStateCache } from '../events/foldedStateCache.js';
+import { BoundedStateCache } from '../events/boundedStateCache.js';
 import { sessionStreamName } from '../events/session/sessionEvents.js';
 import { StreamStateStore } from '../events/streamStateStore.js';
 import { createLogger } from '../logging/logger.js';
@@ -51,7 +51,7 @@ async function main(argv: string[]): Promise<number> {
 
 async function replay(store: EventStore, options: Options) {
   // A cache of size 0 and no snapshot store: every state printed is a fold of the log itself.
-  const streams = new StreamStateStore(store, new FoldedStateCache(0), systemClock);
+  const streams = new StreamStateStore(store, new BoundedStateCache({ maxEntries: 0 }), systemClock);
   if (options.revision !== undefined && options.at !== undefined) throw new ValidationError('give --revision or --at, not both');
   // No bound: everything recorded up to the end of time.
   const bound = options.revision !== undefined ? { revision: wholeNumber(options.revision, '--revision') } : { at: options.at === undefined ? new Date(8.64e15) : isoTime(options.at) };

@@ -1,7 +1,18 @@
 // A bounded LRU of folded stream states with a memory budget, idle reclaim and pinning of turns in flight: a cache only, eviction loses nothing.
-import type { CachedState } from './foldedStateCache.js';
 
-/** What StreamStateStore needs of a state cache (FoldedStateCache and BoundedStateCache both have it). */
+/** A folded state as cached: the state after `revision`. */
+export interface CachedState<State> {
+  state: State;
+  /** Revision of the last event folded in; -1 for a stream with no events yet. */
+  revision: number;
+  /** Global position of that last event. */
+  position: number;
+  /** Revision of the newest snapshot stored for the stream (-1: none), so the next one is written on time. */
+  snapshotRevision: number;
+  lastAccessAt: number;
+}
+
+/** What StreamStateStore needs of a state cache. */
 export interface StateCache {
   hits: number;
   misses: number;
@@ -10,6 +21,8 @@ export interface StateCache {
   delete(streamName: string): void;
   dropIdle(cutoff: number): number;
   readonly size: number;
+  /** Counts how a load was served, for the warm/resumed/cold figures. */
+  recordLoad?(kind: LoadKind): void;
 }
 
 export interface BoundedStateCacheOptions {

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Decider } from './decider.js';
 import type { AppendResult, EventMetadata, EventStore, JsonObject, RecordedEvent } from './eventStore.js';
 import { StreamNotFoundError, WrongExpectedRevisionError } from './eventStoreErrors.js';
-import { FoldedStateCache } from './foldedStateCache.js';
+import type { StateCache } from './boundedStateCache.js';
 import { type SnapshotStore, snapshotVersionOf } from './snapshotStore.js';
 
 /** warm: served from this process's cache; resumed: rehydrated from the store; empty: no such stream yet. */
@@ -85,7 +85,7 @@ export class StreamStateStore {
 
   constructor(
     private readonly store: EventStore,
-    private readonly cache: FoldedStateCache,
+    private readonly cache: StateCache,
     private readonly clock: Clock,
     private readonly options: StreamStateStoreOptions = {},
   ) {
@@ -93,7 +93,9 @@ export class StreamStateStore {
   }
 
   async load<State, Command, Event extends { type: string; data: object }>(streamName: string, decider: Decider<State, Command, Event>): Promise<LoadedState<State>> {
-    return (await this.loadTracked(streamName, decider)).loaded;
+    const { loaded } = await this.loadTracked(streamName, decider);
+    this.cache.recordLoad?.(loaded.source === 'empty' ? 'cold' : loaded.source);
+    return loaded;
   }
 
   /**

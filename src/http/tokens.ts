@@ -5,3 +5,4 @@ export const EVENT_STORE = Symbol('EventStore');
 export const READ_MODELS = Symbol('ReadModels');
 export const PROJECTIONS = Symbol('ProjectionRunner');
 export const CLOCK = Symbol('Clock');
+export const STATE_CACHE = Symbol('StateCache');

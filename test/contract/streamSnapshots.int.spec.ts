@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { migrate } from '../../src/database/migrate.js';
 import type { EventStore, ReadStreamOptions } from '../../src/events/eventStore.js';
-import { FoldedStateCache } from '../../src/events/foldedStateCache.js';
+import { BoundedStateCache } from '../../src/events/boundedStateCache.js';
 import { PostgresEventStore } from '../../src/events/postgres/postgresEventStore.js';
 import { SqlSnapshotStore } from '../../src/events/postgres/sqlSnapshotStore.js';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
@@ -25,7 +25,7 @@ for (const backend of testBackends()) {
     /** The event store, with every readStream noted, so a test can see how much of a stream a load read. */
     let watched: EventStore;
     const streams = (withSnapshots: boolean) =>
-      new StreamStateStore(watched, new FoldedStateCache(100), clock, withSnapshots ? { snapshots, snapshotEvery: EVERY } : {});
+      new StreamStateStore(watched, new BoundedStateCache({ maxEntries: 100 }), clock, withSnapshots ? { snapshots, snapshotEvery: EVERY } : {});
     const metadata = { actor: 'test' };
     const now = () => clock.now().toISOString();
 

@@ -94,3 +94,13 @@ describe('BoundedStateCache', () => {
     expect(cache.stats().loads).toEqual({ warm: 2, resumed: 1, cold: 1 });
   });
 });
+
+describe('the service cache policy', () => {
+  it('pins sessions and runtime sessions with a turn in flight, nothing else', async () => {
+    const { stateHasTurnInFlight } = await import('../../src/app/stateHasTurnInFlight.js');
+    expect(stateHasTurnInFlight('session-a', { turnInFlight: { turnIndex: 2, startedAt: 'x' } })).toBe(true);
+    expect(stateHasTurnInFlight('session-a', { turnInFlight: null })).toBe(false);
+    expect(stateHasTurnInFlight('runtime-rt_1', { currentTurnId: 'turn_1' })).toBe(true);
+    expect(stateHasTurnInFlight('conversation-x', { turnInFlight: { turnIndex: 1 } })).toBe(false);
+  });
+});

@@ -1,0 +1,7 @@
+// The cache never evicts a state with a turn in flight: a runtime session's current turn, or a session's started turn.
+import { runtimeTurnInFlight } from '../modules/runtime/runtimeTurnInFlight.js';
+
+export function stateHasTurnInFlight(streamName: string, state: unknown): boolean {
+  if (runtimeTurnInFlight(streamName, state)) return true;
+  return streamName.startsWith('session-') && (state as { turnInFlight?: unknown } | null)?.turnInFlight != null;
+}
