@@ -172,7 +172,7 @@ for (const backend of e2eBackends()) {
     });
 
     it('answers bad input with 4xx codes and writes nothing', async () => {
-      const head = await service.infrastructure.eventStore.headPosition();
+      const head = await service.lastPosition();
       const cases = [
         await resolve({ platform: 'Tele gram', chatType: 'dm' }),
         await resolve({ platform: 'telegram', chatType: 'room' }),
@@ -194,7 +194,7 @@ for (const backend of e2eBackends()) {
         'INVALID_SESSION_ID',
         'CONVERSATION_NOT_FOUND',
       ]);
-      expect(await service.infrastructure.eventStore.headPosition()).toBe(head);
+      expect(await service.lastPosition()).toBe(head);
     });
   });
 }

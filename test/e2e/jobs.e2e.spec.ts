@@ -379,9 +379,9 @@ for (const backend of e2eBackends()) {
       }
     });
     it('rebuilds the jobs read model from position 0 to the same rows', async () => {
-      const { projections, readModels, eventStore } = service.infrastructure;
+      const { projections, readModels } = service.infrastructure;
       const rows = () => readModels.query(`SELECT * FROM "${service.config.readModelSchema}".jobs ORDER BY job_id`);
-      const head = await eventStore.headPosition();
+      const head = await service.lastPosition();
       expect(await projections.waitForPosition(['jobs'], head, 10_000)).toBe(true);
       const live = await rows();
       expect(live.length).toBeGreaterThan(10);

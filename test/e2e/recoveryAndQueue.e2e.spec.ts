@@ -124,7 +124,7 @@ for (const backend of e2eBackends()) {
       clock.advance(10 * 86_400_000);
       const recent = await resolve('gw-prune');
       expect((await service.request('POST', '/v1/admin/prune', { body: { maxAgeDays: 0 } })).body.pruned).toEqual([]);
-      const head = await service.infrastructure.eventStore.headPosition();
+      const head = await service.lastPosition();
       await service.request('GET', `/v1/sessions/by-key/${enc(recent.body.sessionKey)}?minPosition=${head}`);
       const pruned = await service.request('POST', '/v1/admin/prune', { body: { maxAgeDays: 7 } });
       expect(pruned.status).toBe(200);

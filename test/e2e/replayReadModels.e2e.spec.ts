@@ -51,7 +51,7 @@ for (const backend of e2eBackends()) {
         await service.request('POST', `/v1/conversations/${key}/queue`, { body: { message: { text: 'later' }, mode: 'queue' } });
         await service.request('POST', `/v1/sessions/${body.sessionId}/rewind`, { body: { turns: 1 } });
       }
-      const head = await service.infrastructure.eventStore.headPosition();
+      const head = await service.lastPosition();
       const names = service.infrastructure.projections.projectionNames;
       expect(await service.infrastructure.projections.waitForPosition(names, head, 10_000)).toBe(true);
       const live = await tableRows((sql) => service.infrastructure.readModels.query(sql), service.config.readModelSchema);

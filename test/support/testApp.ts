@@ -16,6 +16,8 @@ export interface TestApp {
   config: LedgerConfig;
   app: INestApplication;
   infrastructure: Infrastructure;
+  /** The position of the newest event written, read straight from the table: unlike the readable head, it never trails a write. */
+  lastPosition(): Promise<number>;
   request(method: string, path: string, options?: { body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<TestResponse>;
   close(): Promise<void>;
 }
@@ -62,6 +64,12 @@ export async function startTestApp(label: 'pglite' | 'postgres', options: TestAp
     config,
     app,
     infrastructure,
+    async lastPosition() {
+      const result = await infrastructure.readModelPool.query<{ head: string | number | null }>(
+        `SELECT max(position) AS head FROM "${config.eventStoreSchema}".events`,
+      );
+      return Number(result.rows[0]?.head ?? 0);
+    },
     async request(method, path, requestOptions = {}) {
       const headers: Record<string, string> = { ...requestOptions.headers };
       let body: string | undefined = requestOptions.rawBody;
