@@ -68,6 +68,11 @@ for (const backend of e2eBackends()) {
       expect(drifted.body).toMatchObject({ newSession: true, reason: 'drift', previousRuntimeSessionId: first.runtimeSessionId, note: 'provider changed from codex to claude; model changed from gpt-5 to sonnet: started a new runtime session' });
       expect(drifted.body.runtimeSessionId).not.toBe(first.runtimeSessionId);
       expect((await runtimeOf(key)).note).toMatchObject({ note: drifted.body.note, runtimeSessionId: drifted.body.runtimeSessionId });
+      // The note is in the conversation's transcript too, as a system message that is not a turn.
+      const { sessionId } = (await service.request('GET', `/v1/conversations/${enc(key)}`)).body;
+      const transcript = (await service.request('GET', `/v1/sessions/${sessionId}/transcript`)).body.messages;
+      expect(transcript.at(-1)).toMatchObject({ role: 'system', content: drifted.body.note, metadata: { status: 'runtime_drift' } });
+      expect((await service.request('GET', `/v1/sessions/${sessionId}`)).body.turnCount).toBe(0);
       // The old session is no longer bound to anything.
       expect((await service.request('GET', `/v1/runtime-sessions/${first.runtimeSessionId}`)).body.boundConversations).toEqual([]);
     });

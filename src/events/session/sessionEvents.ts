@@ -81,7 +81,9 @@ export type SessionEvent =
   | { type: 'TranscriptRewound'; data: { fromMessageIndex: number; rewoundCount: number; turnsUndone: number; targetText: string | null; at: string; slot?: string } }
   | { type: 'TranscriptRewritten'; data: { messages: StoredMessage[]; replacedCount: number; at: string; slot?: string } }
   | { type: 'SessionEnded'; data: { reason: SessionEndReason; at: string } }
-  | { type: 'SessionReopened'; data: { reason: 'switch'; at: string } };
+  | { type: 'SessionReopened'; data: { reason: 'switch'; at: string } }
+  /** A status line in the transcript that is not a turn (e.g. the runtime session changed because of parameter drift). */
+  | { type: 'StatusNoted'; data: { message: StoredMessage; reason: string; at: string; slot?: string } };
 
 /** The session manager and checkpointer's events (the agent-execution-engine seed): turns in flight, memory, slots, time travel, tree. */
 export type SessionEngineEvent =

@@ -46,6 +46,7 @@ export type SessionCommand =
     }
   | { type: 'RecordTurn'; messages: MessageInput[]; usage: TurnUsage; status: TurnStatus; now: string; autoCheckpoint?: boolean }
   | { type: 'StartTurn'; now: string }
+  | { type: 'NoteStatus'; text: string; reason: string; now: string }
   | { type: 'RewindTranscript'; turns: number; now: string }
   | { type: 'RewriteTranscript'; messages: MessageInput[]; now: string }
   | { type: 'EndSession'; reason: SessionEndReason; now: string }
@@ -131,6 +132,15 @@ export function evolveSession(current: SessionState, event: SessionStreamEvent):
       };
       if (!data.checkpointId) return recorded;
       return withCheckpoint(recorded, { checkpointId: data.checkpointId, label: null, revision: state.revision, turnIndex: data.turnIndex, createdAt: data.at, auto: true });
+    }
+    case 'StatusNoted': {
+      const slot = event.data.slot ?? DEFAULT_SLOT;
+      return {
+        ...state,
+        nextMessageIndex: state.nextMessageIndex + 1,
+        transcript: appendItems(state.transcript, [transcriptMessage(event.data.message, slot, false)]),
+        updatedAt: event.data.at,
+      };
     }
     case 'TranscriptRewound': {
       const slot = event.data.slot ?? DEFAULT_SLOT;
@@ -278,6 +288,12 @@ export function decideSession(command: SessionCommand, state: SessionState): Ses
           },
         },
       ];
+    }
+    case 'NoteStatus': {
+      // A note is a courtesy: a session that has ended or gone simply does not get it.
+      if (state.status !== 'active') return [];
+      const message = store([{ role: 'system', content: command.text, metadata: { status: command.reason } }], state.nextMessageIndex, state.turnCount, command.now)[0]!;
+      return [{ type: 'StatusNoted', data: { message, reason: command.reason, at: command.now, slot: state.currentSlot } }];
     }
     case 'StartTurn':
       requireWritable(state);

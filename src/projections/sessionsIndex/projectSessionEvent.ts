@@ -27,6 +27,8 @@ function liveMessageCount(current: number, event: SessionStreamEvent): number {
       return live(event.data.startingState?.transcript ?? []);
     case 'TurnRecorded':
       return current + event.data.messages.length;
+    case 'StatusNoted':
+      return current + 1;
     case 'TranscriptRewound':
       return current - event.data.rewoundCount;
     case 'TranscriptRewritten':

@@ -33,6 +33,7 @@ const sessionEventTypes: Record<SessionStreamEventType, boolean> = {
   TranscriptRewritten: true,
   SessionEnded: true,
   SessionReopened: true,
+  StatusNoted: true,
   TurnStarted: true,
   CheckpointCreated: true,
   RolledBack: true,

@@ -1,11 +1,12 @@
 // A turn for a conversation's runtime: keep or replace the binding (sticky, /new <task>, drift), then start the turn on that runtime session.
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import type { BindReason } from '../../../events/runtime/runtimeBindingEvents.js';
 import { runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
 import { runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
-import { conversationDecider, conversationNotFound } from '../../conversations/conversationDecider.js';
+import { conversationDecider, conversationNotFound, type ConversationState } from '../../conversations/conversationDecider.js';
+import { ChangeSessionCommand, type SessionChangeResult } from '../../sessions/commands/changeSession.js';
 import { Lifecycle } from '../../lifecycle.js';
 import { type RuntimeBindingCommand, runtimeBindingDecider } from '../runtimeBindingDecider.js';
 import { runtimeSessionDecider, type RuntimeStatus } from '../runtimeSessionDecider.js';
@@ -45,18 +46,22 @@ export interface RuntimeTurnResult {
   position: number;
 }
 
-export async function requireConversation(lifecycle: Lifecycle, sessionKey: string): Promise<void> {
+export async function requireConversation(lifecycle: Lifecycle, sessionKey: string): Promise<ConversationState> {
   const conversation = await lifecycle.streams.load(conversationStreamName(sessionKey), conversationDecider);
   if (conversation.state.status !== 'open') throw conversationNotFound();
+  return conversation.state;
 }
 
 @CommandHandler(StartRuntimeTurnCommand)
 export class StartRuntimeTurnHandler implements ICommandHandler<StartRuntimeTurnCommand, RuntimeTurnResult> {
-  constructor(private readonly lifecycle: Lifecycle) {}
+  constructor(
+    private readonly lifecycle: Lifecycle,
+    private readonly commands: CommandBus,
+  ) {}
 
   async execute({ sessionKey, binding, input, metadata }: StartRuntimeTurnCommand): Promise<RuntimeTurnResult> {
     const { lifecycle } = this;
-    await requireConversation(lifecycle, sessionKey);
+    const conversation = await requireConversation(lifecycle, sessionKey);
     const now = lifecycle.now();
     const candidateId = newRuntimeSessionId();
     const bindCommand: RuntimeBindingCommand =
@@ -75,6 +80,14 @@ export class StartRuntimeTurnHandler implements ICommandHandler<StartRuntimeTurn
       metadata,
     );
     const started = turn.events.find((event) => event.type === 'TurnStarted')!;
+    let position = Math.max(bound.position, turn.position);
+    if (rebound?.type === 'RuntimeBound' && rebound.data.reason === 'drift' && rebound.data.note && conversation.sessionId) {
+      // The seed's status note: the chat transcript says why the agent's runtime thread changed.
+      const noted: SessionChangeResult = await this.commands.execute(
+        new ChangeSessionCommand(conversation.sessionId, { type: 'note', text: rebound.data.note, reason: 'runtime_drift' }, metadata),
+      );
+      position = Math.max(position, noted.position);
+    }
     return {
       sessionKey,
       runtimeSessionId,
@@ -88,7 +101,7 @@ export class StartRuntimeTurnHandler implements ICommandHandler<StartRuntimeTurn
       state: turn.source === 'empty' ? 'cold' : turn.source,
       bindingState: bindingStatus(bound.state, turn.state.status),
       runtimeState: turn.state.status,
-      position: Math.max(bound.position, turn.position),
+      position,
     };
   }
 }

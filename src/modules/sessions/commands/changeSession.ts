@@ -14,6 +14,7 @@ import { timelineOf } from '../sessionState.js';
 export type SessionChange =
   | { type: 'recordTurn'; messages: MessageInput[]; usage: TurnUsage; status: TurnStatus }
   | { type: 'startTurn' }
+  | { type: 'note'; text: string; reason: string }
   | { type: 'rewind'; turns: number }
   | { type: 'rewrite'; messages: MessageInput[] }
   | { type: 'checkpoint'; label: string | null }
@@ -91,6 +92,8 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
         return { type: 'RewindTranscript', turns: change.turns, now };
       case 'rewrite':
         return { type: 'RewriteTranscript', messages: change.messages, now };
+      case 'note':
+        return { type: 'NoteStatus', text: change.text, reason: change.reason, now };
       case 'checkpoint':
         return { type: 'CreateCheckpoint', label: change.label, now };
       case 'rollback': {
