@@ -1,4 +1,4 @@
-// `npm run ledger -- replay --session <id> [--revision N | --at ISO]`: audits straight from the event store, no HTTP.
+// `npm run ledger -- replay …` and `projections rebuild <name>`: audits and maintenance straight on the stores, no HTTP.
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { openInfrastructure } from '../app/infrastructure.js';
@@ -19,6 +19,8 @@ import { sessionStateView } from '../modules/sessions/sessionStateView.js';
 import { stateAsOf } from '../modules/sessions/stateAsOf.js';
 
 const USAGE = `usage: session-ledger replay (--session <id> | --conversation <key>) [--revision N | --at <ISO time>]
+       session-ledger projections list
+       session-ledger projections rebuild <name>
 
 Reads the event store named by the service's own configuration (EVENT_STORE_URL, DATA_DIR, ...) and prints the
 state as JSON, folded from the stream's first event (no cache, no snapshot): what GET /v1/sessions/{id}/state shows.
@@ -34,6 +36,7 @@ async function main(argv: string[]): Promise<number> {
   });
   const [command] = positionals;
   const options = values as Options;
+  if (command === 'projections') return projectionsCommand(positionals.slice(1));
   if (command !== 'replay' || positionals.length !== 1 || (options.session === undefined) === (options.conversation === undefined)) {
     console.error(USAGE);
     return 2;
@@ -45,6 +48,39 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
     return 0;
   } finally {
+    await infrastructure.close();
+  }
+}
+
+/** Rebuild empties a projection and replays it from position 0 in this process, printing progress until it is caught up. */
+async function projectionsCommand([action, name, ...rest]: string[]): Promise<number> {
+  if (!((action === 'list' && name === undefined) || (action === 'rebuild' && name !== undefined && rest.length === 0))) {
+    console.error(USAGE);
+    return 2;
+  }
+  const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env, PROJECTIONS_ENABLED: 'false' });
+  const infrastructure = await openInfrastructure(config, createLogger(config.logLevel, process.stderr));
+  const runner = infrastructure.projections;
+  try {
+    if (action === 'list') {
+      process.stdout.write(`${JSON.stringify(await runner.statuses(), null, 2)}\n`);
+      return 0;
+    }
+    await runner.rebuild(name!);
+    await runner.start();
+    for (;;) {
+      const status = await runner.status(name!);
+      process.stderr.write(`\r${name}: position ${status.position}, ${status.lagEvents}${status.lagEvents >= 10_000 ? '+' : ''} events to go, ${status.state}   `);
+      if (status.state === 'failed') throw new Error(`projection ${name} failed at position ${status.failedPosition}: ${status.lastError}`);
+      if (status.lagEvents === 0 && (status.position > 0 || status.headPosition === 0)) {
+        process.stderr.write('\n');
+        process.stdout.write(`${JSON.stringify(status, null, 2)}\n`);
+        return 0;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  } finally {
+    await runner.stop();
     await infrastructure.close();
   }
 }

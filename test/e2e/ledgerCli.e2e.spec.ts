@@ -62,6 +62,17 @@ for (const backend of e2eBackends()) {
         expect(missing.code).toBe(3);
         expect(JSON.parse(missing.stderr).error.code).toBe('SESSION_NOT_FOUND');
         expect((await ledger(env, 'replay')).code).toBe(2);
+
+        // projections rebuild: empties the index and replays it to the same position it had.
+        const before = await ledger(env, 'projections', 'list');
+        const indexBefore = before.json.find((status: { name: string }) => status.name === 'sessions-index');
+        const rebuilt = await ledger(env, 'projections', 'rebuild', 'sessions-index');
+        expect(rebuilt.code, rebuilt.stderr).toBe(0);
+        expect(rebuilt.json).toMatchObject({ name: 'sessions-index', position: indexBefore.position, lagEvents: 0 });
+        expect(rebuilt.stderr).toContain('events to go');
+        const unknown = await ledger(env, 'projections', 'rebuild', 'nope');
+        expect(unknown.code).toBe(3);
+        expect(JSON.parse(unknown.stderr).error.code).toBe('PROJECTION_NOT_FOUND');
       } finally {
         if (!closed) await service.close();
         await rm(dataDir, { recursive: true, force: true });
