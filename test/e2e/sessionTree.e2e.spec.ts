@@ -120,6 +120,15 @@ for (const backend of e2eBackends()) {
       ]);
     });
 
+    it('refuses to switch a conversation back to a destroyed session with 409 SESSION_DESTROYED', async () => {
+      const root = await newRoot();
+      const reset = await post(`/v1/conversations/${encodeURIComponent(root.sessionKey)}/reset`);
+      expect((await destroy(root.sessionId)).status).toBe(200);
+      const back = await post(`/v1/conversations/${encodeURIComponent(root.sessionKey)}/switch`, { sessionId: root.sessionId });
+      expect([back.status, back.body.error.code]).toEqual([409, 'SESSION_DESTROYED']);
+      expect((await service.request('GET', `/v1/conversations/${encodeURIComponent(root.sessionKey)}`)).body.sessionId).toBe(reset.body.sessionId);
+    });
+
     it('destroys a session: its children become orphans, its checkpoints stop being listed, its events stay for audit', async () => {
       const root = await newRoot();
       const middle = await child(root.sessionId);

@@ -4,7 +4,7 @@ import { type ConversationEvent, conversationStreamName, type QueuedMessage, typ
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
 import { Lifecycle } from '../../lifecycle.js';
-import { sessionDecider } from '../../sessions/sessionDecider.js';
+import { sessionDecider, sessionDestroyed } from '../../sessions/sessionDecider.js';
 import { type ConversationCommand, conversationDecider, conversationNotFound, type ConversationState } from '../conversationDecider.js';
 import { conversationEntry, type ConversationEntry } from '../conversationEntry.js';
 import { followSessionBinding } from '../sessionBinding.js';
@@ -83,8 +83,12 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
         const current = await this.lifecycle.streams.load(sessionStreamName(state.sessionId!), sessionDecider);
         return { type: 'ResetConversation', newSessionId: this.lifecycle.newSessionId(), currentSessionHadActivity: current.state.turnCount > 0, now };
       }
-      case 'switch':
+      case 'switch': {
+        // A destroyed session keeps its history for audit but never comes back to life.
+        const target = await this.lifecycle.streams.load(sessionStreamName(change.sessionId), sessionDecider);
+        if (target.state.status === 'destroyed') throw sessionDestroyed(change.sessionId);
         return { type: 'SwitchSession', sessionId: change.sessionId, now };
+      }
       case 'suspend':
         return { type: 'SuspendConversation', reason: change.reason, now };
       case 'markResumePending':
