@@ -1,15 +1,12 @@
 // kill -9 under load, then restart: every acknowledged write is in the log exactly once and the read models equal a rebuild.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
 import { PglitePool } from '../../src/database/pglitePool.js';
 import { PostgresPool } from '../../src/database/postgresPool.js';
 import { PostgresEventStore } from '../../src/events/postgres/postgresEventStore.js';
 import type { RecordedEvent } from '../../src/events/eventStore.js';
-import { freePort, ServiceProcess } from '../support/serviceProcess.js';
-import { uniqueSchema } from '../support/testDatabases.js';
+import { freePort, processStorage, ServiceProcess } from '../support/serviceProcess.js';
+import { e2eBackends } from '../support/testApp.js';
 
 const KILLS = Number(process.env.CRASH_KILLS ?? 3);
 // QUEUE_CAP is raised so the producer is stopped by the kill, not by the cap.
@@ -57,28 +54,16 @@ function startLoad(baseUrl: () => string, acknowledged: Acknowledged[], refused:
   };
 }
 
-const backends: Array<'pglite' | 'postgres'> = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
-
-for (const backend of backends) {
+for (const backend of e2eBackends()) {
   describe(`crash recovery: ${backend}`, () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-crash-'));
-    const schema = uniqueSchema('crash');
-    const env: Record<string, string> =
-      backend === 'postgres'
-        ? { EVENT_STORE_URL: process.env.TEST_DATABASE_URL!, EVENT_STORE_SCHEMA: `${schema}_es`, READ_MODEL_SCHEMA: `${schema}_rm` }
-        : { DATA_DIR: dataDir };
+    const storage = processStorage(backend, 'crash');
+    const env = storage.env;
     env.QUEUE_CAP = '10000';
     let service: ServiceProcess;
 
     afterAll(async () => {
       await service?.kill();
-      rmSync(dataDir, { recursive: true, force: true });
-      if (backend === 'postgres') {
-        const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}_es" CASCADE; DROP SCHEMA IF EXISTS "${schema}_rm" CASCADE`);
-        await client.end();
-      }
+      await storage.dispose();
     });
 
     it(`survives ${KILLS} kill -9s under load with nothing lost, doubled or forked`, { timeout: 240_000 }, async () => {
@@ -134,8 +119,8 @@ for (const backend of backends) {
       await service.kill('SIGTERM');
 
       // Read the log directly: each acknowledged turn exactly once, at the revision the service answered.
-      const pool = backend === 'postgres' ? new PostgresPool({ connectionString: process.env.TEST_DATABASE_URL! }) : await PglitePool.open({ dataDir: join(dataDir, 'pglite') });
-      const store = await PostgresEventStore.open(pool, { schema: backend === 'postgres' ? `${schema}_es` : 'ledger' });
+      const pool = backend === 'postgres' ? new PostgresPool({ connectionString: process.env.TEST_DATABASE_URL! }) : await PglitePool.open({ dataDir: join(storage.dataDir, 'pglite') });
+      const store = await PostgresEventStore.open(pool, { schema: storage.eventStoreSchema });
       try {
         const all: RecordedEvent[] = [];
         for (let from = 0; ; ) {

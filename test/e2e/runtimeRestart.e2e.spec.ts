@@ -1,38 +1,22 @@
 // A pending approval survives kill -9: after the restart the turn is interrupted (recovery rule) and the approval is still answerable.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, ServiceProcess } from '../support/serviceProcess.js';
-import { uniqueSchema } from '../support/testDatabases.js';
+import { freePort, processStorage, ServiceProcess } from '../support/serviceProcess.js';
+import { e2eBackends } from '../support/testApp.js';
 
 async function call(url: string, method: string, body?: unknown): Promise<{ status: number; body: any }> {
   const response = await fetch(url, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: response.status, body: await response.json() };
 }
 
-const backends: Array<'pglite' | 'postgres'> = process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
-
-for (const backend of backends) {
+for (const backend of e2eBackends()) {
   describe(`runtime restart recovery: ${backend}`, () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-runtime-'));
-    const schema = uniqueSchema('rtrestart');
-    const env: Record<string, string> =
-      backend === 'postgres'
-        ? { EVENT_STORE_URL: process.env.TEST_DATABASE_URL!, EVENT_STORE_SCHEMA: `${schema}_es`, READ_MODEL_SCHEMA: `${schema}_rm` }
-        : { DATA_DIR: dataDir };
+    const storage = processStorage(backend, 'rtrestart');
+    const env = storage.env;
     let service: ServiceProcess;
 
     afterAll(async () => {
       await service?.kill();
-      rmSync(dataDir, { recursive: true, force: true });
-      if (backend === 'postgres') {
-        const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}_es" CASCADE; DROP SCHEMA IF EXISTS "${schema}_rm" CASCADE`);
-        await client.end();
-      }
+      await storage.dispose();
     });
 
     it('keeps a pending approval answerable across kill -9; the running turn is interrupted with a reason', { timeout: 120_000 }, async () => {

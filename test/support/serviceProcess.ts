@@ -1,7 +1,11 @@
 // Runs the built service (dist/) as a real child process, so tests can kill -9 it and start it again.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { uniqueSchema } from './testDatabases.js';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -58,4 +62,33 @@ export class ServiceProcess {
       child.kill(signal);
     });
   }
+}
+
+/** Where a spawned service keeps its data: its own PGlite folder, or its own schemas on TEST_DATABASE_URL. */
+export interface ProcessStorage {
+  env: Record<string, string>;
+  dataDir: string;
+  /** The event log's schema, for tests that read the log directly after the service stopped. */
+  eventStoreSchema: string;
+  dispose(): Promise<void>;
+}
+
+export function processStorage(backend: 'pglite' | 'postgres', name: string): ProcessStorage {
+  const dataDir = mkdtempSync(join(tmpdir(), `ledger-${name}-`));
+  const schema = uniqueSchema(name);
+  const url = process.env.TEST_DATABASE_URL;
+  if (backend === 'postgres' && !url) throw new Error('TEST_DATABASE_URL is needed for the postgres backend');
+  return {
+    env: backend === 'postgres' ? { EVENT_STORE_URL: url!, EVENT_STORE_SCHEMA: `${schema}_es`, READ_MODEL_SCHEMA: `${schema}_rm` } : { DATA_DIR: dataDir },
+    dataDir,
+    eventStoreSchema: backend === 'postgres' ? `${schema}_es` : 'ledger',
+    async dispose() {
+      rmSync(dataDir, { recursive: true, force: true });
+      if (backend !== 'postgres') return;
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}_es" CASCADE; DROP SCHEMA IF EXISTS "${schema}_rm" CASCADE`);
+      await client.end();
+    },
+  };
 }
