@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { systemClock } from '../clock.js';
 import { type LedgerConfig, loadConfig } from '../config/config.js';
 import { createLogger, type Logger } from '../logging/logger.js';
+import { EVENT_STREAM_PATH } from '../modules/events/eventStreamController.js';
 import { JOB_FIRES_STREAM_PATH } from '../modules/jobs/delivery/jobFiresStreamController.js';
 import { createApp } from './createApp.js';
 import { openInfrastructure } from './infrastructure.js';
@@ -13,7 +14,7 @@ export interface RunningService {
 }
 
 export async function serve(config: LedgerConfig = loadConfig(), logger: Logger = createLogger(config.logLevel)): Promise<RunningService> {
-  if (!config.apiToken) logger.warn({ host: config.host }, 'API_TOKEN is not set: serving without authentication, on loopback only');
+  if (config.apiTokens.length === 0) logger.warn({ host: config.host }, 'API_TOKEN is not set: serving without authentication, on loopback only');
   const infrastructure = await openInfrastructure(config, logger);
   const app = await createApp({ config, logger, clock: systemClock, infrastructure });
   const server = app.getHttpServer() as Server;
@@ -21,7 +22,7 @@ export async function serve(config: LedgerConfig = loadConfig(), logger: Logger 
   let idle: (() => void) | undefined;
   server.on('request', (request, response) => {
     // An event stream never finishes by itself: shutdown cuts it and the client resumes with Last-Event-ID.
-    if (request.url?.startsWith(JOB_FIRES_STREAM_PATH)) return;
+    if (request.url?.startsWith(JOB_FIRES_STREAM_PATH) || request.url?.startsWith(EVENT_STREAM_PATH)) return;
     inFlight += 1;
     response.on('close', () => {
       inFlight -= 1;

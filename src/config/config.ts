@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { type ApiToken, parseApiTokens } from './apiTokens.js';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
@@ -20,7 +21,7 @@ const environmentSchema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres://').optional(),
   EVENT_STORE_SCHEMA: schemaName.default('ledger'),
   READ_MODEL_SCHEMA: schemaName.default('ledger_read'),
-  API_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  API_TOKEN: z.string().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT: z
     .string()
@@ -53,6 +54,11 @@ const environmentSchema = z.object({
   QUEUE_MERGE_TEXT: booleanFlag.default(false),
   RECENT_ACTIVITY_SECONDS: z.coerce.number().int().min(0).default(120),
   STUCK_LOOP_THRESHOLD: z.coerce.number().int().min(1).max(100).default(3),
+  MAX_MESSAGES_PER_TURN: z.coerce.number().int().min(1).max(100_000).default(1_000),
+  MAX_MESSAGE_BYTES: z.coerce.number().int().min(64).max(1_073_741_824).default(262_144),
+  MAX_TRANSCRIPT_MESSAGES: z.coerce.number().int().min(1).max(100_000_000).default(100_000),
+  MAX_CHILDREN_PER_SESSION: z.coerce.number().int().min(0).max(10_000_000).default(1_000),
+  MAX_TREE_DEPTH: z.coerce.number().int().min(0).max(10_000).default(100),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -65,7 +71,8 @@ export interface LedgerConfig {
   readModels: { kind: 'embedded' } | { kind: 'postgres'; url: string };
   eventStoreSchema: string;
   readModelSchema: string;
-  apiToken?: string;
+  /** Empty: no authentication (loopback only). */
+  apiTokens: ApiToken[];
   logLevel: Environment['LOG_LEVEL'];
   bodyLimit: string;
   readWaitTimeoutMs: number;
@@ -106,6 +113,21 @@ export interface LedgerConfig {
   };
   queue: { cap: number; mergeText: boolean };
   recovery: { recentActivitySeconds: number; stuckLoopThreshold: number };
+  /** Bounds on what one request or one session may hold; each refusal has its own 4xx code. */
+  limits: SessionLimits;
+}
+
+export interface SessionLimits {
+  /** Messages one turn may record (413 TOO_MANY_MESSAGES). */
+  messagesPerTurn: number;
+  /** UTF-8 bytes of one message as JSON, in a turn, a rewrite or the queue (413 MESSAGE_TOO_LARGE). */
+  messageBytes: number;
+  /** Messages a session's transcript holds, soft-deleted ones included (409 TRANSCRIPT_FULL). */
+  transcriptMessages: number;
+  /** Children and forks one session may spawn over its life (409 TOO_MANY_CHILDREN). */
+  childrenPerSession: number;
+  /** Depth of a session below its root; 0 allows no children at all (409 TREE_TOO_DEEP). */
+  treeDepth: number;
 }
 
 export class ConfigError extends Error {}
@@ -129,7 +151,15 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     : eventStore.kind === 'postgres'
       ? { kind: 'postgres', url: eventStore.url }
       : { kind: 'embedded' };
-  if (!env.API_TOKEN && !isLoopback(env.HOST)) {
+  let apiTokens: ApiToken[] = [];
+  if (env.API_TOKEN) {
+    try {
+      apiTokens = parseApiTokens(env.API_TOKEN);
+    } catch (error) {
+      throw new ConfigError(`invalid configuration:\n  API_TOKEN: ${(error as Error).message}`);
+    }
+  }
+  if (apiTokens.length === 0 && !isLoopback(env.HOST)) {
     throw new ConfigError(`HOST=${env.HOST}: without API_TOKEN the service only binds to loopback (127.0.0.1, ::1, localhost). Set API_TOKEN to serve other hosts.`);
   }
   if (env.JOBS_WEBHOOK_URL && !env.JOBS_WEBHOOK_SECRET) {
@@ -143,7 +173,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     readModels,
     eventStoreSchema: env.EVENT_STORE_SCHEMA,
     readModelSchema: env.READ_MODEL_SCHEMA,
-    apiToken: env.API_TOKEN,
+    apiTokens,
     logLevel: env.LOG_LEVEL,
     bodyLimit: env.BODY_LIMIT,
     readWaitTimeoutMs: env.READ_WAIT_TIMEOUT_MS,
@@ -172,6 +202,13 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     },
     queue: { cap: env.QUEUE_CAP, mergeText: env.QUEUE_MERGE_TEXT },
     recovery: { recentActivitySeconds: env.RECENT_ACTIVITY_SECONDS, stuckLoopThreshold: env.STUCK_LOOP_THRESHOLD },
+    limits: {
+      messagesPerTurn: env.MAX_MESSAGES_PER_TURN,
+      messageBytes: env.MAX_MESSAGE_BYTES,
+      transcriptMessages: env.MAX_TRANSCRIPT_MESSAGES,
+      childrenPerSession: env.MAX_CHILDREN_PER_SESSION,
+      treeDepth: env.MAX_TREE_DEPTH,
+    },
   };
 }
 

@@ -8,6 +8,8 @@ export interface EventMetadata {
   correlationId?: string;
   causationId?: string;
   actor?: string;
+  /** The tenant whose request wrote the event; absent for the default tenant. */
+  tenant?: string;
   schemaVersion?: number;
   [key: string]: JsonValue | undefined;
 }
@@ -85,6 +87,12 @@ export interface EventStore {
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Position of the newest event a subscriber may already see (0 for an empty log). */
   headPosition(): Promise<number>;
+  /**
+   * Position of the newest event committed so far (0 for an empty log). A reader that has got this far has seen
+   * every event committed before the call; it may have to wait for older transactions to end to get there.
+   * Wait on this, not on headPosition, before reading a projection for "everything written until now".
+   */
+  lastCommittedPosition(): Promise<number>;
   subscribe(handler: EventHandler, options?: SubscribeOptions): Subscription;
   /** How many events a subscriber from `position` has yet to see, counting at most `cap`. */
   countAfter(position: number, cap: number): Promise<number>;

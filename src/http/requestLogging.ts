@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logging/logger.js';
+import { runInRequestContext } from '../logging/requestContext.js';
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -17,6 +18,6 @@ export function requestLogging(logger: Logger) {
       const level = response.statusCode >= 500 ? 'error' : 'debug';
       logger[level]({ requestId: id, method: request.method, path: request.path, status: response.statusCode, durationMs: Math.round(durationMs * 100) / 100 }, 'request');
     });
-    next();
+    runInRequestContext({ requestId: id }, next);
   };
 }

@@ -5,6 +5,7 @@ import { type Clock } from '../clock.js';
 import type { LedgerConfig } from '../config/config.js';
 import type { EventMetadata } from '../events/eventStore.js';
 import { StreamStateStore } from '../events/streamStateStore.js';
+import { requestPrincipal } from '../http/auth.js';
 import { CLOCK, CONFIG } from '../http/tokens.js';
 import { newSessionId, randomSessionIdSuffix } from './sessions/domain/sessionId.js';
 
@@ -40,6 +41,6 @@ export class Lifecycle {
 /** Who asked and under which request: recorded on every event the request causes. */
 export function requestMetadata(request: Request): EventMetadata {
   const requestId = (request as Request & { id?: string }).id;
-  const actor = (request as Request & { actor?: string }).actor ?? 'api';
-  return { correlationId: requestId, actor };
+  const { name, tenant } = requestPrincipal(request);
+  return { correlationId: requestId, actor: name, ...(tenant ? { tenant } : {}) };
 }

@@ -20,6 +20,10 @@ export interface ProjectionStatus {
   ownedHere: boolean;
   lastError: string | null;
   failedPosition: number | null;
+  /** Attempts in a row this instance's loop has failed (0 when it last succeeded): a stuck projection keeps counting. */
+  consecutiveFailures: number;
+  /** When this instance's loop first failed on the event it is stuck at; null while healthy. */
+  failingSince: Date | null;
   updatedAt: Date;
 }
 
@@ -47,10 +51,11 @@ class ProjectionLoop {
   position = 0;
   state: ProjectionState = 'starting';
   lastError: string | null = null;
+  failures = 0;
+  failingSince: Date | null = null;
   private running = false;
   private loopDone: Promise<void> = Promise.resolve();
   private wake?: () => void;
-  private failures = 0;
 
   constructor(
     readonly projection: Projection,
@@ -85,6 +90,7 @@ class ProjectionLoop {
         }
         const applied = await this.runner.applyNextBatch(this);
         this.failures = 0;
+        this.failingSince = null;
         if (applied === 0) {
           this.state = 'live';
           await this.sleep(options.idlePollMs ?? 500);
@@ -92,11 +98,12 @@ class ProjectionLoop {
       } catch (error) {
         if (error instanceof CheckpointMoved) continue;
         this.failures += 1;
+        this.failingSince ??= new Date();
         this.state = 'failed';
         this.lastError = error instanceof Error ? error.message : String(error);
         const delay = Math.min(options.maxRetryDelayMs ?? 30_000, 250 * 2 ** Math.min(this.failures, 10));
         options.logger.error(
-          { projection: this.projection.name, position: this.position, failedPosition: (error as { position?: number }).position, err: error, retryInMs: delay },
+          { projection: this.projection.name, position: this.position, failedPosition: (error as { position?: number }).position, attempt: this.failures, err: error, retryInMs: delay },
           'projection failed to apply events; retrying without skipping',
         );
         await this.runner.recordFailure(this.projection.name, this.lastError, (error as { position?: number }).position).catch(() => undefined);
@@ -217,8 +224,8 @@ export class ProjectionRunner {
   }
 
   /** What this instance's loops are doing, without touching the database (for /ready). */
-  localStates(): Array<{ name: string; state: ProjectionState; lastError: string | null }> {
-    return [...this.loops.values()].map((loop) => ({ name: loop.projection.name, state: loop.state, lastError: loop.lastError }));
+  localStates(): Array<{ name: string; state: ProjectionState; lastError: string | null; consecutiveFailures: number }> {
+    return [...this.loops.values()].map((loop) => ({ name: loop.projection.name, state: loop.state, lastError: loop.lastError, consecutiveFailures: loop.failures }));
   }
 
   async statuses(): Promise<ProjectionStatus[]> {
@@ -246,6 +253,8 @@ export class ProjectionRunner {
       ownedHere,
       lastError: row.last_error ?? null,
       failedPosition: row.failed_position === null || row.failed_position === undefined ? null : Number(row.failed_position),
+      consecutiveFailures: ownedHere ? loop.failures : 0,
+      failingSince: ownedHere ? loop.failingSince : null,
       updatedAt: new Date(row.updated_at),
     };
   }

@@ -160,4 +160,34 @@ export const readModelMigrations: readonly Migration[] = [
       CREATE INDEX runtime_sessions_in_flight ON {schema}.runtime_sessions (last_worker_event_at) WHERE state IN ('starting', 'running', 'waiting_user', 'waiting_approval')
     `,
   },
+  {
+    // Ids 1-6 belong to other read models. Tenants: every row belongs to one ('' is the default tenant).
+    id: 7,
+    name: 'tenants',
+    sql: `
+      ALTER TABLE {schema}.conversation_entries ADD COLUMN tenant text NOT NULL DEFAULT '';
+      ALTER TABLE {schema}.conversation_entries DROP CONSTRAINT conversation_entries_pkey;
+      ALTER TABLE {schema}.conversation_entries ADD PRIMARY KEY (tenant, session_key);
+      DROP INDEX {schema}.conversation_entries_recent;
+      CREATE INDEX conversation_entries_recent ON {schema}.conversation_entries (tenant, updated_at DESC, session_key);
+      DROP INDEX {schema}.conversation_entries_session;
+      CREATE INDEX conversation_entries_session ON {schema}.conversation_entries (tenant, session_id);
+      ALTER TABLE {schema}.session_records ADD COLUMN tenant text NOT NULL DEFAULT '';
+      ALTER TABLE {schema}.session_records DROP CONSTRAINT session_records_pkey;
+      ALTER TABLE {schema}.session_records ADD PRIMARY KEY (tenant, session_id);
+      ALTER TABLE {schema}.session_tree ADD COLUMN tenant text NOT NULL DEFAULT '';
+      ALTER TABLE {schema}.session_tree DROP CONSTRAINT session_tree_pkey;
+      ALTER TABLE {schema}.session_tree ADD PRIMARY KEY (tenant, session_id);
+      DROP INDEX {schema}.session_tree_path;
+      CREATE UNIQUE INDEX session_tree_path ON {schema}.session_tree (tenant, path);
+      DROP INDEX {schema}.session_tree_parent;
+      CREATE INDEX session_tree_parent ON {schema}.session_tree (tenant, parent_id, created_at, session_id);
+      ALTER TABLE {schema}.jobs ADD COLUMN tenant text NOT NULL DEFAULT '';
+      ALTER TABLE {schema}.jobs DROP CONSTRAINT jobs_pkey;
+      ALTER TABLE {schema}.jobs ADD PRIMARY KEY (tenant, job_id);
+      ALTER TABLE {schema}.runtime_sessions ADD COLUMN tenant text NOT NULL DEFAULT '';
+      ALTER TABLE {schema}.runtime_sessions DROP CONSTRAINT runtime_sessions_pkey;
+      ALTER TABLE {schema}.runtime_sessions ADD PRIMARY KEY (tenant, runtime_session_id)
+    `,
+  },
 ];

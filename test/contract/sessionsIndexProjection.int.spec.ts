@@ -140,6 +140,7 @@ for (const backend of testBackends()) {
       await conversation(guildKey, ...opened(guildKey, guild, g1, 1));
       await session(g1, created(g1, guildKey, guild, 1));
       expect(await entry(aliceKey)).toEqual({
+        tenant: '',
         sessionKey: aliceKey,
         sessionId: s1,
         createdAt: new Date(at(0)),
@@ -160,6 +161,7 @@ for (const backend of testBackends()) {
         ...zero,
       });
       expect(await record(s1)).toEqual({
+        tenant: '',
         sessionId: s1,
         sessionKey: aliceKey,
         status: 'active',
@@ -183,7 +185,7 @@ for (const backend of testBackends()) {
     });
 
     it('counts only live messages after a rewind, leaving counters and the entry alone', async () => {
-      await session(s1, { type: 'TranscriptRewound', data: { fromMessageIndex: 2, rewoundCount: 2, turnsUndone: 1, targetText: 'question 2', at: at(4) } });
+      await session(s1, { type: 'TranscriptRewound', data: { fromMessageIndex: 2, rewoundCount: 2, turnsUndone: 1, at: at(4), slot: 'main' } });
       expect(await record(s1)).toMatchObject({ ...s1AfterTwoTurns, messageCount: 2, updatedAt: new Date(at(4)) });
       expect(await entry(aliceKey)).toMatchObject({ ...s1AfterTwoTurns, updatedAt: new Date(at(3)) });
     });

@@ -1,4 +1,5 @@
 // Events of a `conversation-<session key>` stream: which session a key points at, and its flags.
+import { scopedStreamName } from '../streamScope.js';
 import type { SessionSource } from '../../modules/sessions/domain/sessionSource.js';
 import type { JsonObject, JsonValue } from '../eventStore.js';
 
@@ -54,6 +55,7 @@ export type ConversationEvent =
 export type ConversationEventType = ConversationEvent['type'];
 
 /** Keys contain ':' and anything an id holds; the stream name keeps the whole key after one fixed prefix. */
-export function conversationStreamName(sessionKey: string): string {
-  return `conversation-${sessionKey}`;
+/** `tenant` namespaces the stream (see streamScope.ts); without one it is the default tenant's. */
+export function conversationStreamName(sessionKey: string, tenant?: string): string {
+  return scopedStreamName(`conversation-${sessionKey}`, tenant);
 }

@@ -1,4 +1,5 @@
 // Events of a `gateway-<id>` stream: the gateway process's starts and stops, for restart recovery.
+import { scopedStreamName } from '../streamScope.js';
 import type { SessionSource } from '../../modules/sessions/domain/sessionSource.js';
 import type { ResumeReason } from '../conversation/conversationEvents.js';
 
@@ -22,6 +23,7 @@ export type GatewayEvent =
   | { type: 'GatewayStopping'; data: { mode: 'restart' | 'shutdown'; activeKeys: string[]; at: string } }
   | { type: 'GatewayStopped'; data: { clean: boolean; drainTimedOut: string[]; drainedKeys: string[]; at: string } };
 
-export function gatewayStreamName(gatewayId: string): string {
-  return `gateway-${gatewayId}`;
+/** `tenant` namespaces the stream (see streamScope.ts); without one it is the default tenant's. */
+export function gatewayStreamName(gatewayId: string, tenant?: string): string {
+  return scopedStreamName(`gateway-${gatewayId}`, tenant);
 }

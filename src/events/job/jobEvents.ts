@@ -1,4 +1,5 @@
 // Events of a `job-<id>` stream: a scheduled job's definition, its fires (one per slot, at most once) and their outcomes.
+import { scopedStreamName } from '../streamScope.js';
 import type { Schedule } from '../../modules/jobs/schedule/schedule.js';
 
 /** Where a job's output goes: a platform chat, optionally one thread of it. */
@@ -69,6 +70,7 @@ export type JobEvent =
 
 export type JobEventType = JobEvent['type'];
 
-export function jobStreamName(jobId: string): string {
-  return `job-${jobId}`;
+/** `tenant` namespaces the stream (see streamScope.ts); without one it is the default tenant's. */
+export function jobStreamName(jobId: string, tenant?: string): string {
+  return scopedStreamName(`job-${jobId}`, tenant);
 }

@@ -1,4 +1,5 @@
 // Events of a `runtime-binding-<session key>` stream: which runtime session a conversation is bound to, and why.
+import { scopedStreamName } from '../streamScope.js';
 
 /** new: nothing was bound; drift: provider/model changed; new_command: `/new` or newSession; task: `/new <task>`. */
 export type BindReason = 'new' | 'drift' | 'new_command' | 'task';
@@ -22,6 +23,7 @@ export type RuntimeBindingEvent =
 
 export type RuntimeBindingEventType = RuntimeBindingEvent['type'];
 
-export function runtimeBindingStreamName(sessionKey: string): string {
-  return `runtime-binding-${sessionKey}`;
+/** `tenant` namespaces the stream (see streamScope.ts); without one it is the default tenant's. */
+export function runtimeBindingStreamName(sessionKey: string, tenant?: string): string {
+  return scopedStreamName(`runtime-binding-${sessionKey}`, tenant);
 }

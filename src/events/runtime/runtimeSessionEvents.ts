@@ -1,4 +1,5 @@
 // Events of a `runtime-<runtime session id>` stream: one long-running agent thread (Codex, Claude Code) and its turns.
+import { scopedStreamName } from '../streamScope.js';
 import type { JsonObject } from '../eventStore.js';
 
 export type ApprovalDecision = 'allow' | 'deny';
@@ -23,6 +24,7 @@ export type RuntimeSessionEvent =
 
 export type RuntimeSessionEventType = RuntimeSessionEvent['type'];
 
-export function runtimeSessionStreamName(runtimeSessionId: string): string {
-  return `runtime-${runtimeSessionId}`;
+/** `tenant` namespaces the stream (see streamScope.ts); without one it is the default tenant's. */
+export function runtimeSessionStreamName(runtimeSessionId: string, tenant?: string): string {
+  return scopedStreamName(`runtime-${runtimeSessionId}`, tenant);
 }

@@ -1,4 +1,5 @@
 // Events of a `session-<session id>` stream: turns, transcript, counters, memory, slots, checkpoints, tree, lifecycle.
+import { scopedStreamName } from '../streamScope.js';
 import type { JsonObject, JsonValue } from '../eventStore.js';
 import type { SessionSource } from '../../modules/sessions/domain/sessionSource.js';
 import type { SessionTimeline } from '../../modules/sessions/sessionState.js';
@@ -61,6 +62,8 @@ export type SessionEvent =
         agentName?: string;
         metadata?: JsonObject;
         forkOf?: ForkOrigin;
+        /** Levels below the root. Events from before tree limits lack it: read as 1 for a child, 0 for a root. */
+        depth?: number;
         /** A fork's copy of its parent's state, so the child never needs the parent's stream. */
         startingState?: SessionTimeline;
       };
@@ -78,7 +81,11 @@ export type SessionEvent =
         checkpointId?: string;
       };
     }
-  | { type: 'TranscriptRewound'; data: { fromMessageIndex: number; rewoundCount: number; turnsUndone: number; targetText: string | null; at: string; slot?: string } }
+  /**
+   * Schema v2 (see upcasting/transcriptRewoundV2.ts): v1 also copied the target message's text (`targetText`)
+   * and could lack `slot`. The text is the transcript's message at `fromMessageIndex`.
+   */
+  | { type: 'TranscriptRewound'; data: { fromMessageIndex: number; rewoundCount: number; turnsUndone: number; at: string; slot: string } }
   | { type: 'TranscriptRewritten'; data: { messages: StoredMessage[]; replacedCount: number; at: string; slot?: string } }
   | { type: 'SessionEnded'; data: { reason: SessionEndReason; at: string } }
   | { type: 'SessionReopened'; data: { reason: 'switch'; at: string } }
@@ -115,6 +122,7 @@ export type SessionStreamEvent = SessionEvent | SessionEngineEvent;
 export type SessionEventType = SessionEvent['type'];
 export type SessionStreamEventType = SessionStreamEvent['type'];
 
-export function sessionStreamName(sessionId: string): string {
-  return `session-${sessionId}`;
+/** `tenant` namespaces the stream (see streamScope.ts); without one it is the default tenant's. */
+export function sessionStreamName(sessionId: string, tenant?: string): string {
+  return scopedStreamName(`session-${sessionId}`, tenant);
 }

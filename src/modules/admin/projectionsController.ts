@@ -1,10 +1,12 @@
 // Admin: projection positions, lag and state; rebuild from position 0.
+import { AdminOnly } from '../../http/auth.js';
 import { Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ProjectionRunner } from '../../projections/projectionRunner.js';
 import { PROJECTIONS } from '../../http/tokens.js';
 
 @ApiTags('admin')
+@AdminOnly()
 @Controller('v1/admin/projections')
 export class ProjectionsController {
   constructor(@Inject(PROJECTIONS) private readonly projections: ProjectionRunner) {}

@@ -1,4 +1,5 @@
 // Admin: prune idle routing entries.
+import { AdminOnly } from '../../http/auth.js';
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -11,6 +12,7 @@ import { requestMetadata } from '../lifecycle.js';
 export const pruneRequestSchema = z.strictObject({ maxAgeDays: z.number().int().min(0).max(36_500) });
 
 @ApiTags('admin')
+@AdminOnly()
 @Controller('v1/admin/prune')
 export class PruneController {
   constructor(private readonly commands: CommandBus) {}

@@ -1,4 +1,5 @@
 // Admin: the stream index, for audits ("which streams exist, how far has each got").
+import { AdminOnly } from '../../http/auth.js';
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { LessThan, type DataSource, type FindOptionsWhere } from 'typeorm';
@@ -19,6 +20,7 @@ const listStreamsQuery = z
   .strict();
 
 @ApiTags('admin')
+@AdminOnly()
 @Controller('v1/admin/streams')
 export class StreamsController {
   constructor(@Inject(READ_MODELS) private readonly readModels: DataSource) {}

@@ -24,6 +24,7 @@ import {
   switchRequestSchema,
   validSessionKey,
 } from './conversationRequests.js';
+import { requestTenant } from '../../http/auth.js';
 
 @ApiTags('conversations')
 @Controller('v1')
@@ -51,10 +52,11 @@ export class ConversationsController {
 
   @Get('conversations/:key')
   @ApiOperation({ summary: 'The routing entry of a session key (URL-encoded)' })
-  async get(@Param('key') key: string) {
-    const conversation = await this.lifecycle.streams.load(conversationStreamName(validSessionKey(key)), conversationDecider);
+  async get(@Param('key') key: string, @Req() request: Request) {
+    const tenant = requestTenant(request);
+    const conversation = await this.lifecycle.streams.load(conversationStreamName(validSessionKey(key), tenant), conversationDecider);
     if (conversation.state.status !== 'open') throw conversationNotFound();
-    const session = await this.lifecycle.streams.load(sessionStreamName(conversation.state.sessionId!), sessionDecider);
+    const session = await this.lifecycle.streams.load(sessionStreamName(conversation.state.sessionId!, tenant), sessionDecider);
     return { ...conversationEntry(conversation.state, session.state), revision: conversation.revision, position: Math.max(conversation.position, session.position) };
   }
 
@@ -97,8 +99,8 @@ export class ConversationsController {
 
   @Get('conversations/:key/context')
   @ApiOperation({ summary: 'The session context block of the system prompt, optionally with PII redacted' })
-  async context(@Param('key') key: string, @ValidQuery(contextQuerySchema) query: z.infer<typeof contextQuerySchema>) {
-    const conversation = await this.lifecycle.streams.load(conversationStreamName(validSessionKey(key)), conversationDecider);
+  async context(@Param('key') key: string, @ValidQuery(contextQuerySchema) query: z.infer<typeof contextQuerySchema>, @Req() request: Request) {
+    const conversation = await this.lifecycle.streams.load(conversationStreamName(validSessionKey(key), requestTenant(request)), conversationDecider);
     if (conversation.state.status !== 'open' || !conversation.state.origin) throw conversationNotFound();
     const settings = this.config.sessions;
     const prompt = sessionContextPrompt(conversation.state.origin, {

@@ -1,6 +1,6 @@
 // HTTP for a conversation's durable message queue: one coalescing slot plus a FIFO overflow.
 import { randomUUID } from 'node:crypto';
-import { Controller, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -12,6 +12,10 @@ import { Lifecycle, requestMetadata } from '../lifecycle.js';
 import { ChangeConversationCommand, type ConversationChangeResult } from './commands/changeConversation.js';
 import { conversationDecider, conversationNotFound, queueDepth } from './conversationDecider.js';
 import { validSessionKey } from './conversationRequests.js';
+import { requestTenant } from '../../http/auth.js';
+import type { LedgerConfig } from '../../config/config.js';
+import { CONFIG } from '../../http/tokens.js';
+import { requireMessageSizesWithinLimit } from '../sessions/messageLimits.js';
 
 const json: z.ZodType<unknown> = z.json();
 
@@ -32,6 +36,7 @@ export class QueueController {
   constructor(
     private readonly commands: CommandBus,
     private readonly lifecycle: Lifecycle,
+    @Inject(CONFIG) private readonly config: LedgerConfig,
   ) {}
 
   @Post()
@@ -43,6 +48,7 @@ export class QueueController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ) {
+    requireMessageSizesWithinLimit([body.message], this.config.limits);
     const message: QueuedMessage = {
       id: body.message.id ?? randomUUID(),
       mode: body.mode,
@@ -82,8 +88,8 @@ export class QueueController {
 
   @Get()
   @ApiOperation({ summary: 'The slot, the overflow and the depth' })
-  async get(@Param('key') key: string) {
-    const loaded = await this.lifecycle.streams.load(conversationStreamName(validSessionKey(key)), conversationDecider);
+  async get(@Param('key') key: string, @Req() request: Request) {
+    const loaded = await this.lifecycle.streams.load(conversationStreamName(validSessionKey(key), requestTenant(request)), conversationDecider);
     if (loaded.state.status !== 'open') throw conversationNotFound();
     return { slot: loaded.state.queue.slot, overflow: loaded.state.queue.overflow, depth: queueDepth(loaded.state), revision: loaded.revision, position: loaded.position };
   }

@@ -16,11 +16,11 @@ export async function followSessionBinding(lifecycle: Lifecycle, sessionKey: str
     if (event.type !== 'SessionBound') continue;
     const { sessionId, previousSessionId, reason, origin, at } = event.data;
     if (reason === 'switch') {
-      const reopened = await lifecycle.streams.handle(sessionStreamName(sessionId), sessionDecider, { type: 'ReopenSession', now: at }, metadata);
+      const reopened = await lifecycle.streams.handle(sessionStreamName(sessionId, metadata.tenant), sessionDecider, { type: 'ReopenSession', now: at }, metadata);
       position = Math.max(position, reopened.position);
     } else {
       const created = await lifecycle.streams.handle(
-        sessionStreamName(sessionId),
+        sessionStreamName(sessionId, metadata.tenant),
         sessionDecider,
         { type: 'CreateSession', sessionId, sessionKey, origin, reason, now: at },
         metadata,
@@ -29,7 +29,7 @@ export async function followSessionBinding(lifecycle: Lifecycle, sessionKey: str
     }
     if (previousSessionId && previousSessionId !== sessionId) {
       const endReason: SessionEndReason = reason === 'new' ? 'forced' : reason;
-      const ended = await lifecycle.streams.handle(sessionStreamName(previousSessionId), sessionDecider, { type: 'EndSession', reason: endReason, now: at }, metadata);
+      const ended = await lifecycle.streams.handle(sessionStreamName(previousSessionId, metadata.tenant), sessionDecider, { type: 'EndSession', reason: endReason, now: at }, metadata);
       position = Math.max(position, ended.position);
     }
   }

@@ -10,7 +10,7 @@ import { CLOCK, CONFIG, EVENT_STORE, LOGGER, PROJECTIONS, READ_MODELS } from '..
 import type { Logger } from '../../logging/logger.js';
 import type { ProjectionRunner } from '../../projections/projectionRunner.js';
 import { FireJobCommand, type FireJobResult } from './commands/fireJob.js';
-import { dueJobIds } from './queries/jobsQueries.js';
+import { type DueJob, dueJobs } from './queries/jobsQueries.js';
 
 /** Jobs looked at per tick; more wait for the next tick. */
 const DUE_BATCH = 500;
@@ -84,7 +84,7 @@ export class JobTicker implements OnApplicationBootstrap, OnModuleDestroy {
   private async catchUpOnStart(): Promise<void> {
     try {
       // Due jobs come from the read model: let it reach the log's head first, so no missed slot is overlooked.
-      const head = await this.store.headPosition();
+      const head = await this.store.lastCommittedPosition();
       const deadline = Date.now() + STARTUP_READ_MODEL_WAIT_MS;
       // In short waits, so that closing the app does not sit out the whole wait.
       while (!this.stopped && Date.now() < deadline && !(await this.projections.waitForPosition(['jobs'], head, 200)));
@@ -108,28 +108,28 @@ export class JobTicker implements OnApplicationBootstrap, OnModuleDestroy {
     const summary: TickSummary = { due: 0, fired: 0, skipped: 0, failed: 0 };
     if (this.stopped) return summary;
     const now = this.clock.now();
-    const ids = await dueJobIds(this.readModels, now, DUE_BATCH);
-    summary.due = ids.length;
+    const due = await dueJobs(this.readModels, now, DUE_BATCH);
+    summary.due = due.length;
     const correlationId = `tick-${this.instance}-${now.getTime()}`;
-    const fire = async (jobId: string) => {
+    const fire = async ({ jobId, tenant }: DueJob) => {
       try {
         const result: FireJobResult = await this.commands.execute(
-          new FireJobCommand(jobId, { type: 'due', catchUp: this.config.jobs.catchUp, onTimeGraceMs: onTimeGraceMs(this.config.jobs.tickIntervalMs) }, { actor: 'ticker', correlationId }),
+          new FireJobCommand(jobId, { type: 'due', catchUp: this.config.jobs.catchUp, onTimeGraceMs: onTimeGraceMs(this.config.jobs.tickIntervalMs) }, { actor: 'ticker', correlationId, ...(tenant ? { tenant } : {}) }),
         );
         summary.fired += result.fires.length;
         if (result.skipped) summary.skipped += result.skipped.count;
-        for (const fired of result.fires) this.logger.info({ jobId, fireId: fired.fireId, slot: fired.slot, skippedSlots: fired.skippedSlots, nextRunAt: fired.nextRunAt }, 'job fired');
+        for (const fired of result.fires) this.logger.info({ jobId, tenant, fireId: fired.fireId, slot: fired.slot, skippedSlots: fired.skippedSlots, nextRunAt: fired.nextRunAt }, 'job fired');
       } catch (error) {
         summary.failed += 1;
-        this.logger.error({ err: error, jobId }, 'could not fire a due job; the next tick retries');
+        this.logger.error({ err: error, jobId, tenant }, 'could not fire a due job; the next tick retries');
       }
     };
     // Each job is its own stream: fires of different jobs do not contend, so a few run at once.
-    const queue = [...ids];
+    const queue = [...due];
     const worker = async () => {
-      for (let jobId = queue.shift(); jobId !== undefined && !this.stopped; jobId = queue.shift()) await fire(jobId);
+      for (let job = queue.shift(); job !== undefined && !this.stopped; job = queue.shift()) await fire(job);
     };
-    await Promise.all(Array.from({ length: Math.min(FIRE_CONCURRENCY, ids.length) }, worker));
+    await Promise.all(Array.from({ length: Math.min(FIRE_CONCURRENCY, due.length) }, worker));
     return summary;
   }
 }

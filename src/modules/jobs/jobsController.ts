@@ -7,6 +7,7 @@ import type { DataSource } from 'typeorm';
 import type { z } from 'zod';
 import { ValidationError } from '../../errors/ledgerError.js';
 import { jobStreamName } from '../../events/job/jobEvents.js';
+import { requestTenant } from '../../http/auth.js';
 import { ReadsProjections } from '../../http/readYourWrites.js';
 import { READ_MODELS } from '../../http/tokens.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
@@ -62,8 +63,9 @@ export class JobsController {
   @ApiQuery({ name: 'limit', required: false })
   @ApiQuery({ name: 'cursor', required: false })
   @ApiQuery({ name: 'minPosition', required: false, description: 'Wait (bounded) until the jobs read model has applied this position' })
-  async list(@ValidQuery(listJobsQuerySchema) query: z.infer<typeof listJobsQuerySchema>) {
+  async list(@ValidQuery(listJobsQuerySchema) query: z.infer<typeof listJobsQuerySchema>, @Req() request: Request) {
     const page = await listJobs(this.readModels, {
+      tenant: requestTenant(request),
       enabled: query.enabled,
       limit: query.limit,
       afterJobId: query.cursor === undefined ? undefined : decodeJobsCursor(query.cursor),
@@ -73,8 +75,8 @@ export class JobsController {
 
   @Get(':id')
   @ApiOperation({ summary: 'One job, folded from its stream, with its most recent fires' })
-  async get(@Param('id') id: string) {
-    const { state, revision, position } = await this.lifecycle.streams.load(jobStreamName(validJobId(id)), jobDecider);
+  async get(@Param('id') id: string, @Req() request: Request) {
+    const { state, revision, position } = await this.lifecycle.streams.load(jobStreamName(validJobId(id), requestTenant(request)), jobDecider);
     if (state.status === 'absent' || state.status === 'removed') throw jobNotFound(id);
     return { ...toJobView(state), recentFires: recentFiresView(state), revision, position };
   }

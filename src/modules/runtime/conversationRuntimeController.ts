@@ -6,6 +6,7 @@ import type { Request } from 'express';
 import type { z } from 'zod';
 import { runtimeBindingStreamName } from '../../events/runtime/runtimeBindingEvents.js';
 import { runtimeSessionStreamName } from '../../events/runtime/runtimeSessionEvents.js';
+import { requestTenant } from '../../http/auth.js';
 import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
 import { validSessionKey } from '../conversations/conversationRequests.js';
 import { Lifecycle, requestMetadata } from '../lifecycle.js';
@@ -52,15 +53,15 @@ export class ConversationRuntimeController {
 
   @Get()
   @ApiOperation({ summary: 'The binding: unbound, idle, running, waiting_user or waiting_approval; the bound runtime session; the last drift note' })
-  async get(@Param('key') key: string) {
-    const { sessionKey, binding, runtime } = await this.load(key);
+  async get(@Param('key') key: string, @Req() request: Request) {
+    const { sessionKey, binding, runtime } = await this.load(key, request);
     return { ...runtimeBindingView(sessionKey, binding.state, runtime?.state ?? null), revision: binding.revision, position: Math.max(binding.position, runtime?.position ?? 0) };
   }
 
   @Get('pending')
   @ApiOperation({ summary: 'Approvals and questions the bound runtime session waits on' })
-  async pending(@Param('key') key: string) {
-    const { sessionKey, binding, runtime } = await this.load(key);
+  async pending(@Param('key') key: string, @Req() request: Request) {
+    const { sessionKey, binding, runtime } = await this.load(key, request);
     const runtimeSessionId = binding.state.runtimeSessionId;
     return {
       sessionKey,
@@ -72,12 +73,13 @@ export class ConversationRuntimeController {
     };
   }
 
-  private async load(key: string) {
+  private async load(key: string, request: Request) {
     const sessionKey = validSessionKey(key);
-    await requireConversation(this.lifecycle, sessionKey);
-    const binding = await this.lifecycle.streams.load(runtimeBindingStreamName(sessionKey), runtimeBindingDecider);
+    const tenant = requestTenant(request);
+    await requireConversation(this.lifecycle, sessionKey, tenant);
+    const binding = await this.lifecycle.streams.load(runtimeBindingStreamName(sessionKey, tenant), runtimeBindingDecider);
     const runtimeSessionId = binding.state.runtimeSessionId;
-    const runtime = runtimeSessionId ? await this.lifecycle.streams.load(runtimeSessionStreamName(runtimeSessionId), runtimeSessionDecider) : undefined;
+    const runtime = runtimeSessionId ? await this.lifecycle.streams.load(runtimeSessionStreamName(runtimeSessionId, tenant), runtimeSessionDecider) : undefined;
     return { sessionKey, binding, runtime };
   }
 }

@@ -6,6 +6,7 @@ import type { Request } from 'express';
 import type { z } from 'zod';
 import { runtimeBindingStreamName } from '../../events/runtime/runtimeBindingEvents.js';
 import { runtimeSessionStreamName } from '../../events/runtime/runtimeSessionEvents.js';
+import { requestTenant } from '../../http/auth.js';
 import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
 import { Lifecycle, requestMetadata } from '../lifecycle.js';
 import { ChangeRuntimeSessionCommand, type RuntimeSessionChange, type RuntimeSessionChangeResult } from './commands/changeRuntimeSession.js';
@@ -52,12 +53,13 @@ export class RuntimeSessionsController {
 
   @Get()
   @ApiOperation({ summary: 'One runtime session: provider, model, state, turns, last error, bound conversations, waits' })
-  async get(@Param('id') id: string) {
-    const runtime = await this.lifecycle.streams.load(runtimeSessionStreamName(validRuntimeSessionId(id)), runtimeSessionDecider);
+  async get(@Param('id') id: string, @Req() request: Request) {
+    const tenant = requestTenant(request);
+    const runtime = await this.lifecycle.streams.load(runtimeSessionStreamName(validRuntimeSessionId(id), tenant), runtimeSessionDecider);
     if (runtime.state.status === 'absent') throw runtimeSessionNotFound(id);
     // Only the conversation that started it can bind it (there is no rebind to another conversation): check that one still does.
     const sessionKey = runtime.state.sessionKey!;
-    const binding = await this.lifecycle.streams.load(runtimeBindingStreamName(sessionKey), runtimeBindingDecider);
+    const binding = await this.lifecycle.streams.load(runtimeBindingStreamName(sessionKey, tenant), runtimeBindingDecider);
     const boundConversations = binding.state.runtimeSessionId === id ? [sessionKey] : [];
     return { ...runtimeSessionView(runtime.state, boundConversations), revision: runtime.revision, position: Math.max(runtime.position, binding.position) };
   }

@@ -98,29 +98,29 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
     const summary: SweepSummary = { candidates: 0, interrupted: [], failed: 0 };
     if (this.stopped) return summary;
     // The read model only nominates candidates: the decider re-checks each on its own stream, so a lagging row cannot interrupt a live turn.
-    const head = await this.store.headPosition();
+    const head = await this.store.lastCommittedPosition();
     const deadline = Date.now() + waitMs;
     while (!this.stopped && !(await this.projections.waitForPosition(['runtime-sessions'], head, 200)) && Date.now() < deadline);
     if (this.stopped) return summary;
     const table = `${quoteIdentifier(this.config.readModelSchema)}.runtime_sessions`;
-    const rows: Array<{ runtime_session_id: string }> = await this.readModels.query(
-      `SELECT runtime_session_id FROM ${table} WHERE state IN ${IN_FLIGHT} AND (last_worker_event_at IS NULL OR last_worker_event_at < $1) ORDER BY last_worker_event_at, runtime_session_id`,
+    const rows: Array<{ tenant: string; runtime_session_id: string }> = await this.readModels.query(
+      `SELECT tenant, runtime_session_id FROM ${table} WHERE state IN ${IN_FLIGHT} AND (last_worker_event_at IS NULL OR last_worker_event_at < $1) ORDER BY last_worker_event_at, runtime_session_id`,
       [quietSince],
     );
     summary.candidates = rows.length;
-    for (const { runtime_session_id: runtimeSessionId } of rows) {
+    for (const { tenant, runtime_session_id: runtimeSessionId } of rows) {
       if (this.stopped) break;
       try {
         const result: RuntimeSessionChangeResult = await this.commands.execute(
-          new ChangeRuntimeSessionCommand(runtimeSessionId, { type: 'Interrupt', reason, error, quietSince: quietSince.toISOString() }, { actor: 'runtime-watchdog' }),
+          new ChangeRuntimeSessionCommand(runtimeSessionId, { type: 'Interrupt', reason, error, quietSince: quietSince.toISOString() }, { actor: 'runtime-watchdog', ...(tenant ? { tenant } : {}) }),
         );
         if (result.changed) {
           summary.interrupted.push(runtimeSessionId);
-          this.logger.warn({ runtimeSessionId, reason, sessionKey: result.state.sessionKey }, 'runtime session interrupted');
+          this.logger.warn({ runtimeSessionId, tenant, reason, sessionKey: result.state.sessionKey }, 'runtime session interrupted');
         }
       } catch (failure) {
         summary.failed += 1;
-        this.logger.error({ err: failure, runtimeSessionId }, 'could not interrupt a runtime session; the next sweep retries');
+        this.logger.error({ err: failure, runtimeSessionId, tenant }, 'could not interrupt a runtime session; the next sweep retries');
       }
     }
     return summary;

@@ -1,6 +1,7 @@
 // What every session route needs: a session's folded state for a read, or a change made on behalf of a request.
 import type { CommandBus } from '@nestjs/cqrs';
 import type { Request } from 'express';
+import { requestTenant } from '../../http/auth.js';
 import { sessionStreamName } from '../../events/session/sessionEvents.js';
 import type { LoadedState } from '../../events/streamStateStore.js';
 import { type Lifecycle, requestMetadata } from '../lifecycle.js';
@@ -10,8 +11,8 @@ import type { SessionState } from './sessionState.js';
 import { validSessionId } from './sessionRequests.js';
 
 /** The current state, or SESSION_NOT_FOUND. */
-export async function loadSession(lifecycle: Lifecycle, id: string): Promise<LoadedState<SessionState>> {
-  const loaded = await lifecycle.streams.load(sessionStreamName(validSessionId(id)), sessionDecider);
+export async function loadSession(lifecycle: Lifecycle, id: string, request: Request): Promise<LoadedState<SessionState>> {
+  const loaded = await lifecycle.streams.load(sessionStreamName(validSessionId(id), requestTenant(request)), sessionDecider);
   if (loaded.source === 'empty') throw sessionNotFound(id);
   return loaded;
 }

@@ -33,8 +33,8 @@ export class SessionCheckpointsController {
   @ApiOperation({ summary: 'Checkpoints newest first (automatic ones too), each marked onCurrentTimeline; none once destroyed' })
   @ApiQuery({ name: 'limit', required: false })
   @ApiQuery({ name: 'before', required: false, description: "Older than this revision: the previous page's nextBefore" })
-  async list(@Param('id') id: string, @ValidQuery(checkpointsQuerySchema) query: z.infer<typeof checkpointsQuerySchema>) {
-    const { state, revision, position } = await loadSession(this.lifecycle, id);
+  async list(@Param('id') id: string, @ValidQuery(checkpointsQuerySchema) query: z.infer<typeof checkpointsQuerySchema>, @Req() request: Request) {
+    const { state, revision, position } = await loadSession(this.lifecycle, id, request);
     const listed = state.status === 'destroyed' ? [] : listCheckpoints(state).filter((checkpoint) => query.before === undefined || checkpoint.revision < query.before);
     const page = listed.slice(0, query.limit);
     return { sessionId: state.sessionId, checkpoints: page, nextBefore: listed.length > query.limit ? page.at(-1)!.revision : null, revision, position };

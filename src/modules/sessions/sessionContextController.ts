@@ -21,8 +21,8 @@ export class SessionContextController {
 
   @Get('memory')
   @ApiOperation({ summary: 'Session memory entries by name: value, metadata, created and updated at' })
-  async memory(@Param('id') id: string) {
-    const { state, revision, position } = await loadSession(this.lifecycle, id);
+  async memory(@Param('id') id: string, @Req() request: Request) {
+    const { state, revision, position } = await loadSession(this.lifecycle, id, request);
     return { sessionId: state.sessionId, entries: state.memory, revision, position };
   }
 
@@ -47,8 +47,8 @@ export class SessionContextController {
 
   @Get('slots')
   @ApiOperation({ summary: 'Context slots with their live message counts, and which is current' })
-  async slots(@Param('id') id: string) {
-    const { state, revision, position } = await loadSession(this.lifecycle, id);
+  async slots(@Param('id') id: string, @Req() request: Request) {
+    const { state, revision, position } = await loadSession(this.lifecycle, id, request);
     return { sessionId: state.sessionId, currentSlot: state.currentSlot, slots: slotsView(state), revision, position };
   }
 

@@ -12,7 +12,7 @@ import {
   type TurnStatus,
   type TurnUsage,
 } from '../../events/session/sessionEvents.js';
-import { appendItems, findItem, mapItems, toArray } from './chunkedList.js';
+import { appendItems, findItem, listSize, mapItems, toArray } from './chunkedList.js';
 import type { SessionSource } from './domain/sessionSource.js';
 import {
   type CheckpointRecord,
@@ -43,12 +43,13 @@ export type SessionCommand =
       metadata?: JsonObject;
       forkOf?: ForkOrigin;
       startingState?: SessionTimeline;
+      depth?: number;
     }
-  | { type: 'RecordTurn'; messages: MessageInput[]; usage: TurnUsage; status: TurnStatus; now: string; autoCheckpoint?: boolean }
+  | { type: 'RecordTurn'; messages: MessageInput[]; usage: TurnUsage; status: TurnStatus; now: string; autoCheckpoint?: boolean; maxTranscriptMessages?: number }
   | { type: 'StartTurn'; now: string }
   | { type: 'NoteStatus'; text: string; reason: string; now: string }
   | { type: 'RewindTranscript'; turns: number; now: string }
-  | { type: 'RewriteTranscript'; messages: MessageInput[]; now: string }
+  | { type: 'RewriteTranscript'; messages: MessageInput[]; now: string; maxTranscriptMessages?: number }
   | { type: 'EndSession'; reason: SessionEndReason; now: string }
   | { type: 'ReopenSession'; now: string }
   | { type: 'CreateCheckpoint'; label: string | null; now: string }
@@ -115,6 +116,7 @@ export function evolveSession(current: SessionState, event: SessionStreamEvent):
         agentName: data.agentName ?? null,
         metadata: data.metadata ?? {},
         forkOf: data.forkOf ?? null,
+        depth: data.depth ?? (data.parentSessionId ? 1 : 0),
       };
       return data.startingState ? installTimeline(created, data.startingState) : created;
     }
@@ -143,7 +145,7 @@ export function evolveSession(current: SessionState, event: SessionStreamEvent):
       };
     }
     case 'TranscriptRewound': {
-      const slot = event.data.slot ?? DEFAULT_SLOT;
+      const { slot } = event.data;
       return {
         ...state,
         // Indexes grow along the transcript: only its tail, from the target message on, can change.
@@ -191,8 +193,8 @@ export function evolveSession(current: SessionState, event: SessionStreamEvent):
     case 'SlotSwitched':
       return { ...state, currentSlot: event.data.name, updatedAt: event.data.at };
     case 'ChildSessionCreated':
-      // The tree projection keeps the children; the parent's own state does not change.
-      return state;
+      // The tree projection keeps the children; the parent only counts them, for MAX_CHILDREN_PER_SESSION.
+      return { ...state, childrenSpawned: state.childrenSpawned + 1 };
     case 'SessionDestroyed':
       return { ...state, status: 'destroyed', destroyedAt: event.data.at, turnInFlight: null, updatedAt: event.data.at };
     default: {
@@ -219,6 +221,41 @@ function turnInFlight(state: SessionState): ConflictError {
     sessionId: state.sessionId,
     turnIndex: state.turnInFlight?.turnIndex,
   });
+}
+
+/**
+ * The transcript keeps every message it was given, soft-deleted ones too (undo, audit), so that is what the
+ * limit counts: rewinds and rewrites do not make room; a rollback (which restores a shorter transcript) or a
+ * new session (reset) does.
+ */
+function requireTranscriptRoom(state: SessionState, adding: number, limit: number | undefined): void {
+  if (limit === undefined) return;
+  const held = listSize(state.transcript);
+  if (held + adding > limit) {
+    throw new ConflictError('TRANSCRIPT_FULL', `session ${state.sessionId} holds ${held} messages; ${adding} more would pass the limit of ${limit}`, {
+      sessionId: state.sessionId,
+      held,
+      adding,
+      limit,
+    });
+  }
+}
+
+/** Whether `parent` may spawn one more child or fork: checked on the parent's state before the child is created. */
+export function requireSpawnAllowed(parent: SessionState, limits: { childrenPerSession: number; treeDepth: number }): void {
+  if (parent.childrenSpawned >= limits.childrenPerSession) {
+    throw new ConflictError('TOO_MANY_CHILDREN', `session ${parent.sessionId} has spawned ${parent.childrenSpawned} children and forks, the limit`, {
+      sessionId: parent.sessionId,
+      limit: limits.childrenPerSession,
+    });
+  }
+  if (parent.depth + 1 > limits.treeDepth) {
+    throw new ConflictError('TREE_TOO_DEEP', `a child of session ${parent.sessionId} would be ${parent.depth + 1} levels below its root; the limit is ${limits.treeDepth}`, {
+      sessionId: parent.sessionId,
+      depth: parent.depth + 1,
+      limit: limits.treeDepth,
+    });
+  }
 }
 
 function requireExisting(state: SessionState): void {
@@ -253,6 +290,12 @@ function store(messages: MessageInput[], firstIndex: number, turnIndex: number, 
   return messages.map((message, offset) => ({ ...message, index: firstIndex + offset, turnIndex, at }));
 }
 
+/** The text of the message a rewind went back to (what /retry sends again): it stays in the transcript, soft-deleted. */
+export function rewoundTargetText(state: SessionState, fromMessageIndex: number): string | null {
+  const target = findItem(state.transcript, (message) => message.index === fromMessageIndex);
+  return target ? textOf(target.content) : null;
+}
+
 function textOf(content: JsonValue): string | null {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
@@ -271,6 +314,7 @@ export function decideSession(command: SessionCommand, state: SessionState): Ses
     }
     case 'RecordTurn': {
       requireWritable(state);
+      requireTranscriptRoom(state, command.messages.length, command.maxTranscriptMessages);
       const turnIndex = state.turnCount + 1;
       const revision = state.revision + 1;
       const checkpoint = command.autoCheckpoint && command.status === 'completed' ? { checkpointId: checkpointIdFor(revision) } : {};
@@ -311,12 +355,13 @@ export function decideSession(command: SessionCommand, state: SessionState): Ses
       return [
         {
           type: 'TranscriptRewound',
-          data: { fromMessageIndex: target.index, rewoundCount, turnsUndone, targetText: textOf(target.content), at: command.now, slot: state.currentSlot },
+          data: { fromMessageIndex: target.index, rewoundCount, turnsUndone, at: command.now, slot: state.currentSlot },
         },
       ];
     }
     case 'RewriteTranscript': {
       requireWritable(state);
+      requireTranscriptRoom(state, command.messages.length, command.maxTranscriptMessages);
       const replacedCount = toArray(state.transcript).filter((message) => !message.deleted && message.slot === state.currentSlot).length;
       return [
         {
@@ -400,5 +445,5 @@ export const sessionDecider: Decider<SessionState, SessionCommand, SessionStream
   evolve: evolveSession,
   decide: decideSession,
   // Change it whenever SessionState changes shape: snapshots of another version are ignored and replaced.
-  snapshotVersion: 'session-state/3',
+  snapshotVersion: 'session-state/4',
 };

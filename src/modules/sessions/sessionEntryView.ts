@@ -3,12 +3,13 @@ import type { BoundConversationEntryRow } from '../../projections/sessionsIndex/
 
 export type CostStatus = 'estimated' | 'unknown';
 
-export type SessionEntryView = BoundConversationEntryRow & {
+export type SessionEntryView = Omit<BoundConversationEntryRow, 'tenant'> & {
   /** The seed's historical expiry barrier: nothing here ever sets it. */
   expiryFinalized: false;
   costStatus: CostStatus;
 };
 
 export function toSessionEntryView(row: BoundConversationEntryRow): SessionEntryView {
-  return { ...row, expiryFinalized: false, costStatus: row.estimatedCostUsd > 0 ? 'estimated' : 'unknown' };
+  const { tenant: _tenant, ...entry } = row;
+  return { ...entry, expiryFinalized: false, costStatus: row.estimatedCostUsd > 0 ? 'estimated' : 'unknown' };
 }

@@ -1,5 +1,6 @@
 // Time travel and audit over HTTP: a stream's raw events, and a session's state as of a revision or a time.
-import { Controller, Get, Inject, Param } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Req } from '@nestjs/common';
+import type { Request } from 'express';
 import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import { conversationStreamName } from '../../events/conversation/conversationEvents.js';
@@ -11,6 +12,7 @@ import { ValidQuery } from '../../http/zodValidation.js';
 import { conversationNotFound } from '../conversations/conversationDecider.js';
 import { validSessionKey } from '../conversations/conversationRequests.js';
 import { Lifecycle } from '../lifecycle.js';
+import { requestTenant } from '../../http/auth.js';
 import { loadSession } from './sessionAccess.js';
 import { recordedEventView } from './recordedEventView.js';
 import { sessionDecider, sessionNotFound } from './sessionDecider.js';
@@ -30,8 +32,8 @@ export class SessionHistoryController {
   @ApiOperation({ summary: "A session stream's events, oldest first: revision, position, type, data, metadata (actor, correlation id), created-at" })
   @ApiQuery({ name: 'fromRevision', required: false })
   @ApiQuery({ name: 'limit', required: false })
-  async sessionEvents(@Param('id') id: string, @ValidQuery(eventsQuerySchema) query: z.infer<typeof eventsQuerySchema>) {
-    return this.page(sessionStreamName(validSessionId(id)), query, () => sessionNotFound(id));
+  async sessionEvents(@Param('id') id: string, @ValidQuery(eventsQuerySchema) query: z.infer<typeof eventsQuerySchema>, @Req() request: Request) {
+    return this.page(sessionStreamName(validSessionId(id), requestTenant(request)), query, () => sessionNotFound(id));
   }
 
   @Get('conversations/:key/events')
@@ -39,21 +41,21 @@ export class SessionHistoryController {
   @ApiParam({ name: 'key', description: 'The session key, URL-encoded' })
   @ApiQuery({ name: 'fromRevision', required: false })
   @ApiQuery({ name: 'limit', required: false })
-  async conversationEvents(@Param('key') key: string, @ValidQuery(eventsQuerySchema) query: z.infer<typeof eventsQuerySchema>) {
-    return this.page(conversationStreamName(validSessionKey(key)), query, conversationNotFound);
+  async conversationEvents(@Param('key') key: string, @ValidQuery(eventsQuerySchema) query: z.infer<typeof eventsQuerySchema>, @Req() request: Request) {
+    return this.page(conversationStreamName(validSessionKey(key), requestTenant(request)), query, conversationNotFound);
   }
 
   @Get('sessions/:id/state')
   @ApiOperation({ summary: 'The session as it was at ?revision=N or ?at=<ISO time> (by replay), or now' })
   @ApiQuery({ name: 'revision', required: false })
   @ApiQuery({ name: 'at', required: false })
-  async state(@Param('id') id: string, @ValidQuery(stateQuerySchema) query: z.infer<typeof stateQuerySchema>) {
+  async state(@Param('id') id: string, @ValidQuery(stateQuerySchema) query: z.infer<typeof stateQuerySchema>, @Req() request: Request) {
     if (query.revision === undefined && query.at === undefined) {
-      const { state, revision, position } = await loadSession(this.lifecycle, id);
+      const { state, revision, position } = await loadSession(this.lifecycle, id, request);
       return sessionStateView(state, { revision, position });
     }
     const bound = query.revision !== undefined ? { revision: query.revision } : { at: new Date(query.at!) };
-    const then = await stateAsOf(this.lifecycle.streams, sessionStreamName(validSessionId(id)), sessionDecider, bound, () => sessionNotFound(id));
+    const then = await stateAsOf(this.lifecycle.streams, sessionStreamName(validSessionId(id), requestTenant(request)), sessionDecider, bound, () => sessionNotFound(id));
     return sessionStateView(then.state, then);
   }
 

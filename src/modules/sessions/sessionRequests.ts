@@ -25,7 +25,8 @@ export const usageSchema = z.strictObject({
 });
 
 export const turnRequestSchema = z.strictObject({
-  messages: z.array(messageSchema).max(1_000),
+  // The per-turn count is MAX_MESSAGES_PER_TURN, checked in the controller (413 TOO_MANY_MESSAGES); this is its ceiling.
+  messages: z.array(messageSchema).max(100_000),
   usage: usageSchema.default({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, lastPromptTokens: null, costUsd: 0 }),
   status: z.enum(['completed', 'failed', 'interrupted']).default('completed'),
 });

@@ -87,6 +87,10 @@ export interface SessionState extends Omit<SessionTimeline, 'transcript'> {
   /** In the order they were taken, whatever timeline they are on. */
   checkpoints: ChunkedList<CheckpointRecord>;
   destroyedAt: string | null;
+  /** Levels below its root: 0 for a conversation's session, its parent's plus one for a child or fork (MAX_TREE_DEPTH). */
+  depth: number;
+  /** Children and forks spawned from it over its life, destroyed ones included (MAX_CHILDREN_PER_SESSION). */
+  childrenSpawned: number;
 }
 
 export const zeroCounters = (): SessionCounters => ({
@@ -125,6 +129,8 @@ export const initialSessionState = (): SessionState => ({
   turnInFlight: null,
   checkpoints: emptyList(),
   destroyedAt: null,
+  depth: 0,
+  childrenSpawned: 0,
 });
 
 // The constructors below fix each object's key order, so a state restored from an event serialises byte for

@@ -6,6 +6,7 @@ import type { Request } from 'express';
 import type { DataSource } from 'typeorm';
 import type { z } from 'zod';
 import type { JsonObject } from '../../events/eventStore.js';
+import { requestTenant } from '../../http/auth.js';
 import { ReadsProjections } from '../../http/readYourWrites.js';
 import { READ_MODELS } from '../../http/tokens.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
@@ -67,8 +68,8 @@ export class SessionTreeController {
   @ReadsProjections(TREE)
   @MinPosition()
   @ApiOperation({ summary: 'Live children, oldest first, cursor-paginated' })
-  async children(@Param('id') id: string, @ValidQuery(childrenQuerySchema) query: z.infer<typeof childrenQuerySchema>) {
-    const node = await this.node(id);
+  async children(@Param('id') id: string, @ValidQuery(childrenQuerySchema) query: z.infer<typeof childrenQuerySchema>, @Req() request: Request) {
+    const node = await this.node(id, request);
     const page = await listChildren(this.readModels, node, query.limit, query.cursor);
     return { sessionId: node.sessionId, children: page.items, nextCursor: page.nextCursor };
   }
@@ -77,9 +78,9 @@ export class SessionTreeController {
   @ReadsProjections(TREE)
   @MinPosition()
   @ApiOperation({ summary: 'The parent; null for a root and for an orphan whose parent was destroyed' })
-  async parent(@Param('id') id: string, @ValidQuery(positionQuerySchema) _query: z.infer<typeof positionQuerySchema>) {
-    const node = await this.node(id);
-    const parent = node.parentId === null ? null : await findTreeNode(this.readModels, node.parentId);
+  async parent(@Param('id') id: string, @ValidQuery(positionQuerySchema) _query: z.infer<typeof positionQuerySchema>, @Req() request: Request) {
+    const node = await this.node(id, request);
+    const parent = node.parentId === null ? null : await findTreeNode(this.readModels, node.parentId, node.tenant);
     const live = parent && !parent.destroyed ? parent : null;
     return { sessionId: node.sessionId, parent: live && treeNodeView(live), orphaned: node.parentId !== null && live === null };
   }
@@ -88,14 +89,14 @@ export class SessionTreeController {
   @ReadsProjections(TREE)
   @MinPosition()
   @ApiOperation({ summary: 'The live subtree, the session first, depth-first with depths relative to it; paginated' })
-  async tree(@Param('id') id: string, @ValidQuery(treeQuerySchema) query: z.infer<typeof treeQuerySchema>) {
-    const node = await this.node(id);
+  async tree(@Param('id') id: string, @ValidQuery(treeQuerySchema) query: z.infer<typeof treeQuerySchema>, @Req() request: Request) {
+    const node = await this.node(id, request);
     const page = await listSubtree(this.readModels, node, query.limit, query.maxDepth, query.cursor);
     return { sessionId: node.sessionId, rootSessionId: node.rootId, depth: node.depth, nodes: page.items, nextCursor: page.nextCursor };
   }
 
-  private async node(id: string) {
-    const node = await findTreeNode(this.readModels, validSessionId(id));
+  private async node(id: string, request: Request) {
+    const node = await findTreeNode(this.readModels, validSessionId(id), requestTenant(request));
     if (!node) throw sessionNotFound(id);
     return node;
   }

@@ -1,10 +1,12 @@
 // HTTP for one session: its summary, turns (and turns in flight), transcript (read, rewrite, rewind), destroy.
-import { Controller, Delete, Get, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { z } from 'zod';
+import type { LedgerConfig } from '../../config/config.js';
 import type { MessageInput } from '../../events/session/sessionEvents.js';
+import { CONFIG } from '../../http/tokens.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
 import { Lifecycle, requestMetadata } from '../lifecycle.js';
 import { DestroySessionCommand, type DestroySessionResult } from './commands/destroySession.js';
@@ -12,6 +14,8 @@ import { changeSession, loadSession } from './sessionAccess.js';
 import { destroyQuerySchema, rewindRequestSchema, rewriteRequestSchema, transcriptQuerySchema, turnRequestSchema, validSessionId } from './sessionRequests.js';
 import { toArray } from './chunkedList.js';
 import { liveMessageCount, sessionSummary } from './sessionStateView.js';
+import { rewoundTargetText } from './sessionDecider.js';
+import { requireMessageCountWithinLimit, requireMessageSizesWithinLimit } from './messageLimits.js';
 
 @ApiTags('sessions')
 @Controller('v1/sessions')
@@ -19,12 +23,13 @@ export class SessionsController {
   constructor(
     private readonly commands: CommandBus,
     private readonly lifecycle: Lifecycle,
+    @Inject(CONFIG) private readonly config: LedgerConfig,
   ) {}
 
   @Get(':id')
   @ApiOperation({ summary: 'A session: status, counters, turn count, parent, current slot (folded from its stream)' })
-  async get(@Param('id') id: string) {
-    const { state, revision, position } = await loadSession(this.lifecycle, id);
+  async get(@Param('id') id: string, @Req() request: Request) {
+    const { state, revision, position } = await loadSession(this.lifecycle, id, request);
     return sessionSummary(state, revision, position);
   }
 
@@ -41,6 +46,8 @@ export class SessionsController {
   @ApiOperation({ summary: 'Record a turn (completing one in flight): messages and usage; a completed turn is also a checkpoint and clears the resume mark' })
   @DocumentedBody(turnRequestSchema)
   async recordTurn(@Param('id') id: string, @ValidBody(turnRequestSchema) body: z.infer<typeof turnRequestSchema>, @Req() request: Request) {
+    requireMessageCountWithinLimit(body.messages.length, this.config.limits);
+    requireMessageSizesWithinLimit(body.messages, this.config.limits);
     const result = await changeSession(this.commands, id, { type: 'recordTurn', messages: body.messages as MessageInput[], usage: body.usage, status: body.status }, request);
     const recorded = result.decided.find((event) => event.type === 'TurnRecorded')?.data as { checkpointId?: string } | undefined;
     return { turnIndex: result.state.turnCount, revision: result.revision, position: result.position, counters: result.state.counters, checkpointId: recorded?.checkpointId ?? null };
@@ -56,8 +63,8 @@ export class SessionsController {
 
   @Get(':id/transcript')
   @ApiOperation({ summary: 'The transcript; ?includeDeleted=true shows soft-deleted messages flagged; ?slot= one context slot only' })
-  async transcript(@Param('id') id: string, @ValidQuery(transcriptQuerySchema) query: z.infer<typeof transcriptQuerySchema>) {
-    const { state, revision, position } = await loadSession(this.lifecycle, id);
+  async transcript(@Param('id') id: string, @ValidQuery(transcriptQuerySchema) query: z.infer<typeof transcriptQuerySchema>, @Req() request: Request) {
+    const { state, revision, position } = await loadSession(this.lifecycle, id, request);
     const all = toArray(state.transcript);
     const inSlot = query.slot === undefined ? all : all.filter((message) => message.slot === query.slot);
     const messages = query.includeDeleted ? inSlot : inSlot.filter((message) => !message.deleted).map(({ deleted: _deleted, ...message }) => message);
@@ -68,6 +75,7 @@ export class SessionsController {
   @ApiOperation({ summary: "Rewrite the current slot's transcript (compression); the old messages stay in history as deleted" })
   @DocumentedBody(rewriteRequestSchema)
   async rewrite(@Param('id') id: string, @ValidBody(rewriteRequestSchema) body: z.infer<typeof rewriteRequestSchema>, @Req() request: Request) {
+    requireMessageSizesWithinLimit(body.messages, this.config.limits);
     const result = await changeSession(this.commands, id, { type: 'rewrite', messages: body.messages as MessageInput[] }, request);
     const rewritten = result.decided.find((event) => event.type === 'TranscriptRewritten')?.data as { replacedCount: number } | undefined;
     return {
@@ -85,12 +93,12 @@ export class SessionsController {
   async rewind(@Param('id') id: string, @ValidBody(rewindRequestSchema) body: z.infer<typeof rewindRequestSchema>, @Req() request: Request) {
     const result = await changeSession(this.commands, id, { type: 'rewind', turns: body.turns }, request);
     const rewound = result.decided.find((event) => event.type === 'TranscriptRewound')?.data as
-      | { rewoundCount: number; turnsUndone: number; targetText: string | null }
+      | { fromMessageIndex: number; rewoundCount: number; turnsUndone: number }
       | undefined;
     return {
       rewoundCount: rewound?.rewoundCount ?? 0,
       turnsUndone: rewound?.turnsUndone ?? 0,
-      targetText: rewound?.targetText ?? null,
+      targetText: rewound ? rewoundTargetText(result.state, rewound.fromMessageIndex) : null,
       revision: result.revision,
       position: result.position,
     };

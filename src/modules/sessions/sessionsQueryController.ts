@@ -1,9 +1,11 @@
 // Queries of the sessions index: the recent-first listing, one entry by key, one session record, the sessions.json export.
-import { Controller, Get, Inject, Param } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Req } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
 import type { Clock } from '../../clock.js';
+import { requestTenant } from '../../http/auth.js';
 import { ReadsProjections } from '../../http/readYourWrites.js';
 import { CLOCK, READ_MODELS } from '../../http/tokens.js';
 import { ValidQuery } from '../../http/zodValidation.js';
@@ -45,8 +47,9 @@ export class SessionsQueryController {
   @ApiQuery({ name: 'platform', required: false })
   @ApiQuery({ name: 'limit', required: false })
   @ApiQuery({ name: 'cursor', required: false })
-  async list(@ValidQuery(listSessionsQuery) query: z.infer<typeof listSessionsQuery>) {
+  async list(@ValidQuery(listSessionsQuery) query: z.infer<typeof listSessionsQuery>, @Req() request: Request) {
     const page = await listConversationEntries(this.readModels, {
+      tenant: requestTenant(request),
       activeSince: query.activeMinutes === undefined ? undefined : new Date(this.clock.now().getTime() - query.activeMinutes * 60_000),
       platform: query.platform,
       limit: query.limit,
@@ -59,8 +62,8 @@ export class SessionsQueryController {
   @ReadsProjections('sessions-index')
   @ApiOperation({ summary: 'The conversation entry of one session key' })
   @ApiParam({ name: 'key', description: 'The session key, URL-encoded' })
-  async byKey(@Param('key') key: string, @ValidQuery(lookupQuery) _query: z.infer<typeof lookupQuery>) {
-    const row = await findConversationEntry(this.readModels, validSessionKey(key));
+  async byKey(@Param('key') key: string, @ValidQuery(lookupQuery) _query: z.infer<typeof lookupQuery>, @Req() request: Request) {
+    const row = await findConversationEntry(this.readModels, validSessionKey(key), requestTenant(request));
     if (!row) throw conversationNotFound();
     return toSessionEntryView(row);
   }
@@ -68,16 +71,17 @@ export class SessionsQueryController {
   @Get('sessions/:id/record')
   @ReadsProjections('sessions-index')
   @ApiOperation({ summary: 'One session instance: status, live message count and usage counters' })
-  async record(@Param('id') id: string, @ValidQuery(lookupQuery) _query: z.infer<typeof lookupQuery>) {
-    const row = await findSessionRecord(this.readModels, validSessionId(id));
+  async record(@Param('id') id: string, @ValidQuery(lookupQuery) _query: z.infer<typeof lookupQuery>, @Req() request: Request) {
+    const row = await findSessionRecord(this.readModels, validSessionId(id), requestTenant(request));
     if (!row) throw sessionNotFound(id);
-    return row;
+    const { tenant: _tenant, ...record } = row;
+    return record;
   }
 
   @Get('export/sessions.json')
   @ReadsProjections('sessions-index')
   @ApiOperation({ summary: "The whole index in the seed's sessions.json shape: session_key → SessionEntry" })
-  async exportSessionsJson(@ValidQuery(lookupQuery) _query: z.infer<typeof lookupQuery>) {
-    return toSessionsJson((await allConversationEntries(this.readModels)).map(toSessionEntryView));
+  async exportSessionsJson(@ValidQuery(lookupQuery) _query: z.infer<typeof lookupQuery>, @Req() request: Request) {
+    return toSessionsJson((await allConversationEntries(this.readModels, requestTenant(request))).map(toSessionEntryView));
   }
 }

@@ -3,6 +3,8 @@ import { EntitySchema } from 'typeorm';
 import type { JobState, JobStatus } from '../../modules/jobs/jobDecider.js';
 
 export interface JobRow {
+  /** The tenant whose streams the row comes from; '' for the default tenant. */
+  tenant: string;
   jobId: string;
   status: Exclude<JobStatus, 'absent'>;
   /** Scheduled (not paused, completed or removed): the ticker looks only at these. */
@@ -23,6 +25,7 @@ export const JobEntity = new EntitySchema<JobRow>({
   name: 'JobRow',
   tableName: 'jobs',
   columns: {
+    tenant: { type: 'text', primary: true },
     jobId: { name: 'job_id', type: 'text', primary: true },
     status: { type: 'text' },
     enabled: { type: 'boolean' },

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { RecordedEvent } from '../../events/eventStore.js';
 import { type JobEvent, type JobEventType, jobStreamName } from '../../events/job/jobEvents.js';
 import { evolveJob, initialJobState } from '../../modules/jobs/jobDecider.js';
+import { streamScope } from '../../events/streamScope.js';
 import type { Projection } from '../projection.js';
 import { JobEntity } from './jobRow.js';
 
@@ -26,13 +27,15 @@ export const jobsProjection: Projection = {
   tables: ['jobs'],
   entities: [JobEntity],
   async apply(event: RecordedEvent, manager: EntityManager) {
-    if (!event.streamName.startsWith(jobPrefix) || !Object.hasOwn(jobEventTypes, event.type)) return;
-    const jobId = event.streamName.slice(jobPrefix.length);
+    const { tenant, name } = streamScope(event.streamName);
+    if (!name.startsWith(jobPrefix) || !Object.hasOwn(jobEventTypes, event.type)) return;
+    const jobId = name.slice(jobPrefix.length);
     const repository = manager.getRepository(JobEntity);
-    const existing = await repository.findOneBy({ jobId });
+    const existing = await repository.findOneBy({ tenant, jobId });
     const state = evolveJob(existing?.state ?? initialJobState(), { type: event.type, data: event.data } as unknown as JobEvent);
     if (state.status === 'absent') return;
     await repository.save({
+      tenant,
       jobId,
       status: state.status,
       enabled: state.status === 'scheduled',

@@ -3,6 +3,8 @@ import { EntitySchema } from 'typeorm';
 import type { RuntimeSessionState, RuntimeStatus } from '../../modules/runtime/runtimeSessionDecider.js';
 
 export interface RuntimeSessionRow {
+  /** The tenant whose streams the row comes from; '' for the default tenant. */
+  tenant: string;
   runtimeSessionId: string;
   sessionKey: string;
   provider: string;
@@ -21,6 +23,7 @@ export const RuntimeSessionEntity = new EntitySchema<RuntimeSessionRow>({
   name: 'RuntimeSessionRow',
   tableName: 'runtime_sessions',
   columns: {
+    tenant: { type: 'text', primary: true },
     runtimeSessionId: { name: 'runtime_session_id', type: 'text', primary: true },
     sessionKey: { name: 'session_key', type: 'text' },
     provider: { type: 'text' },

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { RecordedEvent } from '../../events/eventStore.js';
 import { type RuntimeSessionEvent, type RuntimeSessionEventType, runtimeSessionStreamName } from '../../events/runtime/runtimeSessionEvents.js';
 import { evolveRuntimeSession, initialRuntimeSessionState } from '../../modules/runtime/runtimeSessionDecider.js';
+import { streamScope } from '../../events/streamScope.js';
 import type { Projection } from '../projection.js';
 import { RuntimeSessionEntity } from './runtimeSessionRow.js';
 
@@ -29,13 +30,15 @@ export const runtimeSessionsProjection: Projection = {
   entities: [RuntimeSessionEntity],
   async apply(event: RecordedEvent, manager: EntityManager) {
     // `runtime-binding-…` streams share the prefix; their event types are not in the list.
-    if (!event.streamName.startsWith(runtimePrefix) || !Object.hasOwn(runtimeSessionEventTypes, event.type)) return;
-    const runtimeSessionId = event.streamName.slice(runtimePrefix.length);
+    const { tenant, name } = streamScope(event.streamName);
+    if (!name.startsWith(runtimePrefix) || !Object.hasOwn(runtimeSessionEventTypes, event.type)) return;
+    const runtimeSessionId = name.slice(runtimePrefix.length);
     const repository = manager.getRepository(RuntimeSessionEntity);
-    const existing = await repository.findOneBy({ runtimeSessionId });
+    const existing = await repository.findOneBy({ tenant, runtimeSessionId });
     const folded = evolveRuntimeSession(existing?.folded ?? initialRuntimeSessionState(), { type: event.type, data: event.data } as unknown as RuntimeSessionEvent);
     if (folded.status === 'absent') return;
     await repository.save({
+      tenant,
       runtimeSessionId,
       sessionKey: folded.sessionKey!,
       provider: folded.provider!,

@@ -2,6 +2,8 @@
 import { EntitySchema } from 'typeorm';
 
 export interface SessionTreeRow {
+  /** The tenant whose streams the row comes from; '' for the default tenant. */
+  tenant: string;
   sessionId: string;
   /** The parent it was created under, kept after that parent is destroyed (the session is then an orphan). */
   parentId: string | null;
@@ -21,6 +23,7 @@ export const SessionTreeEntity = new EntitySchema<SessionTreeRow>({
   name: 'SessionTreeRow',
   tableName: 'session_tree',
   columns: {
+    tenant: { type: 'text', primary: true },
     sessionId: { name: 'session_id', type: 'text', primary: true },
     parentId: { name: 'parent_id', type: 'text', nullable: true },
     rootId: { name: 'root_id', type: 'text' },

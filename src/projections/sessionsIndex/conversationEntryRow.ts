@@ -5,6 +5,8 @@ import type { SessionSource } from '../../modules/sessions/domain/sessionSource.
 import { type SessionCounterColumns, sessionCounterColumns } from './sessionCounterColumns.js';
 
 export interface ConversationEntryRow extends SessionCounterColumns {
+  /** The tenant whose streams the row comes from; '' for the default tenant. */
+  tenant: string;
   sessionKey: string;
   /** Null only between ConversationOpened and its SessionBound, should a batch end between them. */
   sessionId: string | null;
@@ -34,6 +36,7 @@ export const ConversationEntryEntity = new EntitySchema<ConversationEntryRow>({
   name: 'ConversationEntryRow',
   tableName: 'conversation_entries',
   columns: {
+    tenant: { type: 'text', primary: true },
     sessionKey: { name: 'session_key', type: 'text', primary: true },
     sessionId: { name: 'session_id', type: 'text', nullable: true },
     createdAt: { name: 'created_at', type: 'timestamptz', nullable: true },

@@ -6,26 +6,26 @@ import { ConversationEntryEntity, type ConversationEntryRow } from './conversati
 import { SessionRecordEntity } from './sessionRecordRow.js';
 import { countersOf, type SessionCounterColumns, zeroCounterColumns } from './sessionCounterColumns.js';
 
-export async function projectConversationEvent(sessionKey: string, event: ConversationEvent, manager: EntityManager): Promise<void> {
+export async function projectConversationEvent(tenant: string, sessionKey: string, event: ConversationEvent, manager: EntityManager): Promise<void> {
   const entries = manager.getRepository(ConversationEntryEntity);
   if (event.type === 'ConversationPruned') {
     // The routing entry goes; the session records stay, as the seed's prune keeps the transcripts.
-    await entries.delete({ sessionKey });
+    await entries.delete({ tenant, sessionKey });
     return;
   }
-  const existing = await entries.findOneBy({ sessionKey });
+  const existing = await entries.findOneBy({ tenant, sessionKey });
   // Only ConversationOpened starts an entry: the decider writes nothing else for a key without one.
   if (!existing && event.type !== 'ConversationOpened') return;
   const next = evolveConversation(existing ? conversationStateOf(existing) : initialConversationState(), event);
-  const row: ConversationEntryRow = { ...entryRowOf(sessionKey, next), ...(await countersAfter(event, existing, manager)) };
-  await entries.upsert(row, ['sessionKey']);
+  const row: ConversationEntryRow = { ...entryRowOf(tenant, sessionKey, next), ...(await countersAfter(tenant, event, existing, manager)) };
+  await entries.upsert(row, ['tenant', 'sessionKey']);
 }
 
 /** A newly bound session shows its own counters: zero when new, its totals so far when switched back to. */
-async function countersAfter(event: ConversationEvent, existing: ConversationEntryRow | null, manager: EntityManager): Promise<SessionCounterColumns> {
+async function countersAfter(tenant: string, event: ConversationEvent, existing: ConversationEntryRow | null, manager: EntityManager): Promise<SessionCounterColumns> {
   if (event.type === 'SessionBound') {
     // The session stream is written just after the conversation stream, so a new session has no record yet.
-    const record = await manager.getRepository(SessionRecordEntity).findOneBy({ sessionId: event.data.sessionId });
+    const record = await manager.getRepository(SessionRecordEntity).findOneBy({ tenant, sessionId: event.data.sessionId });
     return record ? countersOf(record) : zeroCounterColumns();
   }
   if (event.type === 'ConversationOpened' || !existing) return zeroCounterColumns();
@@ -57,9 +57,10 @@ function conversationStateOf(row: ConversationEntryRow): ConversationState {
 }
 
 /** Every state reached from ConversationOpened has an origin, a gateway and an updatedAt. */
-function entryRowOf(sessionKey: string, state: ConversationState): Omit<ConversationEntryRow, keyof SessionCounterColumns> {
+function entryRowOf(tenant: string, sessionKey: string, state: ConversationState): Omit<ConversationEntryRow, keyof SessionCounterColumns> {
   const origin = state.origin!;
   return {
+    tenant,
     sessionKey,
     sessionId: state.sessionId,
     createdAt: dateOrNull(state.createdAt),

@@ -6,18 +6,18 @@ import { ConversationEntryEntity } from './conversationEntryRow.js';
 import { SessionRecordEntity, type SessionRecordRow } from './sessionRecordRow.js';
 import { countersOf } from './sessionCounterColumns.js';
 
-export async function projectSessionEvent(sessionId: string, event: SessionStreamEvent, manager: EntityManager): Promise<void> {
+export async function projectSessionEvent(tenant: string, sessionId: string, event: SessionStreamEvent, manager: EntityManager): Promise<void> {
   const records = manager.getRepository(SessionRecordEntity);
-  const existing = await records.findOneBy({ sessionId });
+  const existing = await records.findOneBy({ tenant, sessionId });
   // Only SessionCreated starts a record: the decider writes nothing else for a session without one.
   if (!existing && event.type !== 'SessionCreated') return;
   const next = evolveSession(existing ? sessionStateOf(existing) : initialSessionState(), event);
-  const record: SessionRecordRow = { ...recordRowOf(sessionId, next), messageCount: liveMessageCount(existing?.messageCount ?? 0, event) };
-  await records.upsert(record, ['sessionId']);
+  const record: SessionRecordRow = { ...recordRowOf(tenant, sessionId, next), messageCount: liveMessageCount(existing?.messageCount ?? 0, event) };
+  await records.upsert(record, ['tenant', 'sessionId']);
   const entries = manager.getRepository(ConversationEntryEntity);
-  if (event.type === 'TurnRecorded') await entries.update({ sessionId }, { ...countersOf(record), updatedAt: new Date(event.data.at) });
+  if (event.type === 'TurnRecorded') await entries.update({ tenant, sessionId }, { ...countersOf(record), updatedAt: new Date(event.data.at) });
   // A rollback restores the checkpoint's counters: the entry shows them, but a rollback is not a turn.
-  if (event.type === 'RolledBack') await entries.update({ sessionId }, countersOf(record));
+  if (event.type === 'RolledBack') await entries.update({ tenant, sessionId }, countersOf(record));
 }
 
 /** The read model keeps no transcript, so the live count (all slots) follows the counts the events carry. */
@@ -74,8 +74,9 @@ function sessionStateOf(row: SessionRecordRow): SessionState {
 }
 
 /** Every state reached from SessionCreated has a key, an origin and its timestamps. */
-function recordRowOf(sessionId: string, state: SessionState): Omit<SessionRecordRow, 'messageCount'> {
+function recordRowOf(tenant: string, sessionId: string, state: SessionState): Omit<SessionRecordRow, 'messageCount'> {
   return {
+    tenant,
     sessionId,
     sessionKey: state.sessionKey!,
     status: state.status === 'absent' ? 'active' : state.status,

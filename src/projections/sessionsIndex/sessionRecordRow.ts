@@ -6,6 +6,8 @@ import type { SessionState } from '../../modules/sessions/sessionDecider.js';
 import { type SessionCounterColumns, sessionCounterColumns } from './sessionCounterColumns.js';
 
 export interface SessionRecordRow extends SessionCounterColumns {
+  /** The tenant whose streams the row comes from; '' for the default tenant. */
+  tenant: string;
   sessionId: string;
   sessionKey: string;
   status: Exclude<SessionState['status'], 'absent'>;
@@ -22,6 +24,7 @@ export const SessionRecordEntity = new EntitySchema<SessionRecordRow>({
   name: 'SessionRecordRow',
   tableName: 'session_records',
   columns: {
+    tenant: { type: 'text', primary: true },
     sessionId: { name: 'session_id', type: 'text', primary: true },
     sessionKey: { name: 'session_key', type: 'text' },
     status: { type: 'text' },

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { type ConversationEvent, type ConversationEventType, conversationStreamName } from '../../events/conversation/conversationEvents.js';
 import type { RecordedEvent } from '../../events/eventStore.js';
 import { type SessionStreamEvent, type SessionStreamEventType, sessionStreamName } from '../../events/session/sessionEvents.js';
+import { streamScope } from '../../events/streamScope.js';
 import type { Projection } from '../projection.js';
 import { ConversationEntryEntity } from './conversationEntryRow.js';
 import { projectConversationEvent } from './projectConversationEvent.js';
@@ -54,12 +55,13 @@ export const sessionsIndexProjection: Projection = {
   entities: [ConversationEntryEntity, SessionRecordEntity],
   async apply(event: RecordedEvent, manager: EntityManager) {
     // Later events name neither key nor id: the stream name does.
-    if (event.streamName.startsWith(conversationPrefix) && conversationEventTypes[event.type as ConversationEventType] === true) {
+    const { tenant, name } = streamScope(event.streamName);
+    if (name.startsWith(conversationPrefix) && conversationEventTypes[event.type as ConversationEventType] === true) {
       const conversationEvent = { type: event.type, data: event.data } as unknown as ConversationEvent;
-      await projectConversationEvent(event.streamName.slice(conversationPrefix.length), conversationEvent, manager);
-    } else if (event.streamName.startsWith(sessionPrefix) && sessionEventTypes[event.type as SessionStreamEventType] === true) {
+      await projectConversationEvent(tenant, name.slice(conversationPrefix.length), conversationEvent, manager);
+    } else if (name.startsWith(sessionPrefix) && sessionEventTypes[event.type as SessionStreamEventType] === true) {
       const sessionEvent = { type: event.type, data: event.data } as unknown as SessionStreamEvent;
-      await projectSessionEvent(event.streamName.slice(sessionPrefix.length), sessionEvent, manager);
+      await projectSessionEvent(tenant, name.slice(sessionPrefix.length), sessionEvent, manager);
     }
   },
 };

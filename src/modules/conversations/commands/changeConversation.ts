@@ -50,19 +50,19 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
     let previousSessionId: string | null = null;
     let decidedOn: ConversationState | undefined;
     const result = await lifecycle.streams.handle(
-      conversationStreamName(sessionKey),
+      conversationStreamName(sessionKey, metadata.tenant),
       conversationDecider,
       async (state) => {
         if (state.status === 'absent') throw conversationNotFound();
         previousSessionId = state.sessionId;
         decidedOn = state;
-        return this.toCommand(change, state);
+        return this.toCommand(change, state, metadata.tenant);
       },
       metadata,
     );
     const position = Math.max(result.position, await followSessionBinding(lifecycle, sessionKey, result.events, metadata));
     // A pruned conversation has no current session any more.
-    const session = result.state.sessionId ? await lifecycle.streams.load(sessionStreamName(result.state.sessionId), sessionDecider) : undefined;
+    const session = result.state.sessionId ? await lifecycle.streams.load(sessionStreamName(result.state.sessionId, metadata.tenant), sessionDecider) : undefined;
     return {
       sessionKey,
       sessionId: result.state.sessionId,
@@ -76,16 +76,16 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
     };
   }
 
-  private async toCommand(change: ConversationChange, state: ConversationState): Promise<ConversationCommand> {
+  private async toCommand(change: ConversationChange, state: ConversationState, tenant: string | undefined): Promise<ConversationCommand> {
     const now = this.lifecycle.now();
     switch (change.type) {
       case 'reset': {
-        const current = await this.lifecycle.streams.load(sessionStreamName(state.sessionId!), sessionDecider);
+        const current = await this.lifecycle.streams.load(sessionStreamName(state.sessionId!, tenant), sessionDecider);
         return { type: 'ResetConversation', newSessionId: this.lifecycle.newSessionId(), currentSessionHadActivity: current.state.turnCount > 0, now };
       }
       case 'switch': {
         // A destroyed session keeps its history for audit but never comes back to life.
-        const target = await this.lifecycle.streams.load(sessionStreamName(change.sessionId), sessionDecider);
+        const target = await this.lifecycle.streams.load(sessionStreamName(change.sessionId, tenant), sessionDecider);
         if (target.state.status === 'destroyed') throw sessionDestroyed(change.sessionId);
         return { type: 'SwitchSession', sessionId: change.sessionId, now };
       }

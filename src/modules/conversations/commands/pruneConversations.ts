@@ -29,16 +29,20 @@ export class PruneConversationsHandler implements ICommandHandler<PruneConversat
     if (maxAgeDays === 0) return { maxAgeDays, pruned: [], position: 0 };
     const olderThan = new Date(this.lifecycle.clock.now().getTime() - maxAgeDays * 86_400_000).toISOString();
     const table = `${quoteIdentifier(this.config.readModelSchema)}.conversation_entries`;
-    const candidates: Array<{ session_key: string }> = await this.readModels.query(
-      `SELECT session_key FROM ${table} WHERE updated_at < $1 AND NOT suspended ORDER BY updated_at`,
+    // Every tenant's: prune is an admin operation.
+    const candidates: Array<{ tenant: string; session_key: string }> = await this.readModels.query(
+      `SELECT tenant, session_key FROM ${table} WHERE updated_at < $1 AND NOT suspended ORDER BY updated_at`,
       [olderThan],
     );
     const pruned: string[] = [];
     let position = 0;
     // The index only nominates; each conversation's own stream decides (it may have been active since).
-    for (const { session_key: sessionKey } of candidates) {
-      const result: ConversationChangeResult = await this.commands.execute(new ChangeConversationCommand(sessionKey, { type: 'prune', olderThan }, metadata));
-      if (result.changed) pruned.push(sessionKey);
+    for (const { tenant, session_key: sessionKey } of candidates) {
+      const result: ConversationChangeResult = await this.commands.execute(
+        new ChangeConversationCommand(sessionKey, { type: 'prune', olderThan }, { ...metadata, ...(tenant ? { tenant } : {}) }),
+      );
+      // A tenant's keys are reported as `<tenant>~<key>`, the way its stream names hold them.
+      if (result.changed) pruned.push(tenant ? `${tenant}~${sessionKey}` : sessionKey);
       position = Math.max(position, result.position);
     }
     return { maxAgeDays, olderThan, pruned, position };

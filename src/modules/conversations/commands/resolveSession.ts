@@ -51,7 +51,7 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
       whatsappAliases: settings.whatsappAliases,
     });
     const result = await lifecycle.streams.handle(
-      conversationStreamName(sessionKey),
+      conversationStreamName(sessionKey, command.metadata.tenant),
       conversationDecider,
       async (state) => ({
         type: 'ResolveSession' as const,
@@ -60,7 +60,7 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
         gatewayId: command.gatewayId,
         forceNew: command.forceNew,
         newSessionId: lifecycle.newSessionId(),
-        currentSessionHadActivity: await this.hadActivity(state, command.forceNew),
+        currentSessionHadActivity: await this.hadActivity(state, command.forceNew, command.metadata.tenant),
         freshnessSeconds: settings.resumeFreshnessSeconds,
         touchIntervalSeconds: settings.touchIntervalSeconds,
         now: lifecycle.now(),
@@ -69,7 +69,7 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
     );
     let position = Math.max(result.position, await followSessionBinding(lifecycle, sessionKey, result.events, command.metadata));
     const conversation = result.state;
-    const sessionStream = sessionStreamName(conversation.sessionId!);
+    const sessionStream = sessionStreamName(conversation.sessionId!, command.metadata.tenant);
     let session = await lifecycle.streams.load(sessionStream, sessionDecider);
     if (session.source === 'empty') {
       // The winner of a race, or a process that crashed, has bound this session without writing its stream yet.
@@ -94,10 +94,10 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
   }
 
   /** Only a decision that may replace the session needs to know whether the current one was used. */
-  private async hadActivity(state: ConversationState, forceNew: boolean): Promise<boolean> {
+  private async hadActivity(state: ConversationState, forceNew: boolean, tenant: string | undefined): Promise<boolean> {
     if (state.status !== 'open' || !state.sessionId) return false;
     if (!forceNew && !state.suspended && !state.resumePending) return false;
-    const session = await this.lifecycle.streams.load(sessionStreamName(state.sessionId), sessionDecider);
+    const session = await this.lifecycle.streams.load(sessionStreamName(state.sessionId, tenant), sessionDecider);
     return session.state.turnCount > 0;
   }
 }

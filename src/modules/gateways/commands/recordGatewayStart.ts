@@ -44,13 +44,13 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
   ) {}
 
   async execute({ gatewayId, bootId = randomUUID(), metadata }: RecordGatewayStartedCommand): Promise<GatewayStartResult> {
-    const stream = gatewayStreamName(gatewayId);
+    const stream = gatewayStreamName(gatewayId, metadata.tenant);
     const gateway = await this.lifecycle.streams.load(stream, gatewayDecider);
     if (gateway.state.lastBootId === bootId && gateway.state.lastStart) {
       return { gatewayId, bootId, ...gateway.state.lastStart, replayed: true, position: gateway.position };
     }
     // The index must have seen every conversation's latest activity before we pick the recent ones.
-    const head = await this.eventStore.headPosition();
+    const head = await this.eventStore.lastCommittedPosition();
     if (!(await this.projections.waitForPosition(['sessions-index'], head, this.config.readWaitTimeoutMs))) {
       throw new UnavailableError('PROJECTION_NOT_CAUGHT_UP', 'the sessions index is behind the log; retry the start call');
     }
@@ -62,7 +62,7 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
     let position = 0;
     if (!cleanShutdown) {
       const since = new Date(now.getTime() - recovery.recentActivitySeconds * 1000);
-      for (const sessionKey of await this.conversationKeys(gatewayId, 'AND updated_at >= $2 AND NOT suspended', [since])) {
+      for (const sessionKey of await this.conversationKeys(gatewayId, metadata.tenant, 'AND updated_at >= $3 AND NOT suspended', [since])) {
         const result: ConversationChangeResult = await this.commands.execute(
           new ChangeConversationCommand(sessionKey, { type: 'countRestartInterruption', bootId, stuckThreshold: recovery.stuckLoopThreshold }, metadata),
         );
@@ -71,8 +71,8 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
         else if (result.decided.some((event) => event.type === 'ResumeMarked')) marked.push(sessionKey);
       }
     }
-    const pending = await this.conversationKeys(gatewayId, 'AND resume_pending AND NOT suspended', []);
-    const resume = await this.resumeCandidates([...new Set([...pending, ...marked])], now);
+    const pending = await this.conversationKeys(gatewayId, metadata.tenant, 'AND resume_pending AND NOT suspended', []);
+    const resume = await this.resumeCandidates([...new Set([...pending, ...marked])], now, metadata.tenant);
     const outcome: StartOutcome = { cleanShutdown, resume, suspended, marked };
     const recorded = await this.lifecycle.streams.handle(stream, gatewayDecider, { type: 'RecordStarted', bootId, outcome, now: now.toISOString() }, metadata);
     if (!recorded.written && recorded.state.lastStart) {
@@ -81,20 +81,21 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
     return { gatewayId, bootId, ...outcome, replayed: false, position: Math.max(position, recorded.position) };
   }
 
-  private async conversationKeys(gatewayId: string, condition: string, params: unknown[]): Promise<string[]> {
+  /** A gateway belongs to one tenant: its recovery touches that tenant's conversations only. */
+  private async conversationKeys(gatewayId: string, tenant: string | undefined, condition: string, params: unknown[]): Promise<string[]> {
     const table = `${quoteIdentifier(this.config.readModelSchema)}.conversation_entries`;
     const rows: Array<{ session_key: string }> = await this.readModels.query(
-      `SELECT session_key FROM ${table} WHERE gateway_id = $1 ${condition} ORDER BY session_key`,
-      [gatewayId, ...params],
+      `SELECT session_key FROM ${table} WHERE gateway_id = $1 AND tenant = $2 ${condition} ORDER BY session_key`,
+      [gatewayId, tenant ?? '', ...params],
     );
     return rows.map((row) => row.session_key);
   }
 
   /** The seed's auto-resume rule, checked on each conversation's own stream: fresh, not suspended, origin known. */
-  private async resumeCandidates(keys: string[], now: Date): Promise<ResumeCandidate[]> {
+  private async resumeCandidates(keys: string[], now: Date, tenant: string | undefined): Promise<ResumeCandidate[]> {
     const candidates: ResumeCandidate[] = [];
     for (const sessionKey of keys) {
-      const { state } = await this.lifecycle.streams.load(conversationStreamName(sessionKey), conversationDecider);
+      const { state } = await this.lifecycle.streams.load(conversationStreamName(sessionKey, tenant), conversationDecider);
       if (state.status !== 'open' || state.suspended || !state.resumePending || !state.origin || !state.sessionId) continue;
       if (!state.resumeReason || !resumeReasons.includes(state.resumeReason)) continue;
       const age = (now.getTime() - Date.parse(state.lastResumeMarkedAt ?? '')) / 1000;

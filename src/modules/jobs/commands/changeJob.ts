@@ -23,7 +23,7 @@ export class ChangeJobHandler implements ICommandHandler<ChangeJobCommand, JobWr
   constructor(private readonly lifecycle: Lifecycle) {}
 
   execute({ jobId, change, metadata }: ChangeJobCommand): Promise<JobWriteResult> {
-    return this.lifecycle.streams.handle(jobStreamName(jobId), jobDecider, (state) => this.toCommand(jobId, change, state), metadata);
+    return this.lifecycle.streams.handle(jobStreamName(jobId, metadata.tenant), jobDecider, (state) => this.toCommand(jobId, change, state), metadata);
   }
 
   private toCommand(jobId: string, change: JobChange, state: JobState): JobCommand {

@@ -41,7 +41,7 @@ export class FireJobHandler implements ICommandHandler<FireJobCommand, FireJobRe
   constructor(private readonly lifecycle: Lifecycle) {}
 
   async execute({ jobId, request, metadata }: FireJobCommand): Promise<FireJobResult> {
-    const stream = jobStreamName(jobId);
+    const stream = jobStreamName(jobId, metadata.tenant);
     const { streams } = this.lifecycle;
     let slot: string | null = null;
     if (request.type === 'slot') slot = request.slot ?? (await streams.load(stream, jobDecider)).state.nextRunAt;

@@ -71,7 +71,7 @@ export class ScheduleJobHandler implements ICommandHandler<ScheduleJobCommand, J
 
   execute({ definition, metadata }: ScheduleJobCommand): Promise<JobWriteResult> {
     const command = toScheduleCommand(definition, this.lifecycle.clock.now());
-    return this.lifecycle.streams.handle(jobStreamName(command.jobId), jobDecider, command, metadata);
+    return this.lifecycle.streams.handle(jobStreamName(command.jobId, metadata.tenant), jobDecider, command, metadata);
   }
 }
 
@@ -86,7 +86,7 @@ export class ImportJobsHandler implements ICommandHandler<ImportJobsCommand, Imp
     const result: ImportJobsResult = { created: [], existing: [], position: 0 };
     for (const command of commands) {
       try {
-        const written = await this.lifecycle.streams.handle(jobStreamName(command.jobId), jobDecider, command, metadata);
+        const written = await this.lifecycle.streams.handle(jobStreamName(command.jobId, metadata.tenant), jobDecider, command, metadata);
         result.created.push(written.state);
         result.position = Math.max(result.position, written.position);
       } catch (error) {

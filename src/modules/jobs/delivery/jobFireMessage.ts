@@ -1,6 +1,7 @@
 // What the gateway receives about fires (SSE and webhook alike): the event's data, its position and a dotted name.
 import type { RecordedEvent } from '../../../events/eventStore.js';
 import { jobStreamName } from '../../../events/job/jobEvents.js';
+import { streamScope } from '../../../events/streamScope.js';
 
 export type JobFireMessageName = 'job.fired' | 'job.run_reported';
 
@@ -14,13 +15,12 @@ export interface JobFireMessage {
 const jobPrefix = jobStreamName('');
 const names: Partial<Record<string, JobFireMessageName>> = { JobFired: 'job.fired', JobRunReported: 'job.run_reported' };
 
-export function jobFireMessage(event: RecordedEvent): JobFireMessage | null {
+/** `tenant`: only that tenant's fires (undefined: every tenant's, as the one webhook receives them). */
+export function jobFireMessage(event: RecordedEvent, tenant?: string): JobFireMessage | null {
   const name = names[event.type];
-  if (!name || !event.streamName.startsWith(jobPrefix)) return null;
-  return { name, position: event.position, data: { ...event.data, position: event.position, recordedAt: event.createdAt.toISOString() } };
-}
-
-/** One server-sent event; JSON.stringify never emits a raw newline, so `data:` stays one line. */
-export function serverSentEvent(message: JobFireMessage): string {
-  return `id: ${message.position}\nevent: ${message.name}\ndata: ${JSON.stringify(message.data)}\n\n`;
+  const scope = streamScope(event.streamName);
+  if (!name || !scope.name.startsWith(jobPrefix)) return null;
+  if (tenant !== undefined && scope.tenant !== tenant) return null;
+  const tenantField = scope.tenant ? { tenant: scope.tenant } : {};
+  return { name, position: event.position, data: { ...event.data, ...tenantField, position: event.position, recordedAt: event.createdAt.toISOString() } };
 }

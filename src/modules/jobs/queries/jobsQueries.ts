@@ -10,8 +10,8 @@ export interface JobsPage {
   next: string | null;
 }
 
-export async function listJobs(readModels: DataSource, options: { enabled?: boolean; limit: number; afterJobId?: string }): Promise<JobsPage> {
-  const where: FindOptionsWhere<JobRow> = { status: Not('removed') as never };
+export async function listJobs(readModels: DataSource, options: { tenant: string | undefined; enabled?: boolean; limit: number; afterJobId?: string }): Promise<JobsPage> {
+  const where: FindOptionsWhere<JobRow> = { tenant: options.tenant ?? '', status: Not('removed') as never };
   if (options.enabled !== undefined) where.enabled = options.enabled;
   if (options.afterJobId !== undefined) where.jobId = MoreThan(options.afterJobId);
   // One more than asked tells whether another page exists.
@@ -20,15 +20,20 @@ export async function listJobs(readModels: DataSource, options: { enabled?: bool
   return { rows: page, next: rows.length > options.limit ? page[page.length - 1]!.jobId : null };
 }
 
+export interface DueJob {
+  jobId: string;
+  tenant?: string;
+}
+
 /** Jobs whose next slot has come, oldest first. The read model may lag: the fire decision reads the stream. */
-export async function dueJobIds(readModels: DataSource, now: Date, limit: number): Promise<string[]> {
+export async function dueJobs(readModels: DataSource, now: Date, limit: number): Promise<DueJob[]> {
   const rows = await readModels.getRepository(JobEntity).find({
-    select: { jobId: true },
+    select: { tenant: true, jobId: true },
     where: { enabled: true, nextRunAt: LessThanOrEqual(now) },
     order: { nextRunAt: 'ASC' },
     take: limit,
   });
-  return rows.map((row) => row.jobId);
+  return rows.map((row) => ({ jobId: row.jobId, ...(row.tenant ? { tenant: row.tenant } : {}) }));
 }
 
 export function encodeJobsCursor(jobId: string): string {

@@ -31,7 +31,7 @@ export class ChangeRuntimeSessionHandler implements ICommandHandler<ChangeRuntim
 
   async execute({ runtimeSessionId, change, metadata }: ChangeRuntimeSessionCommand): Promise<RuntimeSessionChangeResult> {
     const result = await this.lifecycle.streams.handle(
-      runtimeSessionStreamName(runtimeSessionId),
+      runtimeSessionStreamName(runtimeSessionId, metadata.tenant),
       runtimeSessionDecider,
       (state) => {
         if (state.status === 'absent') throw runtimeSessionNotFound(runtimeSessionId);

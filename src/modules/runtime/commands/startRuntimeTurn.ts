@@ -46,8 +46,8 @@ export interface RuntimeTurnResult {
   position: number;
 }
 
-export async function requireConversation(lifecycle: Lifecycle, sessionKey: string): Promise<ConversationState> {
-  const conversation = await lifecycle.streams.load(conversationStreamName(sessionKey), conversationDecider);
+export async function requireConversation(lifecycle: Lifecycle, sessionKey: string, tenant: string | undefined): Promise<ConversationState> {
+  const conversation = await lifecycle.streams.load(conversationStreamName(sessionKey, tenant), conversationDecider);
   if (conversation.state.status !== 'open') throw conversationNotFound();
   return conversation.state;
 }
@@ -61,7 +61,7 @@ export class StartRuntimeTurnHandler implements ICommandHandler<StartRuntimeTurn
 
   async execute({ sessionKey, binding, input, metadata }: StartRuntimeTurnCommand): Promise<RuntimeTurnResult> {
     const { lifecycle } = this;
-    const conversation = await requireConversation(lifecycle, sessionKey);
+    const conversation = await requireConversation(lifecycle, sessionKey, metadata.tenant);
     const now = lifecycle.now();
     const candidateId = newRuntimeSessionId();
     const bindCommand: RuntimeBindingCommand =
@@ -70,11 +70,11 @@ export class StartRuntimeTurnHandler implements ICommandHandler<StartRuntimeTurn
         : { type: 'BindForTask', provider: binding.provider, model: binding.model, runtimeSessionId: candidateId, now };
     // The binding first: its append is the compare-and-set between racing turns. A crash before the runtime
     // stream is written leaves a binding to a stream that does not exist yet; the next turn creates it.
-    const bound = await lifecycle.streams.handle(runtimeBindingStreamName(sessionKey), runtimeBindingDecider, bindCommand, metadata);
+    const bound = await lifecycle.streams.handle(runtimeBindingStreamName(sessionKey, metadata.tenant), runtimeBindingDecider, bindCommand, metadata);
     const rebound = bound.events.find((event) => event.type === 'RuntimeBound');
     const { runtimeSessionId, provider, model } = bound.state as { runtimeSessionId: string; provider: string; model: string };
     const turn = await lifecycle.streams.handle(
-      runtimeSessionStreamName(runtimeSessionId),
+      runtimeSessionStreamName(runtimeSessionId, metadata.tenant),
       runtimeSessionDecider,
       { type: 'StartTurn', runtimeSessionId, sessionKey, provider, model, input, now },
       metadata,

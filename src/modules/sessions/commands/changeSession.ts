@@ -48,7 +48,7 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
 
   async execute({ sessionId, change, metadata }: ChangeSessionCommand): Promise<SessionChangeResult> {
     const { lifecycle } = this;
-    const stream = sessionStreamName(sessionId);
+    const stream = sessionStreamName(sessionId, metadata.tenant);
     const loaded = await lifecycle.streams.load(stream, sessionDecider);
     if (loaded.source === 'empty') throw sessionNotFound(sessionId);
     await this.closeIfSuperseded(sessionId, loaded.state, metadata);
@@ -60,7 +60,7 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
     if (completedTurn && result.state.parentSessionId === null) {
       // The seed's rule: a completed turn ends the soft-resume state of its conversation.
       const cleared = await lifecycle.streams.handle(
-        conversationStreamName(result.state.sessionKey!),
+        conversationStreamName(result.state.sessionKey!, metadata.tenant),
         conversationDecider,
         { type: 'ClearResumePending', reason: 'turn_completed', sessionId, now: lifecycle.now() },
         metadata,
@@ -76,22 +76,30 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
    */
   private async closeIfSuperseded(sessionId: string, state: SessionState, metadata: EventMetadata): Promise<void> {
     if (state.status !== 'active' || !state.sessionKey || state.parentSessionId !== null) return;
-    const conversation = await this.lifecycle.streams.load(conversationStreamName(state.sessionKey), conversationDecider);
+    const conversation = await this.lifecycle.streams.load(conversationStreamName(state.sessionKey, metadata.tenant), conversationDecider);
     if (conversation.state.status !== 'open' || conversation.state.sessionId === sessionId) return;
-    await this.lifecycle.streams.handle(sessionStreamName(sessionId), sessionDecider, { type: 'EndSession', reason: 'superseded', now: this.lifecycle.now() }, metadata);
+    await this.lifecycle.streams.handle(sessionStreamName(sessionId, metadata.tenant), sessionDecider, { type: 'EndSession', reason: 'superseded', now: this.lifecycle.now() }, metadata);
   }
 
   private async toCommand(stream: string, change: SessionChange, state: SessionState): Promise<SessionCommand> {
     const now = this.lifecycle.now();
     switch (change.type) {
       case 'recordTurn':
-        return { type: 'RecordTurn', messages: change.messages, usage: change.usage, status: change.status, now, autoCheckpoint: this.config.autoCheckpoint };
+        return {
+          type: 'RecordTurn',
+          messages: change.messages,
+          usage: change.usage,
+          status: change.status,
+          now,
+          autoCheckpoint: this.config.autoCheckpoint,
+          maxTranscriptMessages: this.config.limits.transcriptMessages,
+        };
       case 'startTurn':
         return { type: 'StartTurn', now };
       case 'rewind':
         return { type: 'RewindTranscript', turns: change.turns, now };
       case 'rewrite':
-        return { type: 'RewriteTranscript', messages: change.messages, now };
+        return { type: 'RewriteTranscript', messages: change.messages, now, maxTranscriptMessages: this.config.limits.transcriptMessages };
       case 'note':
         return { type: 'NoteStatus', text: change.text, reason: change.reason, now };
       case 'checkpoint':

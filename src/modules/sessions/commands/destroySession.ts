@@ -42,30 +42,30 @@ export class DestroySessionHandler implements ICommandHandler<DestroySessionComm
 
   async execute({ sessionId, cascade, metadata }: DestroySessionCommand): Promise<DestroySessionResult> {
     const { streams } = this.lifecycle;
-    const loaded = await streams.load(sessionStreamName(sessionId), sessionDecider);
+    const loaded = await streams.load(sessionStreamName(sessionId, metadata.tenant), sessionDecider);
     if (loaded.source === 'empty') throw sessionNotFound(sessionId);
     if (loaded.state.status === 'destroyed') return { sessionId, destroyed: [], position: loaded.position };
-    await this.refuseIfConversationCurrent(sessionId, loaded.state);
+    await this.refuseIfConversationCurrent(sessionId, loaded.state, metadata.tenant);
 
-    const subtree = cascade ? await this.liveSubtree(sessionId) : [];
+    const subtree = cascade ? await this.liveSubtree(sessionId, metadata.tenant) : [];
     const destroyed: string[] = [];
     let position = 0;
     const now = this.lifecycle.now();
     // Deepest first, the session itself last: a cascade cut short leaves it alive, so repeating it finishes the job.
     for (const descendant of subtree) {
-      const result = await streams.handle(sessionStreamName(descendant), sessionDecider, { type: 'DestroySession', reason: 'cascade', cascadeFrom: sessionId, now }, metadata);
+      const result = await streams.handle(sessionStreamName(descendant, metadata.tenant), sessionDecider, { type: 'DestroySession', reason: 'cascade', cascadeFrom: sessionId, now }, metadata);
       if (result.written) destroyed.push(descendant);
       position = Math.max(position, result.position);
     }
-    const own = await streams.handle(sessionStreamName(sessionId), sessionDecider, { type: 'DestroySession', reason: 'destroyed', now }, metadata);
+    const own = await streams.handle(sessionStreamName(sessionId, metadata.tenant), sessionDecider, { type: 'DestroySession', reason: 'destroyed', now }, metadata);
     if (own.written) destroyed.push(sessionId);
     return { sessionId, destroyed, position: Math.max(position, own.position) };
   }
 
   /** A conversation's current session is refused: the gateway would keep resolving messages to a dead session. */
-  private async refuseIfConversationCurrent(sessionId: string, state: SessionState): Promise<void> {
+  private async refuseIfConversationCurrent(sessionId: string, state: SessionState, tenant: string | undefined): Promise<void> {
     if (state.parentSessionId !== null || !state.sessionKey) return;
-    const conversation = await this.lifecycle.streams.load(conversationStreamName(state.sessionKey), conversationDecider);
+    const conversation = await this.lifecycle.streams.load(conversationStreamName(state.sessionKey, tenant), conversationDecider);
     if (conversation.state.status === 'open' && conversation.state.sessionId === sessionId) {
       throw new ConflictError('SESSION_IN_USE', `session ${sessionId} is the current session of ${state.sessionKey}; reset or switch the conversation first`, {
         sessionId,
@@ -75,15 +75,15 @@ export class DestroySessionHandler implements ICommandHandler<DestroySessionComm
   }
 
   /** The tree read model must have seen every child created before this request: wait for it (bounded). */
-  private async liveSubtree(sessionId: string): Promise<string[]> {
-    const head = await this.eventStore.headPosition();
+  private async liveSubtree(sessionId: string, tenant: string | undefined): Promise<string[]> {
+    const head = await this.eventStore.lastCommittedPosition();
     if (!(await this.projections.waitForPosition([sessionTreeProjection.name], head, this.config.readWaitTimeoutMs))) {
       throw new UnavailableError('PROJECTION_NOT_CAUGHT_UP', `the session tree has not reached position ${head} within ${this.config.readWaitTimeoutMs} ms; retry`, {
         minPosition: head,
         projections: [sessionTreeProjection.name],
       });
     }
-    const node = await findTreeNode(this.readModels, sessionId);
+    const node = await findTreeNode(this.readModels, sessionId, tenant);
     return node ? liveDescendants(this.readModels, node) : [];
   }
 }

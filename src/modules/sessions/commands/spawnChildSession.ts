@@ -1,9 +1,12 @@
 // Children and forks: a new session stream under a parent (the seed's create_child), a fork starting from the parent's state.
+import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import type { LedgerConfig } from '../../../config/config.js';
 import type { EventMetadata, JsonObject } from '../../../events/eventStore.js';
 import { type ForkOrigin, sessionStreamName } from '../../../events/session/sessionEvents.js';
+import { CONFIG } from '../../../http/tokens.js';
 import { Lifecycle } from '../../lifecycle.js';
-import { findCheckpoint, sessionDecider, sessionDestroyed, sessionNotFound, type SessionState } from '../sessionDecider.js';
+import { findCheckpoint, requireSpawnAllowed, sessionDecider, sessionDestroyed, sessionNotFound, type SessionState } from '../sessionDecider.js';
 import { type SessionTimeline, timelineOf } from '../sessionState.js';
 
 /** child: an empty session; fork: a copy of the parent's state at a checkpoint (null: as it is now). */
@@ -31,14 +34,19 @@ export interface SpawnChildSessionResult {
 
 @CommandHandler(SpawnChildSessionCommand)
 export class SpawnChildSessionHandler implements ICommandHandler<SpawnChildSessionCommand, SpawnChildSessionResult> {
-  constructor(private readonly lifecycle: Lifecycle) {}
+  constructor(
+    private readonly lifecycle: Lifecycle,
+    @Inject(CONFIG) private readonly config: LedgerConfig,
+  ) {}
 
   async execute({ parentSessionId, spawn, agentName, childMetadata, metadata }: SpawnChildSessionCommand): Promise<SpawnChildSessionResult> {
     const { streams } = this.lifecycle;
-    const parentStream = sessionStreamName(parentSessionId);
+    const parentStream = sessionStreamName(parentSessionId, metadata.tenant);
     const parent = await streams.load(parentStream, sessionDecider);
     if (parent.source === 'empty') throw sessionNotFound(parentSessionId);
     if (parent.state.status === 'destroyed') throw sessionDestroyed(parentSessionId);
+    // Checked on the parent as loaded: spawns racing on one parent may pass it together (at most one each).
+    requireSpawnAllowed(parent.state, this.config.limits);
     const fork = spawn.kind === 'fork' ? await this.forkPoint(parentStream, parent.state, parent.revision, spawn.checkpointId) : null;
     const forkOf: ForkOrigin | null = fork && { sessionId: parentSessionId, checkpointId: fork.checkpointId, revision: fork.revision };
     const sessionId = this.lifecycle.newSessionId();
@@ -46,7 +54,7 @@ export class SpawnChildSessionHandler implements ICommandHandler<SpawnChildSessi
     // The child first: if the process dies before the parent records it, the child exists all the same and
     // the tree (built from the child's SessionCreated) shows it; the parent's record is for its own history.
     const created = await streams.handle(
-      sessionStreamName(sessionId),
+      sessionStreamName(sessionId, metadata.tenant),
       sessionDecider,
       {
         type: 'CreateSession',
@@ -56,6 +64,7 @@ export class SpawnChildSessionHandler implements ICommandHandler<SpawnChildSessi
         reason: spawn.kind,
         now,
         parentSessionId,
+        depth: parent.state.depth + 1,
         ...(agentName === null ? {} : { agentName }),
         metadata: childMetadata,
         ...(fork ? { forkOf: forkOf!, startingState: fork.startingState } : {}),

@@ -5,6 +5,8 @@ import { SessionRecordEntity, type SessionRecordRow } from '../../../projections
 import type { SessionsCursor } from './sessionsCursor.js';
 
 export interface ListConversationEntriesOptions {
+  /** undefined: the default tenant. */
+  tenant: string | undefined;
   activeSince?: Date;
   platform?: string;
   limit: number;
@@ -23,7 +25,7 @@ export async function listConversationEntries(readModels: DataSource, options: L
   const query = readModels
     .getRepository(ConversationEntryEntity)
     .createQueryBuilder('entry')
-    .where('entry.sessionId IS NOT NULL')
+    .where('entry.tenant = :tenant AND entry.sessionId IS NOT NULL', { tenant: options.tenant ?? '' })
     .orderBy('entry.updatedAt', 'DESC')
     .addOrderBy('entry.sessionKey', 'ASC')
     // One more than asked tells whether another page exists.
@@ -42,16 +44,16 @@ export async function listConversationEntries(readModels: DataSource, options: L
   return { entries, next: rows.length > options.limit && last ? { updatedAt: last.updatedAt, sessionKey: last.sessionKey } : null };
 }
 
-export async function findConversationEntry(readModels: DataSource, sessionKey: string): Promise<BoundConversationEntryRow | null> {
-  const row = await readModels.getRepository(ConversationEntryEntity).findOneBy({ sessionKey, sessionId: Not(IsNull()) });
+export async function findConversationEntry(readModels: DataSource, sessionKey: string, tenant: string | undefined): Promise<BoundConversationEntryRow | null> {
+  const row = await readModels.getRepository(ConversationEntryEntity).findOneBy({ tenant: tenant ?? '', sessionKey, sessionId: Not(IsNull()) });
   return row as BoundConversationEntryRow | null;
 }
 
-export async function findSessionRecord(readModels: DataSource, sessionId: string): Promise<SessionRecordRow | null> {
-  return readModels.getRepository(SessionRecordEntity).findOneBy({ sessionId });
+export async function findSessionRecord(readModels: DataSource, sessionId: string, tenant: string | undefined): Promise<SessionRecordRow | null> {
+  return readModels.getRepository(SessionRecordEntity).findOneBy({ tenant: tenant ?? '', sessionId });
 }
 
-export async function allConversationEntries(readModels: DataSource): Promise<BoundConversationEntryRow[]> {
-  const rows = await readModels.getRepository(ConversationEntryEntity).find({ where: { sessionId: Not(IsNull()) }, order: { sessionKey: 'ASC' } });
+export async function allConversationEntries(readModels: DataSource, tenant: string | undefined): Promise<BoundConversationEntryRow[]> {
+  const rows = await readModels.getRepository(ConversationEntryEntity).find({ where: { tenant: tenant ?? '', sessionId: Not(IsNull()) }, order: { sessionKey: 'ASC' } });
   return rows as BoundConversationEntryRow[];
 }

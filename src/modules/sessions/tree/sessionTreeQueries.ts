@@ -26,8 +26,8 @@ export function treeNodeView(row: SessionTreeRow, relativeTo = 0): TreeNodeView 
 
 const rows = (readModels: DataSource) => readModels.getRepository(SessionTreeEntity);
 
-export function findTreeNode(readModels: DataSource, sessionId: string): Promise<SessionTreeRow | null> {
-  return rows(readModels).findOneBy({ sessionId });
+export function findTreeNode(readModels: DataSource, sessionId: string, tenant: string | undefined): Promise<SessionTreeRow | null> {
+  return rows(readModels).findOneBy({ tenant: tenant ?? '', sessionId });
 }
 
 export interface Page<Item> {
@@ -38,7 +38,7 @@ export interface Page<Item> {
 /** Live children, oldest first. */
 export async function listChildren(readModels: DataSource, parent: SessionTreeRow, limit: number, cursor?: string): Promise<Page<TreeNodeView>> {
   if (parent.destroyed) return { items: [], nextCursor: null };
-  const query = rows(readModels).createQueryBuilder('node').where('node.parentId = :parentId AND NOT node.destroyed', { parentId: parent.sessionId });
+  const query = rows(readModels).createQueryBuilder('node').where('node.tenant = :tenant AND node.parentId = :parentId AND NOT node.destroyed', { tenant: parent.tenant, parentId: parent.sessionId });
   if (cursor !== undefined) {
     const [createdAt, sessionId] = decodeCursor(cursor, 2);
     query.andWhere('(node.createdAt, node.sessionId) > (:createdAt, :sessionId)', { createdAt: new Date(createdAt!), sessionId });
@@ -54,7 +54,7 @@ export async function listSubtree(readModels: DataSource, root: SessionTreeRow, 
   if (root.destroyed) return { items: [], nextCursor: null };
   const query = rows(readModels)
     .createQueryBuilder('node')
-    .where('(node.path = :path OR (node.path > :low AND node.path < :high))', subtreeRange(root))
+    .where('node.tenant = :tenant AND (node.path = :path OR (node.path > :low AND node.path < :high))', subtreeRange(root))
     .andWhere('NOT node.destroyed AND node.depth <= :deepest', { deepest: root.depth + maxDepth });
   if (cursor !== undefined) query.andWhere('node.path > :after', { after: decodeCursor(cursor, 1)[0] });
   const found = await query.orderBy('node.path', 'ASC').take(limit + 1).getMany();
@@ -68,7 +68,7 @@ export async function liveDescendants(readModels: DataSource, root: SessionTreeR
   const found = await rows(readModels)
     .createQueryBuilder('node')
     .select(['node.sessionId', 'node.depth', 'node.path'])
-    .where('node.path > :low AND node.path < :high AND NOT node.destroyed', subtreeRange(root))
+    .where('node.tenant = :tenant AND node.path > :low AND node.path < :high AND NOT node.destroyed', subtreeRange(root))
     .orderBy('node.depth', 'DESC')
     .addOrderBy('node.path', 'ASC')
     .getMany();
@@ -76,7 +76,7 @@ export async function liveDescendants(readModels: DataSource, root: SessionTreeR
 }
 
 // Paths compare in the C collation: everything under `path/` lies between `path/` and `path0` ('0' follows '/').
-const subtreeRange = (root: SessionTreeRow) => ({ path: root.path, low: `${root.path}/`, high: `${root.path}0` });
+const subtreeRange = (root: SessionTreeRow) => ({ tenant: root.tenant, path: root.path, low: `${root.path}/`, high: `${root.path}0` });
 
 function encodeCursor(parts: string[]): string {
   return Buffer.from(JSON.stringify(parts)).toString('base64url');
