@@ -25,6 +25,10 @@ export class PostgresPool implements SqlPool {
     });
     // An idle connection that dies (server restart) must not crash the process; the pool replaces it.
     this.native.on('error', () => undefined);
+    // A server's "terminating connection" can reach a client in the same network read that hands it to its next
+    // borrower, before anyone listens: an 'error' event with no listener ends the process. Every client listens
+    // for good; the broken one still fails its next query (a 503) and the pool drops it on release.
+    this.native.on('connect', (client) => client.on('error', () => undefined));
   }
 
   async query<Row>(text: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
@@ -34,12 +38,23 @@ export class PostgresPool implements SqlPool {
 
   async connect(): Promise<PooledSqlClient> {
     const client = await this.native.connect();
+    // The pool stops listening to a client it hands out: a connection that dies between two queries (server
+    // restart, pg_terminate_backend, a cut network) would be an unhandled 'error' event, which ends the process.
+    // Keep the error instead, so the release discards the connection.
+    let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken ??= error;
+    };
+    client.on('error', onError);
     return {
       async query<Row>(text: string, params?: readonly unknown[]): Promise<SqlResult<Row>> {
         const result = await client.query(text, params as unknown[]);
         return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0, command: result.command };
       },
-      release: (error?: Error) => client.release(error),
+      release: (error?: Error) => {
+        client.removeListener('error', onError);
+        client.release(error ?? broken);
+      },
     };
   }
 

@@ -5,6 +5,7 @@ import type { AppendResult, EventMetadata, EventStore, JsonObject, RecordedEvent
 import { StreamNotFoundError, WrongExpectedRevisionError } from './eventStoreErrors.js';
 import type { StateCache } from './boundedStateCache.js';
 import { type SnapshotStore, snapshotVersionOf } from './snapshotStore.js';
+import { eventSchemaHistory } from './upcasting/eventSchemaVersions.js';
 
 /** warm: served from this process's cache; resumed: rehydrated from the store; empty: no such stream yet. */
 export type LoadSource = 'warm' | 'resumed' | 'empty';
@@ -145,7 +146,7 @@ export class StreamStateStore {
       try {
         appended = await this.store.append(
           streamName,
-          decided.map((event) => ({ type: event.type, data: event.data as unknown as JsonObject, metadata: { schemaVersion: 1, ...metadata } })),
+          decided.map((event) => ({ type: event.type, data: event.data as unknown as JsonObject, metadata: { schemaVersion: eventSchemaHistory.currentVersion(event.type), ...metadata } })),
           loaded.revision < 0 ? 'no_stream' : loaded.revision,
         );
       } catch (error) {

@@ -36,6 +36,8 @@ export interface TestAppOptions {
   schema?: string;
   /** Leave the PostgreSQL schemas in place on close, for the next app on the same `schema`. */
   keepSchema?: boolean;
+  /** Where the app's JSON log lines go (stdout when omitted), for tests that check what was logged. */
+  logDestination?: NodeJS.WritableStream;
 }
 
 export async function startTestApp(label: 'pglite' | 'postgres', options: TestAppOptions = {}): Promise<TestApp> {
@@ -51,7 +53,7 @@ export async function startTestApp(label: 'pglite' | 'postgres', options: TestAp
     ...options.env,
   };
   const config = loadConfig(env);
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, options.logDestination);
   const infrastructure = await openInfrastructure(config, logger);
   const app = await createApp({ config, logger, clock: options.clock ?? systemClock, infrastructure });
   await app.listen(0, '127.0.0.1');

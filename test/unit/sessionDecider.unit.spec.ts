@@ -42,9 +42,10 @@ const turnRecorded = (
   messages: MessageInput[],
   { seconds = turnIndex * 10, turnUsage = usage(), status = 'completed' as TurnStatus } = {},
 ): SessionEvent => ({ type: 'TurnRecorded', data: { turnIndex, status, messages: stored(messages, firstIndex, turnIndex, seconds), usage: turnUsage, at: at(seconds), slot: 'main' } });
-const rewound = (fromMessageIndex: number, rewoundCount: number, turnsUndone: number, targetText: string | null, seconds: number): SessionEvent => ({
+// The target's text is not in the event (schema v2): the rewind route reads it from the transcript.
+const rewound = (fromMessageIndex: number, rewoundCount: number, turnsUndone: number, _targetText: string | null, seconds: number): SessionEvent => ({
   type: 'TranscriptRewound',
-  data: { fromMessageIndex, rewoundCount, turnsUndone, targetText, at: at(seconds), slot: 'main' },
+  data: { fromMessageIndex, rewoundCount, turnsUndone, at: at(seconds), slot: 'main' },
 });
 const ended: SessionEvent = { type: 'SessionEnded', data: { reason: 'reset', at: at(500) } };
 

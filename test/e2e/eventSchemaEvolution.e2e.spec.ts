@@ -1,0 +1,101 @@
+// A log holding version 1 of TranscriptRewound (written before its shape changed) reads as version 2 everywhere: state, read model, history, replay.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
+import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+
+for (const backend of e2eBackends()) {
+  describe(`event schema evolution: ${backend}`, () => {
+    let service: TestApp;
+
+    beforeAll(async () => {
+      // Snapshots every few events, so loads start from a snapshot and fold the v1 event on top of it too.
+      service = await startTestApp(backend, { env: { SNAPSHOT_EVERY: '2', JOB_TICK_INTERVAL_MS: '0' } });
+    });
+    afterAll(async () => {
+      await service?.close();
+    });
+
+    const turn = (sessionId: string, text: string) =>
+      service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: text }, { role: 'assistant', content: `re: ${text}` }] } });
+
+    /** The events of a stream as the database holds them, bypassing every reader. */
+    const storedEvents = async (streamName: string) => {
+      const result = await service.infrastructure.readModelPool.query<{ type: string; data: Record<string, unknown>; metadata: Record<string, unknown> }>(
+        `SELECT type, data, metadata FROM "${service.config.eventStoreSchema}".events WHERE stream_name = $1 ORDER BY revision`,
+        [streamName],
+      );
+      return result.rows;
+    };
+
+    it('replays a v1 TranscriptRewound appended raw as the current shape, and writes new ones as v2', async () => {
+      const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'cli', chatType: 'dm', chatId: `schema-${backend}` } } });
+      const { sessionId } = resolved.body as { sessionId: string };
+      const stream = sessionStreamName(sessionId);
+      expect((await turn(sessionId, 'first question')).status).toBe(201);
+      const second = await turn(sessionId, 'second question');
+      expect(second.status).toBe(201);
+
+      // Version 1, as a service from before the change wrote it: the target's text copied in, no slot (pre-slots).
+      const appended = await service.infrastructure.eventStore.append(
+        stream,
+        [
+          {
+            type: 'TranscriptRewound',
+            data: { fromMessageIndex: 2, rewoundCount: 2, turnsUndone: 1, targetText: 'second question', at: new Date().toISOString() },
+            metadata: { schemaVersion: 1, actor: 'old-service' },
+          },
+        ],
+        second.body.revision,
+      );
+      const v1Revision = appended.nextExpectedRevision;
+
+      // State (the cached fold catches up through the upcaster): the second turn is soft-deleted in the main slot.
+      const transcript = await service.request('GET', `/v1/sessions/${sessionId}/transcript?includeDeleted=true`);
+      expect(transcript.body.messages.map((message: { content: string; deleted: boolean; slot: string }) => [message.content, message.deleted, message.slot])).toEqual([
+        ['first question', false, 'main'],
+        ['re: first question', false, 'main'],
+        ['second question', true, 'main'],
+        ['re: second question', true, 'main'],
+      ]);
+      expect((await service.request('GET', `/v1/sessions/${sessionId}`)).body.revision).toBe(v1Revision);
+
+      // Replay from the log (time travel folds from a snapshot or from revision 0, never from the cache).
+      const replayed = await service.request('GET', `/v1/sessions/${sessionId}/state?revision=${v1Revision}`);
+      expect(replayed.status).toBe(200);
+      expect(replayed.body.state.transcript.map((message: { index: number; deleted: boolean }) => [message.index, message.deleted])).toEqual([
+        [0, false],
+        [1, false],
+        [2, true],
+        [3, true],
+      ]);
+
+      // History: the event in its current shape, saying which version the log holds.
+      const history = await service.request('GET', `/v1/sessions/${sessionId}/events?fromRevision=${v1Revision}`);
+      expect(history.body.events).toHaveLength(1);
+      expect(history.body.events[0]).toMatchObject({
+        type: 'TranscriptRewound',
+        data: { fromMessageIndex: 2, rewoundCount: 2, turnsUndone: 1, slot: 'main' },
+        metadata: { schemaVersion: 2, storedSchemaVersion: 1, actor: 'old-service' },
+      });
+      expect(history.body.events[0].data).not.toHaveProperty('targetText');
+
+      // Read model: the sessions index applied it (two live messages), and a rebuild over the v1 event gives the same rows.
+      const record = async () => (await service.request('GET', `/v1/sessions/${sessionId}/record?minPosition=${appended.position}`)).body;
+      const live = await record();
+      expect(live).toMatchObject({ sessionId, messageCount: 2 });
+      expect((await service.request('POST', '/v1/admin/projections/sessions-index/rebuild')).status).toBe(202);
+      expect(await record()).toEqual(live);
+
+      // The log itself is never rewritten: the v1 bytes are still there.
+      const stored = await storedEvents(stream);
+      expect(stored[v1Revision]).toMatchObject({ data: { targetText: 'second question' }, metadata: { schemaVersion: 1 } });
+
+      // A rewind now is written as v2 and its answer still names the text it went back to (from the transcript).
+      const rewind = await service.request('POST', `/v1/sessions/${sessionId}/rewind`, { body: { turns: 1 } });
+      expect(rewind.body).toMatchObject({ rewoundCount: 2, turnsUndone: 1, targetText: 'first question' });
+      const written = (await storedEvents(stream)).at(-1)!;
+      expect(written).toMatchObject({ type: 'TranscriptRewound', metadata: { schemaVersion: 2 }, data: { slot: 'main', fromMessageIndex: 0 } });
+      expect(written.data).not.toHaveProperty('targetText');
+    });
+  });
+}
