@@ -1,0 +1,303 @@
+// Erasure over real HTTP: a person's words and ids leave every table of the log and the read models, the skeleton stays, and nobody else is touched.
+import { randomBytes, randomInt } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { quoteIdentifier } from '../../src/database/migrate.js';
+import type { SqlPool } from '../../src/database/sqlPool.js';
+import { BoundedStateCache, type StateCache } from '../../src/events/boundedStateCache.js';
+import { conversationStreamName } from '../../src/events/conversation/conversationEvents.js';
+import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
+import { STATE_CACHE } from '../../src/http/tokens.js';
+import { createLogger } from '../../src/logging/logger.js';
+import { ErasureCacheEviction } from '../../src/modules/erasure/erasureCacheEviction.js';
+import { ERASURE_LOG_STREAM } from '../../src/modules/erasure/erasureRecord.js';
+import { allProjections } from '../../src/projections/allProjections.js';
+import { SoleOwnerLease } from '../../src/projections/projectionLease.js';
+import { ProjectionRunner } from '../../src/projections/projectionRunner.js';
+import { openReadModelDatabase } from '../../src/projections/readModelDatabase.js';
+import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { openPgliteDatabase, openPostgresDatabase } from '../support/testDatabases.js';
+
+const enc = encodeURIComponent;
+const ADMIN = `ops-admin-${randomBytes(8).toString('hex')}`;
+const WRITER = `gateway-writer-${randomBytes(8).toString('hex')}`;
+const ACME = `acme-writer-${randomBytes(8).toString('hex')}`;
+
+/** Digits long enough that no position, count or timestamp holds them by chance. */
+const digits = (count: number) => Array.from({ length: count }, (_, index) => String(randomInt(index === 0 ? 1 : 0, 10))).join('');
+
+/** One person: ids a platform gives them, and a marker every word they say contains. */
+function person(label: string) {
+  const marker = `zq${label}${randomBytes(6).toString('hex')}`;
+  return {
+    marker,
+    source: { platform: 'telegram', chatType: 'dm', chatId: digits(15), userId: `u${digits(14)}`, userName: `Alice ${marker}`, chatName: `Chat of ${marker}` },
+  };
+}
+
+/** Every row of every table in a schema, as text: `table: row`. */
+async function everyRow(pool: SqlPool, schema: string): Promise<string[]> {
+  const tables = await pool.query<{ table_name: string }>(
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE' ORDER BY table_name`,
+    [schema],
+  );
+  expect(tables.rows.length).toBeGreaterThan(0);
+  const rows: string[] = [];
+  for (const { table_name: table } of tables.rows) {
+    const result = await pool.query<{ row: string }>(`SELECT t::text AS row FROM ${quoteIdentifier(schema)}.${quoteIdentifier(table)} AS t`);
+    rows.push(...result.rows.map(({ row }) => `${table}: ${row}`));
+  }
+  return rows;
+}
+
+async function readModelRows(query: (sql: string) => Promise<unknown[]>, schema: string): Promise<Record<string, unknown[]>> {
+  const rows: Record<string, unknown[]> = {};
+  for (const projection of allProjections) {
+    for (const table of projection.tables) rows[table] = await query(`SELECT * FROM ${quoteIdentifier(schema)}.${quoteIdentifier(table)} ORDER BY 1, 2`);
+  }
+  return rows;
+}
+
+for (const backend of e2eBackends()) {
+  describe(`erasure: ${backend}`, () => {
+    let service: TestApp;
+    let head = 0;
+    const call = async (method: string, path: string, body?: unknown, token = WRITER) => {
+      const response = await service.request(method, path, { body, headers: { authorization: `Bearer ${token}` } });
+      head = Math.max(head, response.body?.position ?? 0);
+      return response;
+    };
+    const ok = async (method: string, path: string, body?: unknown, token = WRITER) => {
+      const response = await call(method, path, body, token);
+      expect(response.status, `${method} ${path}: ${response.text}`).toBeLessThan(300);
+      return response.body;
+    };
+    const erase = (body: unknown, token = ADMIN) => call('POST', '/v1/admin/erase', body, token);
+    const caughtUp = async (position: number) => {
+      const { projections } = service.infrastructure;
+      expect(await projections.waitForPosition(projections.projectionNames, position, 30_000)).toBe(true);
+    };
+    /** Rows holding any of the needles, in the event log's schema and the read models' schema. */
+    const traces = async (needles: string[]) => {
+      const pool = service.infrastructure.eventStorePool!;
+      const rows = [...(await everyRow(pool, service.config.eventStoreSchema)), ...(await everyRow(service.infrastructure.readModelPool, service.config.readModelSchema))];
+      return rows.filter((row) => needles.some((needle) => row.includes(needle)));
+    };
+
+    beforeAll(async () => {
+      service = await startTestApp(backend, {
+        env: { API_TOKEN: `ops:admin=${ADMIN},gateway:write=${WRITER},acme:write:acme=${ACME}`, RUNTIME_WATCHDOG_INTERVAL_MS: '0', JOB_TICK_INTERVAL_MS: '0', SNAPSHOT_EVERY: '3' },
+      });
+    });
+    afterAll(async () => {
+      await service?.close();
+    });
+
+    it('removes every message and id of the person from the log, snapshots, caches and read models, keeping the skeleton', async () => {
+      const alice = person('a');
+      const bob = person('b');
+      const { marker, source } = alice;
+      const said = (what: string) => `${what} ${marker} (call me on ${source.chatId})`;
+
+      // Alice: two sessions (a suspend between), turns, memory, a checkpoint and a rollback, a rewrite, a rewind,
+      // a child and a fork, queued messages, a runtime thread with a question, a job, and a gateway restart naming her.
+      const resolved = await ok('POST', '/v1/sessions/resolve', { source, gatewayId: 'gw-erasure' });
+      const key: string = resolved.sessionKey;
+      expect(key).toContain(source.chatId);
+      const first: string = resolved.sessionId;
+      const turn = (sessionId: string, what: string) =>
+        ok('POST', `/v1/sessions/${sessionId}/turns`, {
+          messages: [
+            { role: 'user', content: said(what), name: source.userName, metadata: { from: source.userId } },
+            { role: 'assistant', content: [{ type: 'text', text: said(`re ${what}`) }], toolCalls: [{ name: 'lookup', arguments: { who: source.userName } }] },
+          ],
+          usage: { inputTokens: 12, outputTokens: 5, costUsd: 0.001 },
+        });
+      await turn(first, 'hello');
+      await ok('PUT', `/v1/sessions/${first}/memory/${enc(`phone-of-${marker}`)}`, { value: said('memory'), metadata: { note: marker } });
+      const checkpoint = await ok('POST', `/v1/sessions/${first}/checkpoints`, { label: `before ${marker}` });
+      await turn(first, 'second');
+      await ok('POST', `/v1/sessions/${first}/rollback`, { checkpointId: checkpoint.checkpointId });
+      await turn(first, 'third');
+      await turn(first, 'fourth');
+      await ok('POST', `/v1/sessions/${first}/rewind`, { turns: 1 });
+      await ok('PUT', `/v1/sessions/${first}/transcript`, { messages: [{ role: 'system', content: said('summary') }] });
+      const child = (await ok('POST', `/v1/sessions/${first}/children`, { agentName: 'researcher', metadata: { goal: said('research') } })).sessionId as string;
+      await turn(child, 'child work');
+      const fork = (await ok('POST', `/v1/sessions/${first}/fork`, { metadata: { why: marker } })).sessionId as string;
+      await ok('POST', `/v1/conversations/${enc(key)}/queue`, { message: { id: `tg:${source.chatId}:1`, text: said('queued'), sender: { name: source.userName }, metadata: { chat: source.chatName } }, mode: 'queue' });
+      await ok('POST', `/v1/conversations/${enc(key)}/queue`, { message: { id: `tg:${source.chatId}:2`, text: said('follow-up') }, mode: 'interrupt' });
+      await ok('POST', `/v1/conversations/${enc(key)}/queue`, { message: { id: `tg:${source.chatId}:3`, text: said('burst') }, mode: 'interrupt' });
+      await ok('POST', `/v1/conversations/${enc(key)}/queue/next`);
+      const runtime = await ok('POST', `/v1/conversations/${enc(key)}/runtime/turns`, { provider: 'codex', model: 'gpt-5', input: said('fix it') });
+      const runtimeId: string = runtime.runtimeSessionId;
+      await ok('POST', `/v1/runtime-sessions/${runtimeId}/events`, { type: 'progress', message: said('progress'), details: { file: marker } });
+      await ok('POST', `/v1/runtime-sessions/${runtimeId}/events`, { type: 'question', questionId: 'q1', details: { text: said('which?') } });
+      await ok('POST', `/v1/runtime-sessions/${runtimeId}/questions/q1`, { answer: said('that one') });
+      await ok('POST', `/v1/runtime-sessions/${runtimeId}/events`, { type: 'completed', output: { summary: said('done') } });
+      const job = await ok('POST', '/v1/jobs', {
+        prompt: said('remind me'),
+        schedule: '*/30 * * * *',
+        deliverTo: { platform: 'telegram', chatId: source.chatId },
+        origin: { platform: 'telegram', chatId: source.chatId, userId: source.userId, chatName: source.chatName, sessionKey: key },
+      });
+      await ok('POST', '/v1/gateways/gw-erasure/stopping', { activeKeys: [key], mode: 'restart' });
+      await ok('POST', '/v1/gateways/gw-erasure/stopped', { drainTimedOut: [key] });
+      // A start finds its resume candidates in the sessions index.
+      await caughtUp(head);
+      const started = await ok('POST', '/v1/gateways/gw-erasure/started', { bootId: 'boot-erasure-1' });
+      expect(JSON.stringify(started)).toContain(key);
+      await ok('POST', `/v1/conversations/${enc(key)}/suspend`, { reason: said('bye') });
+      const second = (await ok('POST', '/v1/sessions/resolve', { source })).sessionId as string;
+      expect(second).not.toBe(first);
+      await turn(second, 'after suspend');
+
+      // Bob shares the service, and even writes Alice's key in a message: only that mention changes.
+      const bobSession = (await ok('POST', '/v1/sessions/resolve', { source: bob.source })).sessionId as string;
+      await ok('POST', `/v1/sessions/${bobSession}/turns`, { messages: [{ role: 'user', content: `${bob.marker} says hi` }, { role: 'user', content: key }] });
+
+      // An event from before a schema change: v1 of TranscriptRewound still copied the rewound message's text.
+      const legacy = await service.infrastructure.eventStore.append(
+        sessionStreamName(first),
+        [{ type: 'TranscriptRewound', data: { fromMessageIndex: 1_000_000, rewoundCount: 0, turnsUndone: 0, targetText: said('copied'), at: new Date().toISOString() }, metadata: { schemaVersion: 1 } }],
+        'any',
+      );
+      head = Math.max(head, legacy.position);
+
+      await caughtUp(head);
+      const needles = [marker, source.chatId, source.userId, key];
+      const before = await traces(needles);
+      // In the log, the read models and the snapshots (SNAPSHOT_EVERY=3) alike.
+      for (const table of ['events', 'streams', 'conversation_entries', 'session_records', 'stream_snapshots', 'jobs', 'runtime_sessions', 'stream_index']) {
+        expect(before.some((row) => row.startsWith(`${table}: `)), table).toBe(true);
+      }
+
+      // Refused: a write token, a malformed body, an unknown key; nothing changes.
+      expect((await erase({ sessionKey: key }, WRITER)).body.error.code).toBe('INSUFFICIENT_SCOPE');
+      for (const body of [{}, { sessionKey: 42 }, { sessionKey: key, extra: true }, { sessionKey: '' }, { sessionKey: 'a\u001bb' }, { sessionKey: key, tenant: 'Not A Tenant' }]) {
+        const refused = await erase(body);
+        expect(refused.status, JSON.stringify(body)).toBe(400);
+        // A control character may already be refused by the edge's character check.
+        expect(['VALIDATION_FAILED', 'UNSUPPORTED_CHARACTER']).toContain(refused.body.error.code);
+      }
+      const unknown = await erase({ sessionKey: `${key}0` });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.error.code).toBe('CONVERSATION_NOT_FOUND');
+      expect((await ok('GET', `/v1/sessions/${first}/transcript?includeDeleted=true`)).messages.length).toBeGreaterThan(0);
+
+      const erased = await erase({ sessionKey: key });
+      expect(erased.status, erased.text).toBe(200);
+      expect(erased.body).toMatchObject({ tenant: null, sessionsDestroyed: 4, jobsRemoved: 1, streamsRenamed: 2 });
+      expect(erased.body.eventsRewritten).toBeGreaterThan(20);
+      expect(erased.body.projectionsRebuilt).toEqual(service.infrastructure.projections.projectionNames);
+      for (const sessionId of [first, second, child, fork]) expect(erased.body.streams).toContain(sessionStreamName(sessionId));
+      expect(erased.text).not.toContain(key);
+      await caughtUp(head);
+
+      // No trace in any table of either schema: not her words, not her ids, not her key.
+      expect(await traces(needles)).toEqual([]);
+
+      // The skeleton: every event is still there, in order, with its type, time and counters.
+      const events = await ok('GET', `/v1/sessions/${first}/events?limit=1000`);
+      const types = events.events.map((event: { type: string }) => event.type);
+      expect(types[0]).toBe('SessionCreated');
+      expect(types).toEqual(expect.arrayContaining(['TurnRecorded', 'MemoryEntrySet', 'CheckpointCreated', 'RolledBack', 'TranscriptRewound', 'TranscriptRewritten', 'ChildSessionCreated']));
+      expect(types.at(-1)).toBe('SessionDestroyed');
+      const recorded = events.events.find((event: { type: string }) => event.type === 'TurnRecorded');
+      expect(recorded.data.messages.map((message: { role: string; content: unknown }) => [message.role, message.content])).toEqual([
+        ['user', '[erased]'],
+        ['assistant', '[erased]'],
+      ]);
+      expect(recorded.data.usage).toMatchObject({ inputTokens: 12, outputTokens: 5 });
+      expect(recorded.metadata.erasureId).toBe(erased.body.erasureId);
+      const record = await ok('GET', `/v1/sessions/${first}`);
+      expect(record).toMatchObject({ status: 'destroyed', origin: { platform: 'telegram', chatType: 'dm' } });
+      expect(record.turnCount).toBeGreaterThan(0);
+      expect(record.sessionKey).toMatch(/^erased:[0-9a-f]{24}$/);
+      expect(JSON.stringify(record)).not.toContain(marker);
+      expect((await ok('GET', `/v1/sessions/${child}/transcript`)).messages.map((message: { content: unknown }) => message.content)).toEqual(['[erased]', '[erased]']);
+
+      // The erased sessions take no new content; the old key is unknown; a second erasure has nothing to do.
+      const refusedTurn = await call('POST', `/v1/sessions/${first}/turns`, { messages: [{ role: 'user', content: 'more' }] });
+      expect(refusedTurn.status).toBe(409);
+      expect(refusedTurn.body.error.code).toBe('SESSION_DESTROYED');
+      expect((await call('GET', `/v1/conversations/${enc(key)}`)).status).toBe(404);
+      const again = await erase({ sessionKey: key });
+      expect(again.status).toBe(404);
+      expect(again.body.error.code).toBe('CONVERSATION_NOT_FOUND');
+
+      // Nothing cached under either name, and the audit record names no one.
+      const cache = service.app.get<StateCache>(STATE_CACHE);
+      expect(cache.get(conversationStreamName(key), Date.now())).toBeUndefined();
+      for (const name of erased.body.streams as string[]) {
+        const cached = cache.get(name, Date.now());
+        if (cached) expect(JSON.stringify(cached.state)).not.toContain(marker);
+      }
+      // Another instance that cached her session drops it when it reads the erasure log.
+      const otherInstance = new BoundedStateCache({ maxEntries: 10 });
+      otherInstance.set(sessionStreamName(first), { said: said('cached elsewhere') }, 3, 1, Date.now());
+      const follower = new ErasureCacheEviction(service.infrastructure.eventStore, otherInstance, createLogger('silent'));
+      expect(await follower.poll()).toBeGreaterThanOrEqual(1);
+      expect(otherInstance.size).toBe(0);
+
+      const log = await service.infrastructure.eventStore.readStream(ERASURE_LOG_STREAM);
+      expect(log.at(-1)).toMatchObject({ type: 'PersonalDataErased', metadata: { actor: 'ops' }, data: { erasureId: erased.body.erasureId } });
+      expect(JSON.stringify(log)).not.toMatch(new RegExp(`${marker}|${source.chatId}|${source.userId}`));
+      // Her job is removed (a removed job reads as not found), so nothing more is sent to her chat.
+      expect((await call('GET', `/v1/jobs/${job.id}`)).body.error.code).toBe('JOB_NOT_FOUND');
+
+      // Bob is untouched but for the mention of her key; the service serves Alice afresh.
+      const bobTranscript = await ok('GET', `/v1/sessions/${bobSession}/transcript`);
+      expect(bobTranscript.messages[0].content).toBe(`${bob.marker} says hi`);
+      expect(bobTranscript.messages[1].content).toMatch(/^erased:[0-9a-f]{24}$/);
+      const again2 = await ok('POST', '/v1/sessions/resolve', { source });
+      expect(again2).toMatchObject({ sessionKey: key, created: true });
+      expect([first, second, child, fork]).not.toContain(again2.sessionId);
+      expect(again2.entry.turnCount ?? 0).toBe(0);
+      await turn(again2.sessionId, 'new start');
+
+      // The rebuilt read models equal a replay of the rewritten log into a fresh database.
+      await caughtUp(head);
+      const live = await readModelRows((sql) => service.infrastructure.readModels.query(sql), service.config.readModelSchema);
+      const freshDatabase = backend === 'postgres' ? await openPostgresDatabase(process.env.TEST_DATABASE_URL!) : await openPgliteDatabase();
+      const fresh = await openReadModelDatabase(freshDatabase.pool, freshDatabase.schema, allProjections);
+      const runner = new ProjectionRunner({
+        store: service.infrastructure.eventStore,
+        dataSource: fresh,
+        schema: freshDatabase.schema,
+        projections: allProjections,
+        lease: new SoleOwnerLease(),
+        logger: createLogger('silent'),
+      });
+      try {
+        await runner.start();
+        expect(await runner.waitForPosition(runner.projectionNames, head, 30_000)).toBe(true);
+        expect(await readModelRows((sql) => fresh.query(sql), freshDatabase.schema)).toEqual(live);
+      } finally {
+        await runner.stop();
+        await fresh.destroy();
+        await freshDatabase.dispose();
+      }
+    });
+
+    it("erases one tenant's conversation and leaves the same key of another tenant alone", async () => {
+      const { marker, source } = person('t');
+      const acme = await ok('POST', '/v1/sessions/resolve', { source }, ACME);
+      const plain = await ok('POST', '/v1/sessions/resolve', { source });
+      expect(acme.sessionKey).toBe(plain.sessionKey);
+      await ok('POST', `/v1/sessions/${acme.sessionId}/turns`, { messages: [{ role: 'user', content: `acme ${marker}` }] }, ACME);
+      await ok('POST', `/v1/sessions/${plain.sessionId}/turns`, { messages: [{ role: 'user', content: `default ${marker}` }] });
+
+      expect((await erase({ sessionKey: acme.sessionKey, tenant: 'other' })).body.error.code).toBe('CONVERSATION_NOT_FOUND');
+      const erased = await erase({ sessionKey: acme.sessionKey, tenant: 'acme' });
+      expect(erased.status, erased.text).toBe(200);
+      expect(erased.body).toMatchObject({ tenant: 'acme', sessionsDestroyed: 1 });
+      await caughtUp(head);
+
+      expect(await traces([`acme ${marker}`])).toEqual([]);
+      expect((await traces([`default ${marker}`])).length).toBeGreaterThan(0);
+      expect((await ok('GET', `/v1/sessions/${plain.sessionId}/transcript`)).messages[0].content).toBe(`default ${marker}`);
+      expect((await ok('GET', `/v1/conversations/${enc(plain.sessionKey)}`)).sessionId).toBe(plain.sessionId);
+      expect((await call('GET', `/v1/conversations/${enc(acme.sessionKey)}`, undefined, ACME)).status).toBe(404);
+    });
+  });
+}
