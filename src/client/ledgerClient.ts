@@ -1,0 +1,306 @@
+// The typed Session Ledger client: one method per operation, retries where they are safe, read-your-writes, event streams.
+import type * as Api from './ledgerApiTypes.js';
+import { LedgerApiError, LedgerNetworkError } from './ledgerClientError.js';
+import { ledgerOperations, type Operation, type OperationName } from './ledgerOperations.js';
+import { reconnectingEventStream } from './reconnectingEventStream.js';
+import { defaultRetryOptions, type Failure, neverConnected, type RetryOptions, retryDelayMs, shouldRetry } from './retryPolicy.js';
+
+export interface LedgerClientOptions {
+  /** e.g. http://127.0.0.1:3000 */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  retry?: Partial<RetryOptions>;
+  /**
+   * Read-your-writes (default on): the client remembers the highest position its commands answered and sends
+   * it as `X-Min-Position` with every query, so a read model never answers from before the client's own write.
+   */
+  readYourWrites?: boolean;
+  /** Per request, retries aside. */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+  /** Told about every retry (operation, attempt, why), for logging. */
+  onRetry?: (operation: string, attempt: number, reason: unknown) => void;
+}
+
+export interface CallOptions {
+  /** Overrides the remembered position for this one query. */
+  minPosition?: number;
+  signal?: AbortSignal;
+}
+
+export interface StreamOptions {
+  signal?: AbortSignal;
+  /** Told about each reconnect (the service restarted, the connection dropped). */
+  onReconnect?: (attempt: number, reason: unknown) => void;
+}
+
+type Params = Record<string, string>;
+type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
+
+const encodePath = (template: string, params: Params) =>
+  template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new TypeError(`missing path parameter ${name} for ${template}`);
+    return encodeURIComponent(value);
+  });
+
+function queryString(operation: Operation, query: Query | undefined): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value === undefined) continue;
+    // The operations table is what the drift test checks against the OpenAPI document: nothing may bypass it.
+    if (!operation.query?.includes(name)) throw new TypeError(`${operation.path} takes no query parameter ${name}`);
+    search.set(name, Array.isArray(value) ? value.join(',') : String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class LedgerClient {
+  private readonly baseUrl: string;
+  private readonly retry: RetryOptions;
+  private readonly fetch: typeof fetch;
+  private highestPosition = 0;
+
+  constructor(private readonly options: LedgerClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.retry = { ...defaultRetryOptions, ...options.retry };
+    this.fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  /** The highest position this client's commands wrote (0 before any). */
+  get position(): number {
+    return this.highestPosition;
+  }
+
+  /** Adopts a position written elsewhere (another process, a previous run) for read-your-writes. */
+  observePosition(position: number): void {
+    if (Number.isSafeInteger(position) && position > this.highestPosition) this.highestPosition = position;
+  }
+
+  // Conversations
+  resolveSession(request: Api.ResolveRequest, options?: CallOptions) {
+    return this.call<Api.ResolveResponse>('resolveSession', {}, { body: request, ...options });
+  }
+  getConversation(sessionKey: string, options?: CallOptions) {
+    return this.call<Api.ConversationResponse>('getConversation', { key: sessionKey }, options);
+  }
+  resetConversation(sessionKey: string, options?: CallOptions) {
+    return this.call<Api.ConversationChangeResponse>('resetConversation', { key: sessionKey }, { body: {}, ...options });
+  }
+  switchSession(sessionKey: string, sessionId: string, options?: CallOptions) {
+    return this.call<Api.ConversationChangeResponse>('switchSession', { key: sessionKey }, { body: { sessionId } satisfies Api.SwitchRequest, ...options });
+  }
+  suspendConversation(sessionKey: string, request: Api.SuspendRequest = {}, options?: CallOptions) {
+    return this.call<Api.ConversationChangeResponse>('suspendConversation', { key: sessionKey }, { body: request, ...options });
+  }
+  markResumePending(sessionKey: string, reason: Api.ResumeReason, options?: CallOptions) {
+    return this.call<Api.ConversationChangeResponse>('markResumePending', { key: sessionKey }, { body: { reason } satisfies Api.ResumePendingRequest, ...options });
+  }
+  clearResumePending(sessionKey: string, options?: CallOptions) {
+    return this.call<Api.ConversationChangeResponse>('clearResumePending', { key: sessionKey }, options);
+  }
+  conversationContext(sessionKey: string, query: { redactPii?: boolean; connectedPlatforms?: string[] } = {}, options?: CallOptions) {
+    return this.call<Api.ContextResponse>('conversationContext', { key: sessionKey }, { query, ...options });
+  }
+  conversationEvents(sessionKey: string, query: { fromRevision?: number; limit?: number } = {}, options?: CallOptions) {
+    return this.call<Api.StreamEventsPage>('conversationEvents', { key: sessionKey }, { query, ...options });
+  }
+
+  // The message queue
+  enqueue(sessionKey: string, request: Api.EnqueueRequest, options?: CallOptions) {
+    return this.call<Api.EnqueueResponse>('enqueue', { key: sessionKey }, { body: request, ...options });
+  }
+  /** The next waiting message, or null when the queue is empty (204). */
+  nextQueued(sessionKey: string, options?: CallOptions) {
+    return this.call<Api.DequeueResponse | null>('nextQueued', { key: sessionKey }, options);
+  }
+  getQueue(sessionKey: string, options?: CallOptions) {
+    return this.call<Api.QueueResponse>('getQueue', { key: sessionKey }, options);
+  }
+
+  // Sessions, turns, transcripts, checkpoints
+  recordTurn(sessionId: string, request: Api.RecordTurnRequest, options?: CallOptions) {
+    return this.call<Api.RecordTurnResponse>('recordTurn', { id: sessionId }, { body: request, ...options });
+  }
+  startTurn(sessionId: string, options?: CallOptions) {
+    return this.call<Api.StartTurnResponse>('startTurn', { id: sessionId }, options);
+  }
+  getSession(sessionId: string, options?: CallOptions) {
+    return this.call<Api.SessionView>('getSession', { id: sessionId }, options);
+  }
+  getTranscript(sessionId: string, query: { includeDeleted?: boolean } = {}, options?: CallOptions) {
+    return this.call<Api.TranscriptResponse>('getTranscript', { id: sessionId }, { query, ...options });
+  }
+  rewriteTranscript(sessionId: string, request: Api.RewriteTranscriptRequest, options?: CallOptions) {
+    return this.call<{ messageCount: number; replacedCount: number; revision: number; position: number }>('rewriteTranscript', { id: sessionId }, { body: request, ...options });
+  }
+  rewind(sessionId: string, request: Api.RewindRequest = {}, options?: CallOptions) {
+    return this.call<Api.RewindResponse>('rewind', { id: sessionId }, { body: request, ...options });
+  }
+  createCheckpoint(sessionId: string, request: Api.CreateCheckpointRequest = {}, options?: CallOptions) {
+    return this.call<{ checkpointId: string; revision: number; position: number }>('createCheckpoint', { id: sessionId }, { body: request, ...options });
+  }
+  listCheckpoints(sessionId: string, query: { before?: string; limit?: number } = {}, options?: CallOptions) {
+    return this.call<Api.JsonObject>('listCheckpoints', { id: sessionId }, { query, ...options });
+  }
+  rollback(sessionId: string, checkpointId: string, options?: CallOptions) {
+    return this.call<Api.JsonObject & { position: number }>('rollback', { id: sessionId }, { body: { checkpointId } satisfies Api.RollbackRequest, ...options });
+  }
+  sessionState(sessionId: string, query: { revision?: number; at?: string } = {}, options?: CallOptions) {
+    return this.call<Api.JsonObject>('sessionState', { id: sessionId }, { query, ...options });
+  }
+  sessionEvents(sessionId: string, query: { fromRevision?: number; limit?: number } = {}, options?: CallOptions) {
+    return this.call<Api.StreamEventsPage>('sessionEvents', { id: sessionId }, { query, ...options });
+  }
+
+  // Restart recovery
+  gatewayStopping(gatewayId: string, request: Api.GatewayStoppingRequest, options?: CallOptions) {
+    return this.call<Api.JsonObject & { position: number }>('gatewayStopping', { gatewayId }, { body: request, ...options });
+  }
+  gatewayStopped(gatewayId: string, request: Api.GatewayStoppedRequest = {}, options?: CallOptions) {
+    return this.call<Api.JsonObject & { position: number }>('gatewayStopped', { gatewayId }, { body: request, ...options });
+  }
+  gatewayStarted(gatewayId: string, request: Api.GatewayStartedRequest, options?: CallOptions) {
+    return this.call<Api.GatewayStartedResponse>('gatewayStarted', { gatewayId }, { body: request, ...options });
+  }
+
+  // The sessions index (read models: these wait for the client's own writes)
+  listSessions(query: Api.ListSessionsQuery = {}, options?: CallOptions) {
+    return this.call<Api.SessionsPage>('listSessions', {}, { query: { ...query }, ...options });
+  }
+  sessionByKey(sessionKey: string, options?: CallOptions) {
+    return this.call<Api.SessionEntry>('sessionByKey', { key: sessionKey }, options);
+  }
+  sessionRecord(sessionId: string, options?: CallOptions) {
+    return this.call<Api.JsonObject>('sessionRecord', { id: sessionId }, options);
+  }
+  exportSessionsJson(options?: CallOptions) {
+    return this.call<Record<string, Api.JsonObject>>('exportSessionsJson', {}, options);
+  }
+
+  // Scheduled jobs
+  createJob(request: Api.CreateJobRequest, options?: CallOptions) {
+    return this.call<Api.JobView>('createJob', {}, { body: request, ...options });
+  }
+  importJobs(jobsJson: { jobs: Api.JsonObject[] }, options?: CallOptions) {
+    return this.call<Api.ImportJobsResponse>('importJobs', {}, { body: jobsJson, ...options });
+  }
+  listJobs(query: { enabled?: boolean; limit?: number; cursor?: string } = {}, options?: CallOptions) {
+    return this.call<Api.JobsPage>('listJobs', {}, { query, ...options });
+  }
+  getJob(jobId: string, options?: CallOptions) {
+    return this.call<Api.JobView & Api.JsonObject>('getJob', { id: jobId }, options);
+  }
+  deleteJob(jobId: string, options?: CallOptions) {
+    return this.call<{ id: string; removed: boolean; revision: number; position: number }>('deleteJob', { id: jobId }, options);
+  }
+  fireJob(jobId: string, request: Api.FireJobRequest = {}, options?: CallOptions) {
+    return this.call<Api.FireJobResponse>('fireJob', { id: jobId }, { body: request, ...options });
+  }
+  reportRun(jobId: string, fireId: string, request: Api.ReportRunRequest, options?: CallOptions) {
+    return this.call<Api.ReportRunResponse>('reportRun', { id: jobId, fireId }, { body: request, ...options });
+  }
+
+  health(options?: CallOptions) {
+    return this.call<Api.HealthResponse>('health', {}, options);
+  }
+
+  /** Lifecycle events (suspends, resume marks, turns, fires, ...) as they are written; resumes after a reconnect. */
+  async *events(query: Api.EventStreamQuery = {}, options: StreamOptions = {}): AsyncGenerator<Api.LifecycleEvent> {
+    for await (const event of this.stream('lifecycleEvents', { types: query.types, sessionKey: query.sessionKey, fromPosition: query.fromPosition }, options)) {
+      yield JSON.parse(event.data) as Api.LifecycleEvent;
+    }
+  }
+
+  /** Job fires and run reports as they happen; resumes after a reconnect. */
+  async *jobFires(query: Api.JobFiresQuery = {}, options: StreamOptions = {}): AsyncGenerator<Api.JobFireEvent> {
+    for await (const event of this.stream('jobFires', { from: query.from }, options)) {
+      const data = JSON.parse(event.data) as Api.JobFireEvent['data'];
+      yield { name: event.event as Api.JobFireEvent['name'], position: Number(event.id), data };
+    }
+  }
+
+  private stream(name: OperationName, query: Query, options: StreamOptions) {
+    const operation: Operation = ledgerOperations[name];
+    const url = `${this.baseUrl}${operation.path}${queryString(operation, query)}`;
+    return reconnectingEventStream({
+      operation: name,
+      retry: this.retry,
+      signal: options.signal,
+      onReconnect: options.onReconnect,
+      open: (lastEventId, signal) => this.fetch(url, { headers: { ...this.headers(), accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) }, signal }),
+      refuse: (response) => this.apiError(name, response),
+    });
+  }
+
+  private headers(): Record<string, string> {
+    return this.options.token ? { authorization: `Bearer ${this.options.token}` } : {};
+  }
+
+  private async call<T>(name: OperationName, params: Params, options: CallOptions & { body?: unknown; query?: Query } = {}): Promise<T> {
+    const operation: Operation = ledgerOperations[name];
+    const url = `${this.baseUrl}${encodePath(operation.path, params)}${queryString(operation, options.query)}`;
+    const started = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      let failure: Failure;
+      let error: Error;
+      try {
+        const response = await this.send(operation, url, options);
+        if (response.ok) return (await this.answer(operation, response)) as T;
+        const refused = await this.apiError(name, response);
+        failure = { kind: 'answer', status: refused.status, code: refused.code };
+        error = refused;
+      } catch (thrown) {
+        if (options.signal?.aborted) throw thrown;
+        const connected = !neverConnected(thrown);
+        failure = { kind: 'network', connected };
+        error = new LedgerNetworkError(name, connected && !operation.safeToRepeat, thrown);
+      }
+      const delay = retryDelayMs(attempt, this.retry);
+      const last = attempt + 1 >= this.retry.maxAttempts || Date.now() - started + delay > this.retry.maxElapsedMs;
+      if (last || !shouldRetry(failure, operation.safeToRepeat)) throw error;
+      this.options.onRetry?.(name, attempt + 1, error);
+      await sleep(delay);
+    }
+  }
+
+  private send(operation: Operation, url: string, options: CallOptions & { body?: unknown }): Promise<Response> {
+    const headers: Record<string, string> = { ...this.headers(), accept: 'application/json' };
+    if (operation.method === 'GET' && this.options.readYourWrites !== false) {
+      const minPosition = options.minPosition ?? this.highestPosition;
+      if (minPosition > 0) headers['x-min-position'] = String(minPosition);
+    }
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] = 'application/json';
+    }
+    const timeout = AbortSignal.timeout(this.options.timeoutMs ?? 30_000);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    return this.fetch(url, { method: operation.method, headers, body, signal });
+  }
+
+  private async answer(operation: Operation, response: Response): Promise<unknown> {
+    if (response.status === 204) return null;
+    const body = (await response.json()) as unknown;
+    const position = (body as { position?: unknown } | null)?.position;
+    if (operation.method !== 'GET' && typeof position === 'number') this.observePosition(position);
+    return body;
+  }
+
+  private async apiError(name: string, response: Response): Promise<LedgerApiError> {
+    const text = await response.text().catch(() => '');
+    let error: { code?: string; message?: string; requestId?: string; details?: unknown } | undefined;
+    try {
+      error = (JSON.parse(text) as { error?: typeof error }).error;
+    } catch {
+      error = undefined;
+    }
+    const requestId = error?.requestId ?? response.headers.get('x-request-id') ?? undefined;
+    return new LedgerApiError(response.status, error?.code ?? `HTTP_${response.status}`, error?.message ?? (text.slice(0, 200) || response.statusText), requestId, error?.details, name);
+  }
+}

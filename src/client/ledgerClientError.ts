@@ -1,0 +1,36 @@
+// Errors the client throws: the service's own answer (code, status, requestId), or a request that got no answer.
+
+/** The service answered with an error body: `{"error": {"code", "message", "requestId", "details"}}`. */
+export class LedgerApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly requestId: string | undefined,
+    readonly details: unknown,
+    readonly operation: string,
+  ) {
+    super(`${operation}: ${status} ${code}: ${message}${requestId ? ` (request ${requestId})` : ''}`);
+    this.name = 'LedgerApiError';
+  }
+}
+
+/**
+ * No answer arrived. `maybeApplied`: the request may have reached the service and been carried out (the
+ * connection broke after it was sent); check before sending it again unless the operation is safe to repeat.
+ */
+export class LedgerNetworkError extends Error {
+  constructor(
+    readonly operation: string,
+    readonly maybeApplied: boolean,
+    override readonly cause: unknown,
+  ) {
+    super(`${operation}: no answer from the service (${describeCause(cause)})${maybeApplied ? '; it may have been carried out' : ''}`);
+    this.name = 'LedgerNetworkError';
+  }
+}
+
+function describeCause(cause: unknown): string {
+  const inner = (cause as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+  return inner?.code ?? inner?.message ?? (cause instanceof Error ? cause.message : String(cause));
+}

@@ -1,0 +1,131 @@
+// Every HTTP operation the client calls: method, path and the field names it sends. The drift test checks each against /openapi.json.
+import { fieldsOf } from './exhaustiveFields.js';
+import type {
+  CreateCheckpointRequest,
+  CreateJobRequest,
+  DeliveryTarget,
+  EnqueueRequest,
+  EventStreamQuery,
+  FireJobRequest,
+  GatewayStartedRequest,
+  GatewayStoppedRequest,
+  GatewayStoppingRequest,
+  JobFiresQuery,
+  JobOrigin,
+  ListSessionsQuery,
+  MessageInput,
+  QueuedMessageInput,
+  RecordTurnRequest,
+  ReportRunRequest,
+  ResolveOptions,
+  ResolveRequest,
+  ResumePendingRequest,
+  RewindRequest,
+  RewriteTranscriptRequest,
+  RollbackRequest,
+  SessionSource,
+  SuspendRequest,
+  SwitchRequest,
+  TurnUsage,
+} from './ledgerApiTypes.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface Operation {
+  method: HttpMethod;
+  /** OpenAPI path template: `{name}` parameters. */
+  path: string;
+  /** Top-level body fields the client's request type has. */
+  body?: readonly string[];
+  /** Fields of nested objects (or of an array's items), by top-level body field. */
+  nested?: Readonly<Record<string, readonly string[]>>;
+  query?: readonly string[];
+  /**
+   * Whether sending it twice has the effect of sending it once, so a request whose answer was lost may be
+   * sent again. Reads are; so are resolve (get-or-create), switch, suspend, the resume marks and run reports.
+   */
+  safeToRepeat: boolean;
+  /** Answers a server-sent event stream, not JSON. */
+  stream?: true;
+}
+
+const source = fieldsOf<SessionSource>()('platform', 'chatType', 'chatId', 'chatName', 'userId', 'userName', 'threadId', 'chatTopic', 'userIdAlt', 'chatIdAlt', 'isBot', 'guildId', 'parentChatId', 'messageId', 'roleAuthorized');
+const message = fieldsOf<MessageInput>()('role', 'content', 'name', 'toolCallId', 'toolCalls', 'metadata');
+const usage = fieldsOf<TurnUsage>()('inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'lastPromptTokens', 'costUsd');
+
+export const ledgerOperations = {
+  health: { method: 'GET', path: '/health', safeToRepeat: true },
+  ready: { method: 'GET', path: '/ready', safeToRepeat: true },
+
+  resolveSession: {
+    method: 'POST',
+    path: '/v1/sessions/resolve',
+    body: fieldsOf<ResolveRequest>()('source', 'forceNew', 'options', 'gatewayId'),
+    nested: { source, options: fieldsOf<ResolveOptions>()('groupSessionsPerUser', 'threadSessionsPerUser', 'agent') },
+    safeToRepeat: true,
+  },
+  getConversation: { method: 'GET', path: '/v1/conversations/{key}', safeToRepeat: true },
+  resetConversation: { method: 'POST', path: '/v1/conversations/{key}/reset', safeToRepeat: false },
+  switchSession: { method: 'POST', path: '/v1/conversations/{key}/switch', body: fieldsOf<SwitchRequest>()('sessionId'), safeToRepeat: true },
+  suspendConversation: { method: 'POST', path: '/v1/conversations/{key}/suspend', body: fieldsOf<SuspendRequest>()('reason'), safeToRepeat: true },
+  markResumePending: { method: 'POST', path: '/v1/conversations/{key}/resume-pending', body: fieldsOf<ResumePendingRequest>()('reason'), safeToRepeat: true },
+  clearResumePending: { method: 'DELETE', path: '/v1/conversations/{key}/resume-pending', safeToRepeat: true },
+  conversationContext: { method: 'GET', path: '/v1/conversations/{key}/context', query: ['redactPii', 'connectedPlatforms'], safeToRepeat: true },
+  conversationEvents: { method: 'GET', path: '/v1/conversations/{key}/events', query: ['fromRevision', 'limit'], safeToRepeat: true },
+
+  enqueue: {
+    method: 'POST',
+    path: '/v1/conversations/{key}/queue',
+    body: fieldsOf<EnqueueRequest>()('message', 'mode'),
+    nested: { message: fieldsOf<QueuedMessageInput>()('id', 'text', 'media', 'sender', 'metadata') },
+    safeToRepeat: false,
+  },
+  nextQueued: { method: 'POST', path: '/v1/conversations/{key}/queue/next', safeToRepeat: false },
+  getQueue: { method: 'GET', path: '/v1/conversations/{key}/queue', safeToRepeat: true },
+
+  recordTurn: {
+    method: 'POST',
+    path: '/v1/sessions/{id}/turns',
+    body: fieldsOf<RecordTurnRequest>()('messages', 'usage', 'status'),
+    nested: { messages: message, usage },
+    safeToRepeat: false,
+  },
+  startTurn: { method: 'POST', path: '/v1/sessions/{id}/turns/start', safeToRepeat: false },
+  getSession: { method: 'GET', path: '/v1/sessions/{id}', safeToRepeat: true },
+  getTranscript: { method: 'GET', path: '/v1/sessions/{id}/transcript', query: ['includeDeleted'], safeToRepeat: true },
+  rewriteTranscript: { method: 'PUT', path: '/v1/sessions/{id}/transcript', body: fieldsOf<RewriteTranscriptRequest>()('messages'), nested: { messages: message }, safeToRepeat: false },
+  rewind: { method: 'POST', path: '/v1/sessions/{id}/rewind', body: fieldsOf<RewindRequest>()('turns'), safeToRepeat: false },
+  createCheckpoint: { method: 'POST', path: '/v1/sessions/{id}/checkpoints', body: fieldsOf<CreateCheckpointRequest>()('label'), safeToRepeat: false },
+  listCheckpoints: { method: 'GET', path: '/v1/sessions/{id}/checkpoints', query: ['before', 'limit'], safeToRepeat: true },
+  rollback: { method: 'POST', path: '/v1/sessions/{id}/rollback', body: fieldsOf<RollbackRequest>()('checkpointId'), safeToRepeat: false },
+  sessionState: { method: 'GET', path: '/v1/sessions/{id}/state', query: ['revision', 'at'], safeToRepeat: true },
+  sessionEvents: { method: 'GET', path: '/v1/sessions/{id}/events', query: ['fromRevision', 'limit'], safeToRepeat: true },
+
+  gatewayStopping: { method: 'POST', path: '/v1/gateways/{gatewayId}/stopping', body: fieldsOf<GatewayStoppingRequest>()('activeKeys', 'mode'), safeToRepeat: true },
+  gatewayStopped: { method: 'POST', path: '/v1/gateways/{gatewayId}/stopped', body: fieldsOf<GatewayStoppedRequest>()('drainTimedOut'), safeToRepeat: true },
+  gatewayStarted: { method: 'POST', path: '/v1/gateways/{gatewayId}/started', body: fieldsOf<GatewayStartedRequest>()('bootId'), safeToRepeat: true },
+
+  listSessions: { method: 'GET', path: '/v1/sessions', query: fieldsOf<ListSessionsQuery>()('activeMinutes', 'platform', 'limit', 'cursor'), safeToRepeat: true },
+  sessionByKey: { method: 'GET', path: '/v1/sessions/by-key/{key}', safeToRepeat: true },
+  sessionRecord: { method: 'GET', path: '/v1/sessions/{id}/record', safeToRepeat: true },
+  exportSessionsJson: { method: 'GET', path: '/v1/export/sessions.json', safeToRepeat: true },
+
+  createJob: {
+    method: 'POST',
+    path: '/v1/jobs',
+    body: fieldsOf<CreateJobRequest>()('id', 'name', 'description', 'prompt', 'skill', 'schedule', 'timeZone', 'deliverTo', 'origin', 'model', 'repeat', 'enabled'),
+    nested: { deliverTo: fieldsOf<DeliveryTarget>()('platform', 'chatId', 'threadId'), origin: fieldsOf<JobOrigin>()('platform', 'chatId', 'chatName', 'threadId', 'userId', 'sessionKey') },
+    safeToRepeat: false,
+  },
+  importJobs: { method: 'POST', path: '/v1/jobs/import', body: ['jobs'], safeToRepeat: true },
+  listJobs: { method: 'GET', path: '/v1/jobs', query: ['enabled', 'limit', 'cursor'], safeToRepeat: true },
+  getJob: { method: 'GET', path: '/v1/jobs/{id}', safeToRepeat: true },
+  deleteJob: { method: 'DELETE', path: '/v1/jobs/{id}', safeToRepeat: true },
+  fireJob: { method: 'POST', path: '/v1/jobs/{id}/fire', body: fieldsOf<FireJobRequest>()('slot'), safeToRepeat: false },
+  reportRun: { method: 'POST', path: '/v1/jobs/{id}/runs/{fireId}', body: fieldsOf<ReportRunRequest>()('status', 'error'), safeToRepeat: true },
+
+  lifecycleEvents: { method: 'GET', path: '/v1/events/stream', query: fieldsOf<EventStreamQuery>()('types', 'sessionKey', 'fromPosition'), safeToRepeat: true, stream: true },
+  jobFires: { method: 'GET', path: '/v1/jobs/fires/stream', query: fieldsOf<JobFiresQuery>()('from'), safeToRepeat: true, stream: true },
+} as const satisfies Record<string, Operation>;
+
+export type OperationName = keyof typeof ledgerOperations;

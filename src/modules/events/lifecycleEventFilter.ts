@@ -1,0 +1,27 @@
+// Which events a lifecycle-stream reader asked for and may see: types, one conversation, and the reader's tenant.
+import type { RecordedEvent } from '../../events/eventStore.js';
+import { streamScope } from '../../events/streamScope.js';
+
+export interface LifecycleEventFilter {
+  /** Event types to keep; empty: every type. */
+  types: ReadonlySet<string>;
+  /** Only events of this conversation: its own stream, its sessions', its runtime binding's and sessions', its jobs'. */
+  sessionKey?: string;
+  /** Only events of this tenant's streams ('' the default tenant's); undefined: every tenant's (admin tokens). */
+  tenant?: string;
+}
+
+/** Everything but the session key: cheap, decided from the event alone. */
+export function passesTypeAndTenant(filter: LifecycleEventFilter, event: RecordedEvent): boolean {
+  if (filter.types.size > 0 && !filter.types.has(event.type)) return false;
+  // The stream name says whose an event is, whoever wrote it (a request, the ticker, the watchdog, an import).
+  if (filter.tenant !== undefined && streamScope(event.streamName).tenant !== filter.tenant) return false;
+  return true;
+}
+
+/** `sessionKeyOf` is asked only when the filter names a conversation and the cheap checks passed. */
+export async function matchesLifecycleFilter(filter: LifecycleEventFilter, event: RecordedEvent, sessionKeyOf: (event: RecordedEvent) => Promise<string | null>): Promise<boolean> {
+  if (!passesTypeAndTenant(filter, event)) return false;
+  if (filter.sessionKey === undefined) return true;
+  return (await sessionKeyOf(event)) === filter.sessionKey;
+}
