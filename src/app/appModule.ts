@@ -9,8 +9,12 @@ import { LedgerExceptionFilter } from '../http/errorFilter.js';
 import { ReadYourWritesInterceptor } from '../http/readYourWrites.js';
 import { CLOCK, CONFIG, STATE_CACHE, EVENT_STORE, LOGGER, PROJECTIONS, READ_MODELS } from '../http/tokens.js';
 import type { Logger } from '../logging/logger.js';
+import { LedgerMetrics } from '../metrics/ledgerMetrics.js';
+import { MetricsController } from '../metrics/metricsController.js';
 import { ProjectionsController } from '../modules/admin/projectionsController.js';
 import { PruneController } from '../modules/admin/pruneController.js';
+import { ErasureController } from '../modules/erasure/erasureController.js';
+import { erasureProviders } from '../modules/erasure/erasureProviders.js';
 import { StreamsController } from '../modules/admin/streamsController.js';
 import { PruneConversationsHandler } from '../modules/conversations/commands/pruneConversations.js';
 import { ChangeConversationHandler } from '../modules/conversations/commands/changeConversation.js';
@@ -31,6 +35,7 @@ import { ChangeJobHandler } from '../modules/jobs/commands/changeJob.js';
 import { FireJobHandler } from '../modules/jobs/commands/fireJob.js';
 import { ImportJobsHandler, ScheduleJobHandler } from '../modules/jobs/commands/scheduleJob.js';
 import { JobFiresStreamController } from '../modules/jobs/delivery/jobFiresStreamController.js';
+import { EventStreamController } from '../modules/events/eventStreamController.js';
 import { JobWebhookDelivery } from '../modules/jobs/delivery/jobWebhookDelivery.js';
 import { JobsController } from '../modules/jobs/jobsController.js';
 import { JobTicker } from '../modules/jobs/jobTicker.js';
@@ -69,6 +74,7 @@ export class AppModule {
       { provide: EVENT_STORE, useValue: infrastructure.eventStore },
       { provide: READ_MODELS, useValue: infrastructure.readModels },
       { provide: PROJECTIONS, useValue: infrastructure.projections },
+      { provide: LedgerMetrics, useValue: infrastructure.metrics },
     ];
     const stateCache = new BoundedStateCache({
       maxEntries: config.cacheMaxEntries,
@@ -81,14 +87,14 @@ export class AppModule {
       module: AppModule,
       global: true,
       imports: [CqrsModule.forRoot()],
-      controllers: [HealthController, ProjectionsController, StreamsController, PruneController, ConversationsController, QueueController, GatewaysController, SessionsController, SessionsQueryController, SessionCheckpointsController, SessionContextController, SessionTreeController, SessionHistoryController, JobFiresStreamController, JobsController, ConversationRuntimeController, RuntimeSessionsController],
+      controllers: [HealthController, ProjectionsController, StreamsController, PruneController, ErasureController, ConversationsController, QueueController, GatewaysController, SessionsController, SessionsQueryController, SessionCheckpointsController, SessionContextController, SessionTreeController, SessionHistoryController, JobFiresStreamController, EventStreamController, JobsController, ConversationRuntimeController, RuntimeSessionsController, MetricsController],
       providers: [
         ...shared,
         { provide: STATE_CACHE, useValue: stateCache },
         StateCacheHousekeeping,
         {
           provide: StreamStateStore,
-          useValue: new StreamStateStore(infrastructure.eventStore, stateCache, clock, {
+          useValue: new StreamStateStore(infrastructure.eventStore, infrastructure.metrics.watchStateCache(stateCache), clock, {
             // Snapshots live in the read-model database: every backend has one, and they are as disposable as read models.
             snapshots: new SqlSnapshotStore(infrastructure.readModelPool, config.readModelSchema),
             snapshotEvery: config.snapshotEvery,
@@ -115,6 +121,7 @@ export class AppModule {
         DetachRuntimeHandler,
         ChangeRuntimeSessionHandler,
         RuntimeWatchdog,
+        ...erasureProviders(infrastructure, config),
         { provide: APP_GUARD, useClass: BearerTokenGuard },
         { provide: APP_FILTER, useClass: LedgerExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },

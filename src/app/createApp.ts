@@ -4,9 +4,12 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
+import { mountConsole } from '../console/consoleAssets.js';
 import { sendError } from '../http/errorFilter.js';
 import { requestLogging } from '../http/requestLogging.js';
+import { rejectUnsupportedCharacters } from '../http/unsupportedCharacters.js';
 import type { Logger } from '../logging/logger.js';
+import { requestMetering } from '../metrics/requestMetering.js';
 import { type AppDependencies, AppModule } from './appModule.js';
 
 /** Nest's own log lines go to the same pino logger as ours. */
@@ -29,7 +32,9 @@ export async function createApp(dependencies: AppDependencies): Promise<INestApp
   });
   app.disable('x-powered-by');
   app.use(requestLogging(logger));
+  app.use(requestMetering(dependencies.infrastructure.metrics));
   app.useBodyParser('json', { limit: config.bodyLimit, strict: false });
+  app.use(rejectUnsupportedCharacters);
 
   const document = SwaggerModule.createDocument(
     app,
@@ -42,6 +47,7 @@ export async function createApp(dependencies: AppDependencies): Promise<INestApp
       .build(),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'] });
+  mountConsole(app);
 
   await app.init();
   // Errors raised before Nest's router (body parsing) reach Express's error chain: answer them in the same shape.

@@ -9,7 +9,9 @@ import type { SqlPool } from '../database/sqlPool.js';
 import { EsdbEventStore } from '../events/esdb/esdbEventStore.js';
 import type { EventStore } from '../events/eventStore.js';
 import { PostgresEventStore } from '../events/postgres/postgresEventStore.js';
+import { UpcastingEventStore } from '../events/upcasting/upcastingEventStore.js';
 import type { Logger } from '../logging/logger.js';
+import { LedgerMetrics } from '../metrics/ledgerMetrics.js';
 import type { Projection } from '../projections/projection.js';
 import { AdvisoryLockLease, SoleOwnerLease } from '../projections/projectionLease.js';
 import { ProjectionRunner } from '../projections/projectionRunner.js';
@@ -20,7 +22,11 @@ export interface Infrastructure {
   eventStore: EventStore;
   readModels: DataSource;
   readModelPool: SqlPool;
+  /** The database of a PostgreSQL or PGlite event log (erasure rewrites its tables); undefined on EventStoreDB. */
+  eventStorePool?: SqlPool;
   projections: ProjectionRunner;
+  /** The figures GET /metrics exposes; the event store above is already metered. */
+  metrics: LedgerMetrics;
   close(): Promise<void>;
 }
 
@@ -32,6 +38,8 @@ export async function openInfrastructure(config: LedgerConfig, logger: Logger, p
   const close = async () => {
     for (const closer of closers.reverse()) await closer().catch((error: unknown) => logger.error({ err: error }, 'error while closing'));
   };
+  const metrics = new LedgerMetrics();
+  closers.push(async () => metrics.close());
   try {
     let embedded: PglitePool | undefined;
     const openEmbedded = async () => {
@@ -56,16 +64,21 @@ export async function openInfrastructure(config: LedgerConfig, logger: Logger, p
     };
 
     let eventStore: EventStore;
+    let eventStorePool: SqlPool | undefined;
     if (config.eventStore.kind === 'esdb') {
       eventStore = new EsdbEventStore(config.eventStore.url);
       await eventStore.ping();
     } else {
       const pool = config.eventStore.kind === 'postgres' ? openPostgres(config.eventStore.url) : await openEmbedded();
+      eventStorePool = pool;
       eventStore = await PostgresEventStore.open(pool, {
         schema: config.eventStoreSchema,
         listenConnectionString: config.eventStore.kind === 'postgres' ? config.eventStore.url : undefined,
       });
     }
+    // Every reader (folds, projections, history routes, the CLI) sees events in their current schema version.
+    eventStore = new UpcastingEventStore(eventStore);
+    eventStore = metrics.meterEventStore(eventStore);
     const store = eventStore;
     closers.push(() => store.close());
     logger.info({ backend: eventStore.backend, schema: config.eventStoreSchema }, 'event store open');
@@ -84,11 +97,12 @@ export async function openInfrastructure(config: LedgerConfig, logger: Logger, p
       logger: logger.child({ component: 'projections' }),
       batchSize: config.projectionBatchSize,
     });
+    metrics.watchProjections(runner);
     if (config.projectionsEnabled) {
       await runner.start();
       closers.push(() => runner.stop());
     }
-    return { eventStore, readModels, readModelPool, projections: runner, close };
+    return { eventStore, readModels, readModelPool, eventStorePool, projections: runner, metrics, close };
   } catch (error) {
     await close();
     throw error;

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventStore, NewEvent, RecordedEvent } from '../../src/events/eventStore.js';
 import { StreamNotFoundError, WrongExpectedRevisionError } from '../../src/events/eventStoreErrors.js';
+import { eventually } from '../support/eventually.js';
 
 export interface OpenedStore {
   store: EventStore;
@@ -130,7 +131,11 @@ export function describeEventStoreContract(label: string, open: () => Promise<Op
       await store.append(a, events(2), 'no_stream');
       await store.append(b, events(1), 'no_stream');
       const last = await store.append(a, events(1), 1);
-      const all = (await store.readAll({ fromPosition: head })).filter((event) => event.streamName === a || event.streamName === b);
+      // Committed is committed: no need to wait for other transactions, unlike what a subscriber may see.
+      expect(await store.lastCommittedPosition()).toBe(last.position);
+      // On PostgreSQL events become readable once no older transaction is open anywhere in the cluster: wait for that.
+      const ours = async () => (await store.readAll({ fromPosition: head })).filter((event) => event.streamName === a || event.streamName === b);
+      const all = await eventually(ours, (found) => found.length === 4, 15_000);
       expect(all.map((event) => `${event.streamName === a ? 'a' : 'b'}${event.revision}`)).toEqual(['a0', 'a1', 'b0', 'a2']);
       const positions = all.map((event) => event.position);
       expect([...positions].sort((x, y) => x - y)).toEqual(positions);

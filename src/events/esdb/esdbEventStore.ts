@@ -104,6 +104,11 @@ export class EsdbEventStore implements EventStore {
     return events;
   }
 
+  /** EventStoreDB orders $all by commit: what is committed is what a subscriber may see. */
+  lastCommittedPosition(): Promise<number> {
+    return this.headPosition();
+  }
+
   async headPosition(): Promise<number> {
     let head = 0;
     await this.read(

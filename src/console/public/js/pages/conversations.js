@@ -1,0 +1,101 @@
+// The conversations list: GET /v1/sessions with its filters (platform, active within), and the entries' flags.
+import { enc, get, query } from '../api.js';
+import { badge, dataTable, errorBox, loading } from '../components.js';
+import { appendChildren, el, replaceContent } from '../element.js';
+import { formatCost, formatCount, formatTime } from '../format.js';
+
+/** The routing entry's flags, as badges; `key` names the filter that keeps only entries with that flag. */
+const FLAGS = [
+  { key: 'suspended', label: 'suspended', kind: 'warn', has: (entry) => entry.suspended },
+  { key: 'resumePending', label: 'resume pending', kind: 'info', has: (entry) => entry.resumePending, detail: (entry) => entry.resumeReason },
+  { key: 'wasAutoReset', label: 'auto-reset', kind: '', has: (entry) => entry.wasAutoReset, detail: (entry) => entry.autoResetReason },
+  { key: 'isFreshReset', label: 'fresh reset', kind: '', has: (entry) => entry.isFreshReset },
+];
+
+function flagBadges(entry) {
+  return FLAGS.filter((flag) => flag.has(entry)).map((flag) => {
+    const detail = flag.detail?.(entry);
+    return badge(detail ? `${flag.label}: ${detail}` : flag.label, flag.kind);
+  });
+}
+
+function entryRow(entry) {
+  return [
+    el('a', { href: `#/sessions/${enc(entry.sessionId)}`, class: 'session-key' }, entry.sessionKey),
+    entry.displayName ?? '—',
+    entry.platform,
+    entry.chatType,
+    formatTime(entry.updatedAt),
+    formatCount(entry.turnCount),
+    formatCount(entry.totalTokens),
+    formatCost(entry.estimatedCostUsd),
+    el('span', { class: 'flags' }, flagBadges(entry)),
+  ];
+}
+
+function filterForm(current) {
+  const field = (label, input) => el('label', {}, el('span', {}, label), input);
+  const form = el(
+    'form',
+    { class: 'filters', id: 'conversation-filters' },
+    field('Platform', el('input', { name: 'platform', value: current.get('platform') ?? '', placeholder: 'any', size: 12 })),
+    field('Active within (minutes)', el('input', { name: 'activeMinutes', type: 'number', min: 1, value: current.get('activeMinutes') ?? '', placeholder: 'any' })),
+    field(
+      'Page size',
+      el('select', { name: 'limit' }, ['20', '50', '100', '200'].map((size) => el('option', { value: size, selected: (current.get('limit') ?? '50') === size }, size))),
+    ),
+    el(
+      'fieldset',
+      { class: 'flag-filters' },
+      el('legend', {}, 'Only with'),
+      FLAGS.map((flag) => el('label', {}, el('input', { type: 'checkbox', name: flag.key, checked: current.get(flag.key) === '1' }), ` ${flag.label}`)),
+    ),
+    el('button', { type: 'submit' }, 'Filter'),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    const params = new URLSearchParams();
+    for (const name of ['platform', 'activeMinutes', 'limit']) {
+      const value = String(data.get(name) ?? '').trim();
+      if (value) params.set(name, value);
+    }
+    for (const flag of FLAGS) if (data.get(flag.key)) params.set(flag.key, '1');
+    window.location.hash = `#/?${params}`;
+  });
+  return form;
+}
+
+export async function renderConversations(page, { query: current }) {
+  const requiredFlags = FLAGS.filter((flag) => current.get(flag.key) === '1');
+  const results = el('div', { id: 'conversations' }, loading());
+  appendChildren(page, [
+    el('h1', {}, 'Conversations'),
+    filterForm(current),
+    requiredFlags.length > 0 ? el('p', { class: 'muted' }, 'Flag filters apply to each loaded page.') : null,
+    results,
+  ]);
+
+  const rows = [];
+  let nextCursor = null;
+  const show = () => {
+    const table = dataTable(['Session key', 'Name', 'Platform', 'Chat', 'Last activity', 'Turns', 'Tokens', 'Cost', 'Flags'], rows.map(entryRow), {
+      empty: 'No conversations match.',
+    });
+    const more = nextCursor ? el('button', { type: 'button', id: 'more-conversations', on: { click: () => loadPage() } }, 'Load more') : null;
+    replaceContent(results, table, more);
+  };
+  const loadPage = async () => {
+    try {
+      const answer = await get(
+        `/v1/sessions${query({ platform: current.get('platform'), activeMinutes: current.get('activeMinutes'), limit: current.get('limit'), cursor: nextCursor })}`,
+      );
+      rows.push(...answer.sessions.filter((entry) => requiredFlags.every((flag) => flag.has(entry))));
+      nextCursor = answer.nextCursor;
+      show();
+    } catch (error) {
+      replaceContent(results, errorBox(error));
+    }
+  };
+  await loadPage();
+}

@@ -1,0 +1,78 @@
+// One session: summary and counters, transcript, time-travel slider, checkpoints (roll back, fork), event timeline, tree.
+import { enc, get } from '../api.js';
+import { badge, errorBox, loading, notice, section } from '../components.js';
+import { el, replaceContent } from '../element.js';
+import { formatTime } from '../format.js';
+import { checkpointsTable } from '../session/checkpointsTable.js';
+import { eventTimeline } from '../session/eventTimeline.js';
+import { sessionTree } from '../session/sessionTree.js';
+import { timeTravelPanel } from '../session/timeTravel.js';
+import { countersList, transcriptList } from '../session/transcriptList.js';
+
+function summaryList(summary) {
+  const rows = [
+    ['status', badge(summary.status, summary.status === 'active' ? 'ok' : 'muted')],
+    ['session key', summary.sessionKey ?? '—'],
+    ['parent', summary.parentSessionId ? el('a', { href: `#/sessions/${enc(summary.parentSessionId)}` }, summary.parentSessionId) : '—'],
+    ['fork of', summary.forkOf ? `${summary.forkOf.sessionId} at ${summary.forkOf.checkpointId ?? 'its state then'}` : '—'],
+    ['agent', summary.agentName ?? '—'],
+    ['slot', summary.currentSlot],
+    ['created', formatTime(summary.createdAt)],
+    ['updated', formatTime(summary.updatedAt)],
+    ['ended', summary.endedAt ? `${formatTime(summary.endedAt)} (${summary.endReason})` : '—'],
+    ['turn in flight', summary.turnInFlight ? `turn ${summary.turnInFlight.turnIndex} since ${formatTime(summary.turnInFlight.startedAt)}` : 'none'],
+    ['revision', String(summary.revision)],
+  ];
+  return el('dl', { class: 'summary' }, rows.map(([label, value]) => el('div', {}, el('dt', {}, label), el('dd', {}, value))));
+}
+
+export async function renderSession(page, { params: [sessionId], query }, status = el('div', { id: 'session-status' })) {
+  const disposers = [];
+  const summary = await get(`/v1/sessions/${enc(sessionId)}`);
+  const [transcript, checkpoints] = await Promise.all([
+    get(`/v1/sessions/${enc(sessionId)}/transcript?includeDeleted=true`),
+    summary.status === 'destroyed' ? Promise.resolve({ checkpoints: [] }) : get(`/v1/sessions/${enc(sessionId)}/checkpoints?limit=200`),
+  ]);
+
+  /** After a rollback or fork: redraw everything from the service, keeping the outcome on screen. */
+  const reload = async (outcome) => {
+    disposers.forEach((dispose) => dispose());
+    const message = el('div', { id: 'session-status' }, notice(outcome.message, 'ok'));
+    if (outcome.forkedSessionId) message.append(el('a', { href: `#/sessions/${enc(outcome.forkedSessionId)}` }, 'Open the fork'));
+    page.replaceChildren();
+    try {
+      // A fork's new node is in the tree read model once it has applied the fork's position.
+      const next = new URLSearchParams(outcome.position ? { minPosition: String(outcome.position) } : {});
+      const dispose = await renderSession(page, { params: [sessionId], query: next }, message);
+      disposers.splice(0, disposers.length, dispose);
+    } catch (error) {
+      page.append(errorBox(error));
+    }
+  };
+
+  const timeline = eventTimeline(sessionId, { onTravel: (revision) => travel.moveTo(revision) });
+  const travel = timeTravelPanel(sessionId, summary.revision, timeline.typeAt);
+  disposers.push(travel.dispose);
+  const tree = el('div', {}, loading());
+  const live = transcript.messages.filter((message) => !message.deleted).length;
+
+  page.append(
+    el('h1', {}, 'Session ', el('code', { id: 'session-id' }, summary.sessionId)),
+    status,
+    el('div', { class: 'columns' }, section('Summary', summaryList(summary)), section('Counters', countersList(summary.counters, [['turns', summary.turnCount], ['messages', summary.messageCount]]))),
+    section(`Transcript (${live} live of ${transcript.messages.length})`, transcriptList(transcript.messages, { id: 'transcript' })),
+    section('Time travel', el('p', { class: 'muted' }, 'Move the slider to replay the session to any revision.'), travel.panel),
+    section('Checkpoints', checkpointsTable(sessionId, checkpoints.checkpoints, { writable: summary.status === 'active', status, onChanged: reload })),
+    section('Tree', tree),
+    section('Event timeline', timeline.element),
+  );
+
+  await Promise.all([
+    timeline.load(),
+    sessionTree(sessionId, query?.get('minPosition')).then(
+      (drawn) => replaceContent(tree, drawn),
+      (error) => replaceContent(tree, error.code === 'SESSION_NOT_FOUND' ? el('p', { class: 'muted' }, 'The session tree read model does not know this session yet.') : errorBox(error)),
+    ),
+  ]);
+  return () => disposers.forEach((dispose) => dispose());
+}

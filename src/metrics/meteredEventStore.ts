@@ -1,0 +1,96 @@
+// The EventStore port with meters around it: appends by category and event type, conflicts, errors, append latency.
+import { performance } from 'node:perf_hooks';
+import { isConnectionError } from '../database/connectionErrors.js';
+import { LedgerError } from '../errors/ledgerError.js';
+import type { AppendResult, EventHandler, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription } from '../events/eventStore.js';
+import { StreamNotFoundError, WrongExpectedRevisionError } from '../events/eventStoreErrors.js';
+import type { LedgerMetrics } from './ledgerMetrics.js';
+import { streamCategoryLabel } from './streamCategoryLabel.js';
+
+type Operation = 'append' | 'read_stream' | 'read_all' | 'head_position' | 'last_committed_position' | 'count_after' | 'ping';
+
+/** A bounded label for an error: the ledger's own code, `connection` for an unreachable database, else `unexpected`. */
+function errorKind(error: unknown): string {
+  if (error instanceof LedgerError) return error.code;
+  return isConnectionError(error) ? 'connection' : 'unexpected';
+}
+
+export class MeteredEventStore implements EventStore {
+  constructor(
+    private readonly inner: EventStore,
+    private readonly metrics: LedgerMetrics,
+  ) {}
+
+  get backend(): EventStore['backend'] {
+    return this.inner.backend;
+  }
+
+  async append(streamName: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
+    const category = streamCategoryLabel(streamName);
+    const started = performance.now();
+    try {
+      const result = await this.inner.append(streamName, events, expectedRevision);
+      this.metrics.appendDuration.observe({ category }, (performance.now() - started) / 1000);
+      for (const event of events) {
+        this.metrics.eventsAppended.inc({ category, type: event.type });
+        if (event.type === 'JobFired') this.metrics.jobFires.inc({});
+      }
+      return result;
+    } catch (error) {
+      // A conflict is the compare-and-set doing its job (the caller reloads and decides again), not a store failure.
+      if (error instanceof WrongExpectedRevisionError) this.metrics.appendConflicts.inc({ category });
+      else this.countError('append', error);
+      throw error;
+    }
+  }
+
+  readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+    return this.metered('read_stream', () => this.inner.readStream(streamName, options));
+  }
+
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
+    return this.metered('read_all', () => this.inner.readAll(options));
+  }
+
+  headPosition(): Promise<number> {
+    return this.metered('head_position', () => this.inner.headPosition());
+  }
+
+  lastCommittedPosition(): Promise<number> {
+    return this.metered('last_committed_position', () => this.inner.lastCommittedPosition());
+  }
+
+  subscribe(handler: EventHandler, options?: SubscribeOptions): Subscription {
+    return this.inner.subscribe(handler, options);
+  }
+
+  countAfter(position: number, cap: number): Promise<number> {
+    return this.metered('count_after', () => this.inner.countAfter(position, cap));
+  }
+
+  onAppended(listener: () => void): () => void {
+    return this.inner.onAppended(listener);
+  }
+
+  ping(): Promise<void> {
+    return this.metered('ping', () => this.inner.ping());
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  private async metered<T>(operation: Operation, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      // A stream that does not exist yet is an answer, not a failure (every new conversation starts with one).
+      if (!(error instanceof StreamNotFoundError)) this.countError(operation, error);
+      throw error;
+    }
+  }
+
+  private countError(operation: Operation, error: unknown): void {
+    this.metrics.eventStoreErrors.inc({ operation, kind: errorKind(error) });
+  }
+}

@@ -1,0 +1,305 @@
+// The web console: its static files as the service serves them, then every page in headless Chromium against the real app.
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleAssetsDirectory } from '../../src/console/consoleAssets.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
+
+const TOKEN = 'console-e2e-token-0123456789';
+const auth = { authorization: `Bearer ${TOKEN}` };
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const HAS_CHROMIUM = existsSync(CHROMIUM);
+// CI sets REQUIRE_BROWSER=1: a missing browser must fail there, not pass quietly as a skip.
+const REQUIRE_BROWSER = process.env.REQUIRE_BROWSER === '1';
+const ARTIFACTS = resolve(import.meta.dirname, '../../test-artifacts/console');
+const HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
+
+let service: TestApp;
+const call = async (method: string, path: string, body?: unknown) => {
+  const response = await service.request(method, path, { body, headers: auth });
+  if (response.status >= 400) throw new Error(`${method} ${path} answered ${response.status}: ${response.text}`);
+  return response.body;
+};
+
+beforeAll(async () => {
+  // The ticker stays off so the job fires only when the test says (and its fire list is known).
+  service = await startTestApp('pglite', { env: { API_TOKEN: TOKEN, JOB_TICK_INTERVAL_MS: '0' } });
+});
+afterAll(async () => {
+  await service?.close();
+});
+
+function filesUnder(directory: string): string[] {
+  return readdirSync(directory).flatMap((name) => {
+    const path = join(directory, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+describe('console: static files', () => {
+  it('serves the pages without a token, under a strict content security policy', async () => {
+    const redirect = await fetch(`${service.url}/console`, { redirect: 'manual' });
+    expect(redirect.status).toBe(301);
+    expect(redirect.headers.get('location')).toBe('/console/');
+
+    const index = await fetch(`${service.url}/console/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(index.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(index.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(index.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await index.text()).toContain('<script type="module" src="js/main.js">');
+
+    const script = await fetch(`${service.url}/console/js/main.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toMatch(/javascript/);
+
+    // The data the pages show still needs the token.
+    expect((await fetch(`${service.url}/v1/sessions`)).status).toBe(401);
+  });
+
+  it('serves nothing outside its folder and answers missing files with the API error shape', async () => {
+    for (const path of ['/console/../package.json', '/console/%2e%2e/package.json', '/console/..%2fpackage.json', '/console/.gitignore']) {
+      const response = await fetch(`${service.url}${path}`);
+      expect(response.status, path).toBeGreaterThanOrEqual(400);
+      expect(response.status, path).toBeLessThan(500);
+      expect(await response.text(), path).not.toContain('"name": "session-ledger"');
+    }
+    const missing = await service.request('GET', '/console/js/nope.js', { headers: auth });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('ROUTE_NOT_FOUND');
+  });
+
+  it('finds its files from the built service as from the sources (tsc copies no static files to dist)', () => {
+    const fromSource = consoleAssetsDirectory(resolve(import.meta.dirname, '../../src/console'));
+    const fromDist = consoleAssetsDirectory(resolve(import.meta.dirname, '../../dist/src/console'));
+    expect(fromDist).toBe(fromSource);
+    expect(existsSync(join(fromDist, 'index.html'))).toBe(true);
+  });
+
+  it('never turns text into markup: no innerHTML, outerHTML, insertAdjacentHTML, document.write or eval in its scripts', () => {
+    const scripts = filesUnder(consoleAssetsDirectory()).filter((path) => path.endsWith('.js'));
+    expect(scripts.length).toBeGreaterThan(5);
+    for (const path of scripts) {
+      const source = readFileSync(path, 'utf8');
+      expect(source, path).not.toMatch(/\b(innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval)\b|new Function\(/);
+    }
+  });
+});
+
+const browserTitle = HAS_CHROMIUM
+  ? 'console: in headless Chromium'
+  : `console: in headless Chromium — SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
+
+if (!HAS_CHROMIUM) {
+  console.warn(`[console.e2e] ${browserTitle}`);
+  if (REQUIRE_BROWSER) {
+    describe('console: in headless Chromium', () => {
+      it('needs Chromium (REQUIRE_BROWSER=1)', () => {
+        throw new Error(`REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: install it (apt-get install chromium) or set CHROMIUM_PATH`);
+      });
+    });
+  }
+}
+
+describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+  const data = {} as {
+    sessionId: string;
+    sessionKey: string;
+    firstTurn: { revision: number; checkpointId: string };
+    /** The third turn's revision. */
+    thirdTurnRevision: number;
+    /** The session stream's last revision once the child and the fork are recorded on it too. */
+    latestRevision: number;
+    childId: string;
+    forkId: string;
+    suspendedKey: string;
+    fireId: string;
+  };
+
+  const screenshot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const resolved = await call('POST', '/v1/sessions/resolve', { source: { platform: 'webchat', chatType: 'dm', chatId: 'console-e2e', userName: 'Console Tester' } });
+    data.sessionId = resolved.sessionId;
+    data.sessionKey = resolved.sessionKey;
+    const turn = (user: unknown, assistant: string) =>
+      call('POST', `/v1/sessions/${data.sessionId}/turns`, {
+        messages: [
+          { role: 'user', content: user },
+          { role: 'assistant', content: assistant },
+        ],
+        usage: { inputTokens: 10, outputTokens: 4, costUsd: 0.002 },
+      });
+    const first = await turn('What is the capital of France?', 'Paris.');
+    data.firstTurn = { revision: first.revision, checkpointId: first.checkpointId };
+    await turn([{ type: 'text', text: HOSTILE }], 'I will not run that.');
+    const third = await turn('Third question', 'Third answer');
+    data.thirdTurnRevision = third.revision;
+    data.childId = (await call('POST', `/v1/sessions/${data.sessionId}/children`, { agentName: 'researcher' })).sessionId;
+    data.forkId = (await call('POST', `/v1/sessions/${data.sessionId}/fork`, { checkpointId: data.firstTurn.checkpointId })).sessionId;
+    data.latestRevision = (await call('GET', `/v1/sessions/${data.sessionId}`)).revision;
+    expect(data.latestRevision).toBeGreaterThan(data.thirdTurnRevision);
+
+    const other = await call('POST', '/v1/sessions/resolve', { source: { platform: 'webchat', chatType: 'dm', chatId: 'console-e2e-quiet', userName: 'Quiet' } });
+    data.suspendedKey = other.sessionKey;
+    await call('POST', `/v1/conversations/${encodeURIComponent(other.sessionKey)}/suspend`, { reason: 'operator' });
+
+    await call('POST', '/v1/jobs', { id: 'console-digest', name: 'Console digest', schedule: 'every 1m', prompt: 'Summarise the day' });
+    data.fireId = (await call('POST', '/v1/jobs/console-digest/fire', {})).fireId;
+
+    const written = await service.lastPosition();
+    expect(await service.infrastructure.projections.waitForPosition(service.infrastructure.projections.projectionNames, written, 20_000)).toBe(true);
+
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(15_000);
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('asks for a token, then lists the conversations with their flags, and filters by flag', async () => {
+    await page.goto(`${service.url}/console`);
+    await expect.poll(() => page.locator('.error .error-code').textContent(), { timeout: 15_000 }).toBe('UNAUTHORIZED');
+    await screenshot('01-unauthorized');
+
+    await page.fill('#token-input', TOKEN);
+    await page.click('#token-form button[type=submit]');
+    const row = page.locator('#conversations tr', { has: page.getByText(data.sessionKey, { exact: true }) });
+    await row.waitFor();
+    expect(await row.locator('td').nth(5).textContent()).toBe('3');
+    const quiet = page.locator('#conversations tr', { has: page.getByText(data.suspendedKey, { exact: true }) });
+    expect(await quiet.locator('.flags').textContent()).toContain('suspended');
+    expect(await row.locator('.flags').textContent()).not.toContain('suspended');
+    expect(await page.locator('#view').innerText()).not.toMatch(/\b(null|undefined|NaN)\b/);
+    await screenshot('02-conversations');
+
+    await page.check('#conversation-filters input[name=suspended]');
+    await page.click('#conversation-filters button[type=submit]');
+    await expect.poll(() => page.locator('#conversations a.session-key').allTextContents(), { timeout: 15_000 }).toEqual([data.suspendedKey]);
+    await page.fill('#conversation-filters input[name=platform]', 'Not A Platform!');
+    await page.click('#conversation-filters button[type=submit]');
+    await expect.poll(() => page.locator('#conversations .error-code').textContent(), { timeout: 15_000 }).toBe('VALIDATION_FAILED');
+    await page.goto(`${service.url}/console/#/`);
+    await row.waitFor();
+  });
+
+  it('shows the session: transcript as text (hostile markup included), counters, checkpoints and the event timeline', async () => {
+    await page.click(`a.session-key:text-is("${data.sessionKey}")`);
+    await page.locator('#session-id').waitFor();
+    expect(await page.locator('#session-id').textContent()).toBe(data.sessionId);
+    const transcript = page.locator('#transcript');
+    expect(await transcript.locator('li.message').count()).toBe(6);
+    expect(await transcript.textContent()).toContain('What is the capital of France?');
+    // The hostile message is on screen as the characters it is made of, and nothing of it ran or became an element.
+    expect(await transcript.locator('li.message').nth(2).locator('.message-text').textContent()).toBe(HOSTILE);
+    expect(await page.locator('#view img, #view script').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned)).toBeUndefined();
+
+    expect(await page.locator('dd[data-counter="turns"]').first().textContent()).toBe('3');
+    expect(await page.locator('dd[data-counter="total tokens"]').first().textContent()).toBe('42');
+    expect(await page.locator(`button.rollback[data-checkpoint="${data.firstTurn.checkpointId}"]`).count()).toBe(1);
+    await page.locator(`#event-timeline li[data-revision="${data.latestRevision}"]`).waitFor();
+    expect(await page.locator('#event-timeline li').count()).toBe(data.latestRevision + 1);
+    expect(await page.locator('#view').innerText()).not.toMatch(/\b(null|undefined|NaN)\b/);
+    expect(await page.locator('#event-timeline li').first().locator('.event-type').textContent()).toBe('SessionCreated');
+    await screenshot('03-session');
+  });
+
+  it('travels back in time with the slider', async () => {
+    await page.locator(`#time-travel-summary[data-revision="${data.latestRevision}"]`).waitFor();
+    await page.fill('#time-travel-slider', String(data.firstTurn.revision));
+    await page.locator(`#time-travel-summary[data-revision="${data.firstTurn.revision}"]`).waitFor();
+    const then = await page.locator('#time-travel-transcript').textContent();
+    expect(then).toContain('Paris.');
+    expect(then).not.toContain('Third answer');
+    expect(await page.locator('#time-travel-label').textContent()).toBe(`revision ${data.firstTurn.revision} of ${data.latestRevision}`);
+    // The present transcript above is untouched by travelling.
+    expect(await page.locator('#transcript').textContent()).toContain('Third answer');
+    await screenshot('04-time-travel');
+
+    // An event of the timeline sends the slider to its revision.
+    await page.click(`#event-timeline li[data-revision="0"] summary`);
+    await page.click(`#event-timeline li[data-revision="0"] button.travel`);
+    await page.locator('#time-travel-summary[data-revision="0"]').waitFor();
+    expect(await page.locator('#time-travel-summary').textContent()).toContain('SessionCreated');
+    expect(await page.locator('#time-travel-transcript').textContent()).toBe('No messages.');
+  });
+
+  it('draws the session tree with the child and the fork under their parent', async () => {
+    const tree = page.locator('#session-tree');
+    await tree.waitFor();
+    const parent = tree.locator(`li[data-session="${data.sessionId}"]`);
+    expect(await parent.count()).toBe(1);
+    expect(await parent.locator(`li[data-session="${data.childId}"]`).count()).toBe(1);
+    expect(await parent.locator(`li[data-session="${data.forkId}"]`).textContent()).toContain('fork');
+    expect(await tree.locator('li').count()).toBe(3);
+    await tree.scrollIntoViewIfNeeded();
+    await screenshot('05-tree');
+  });
+
+  it('rolls back with the button: the transcript returns to the checkpoint', async () => {
+    await page.click(`button.rollback[data-checkpoint="${data.firstTurn.checkpointId}"]`);
+    await page.locator('#session-status .notice.ok').waitFor();
+    expect(await page.locator('#session-status').textContent()).toContain(`Rolled back to ${data.firstTurn.checkpointId}`);
+    const transcript = await page.locator('#transcript').textContent();
+    expect(transcript).toContain('Paris.');
+    expect(transcript).not.toContain('Third answer');
+    expect(await page.locator('dd[data-counter="turns"]').first().textContent()).toBe('1');
+    const state = await call('GET', `/v1/sessions/${data.sessionId}/state`);
+    expect(state.state.turnIndex).toBe(1);
+    // The slider now reaches the rollback's own revision.
+    expect(Number(await page.locator('#time-travel-slider').getAttribute('max'))).toBe(state.revision);
+    await screenshot('06-rolled-back');
+  });
+
+  it('forks with the button: the fork appears in the tree and opens on its own page', async () => {
+    await page.click(`button.fork[data-checkpoint="${data.firstTurn.checkpointId}"]`);
+    await page.locator('#session-status .notice.ok').waitFor();
+    const forkLink = page.locator('#session-status a', { hasText: 'Open the fork' });
+    const href = await forkLink.getAttribute('href');
+    const newForkId = decodeURIComponent(href!.replace('#/sessions/', ''));
+    expect(newForkId).not.toBe(data.forkId);
+    // The page waited for the tree read model to apply the fork (minPosition): it is drawn at once.
+    expect(await page.locator(`#session-tree li[data-session="${data.sessionId}"] li[data-session="${newForkId}"]`).count()).toBe(1);
+    await forkLink.click();
+    await expect.poll(() => page.locator('#session-id').textContent(), { timeout: 15_000 }).toBe(newForkId);
+    expect(await page.locator('#transcript').textContent()).toContain('Paris.');
+    expect(await page.locator('#session-tree li.current').getAttribute('data-session')).toBe(newForkId);
+  });
+
+  it('shows the projections and their lag', async () => {
+    await page.goto(`${service.url}/console/#/projections`);
+    const row = page.locator('#projections tr[data-projection="sessions-index"]');
+    await row.waitFor();
+    const names = await page.locator('#projections tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-projection')));
+    expect(names.sort()).toEqual([...service.infrastructure.projections.projectionNames].sort());
+    await expect.poll(async () => row.locator('.lag').getAttribute('data-lag'), { timeout: 15_000 }).toBe('0');
+    expect(await row.locator('.badge').first().textContent()).toMatch(/live|catching_up/);
+    await screenshot('07-projections');
+  });
+
+  it('lists the jobs and shows a job with its fires', async () => {
+    await page.goto(`${service.url}/console/#/jobs`);
+    await page.locator('#jobs a', { hasText: 'console-digest' }).click();
+    await page.locator('h1', { hasText: 'console-digest' }).waitFor();
+    const fires = page.locator('section', { has: page.locator('h2', { hasText: 'Recent fires' }) });
+    expect(await fires.locator('tbody tr').count()).toBe(1);
+    expect(await fires.locator('tbody tr td').first().textContent()).toBe(data.fireId);
+    expect(await fires.locator('tbody tr').textContent()).toContain('pending');
+    await screenshot('08-job');
+    expect(pageErrors).toEqual([]);
+  });
+});
