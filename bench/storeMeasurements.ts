@@ -45,20 +45,22 @@ export function roundEventCounts(counts: EventCounts): EventCounts {
  */
 export async function measureStore(store: EventStore, baseline: RawBaseline, counts: EventCounts): Promise<MeasurementResult[]> {
   // Warms connections, plans and the JIT so the first timed round does not pay for them.
-  await compareAppends(store, baseline, { label: 'warmup', writers: 4, events: WARMUP_EVENTS, eventsPerAppend: 1, appendsPerStream: APPENDS_PER_STREAM }, 1);
+  const written = { lastPosition: 0 };
+  await compareAppends(store, baseline, { label: 'warmup', writers: 4, events: WARMUP_EVENTS, eventsPerAppend: 1, appendsPerStream: APPENDS_PER_STREAM }, 1, written);
 
   const results: MeasurementResult[] = [];
   const record = (name: string, target: Target | undefined, [storeRate, baselineRate]: [RateSummary, RateSummary]) => {
     results.push({ name, store: storeRate, baseline: baselineRate, ratio: storeRate.eventsPerSecond / baselineRate.eventsPerSecond, target });
   };
   const appends = (label: string, writers: number, events: number, eventsPerAppend: number) =>
-    compareAppends(store, baseline, { label, writers, events: events / ROUNDS, eventsPerAppend, appendsPerStream: APPENDS_PER_STREAM }, ROUNDS);
+    compareAppends(store, baseline, { label, writers, events: events / ROUNDS, eventsPerAppend, appendsPerStream: APPENDS_PER_STREAM }, ROUNDS, written);
 
   record('append 1 event, 1 writer', { kind: 'ratio', min: 0.7 }, await appends('single', 1, counts.single, 1));
   record(`append 1 event, ${CONCURRENT_WRITERS} writers`, { kind: 'ratio', min: 0.7 }, await appends('concurrent', CONCURRENT_WRITERS, counts.single, 1));
   record(`append ${BATCH_SIZE} events, 1 writer`, { kind: 'ratio', min: 0.6 }, await appends('batched', 1, counts.batched, BATCH_SIZE));
 
   const logLength = WARMUP_EVENTS + 2 * counts.single + counts.batched;
+  await waitForHorizon(store, written.lastPosition);
   // The first read of fresh rows sets their hint bits (writes); a subscriber catching up on history finds them set.
   await baseline.readAll(READ_PAGE_SIZE);
   await readWholeLog(store, READ_PAGE_SIZE);
@@ -84,8 +86,26 @@ export async function measureStore(store: EventStore, baseline: RawBaseline, cou
   return results;
 }
 
+/**
+ * Readers stop below the oldest transaction open anywhere in the cluster (the horizon), so on a shared server
+ * someone else's long transaction hides our newest events for a while: the reads wait until they are all visible.
+ */
+async function waitForHorizon(store: EventStore, position: number): Promise<void> {
+  const deadline = Date.now() + 600_000;
+  while ((await store.headPosition()) < position) {
+    if (Date.now() > deadline) throw new Error(`the read horizon stayed below position ${position} for 10 minutes: a transaction elsewhere is open`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 /** Each round plans its own streams, then the store and the baseline write the same events. */
-function compareAppends(store: EventStore, baseline: RawBaseline, shape: WorkloadShape, rounds: number): Promise<[RateSummary, RateSummary]> {
+function compareAppends(
+  store: EventStore,
+  baseline: RawBaseline,
+  shape: WorkloadShape,
+  rounds: number,
+  written: { lastPosition: number },
+): Promise<[RateSummary, RateSummary]> {
   const plans = Array.from({ length: rounds }, (_, round) => planWorkload({ ...shape, label: `${shape.label}-r${round}` }));
   const run = (writers: PlannedAppend[][], append: (planned: PlannedAppend) => Promise<unknown>): Promise<Rate> =>
     measureRate(shape.events, () =>
@@ -95,12 +115,17 @@ function compareAppends(store: EventStore, baseline: RawBaseline, shape: Workloa
     );
   return alternate(
     rounds,
-    (round) => run(plans[round]!, (planned) => store.append(planned.streamName, planned.events, planned.revision - 1)),
+    (round) =>
+      run(plans[round]!, async (planned) => {
+        const { position } = await store.append(planned.streamName, planned.events, planned.revision - 1);
+        written.lastPosition = Math.max(written.lastPosition, position);
+      }),
     (round) => run(plans[round]!, (planned) => baseline.append(planned)),
   );
 }
 
-async function readWholeLog(store: EventStore, pageSize: number): Promise<number> {
+/** Reads the whole log through the store in pages, as a catching-up projection does; returns how many events came back. */
+export async function readWholeLog(store: EventStore, pageSize: number): Promise<number> {
   let position = 0;
   let total = 0;
   for (;;) {

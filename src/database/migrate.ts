@@ -44,10 +44,47 @@ export async function migrate(pool: SqlPool, schema: string, component: string, 
   }
 }
 
-// Migrations are our own SQL with no semicolons inside literals or bodies, so a plain split is enough.
-function splitStatements(sql: string): string[] {
-  return sql
-    .split(';')
-    .map((statement) => statement.trim())
-    .filter((statement) => statement.length > 0);
+/**
+ * Splits a migration into statements at the semicolons that end them: not those inside quotes ('…', "…"),
+ * comments, or dollar-quoted bodies ($$ … $$, $tag$ … $tag$), so a migration can define a plpgsql function.
+ */
+export function splitStatements(sql: string): string[] {
+  const statements: string[] = [];
+  let start = 0;
+  let index = 0;
+  while (index < sql.length) {
+    const char = sql[index]!;
+    if (char === ';') {
+      statements.push(sql.slice(start, index));
+      start = index + 1;
+      index += 1;
+    } else {
+      index = skipQuotedOrComment(sql, index);
+    }
+  }
+  statements.push(sql.slice(start));
+  return statements.map((statement) => statement.trim()).filter((statement) => statement.length > 0);
+}
+
+/** From `index`: past the quoted text or comment that starts there, else past one character. */
+function skipQuotedOrComment(sql: string, index: number): number {
+  const char = sql[index]!;
+  const closeAfter = (closing: string, from: number) => {
+    const end = sql.indexOf(closing, from);
+    if (end < 0) throw new Error(`unterminated ${closing} in migration SQL`);
+    return end + closing.length;
+  };
+  // A doubled quote inside '…' or "…" is an escaped quote: skipping to the next quote and rescanning covers it.
+  if (char === "'" || char === '"') return closeAfter(char, index + 1);
+  if (sql.startsWith('--', index)) {
+    const end = sql.indexOf('\n', index);
+    return end < 0 ? sql.length : end + 1;
+  }
+  if (sql.startsWith('/*', index)) return closeAfter('*/', index + 2);
+  if (char === '$' && !/[A-Za-z0-9_$]/.test(sql[index - 1] ?? ' ')) {
+    // $1 is a parameter, $$ and $tag$ open a body that only the same tag closes; a $ inside a name is neither.
+    const tag = /^\$([A-Za-z_][A-Za-z0-9_]*)?\$/.exec(sql.slice(index))?.[0];
+    if (tag) return closeAfter(tag, index + tag.length);
+  }
+  return index + 1;
 }

@@ -4,8 +4,7 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { isConnectionError, sqlState } from '../../database/connectionErrors.js';
 import { migrate, quoteIdentifier } from '../../database/migrate.js';
-import type { SqlClient, SqlPool } from '../../database/sqlPool.js';
-import { inTransaction } from '../../database/sqlPool.js';
+import type { SqlPool } from '../../database/sqlPool.js';
 import { ValidationError } from '../../errors/ledgerError.js';
 import type {
   AppendResult,
@@ -41,6 +40,15 @@ interface EventRow {
   created_at: Date;
 }
 
+/** A row of `append_events` (event-store migration 2). */
+interface AppendRow {
+  outcome: 'appended' | 'stored' | 'wrong_revision';
+  event_id: string;
+  stream_name: string;
+  revision: string;
+  event_position: string;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NOTIFY_CHANNEL = 'session_ledger_events';
 
@@ -48,6 +56,7 @@ export class PostgresEventStore implements EventStore {
   readonly backend: 'postgres' | 'pglite';
   private readonly table: string;
   private readonly streamsTable: string;
+  private readonly appendFunction: string;
   private readonly wakeups = new EventEmitter();
   private listener?: pg.Client;
   private listenerStarting?: Promise<void>;
@@ -63,6 +72,7 @@ export class PostgresEventStore implements EventStore {
     const schema = quoteIdentifier(options.schema);
     this.table = `${schema}.events`;
     this.streamsTable = `${schema}.streams`;
+    this.appendFunction = `${schema}.append_events`;
     this.wakeups.setMaxListeners(0);
   }
 
@@ -75,13 +85,27 @@ export class PostgresEventStore implements EventStore {
     validateAppend(streamName, events, expectedRevision);
     // Ids we generate here are fresh: only ids the caller chose can make this a retry worth looking up.
     const callerChoseIds = events.some((event) => event.id !== undefined);
-    const prepared = events.map((event) => ({ ...event, id: event.id ?? randomUUID(), metadata: event.metadata ?? {} }));
-    const result = await this.guard(() => inTransaction(this.pool, (client) => this.appendIn(client, streamName, prepared, expectedRevision, callerChoseIds)));
-    if (result.notify) {
-      this.wakeups.emit('append');
-      this.notifyOtherInstances();
-    }
-    return result.append;
+    const ids = events.map((event) => event.id ?? randomUUID());
+    const rows = await this.guard(async () => {
+      const result = await this.pool.query<AppendRow>(`SELECT * FROM ${this.appendFunction}($1, $2, $3, $4, $5::uuid[], $6::text[], $7::jsonb[], $8::jsonb[])`, [
+        streamName,
+        typeof expectedRevision === 'number' ? 'exact' : expectedRevision,
+        typeof expectedRevision === 'number' ? expectedRevision : null,
+        callerChoseIds,
+        ids,
+        events.map((event) => event.type),
+        events.map((event) => JSON.stringify(event.data)),
+        events.map((event) => JSON.stringify(event.metadata ?? {})),
+      ]);
+      return result.rows;
+    });
+    const outcome = rows[0]?.outcome;
+    if (outcome === 'stored') return this.idempotentResult(streamName, ids, rows);
+    if (outcome === 'wrong_revision') throw new WrongExpectedRevisionError(streamName, expectedRevision, Number(rows[0]!.revision));
+    if (outcome !== 'appended') throw new Error(`unexpected append outcome ${String(outcome)} for ${streamName}`);
+    this.wakeups.emit('append');
+    this.notifyOtherInstances();
+    return { nextExpectedRevision: Number(rows[0]!.revision), position: Number(rows[0]!.event_position) };
   }
 
   /**
@@ -108,80 +132,14 @@ export class PostgresEventStore implements EventStore {
       });
   }
 
-  private async appendIn(
-    client: SqlClient,
-    streamName: string,
-    events: ReadonlyArray<NewEvent & { id: string }>,
-    expected: ExpectedRevision,
-    callerChoseIds: boolean,
-  ): Promise<{ append: AppendResult; notify: boolean }> {
-    const current = await this.lockStream(client, streamName, events.length);
-    const ids = events.map((event) => event.id);
-    if (callerChoseIds) {
-      const stored = await client.query<{ event_id: string; stream_name: string; revision: string; position: string }>(
-        `SELECT event_id, stream_name, revision, position FROM ${this.table} WHERE event_id = ANY($1::uuid[]) ORDER BY position`,
-        [ids],
-      );
-      if (stored.rows.length > 0) return { append: this.idempotentResult(streamName, ids, stored.rows), notify: false };
-    }
-
-    if (!revisionMatches(expected, current.revision)) throw new WrongExpectedRevisionError(streamName, expected, current.revision);
-
-    const nextExpectedRevision = current.revision + events.length;
-    // One statement inserts the events and moves the stream's revision (a new stream was created at it already).
-    const inserted = await client.query<{ position: string }>(
-      `WITH inserted AS (
-         INSERT INTO ${this.table} (position, stream_name, revision, event_id, type, data, metadata)
-         SELECT (pg_current_xact_id()::text::bigint << 16) + e.ord, $1, $2::bigint + e.ord, e.id, e.type, e.data, e.metadata
-         FROM unnest($3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) WITH ORDINALITY AS e(id, type, data, metadata, ord)
-         RETURNING position
-       ), moved AS (
-         UPDATE ${this.streamsTable} SET revision = $7 WHERE stream_name = $1 AND $8::boolean
-       )
-       SELECT max(position) AS position FROM inserted`,
-      [
-        streamName,
-        current.revision,
-        ids,
-        events.map((event) => event.type),
-        events.map((event) => JSON.stringify(event.data)),
-        events.map((event) => JSON.stringify(event.metadata)),
-        nextExpectedRevision,
-        !current.created,
-      ],
-    );
-    return { append: { nextExpectedRevision, position: Number(inserted.rows[0]!.position) }, notify: true };
-  }
-
-  /**
-   * Takes the stream's row lock, so appends to one stream serialise and appends to others don't.
-   * A missing stream is created at its final revision; a concurrent creator makes our insert wait
-   * for its commit, after which the row is there to lock.
-   */
-  private async lockStream(client: SqlClient, streamName: string, count: number): Promise<{ revision: number; created: boolean }> {
-    for (;;) {
-      const existing = await client.query<{ revision: string }>(`SELECT revision FROM ${this.streamsTable} WHERE stream_name = $1 FOR UPDATE`, [streamName]);
-      if (existing.rows[0]) return { revision: Number(existing.rows[0].revision), created: false };
-      const created = await client.query(
-        `INSERT INTO ${this.streamsTable} (stream_name, revision) VALUES ($1, $2) ON CONFLICT (stream_name) DO NOTHING RETURNING revision`,
-        [streamName, count - 1],
-      );
-      if (created.rowCount === 1) return { revision: -1, created: true };
-    }
-  }
-
-  private idempotentResult(
-    streamName: string,
-    ids: string[],
-    rows: Array<{ event_id: string; stream_name: string; revision: string; position: string }>,
-  ): AppendResult {
+  private idempotentResult(streamName: string, ids: string[], rows: AppendRow[]): AppendResult {
     const sameAppend =
       rows.length === ids.length &&
       rows.every((row, index) => row.stream_name === streamName && row.event_id.toLowerCase() === ids[index]!.toLowerCase()) &&
       rows.every((row, index) => index === 0 || Number(row.revision) === Number(rows[index - 1]!.revision) + 1);
     if (!sameAppend) throw new DuplicateEventIdError(streamName, rows.map((row) => row.event_id));
     const last = rows[rows.length - 1]!;
-    return { nextExpectedRevision: Number(last.revision), position: Number(last.position) };
+    return { nextExpectedRevision: Number(last.revision), position: Number(last.event_position) };
   }
 
   async readStream(streamName: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -191,17 +149,23 @@ export class PostgresEventStore implements EventStore {
     const [low, high] = backwards ? [to, from] : [from, to];
     const limit = options.maxCount ?? null;
     return this.guard(async () => {
-      const result = await this.pool.query<EventRow>(
-        `SELECT position, stream_name, revision, event_id, type, data, metadata, created_at FROM ${this.table}
-         WHERE stream_name = $1 AND revision BETWEEN $2 AND $3
-         ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT $4`,
+      // One round trip whether or not there are events: the stream's row comes with them (a row of nulls when
+      // the range is empty), and no row at all means no stream. A cache hit's catch-up read is usually empty.
+      const result = await this.pool.query<Partial<EventRow>>(
+        `SELECT e.position, e.stream_name, e.revision, e.event_id, e.type, e.data, e.metadata, e.created_at
+         FROM ${this.streamsTable} AS s
+         LEFT JOIN LATERAL (
+           SELECT position, stream_name, revision, event_id, type, data, metadata, created_at FROM ${this.table}
+           WHERE stream_name = s.stream_name AND revision BETWEEN $2 AND $3
+           ORDER BY revision ${backwards ? 'DESC' : 'ASC'} LIMIT $4
+         ) AS e ON true
+         WHERE s.stream_name = $1
+         ORDER BY e.revision ${backwards ? 'DESC' : 'ASC'}`,
         [streamName, low, high, limit],
       );
-      if (result.rows.length === 0) {
-        const exists = await this.pool.query(`SELECT 1 FROM ${this.streamsTable} WHERE stream_name = $1`, [streamName]);
-        if (exists.rowCount === 0) throw new StreamNotFoundError(streamName);
-      }
-      return result.rows.map(toRecordedEvent);
+      if (result.rows.length === 0) throw new StreamNotFoundError(streamName);
+      if (result.rows[0]!.position === null) return [];
+      return (result.rows as EventRow[]).map(toRecordedEvent);
     });
   }
 
@@ -233,6 +197,14 @@ export class PostgresEventStore implements EventStore {
     });
   }
 
+  async lastCommittedPosition(): Promise<number> {
+    return this.guard(async () => {
+      // Rows of transactions still in flight are invisible here; every committed one is not.
+      const result = await this.pool.query<{ last: string | null }>(`SELECT max(position) AS last FROM ${this.table}`);
+      return Number(result.rows[0]?.last ?? 0);
+    });
+  }
+
   subscribe(handler: EventHandler, options: SubscribeOptions = {}): Subscription {
     const batchSize = options.batchSize ?? 500;
     const pollIntervalMs = this.options.pollIntervalMs ?? 250;
@@ -253,6 +225,8 @@ export class PostgresEventStore implements EventStore {
             position = event.position;
           }
           if (batch.length === batchSize || stopped) continue;
+          // A listener connection lost with the database comes back here, not only on the next subscribe.
+          void this.startListener();
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, pollIntervalMs);
             wake = () => {

@@ -1,24 +1,28 @@
-// `npm run build && node dist/bench/sessionLoad.bench.js`: load, turn append and rollback of a 10-turn vs a 10,000-turn
-// session on in-memory PGlite (BENCH_DATABASE_URL=postgres://…: on PostgreSQL instead, in a schema dropped afterwards).
+// Part 3, growth of one session: load, turn append and rollback of a 10-turn vs a 10,000-turn session, in process
+// through StreamStateStore as the service uses it (in-memory PGlite; PostgreSQL in a schema dropped afterwards).
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { ManualClock } from '../src/clock.js';
-import { migrate, quoteIdentifier } from '../src/database/migrate.js';
-import { PglitePool } from '../src/database/pglitePool.js';
-import { PostgresPool } from '../src/database/postgresPool.js';
-import type { SqlPool } from '../src/database/sqlPool.js';
-import type { NewEvent } from '../src/events/eventStore.js';
-import { BoundedStateCache } from '../src/events/boundedStateCache.js';
-import { PostgresEventStore } from '../src/events/postgres/postgresEventStore.js';
-import { SqlSnapshotStore } from '../src/events/postgres/sqlSnapshotStore.js';
-import { type SessionStreamEvent, sessionStreamName } from '../src/events/session/sessionEvents.js';
-import { StreamStateStore } from '../src/events/streamStateStore.js';
-import { parseSessionSource } from '../src/modules/sessions/domain/sessionSource.js';
-import { rollbackTarget, type SessionCommand, sessionDecider, type SessionState } from '../src/modules/sessions/sessionDecider.js';
-import { lastItem } from '../src/modules/sessions/chunkedList.js';
-import { timelineOf } from '../src/modules/sessions/sessionState.js';
-import { readModelMigrations } from '../src/projections/readModelSchema.js';
-import { renderTable } from './measure.js';
+import { ManualClock } from '../../src/clock.js';
+import { migrate, quoteIdentifier } from '../../src/database/migrate.js';
+import { PglitePool } from '../../src/database/pglitePool.js';
+import { PostgresPool } from '../../src/database/postgresPool.js';
+import type { SqlPool } from '../../src/database/sqlPool.js';
+import type { NewEvent } from '../../src/events/eventStore.js';
+import { approximateJsonSize } from '../../src/events/approximateJsonSize.js';
+import { BoundedStateCache } from '../../src/events/boundedStateCache.js';
+import { stateHasTurnInFlight } from '../../src/app/stateHasTurnInFlight.js';
+import { PostgresEventStore } from '../../src/events/postgres/postgresEventStore.js';
+import { SqlSnapshotStore } from '../../src/events/postgres/sqlSnapshotStore.js';
+import { type SessionStreamEvent, sessionStreamName } from '../../src/events/session/sessionEvents.js';
+import { StreamStateStore } from '../../src/events/streamStateStore.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { rollbackTarget, type SessionCommand, sessionDecider, type SessionState } from '../../src/modules/sessions/sessionDecider.js';
+import { lastItem } from '../../src/modules/sessions/chunkedList.js';
+import { timelineOf } from '../../src/modules/sessions/sessionState.js';
+import { readModelMigrations } from '../../src/projections/readModelSchema.js';
+import type { BenchContext } from '../benchContext.js';
+import { atMostTimes, type Figure } from '../report.js';
+import type { ServiceBackend } from '../service/serviceStorage.js';
 
 const SMALL = 10;
 const LARGE = Number(process.env.BENCH_TURNS ?? 10_000);
@@ -99,12 +103,17 @@ interface Figures {
   rolledBackBytes: number;
 }
 
-const APPENDS = 50;
+const APPENDS = 200;
+
+/** The cache as src/app/appModule.ts builds it with the default settings: its size estimate is part of every load's cost. */
+function serviceCache(): BoundedStateCache {
+  return new BoundedStateCache({ maxEntries: 10_000, maxBytes: 268_435_456, idleTtlMs: 3_600_000, isInFlight: stateHasTurnInFlight, sizeOf: approximateJsonSize });
+}
 
 async function measure(store: PostgresEventStore, snapshots: SqlSnapshotStore, sessionId: string, turns: number): Promise<Figures> {
   const stream = sessionStreamName(sessionId);
   await buildSession(store, sessionId, turns);
-  const withSnapshots = (cache = new BoundedStateCache({ maxEntries: 100 })) => new StreamStateStore(store, cache, clock, { snapshots, snapshotEvery: SNAPSHOT_EVERY });
+  const withSnapshots = (cache = serviceCache()) => new StreamStateStore(store, cache, clock, { snapshots, snapshotEvery: SNAPSHOT_EVERY });
   const live = withSnapshots();
   // The first load replays everything and, once the stream is SNAPSHOT_EVERY events long, leaves a snapshot behind.
   const first = await live.load(stream, sessionDecider);
@@ -112,7 +121,7 @@ async function measure(store: PostgresEventStore, snapshots: SqlSnapshotStore, s
 
   const warmLoad = await medianOf(ROUNDS * 3, () => live.load(stream, sessionDecider));
   const coldLoadSnapshot = await medianOf(ROUNDS, () => withSnapshots().load(stream, sessionDecider));
-  const coldLoadReplay = await medianOf(Math.min(ROUNDS, 3), () => new StreamStateStore(store, new BoundedStateCache({ maxEntries: 100 }), clock).load(stream, sessionDecider));
+  const coldLoadReplay = await medianOf(Math.min(ROUNDS, 3), () => new StreamStateStore(store, serviceCache(), clock).load(stream, sessionDecider));
   // What a snapshot costs when one falls due (every SNAPSHOT_EVERY events): the write of the whole folded state.
   const snapshotWrite = await medianOf(3, (round) =>
     snapshots.write({ streamName: `${stream}-copy`, version: sessionDecider.snapshotVersion, revision: round, position: first.position, state: first.state }),
@@ -163,48 +172,52 @@ async function measure(store: PostgresEventStore, snapshots: SqlSnapshotStore, s
   };
 }
 
-async function main(): Promise<void> {
-  const postgresUrl = process.env.BENCH_DATABASE_URL;
+export async function sessionLengthPart(context: BenchContext): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const backend of context.options.backends) figures.push(...(await measureBackend(context, backend)));
+  return figures;
+}
+
+async function measureBackend(context: BenchContext, backend: ServiceBackend): Promise<Figure[]> {
+  const postgresUrl = backend === 'postgres' ? context.options.postgresUrl : undefined;
   const schema = postgresUrl ? `bench_sessions_${randomBytes(4).toString('hex')}` : 'ledger';
   const pool: SqlPool = postgresUrl ? new PostgresPool({ connectionString: postgresUrl, max: 4 }) : await PglitePool.open();
   try {
     const store = await PostgresEventStore.open(pool, { schema });
     await migrate(pool, schema, 'read-models', readModelMigrations);
     const snapshots = new SqlSnapshotStore(pool, schema);
-    console.error(`building and measuring a ${SMALL}-turn and a ${LARGE}-turn session (SNAPSHOT_EVERY=${SNAPSHOT_EVERY}, ${ROUNDS} rounds)…`);
+    context.log(`sessions, ${backend}: a ${SMALL}-turn and a ${LARGE}-turn session (SNAPSHOT_EVERY=${SNAPSHOT_EVERY}, ${ROUNDS} rounds)…`);
     // A first pass warms the JIT and the database up; its figures are dropped.
     await measure(store, snapshots, 'bench_warmup', SMALL);
     const small = await measure(store, snapshots, 'bench_small', SMALL);
     const large = await measure(store, snapshots, 'bench_large', LARGE);
-    const ms = (value: number) => value.toFixed(value < 10 ? 2 : 1);
     const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
-    const ratio = (a: number, b: number) => (a > 0 ? `${(b / a).toFixed(1)}×` : '-');
-    const row = (name: string, pick: (figures: Figures) => number, format = ms) => [name, format(pick(small)), format(pick(large)), ratio(pick(small), pick(large))];
-    console.log(`session load, append and rollback on ${postgresUrl ? 'PostgreSQL' : 'in-memory PGlite'}, node ${process.version}; times in ms (medians)`);
-    console.log(
-      renderTable(
-        [
-          ['measurement', `${SMALL} turns`, `${LARGE} turns`, 'large/small'],
-          row('events in the stream', (figures) => figures.events, String),
-          row('load, warm (cache hit + catch-up read)', (figures) => figures.warmLoad),
-          row('load, cold, from the snapshot', (figures) => figures.coldLoadSnapshot),
-          row('load, cold, full replay (no snapshot)', (figures) => figures.coldLoadReplay),
-          row(`turn append (median of ${APPENDS})`, (figures) => figures.append),
-          row(`turn append (mean of ${APPENDS})`, (figures) => figures.appendMean),
-          row(`snapshot write (once per ${SNAPSHOT_EVERY} events)`, (figures) => figures.snapshotWrite),
-          row('  amortised per event', (figures) => figures.snapshotWrite / SNAPSHOT_EVERY),
-          row('rollback to the newest checkpoint', (figures) => figures.rollbackRecent),
-          row('rollback to the first checkpoint', (figures) => figures.rollbackFirst),
-          row('snapshot size (JSON)', (figures) => figures.snapshotBytes, kib),
-          row('RolledBack event size, to the newest checkpoint', (figures) => figures.rolledBackBytes, kib),
-        ],
-        ['left', 'right', 'right', 'right'],
-      ),
-    );
+    const figure = (name: string, pick: (figures: Figures) => number, judged: boolean, note?: string): Figure => {
+      const ratio = pick(large) / pick(small);
+      return {
+        part: 'sessions',
+        backend,
+        name: `${name}, ${LARGE.toLocaleString('en-US')} turns`,
+        value: pick(large),
+        unit: 'ms',
+        baseline: { name: `${SMALL} turns`, value: pick(small) },
+        ratio,
+        ratioStyle: 'times',
+        verdict: judged ? atMostTimes(ratio, 2, `${SMALL} turns`) : undefined,
+        note,
+      };
+    };
+    return [
+      figure('session load, warm (cache + catch-up read)', (f) => f.warmLoad, true),
+      figure('session load, cold from the snapshot', (f) => f.coldLoadSnapshot, false, `a cache miss: reads a ${kib(large.snapshotBytes)} snapshot`),
+      figure('session load, cold full replay (no snapshot)', (f) => f.coldLoadReplay, false, `${large.events.toLocaleString('en-US')} events`),
+      figure(`turn append (median of ${APPENDS})`, (f) => f.append, true, `mean ${large.appendMean.toFixed(1)} ms vs ${small.appendMean.toFixed(1)} ms`),
+      figure('rollback to the first checkpoint', (f) => f.rollbackFirst, true),
+      figure('rollback to the newest checkpoint', (f) => f.rollbackRecent, true, `RolledBack event ${kib(large.rolledBackBytes)} vs ${kib(small.rolledBackBytes)}`),
+      figure(`snapshot write (every ${SNAPSHOT_EVERY} events)`, (f) => f.snapshotWrite, false, `${(large.snapshotWrite / SNAPSHOT_EVERY).toFixed(2)} ms per event amortised`),
+    ];
   } finally {
     if (postgresUrl) await pool.query(`DROP SCHEMA IF EXISTS ${quoteIdentifier(schema)} CASCADE`);
     await pool.end();
   }
 }
-
-await main();

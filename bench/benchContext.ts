@@ -1,0 +1,165 @@
+// What every bench part gets: the parsed options, the backends to cover, progress output, and stores seeded once per run.
+import { parseArgs } from 'node:util';
+import type { SeededConversation } from './seeding/seedConversations.js';
+import { catchUpProjections } from './seeding/projectionCatchUp.js';
+import { eventsPerConversation, seedConversations } from './seeding/seedConversations.js';
+import { createServiceStorage, type ServiceBackend, type ServiceStorage } from './service/serviceStorage.js';
+
+/** The issue's five measurements; its third (growth) is two parts here: conversations in the store, and one session's length. */
+export const PART_NAMES = ['store', 'http', 'growth', 'sessions', 'rebuild', 'memory'] as const;
+export type PartName = (typeof PART_NAMES)[number];
+
+export interface BenchOptions {
+  parts: PartName[];
+  backends: ServiceBackend[];
+  postgresUrl?: string;
+  /** HTTP load generator connections. */
+  connections: number;
+  /** Seconds per timed HTTP scenario. */
+  durationSeconds: number;
+  /** Conversations in the store for the HTTP figures and the small end of the growth comparison. */
+  smallConversations: number;
+  /** The large end of the growth comparison, and the store of the memory figure. */
+  largeConversations: number;
+  /** Conversations a growth scenario addresses, the same at both ends, so only the store's size differs. */
+  workingSet: number;
+  /** Events in the rebuild's log, per backend. */
+  rebuildEvents: Record<ServiceBackend, number>;
+  soakMinutes: number;
+  writeResults: boolean;
+}
+
+const USAGE = `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [memory]   (none: all of them)
+  --backends pglite,postgres   (default: pglite, and postgres when BENCH_DATABASE_URL is set)
+  --duration <s>               seconds per timed HTTP scenario (10)
+  --connections <n>            load generator connections (64)
+  --conversations <n>          conversations behind the HTTP figures and the small end of growth (1000)
+  --large-conversations <n>    the large end of growth, and the memory figure's store (100000)
+  --rebuild-events <n>         events in the rebuild's log (1000000 on PostgreSQL, 200000 on PGlite)
+  --soak-minutes <m>           memory soak with the cache evicting (2; the documented figure uses 10)
+  --write-results              also write bench/results/run-<time>.json`;
+
+export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      backends: { type: 'string' },
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      conversations: { type: 'string' },
+      'large-conversations': { type: 'string' },
+      'working-set': { type: 'string' },
+      'rebuild-events': { type: 'string' },
+      'soak-minutes': { type: 'string' },
+      'write-results': { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const unknown = positionals.filter((part) => !(PART_NAMES as readonly string[]).includes(part));
+  if (unknown.length > 0) throw new Error(`unknown bench part ${unknown.join(', ')}\n${USAGE}`);
+  const postgresUrl = env.BENCH_DATABASE_URL || undefined;
+  const backends = (values.backends?.split(',') ?? ['pglite', ...(postgresUrl ? ['postgres'] : [])]).map((name) => name.trim());
+  for (const backend of backends) {
+    if (backend !== 'pglite' && backend !== 'postgres') throw new Error(`unknown backend ${backend}: pglite or postgres`);
+    if (backend === 'postgres' && !postgresUrl) throw new Error('the postgres backend needs BENCH_DATABASE_URL=postgres://…');
+  }
+  const number = (value: string | undefined, fallback: number, name: string) => {
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`--${name} must be a positive number`);
+    return parsed;
+  };
+  const rebuildEvents = values['rebuild-events'] ? number(values['rebuild-events'], 0, 'rebuild-events') : undefined;
+  return {
+    parts: positionals.length > 0 ? (positionals as PartName[]) : [...PART_NAMES],
+    backends: backends as ServiceBackend[],
+    postgresUrl,
+    connections: number(values.connections, 64, 'connections'),
+    durationSeconds: number(values.duration, 10, 'duration'),
+    smallConversations: number(values.conversations, 1_000, 'conversations'),
+    largeConversations: number(values['large-conversations'], 100_000, 'large-conversations'),
+    workingSet: number(values['working-set'], 1_000, 'working-set'),
+    rebuildEvents: { postgres: rebuildEvents ?? 1_000_000, pglite: rebuildEvents ?? 200_000 },
+    soakMinutes: number(values['soak-minutes'], 2, 'soak-minutes'),
+    writeResults: values['write-results'] ?? env.BENCH_WRITE_RESULTS === '1',
+  };
+}
+
+export interface SeededStorage {
+  storage: ServiceStorage;
+  conversations: SeededConversation[];
+  chatPrefix: string;
+  events: number;
+}
+
+/** Seeded sessions have this many turns (each an automatic checkpoint), so rollbacks have somewhere to go. */
+export const SEEDED_TURNS = 1;
+
+export class BenchContext {
+  private readonly seeded = new Map<string, Promise<SeededStorage>>();
+
+  constructor(readonly options: BenchOptions) {}
+
+  log(message: string): void {
+    console.error(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
+  }
+
+  /**
+   * A storage holding `conversations` seeded conversations with their read models caught up, created once per run
+   * and backend: the growth and memory parts share the 100,000-conversation store instead of seeding it twice.
+   * Closed (not disposed) on return.
+   */
+  seededStorage(backend: ServiceBackend, conversations: number, use: 'http' | 'growth'): Promise<SeededStorage> {
+    // The HTTP part writes to its store; growth compares two stores treated alike, so it has its own.
+    const key = `${backend}:${conversations}:${use}`;
+    let seeded = this.seeded.get(key);
+    if (!seeded) {
+      seeded = this.seed(backend, conversations);
+      this.seeded.set(key, seeded);
+    }
+    return seeded;
+  }
+
+  private async seed(backend: ServiceBackend, count: number): Promise<SeededStorage> {
+    const storage = await createServiceStorage(backend, this.options.postgresUrl, `c${count}`);
+    const chatPrefix = `seed${count}`;
+    const opened = await storage.open();
+    const started = Date.now();
+    let seeded = false;
+    try {
+      this.log(`${backend}: seeding ${count.toLocaleString('en-US')} conversations through the event store…`);
+      const conversations = await seedConversations(opened.store, {
+        chatPrefix,
+        conversations: count,
+        turnsPerSession: SEEDED_TURNS,
+        writers: backend === 'postgres' ? 16 : 1,
+        onProgress: (done, events) => {
+          if (done % 20_000 === 0) this.log(`${backend}: ${done.toLocaleString('en-US')} conversations, ${events.toLocaleString('en-US')} events`);
+        },
+      });
+      const events = count * eventsPerConversation(SEEDED_TURNS);
+      this.log(`${backend}: seeded ${count.toLocaleString('en-US')} conversations (${events.toLocaleString('en-US')} events) in ${((Date.now() - started) / 1000).toFixed(0)} s; projecting them…`);
+      const projecting = Date.now();
+      await catchUpProjections(opened, 4 * 3_600_000);
+      const seconds = (Date.now() - projecting) / 1000;
+      this.log(`${backend}: read models caught up in ${seconds.toFixed(0)} s (${(events / seconds).toFixed(0)} events/s)`);
+      seeded = true;
+      return { storage, conversations, chatPrefix, events };
+    } finally {
+      await opened.close();
+      if (!seeded) await storage.dispose();
+    }
+  }
+
+  async dispose(): Promise<void> {
+    for (const seeded of this.seeded.values()) {
+      const { storage } = await seeded.catch(() => ({ storage: undefined }));
+      await storage?.dispose();
+    }
+  }
+}

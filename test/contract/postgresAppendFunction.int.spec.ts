@@ -1,0 +1,85 @@
+// The PostgreSQL/PGlite append as one server-side call (event-store migration 2): upgrades, refusals that write nothing, positions.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/database/migrate.js';
+import { DuplicateEventIdError, StreamNotFoundError, WrongExpectedRevisionError } from '../../src/events/eventStoreErrors.js';
+import { eventStoreMigrations } from '../../src/events/postgres/eventStoreSchema.js';
+import { PostgresEventStore } from '../../src/events/postgres/postgresEventStore.js';
+import { type TestDatabase, testBackends } from '../support/testDatabases.js';
+
+const event = (index: number, id?: string) => ({ ...(id ? { id } : {}), type: 'Noted', data: { index }, metadata: { actor: 'test' } });
+
+for (const backend of testBackends()) {
+  describe(`one-statement append: ${backend.label}`, () => {
+    let database: TestDatabase;
+    let store: PostgresEventStore;
+
+    beforeAll(async () => {
+      database = await backend.open();
+      // A log written before migration 2 existed: opening the store upgrades it in place.
+      await migrate(database.pool, database.schema, 'event-store', eventStoreMigrations.slice(0, 1));
+      await database.pool.query(`INSERT INTO "${database.schema}".streams (stream_name, revision) VALUES ('old-stream', 1)`);
+      await database.pool.query(
+        `INSERT INTO "${database.schema}".events (position, stream_name, revision, event_id, type, data, metadata)
+         VALUES (65537, 'old-stream', 0, $1, 'Noted', '{}', '{}'), (65538, 'old-stream', 1, $2, 'Noted', '{}', '{}')`,
+        [randomUUID(), randomUUID()],
+      );
+      store = await PostgresEventStore.open(database.pool, { schema: database.schema });
+    });
+    afterAll(async () => {
+      await store?.close();
+      await database?.dispose();
+    });
+
+    it('upgrades a log of the first schema and appends after its existing events', async () => {
+      const applied = await database.pool.query<{ id: number }>(`SELECT id FROM "${database.schema}".schema_migrations WHERE component = 'event-store' ORDER BY id`);
+      expect(applied.rows.map((row) => Number(row.id))).toEqual([1, 2]);
+      expect(await store.append('old-stream', [event(2)], 1)).toMatchObject({ nextExpectedRevision: 2 });
+      expect((await store.readStream('old-stream')).map((recorded) => recorded.revision)).toEqual([0, 1, 2]);
+    });
+
+    it('gives the events of one append consecutive positions after everything before it', async () => {
+      const stream = `positions-${randomUUID()}`;
+      const first = await store.append(stream, [event(0)], 'no_stream');
+      const second = await store.append(stream, [event(1), event(2), event(3)], 0);
+      const positions = (await store.readStream(stream)).map((recorded) => recorded.position);
+      expect(positions[0]).toBe(first.position);
+      expect(positions.slice(1)).toEqual([second.position - 2, second.position - 1, second.position]);
+      expect(positions[1]!).toBeGreaterThan(positions[0]!);
+    });
+
+    it('refuses a wrong expected revision on a missing stream without creating it', async () => {
+      const stream = `refused-${randomUUID()}`;
+      const refused = await store.append(stream, [event(0)], 3).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(WrongExpectedRevisionError);
+      expect((refused as WrongExpectedRevisionError).actual).toBe(-1);
+      await expect(store.readStream(stream)).rejects.toBeInstanceOf(StreamNotFoundError);
+      expect(await store.append(stream, [event(0)], 'no_stream')).toMatchObject({ nextExpectedRevision: 0 });
+    });
+
+    it('refuses event ids already stored by another append, writing nothing', async () => {
+      const id = randomUUID();
+      await store.append(`first-${randomUUID()}`, [event(0, id)], 'no_stream');
+      const other = `second-${randomUUID()}`;
+      await expect(store.append(other, [event(0, id)], 'no_stream')).rejects.toBeInstanceOf(DuplicateEventIdError);
+      await expect(store.readStream(other)).rejects.toBeInstanceOf(StreamNotFoundError);
+    });
+
+    it('answers a retry of a stored append with its original result, even after later appends', async () => {
+      const stream = `retry-${randomUUID()}`;
+      const batch = [event(0, randomUUID()), event(1, randomUUID())];
+      const first = await store.append(stream, batch, 'no_stream');
+      await store.append(stream, [event(2)], 1);
+      expect(await store.append(stream, batch, 'no_stream')).toEqual(first);
+      expect(await store.readStream(stream)).toHaveLength(3);
+    });
+
+    it('reads an empty range of an existing stream as no events, and a missing stream as not found', async () => {
+      const stream = `ranges-${randomUUID()}`;
+      await store.append(stream, [event(0), event(1)], 'no_stream');
+      expect(await store.readStream(stream, { fromRevision: 2 })).toEqual([]);
+      expect((await store.readStream(stream, { direction: 'backwards', maxCount: 1 })).map((recorded) => recorded.revision)).toEqual([1]);
+      await expect(store.readStream(`missing-${randomUUID()}`, { fromRevision: 2 })).rejects.toBeInstanceOf(StreamNotFoundError);
+    });
+  });
+}
