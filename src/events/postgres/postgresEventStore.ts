@@ -314,19 +314,6 @@ export class PostgresEventStore implements EventStore {
   }
 }
 
-function revisionMatches(expected: ExpectedRevision, actual: number): boolean {
-  switch (expected) {
-    case 'any':
-      return true;
-    case 'no_stream':
-      return actual === -1;
-    case 'stream_exists':
-      return actual >= 0;
-    default:
-      return expected === actual;
-  }
-}
-
 function validateAppend(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): void {
   if (streamName.length === 0 || streamName.length > 1024) throw new ValidationError('stream name must be 1 to 1024 characters', { streamName }, 'INVALID_STREAM_NAME');
   if (events.length === 0) throw new ValidationError('an append needs at least one event', undefined, 'EMPTY_APPEND');

@@ -1,7 +1,7 @@
 // Admin: projection positions, lag and state; rebuild from position 0.
-import { AdminOnly } from '../../http/auth.js';
 import { Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminOnly } from '../../http/auth.js';
 import type { ProjectionRunner } from '../../projections/projectionRunner.js';
 import { PROJECTIONS } from '../../http/tokens.js';
 

@@ -1,10 +1,10 @@
 // Admin: prune idle routing entries.
-import { AdminOnly } from '../../http/auth.js';
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { z } from 'zod';
+import { AdminOnly } from '../../http/auth.js';
 import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
 import { PruneConversationsCommand } from '../conversations/commands/pruneConversations.js';
 import { requestMetadata } from '../lifecycle.js';

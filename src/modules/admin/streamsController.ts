@@ -1,9 +1,9 @@
 // Admin: the stream index, for audits ("which streams exist, how far has each got").
-import { AdminOnly } from '../../http/auth.js';
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { LessThan, type DataSource, type FindOptionsWhere } from 'typeorm';
 import { z } from 'zod';
+import { AdminOnly } from '../../http/auth.js';
 import { ReadsProjections } from '../../http/readYourWrites.js';
 import { READ_MODELS } from '../../http/tokens.js';
 import { ValidQuery } from '../../http/zodValidation.js';
