@@ -1,10 +1,12 @@
 // Builds the HTTP application around opened infrastructure: body limits, request ids, OpenAPI, errors.
+import type { Server } from 'node:http';
 import type { INestApplication, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { mountConsole } from '../console/consoleAssets.js';
+import { answerClientErrors } from '../http/clientErrors.js';
 import { sendError } from '../http/errorFilter.js';
 import { requestLogging } from '../http/requestLogging.js';
 import { rejectUnsupportedCharacters } from '../http/unsupportedCharacters.js';
@@ -31,6 +33,7 @@ export async function createApp(dependencies: AppDependencies): Promise<INestApp
     logger: nestLogger(logger),
   });
   app.disable('x-powered-by');
+  answerClientErrors(app.getHttpServer() as Server, logger);
   app.use(requestLogging(logger));
   app.use(requestMetering(dependencies.infrastructure.metrics));
   app.useBodyParser('json', { limit: config.bodyLimit, strict: false });

@@ -272,7 +272,9 @@ describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
     const href = await forkLink.getAttribute('href');
     const newForkId = decodeURIComponent(href!.replace('#/sessions/', ''));
     expect(newForkId).not.toBe(data.forkId);
-    // The page waited for the tree read model to apply the fork (minPosition): it is drawn at once.
+    // The notice shows while the tree still loads. The page asks the tree read model for the fork's position
+    // (minPosition), so the first tree it draws already holds the fork: no polling for it.
+    await page.locator('#session-tree').waitFor();
     expect(await page.locator(`#session-tree li[data-session="${data.sessionId}"] li[data-session="${newForkId}"]`).count()).toBe(1);
     await forkLink.click();
     await expect.poll(() => page.locator('#session-id').textContent(), { timeout: 15_000 }).toBe(newForkId);

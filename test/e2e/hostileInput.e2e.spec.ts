@@ -220,7 +220,7 @@ for (const backend of e2eBackends()) {
           const documented503 = response.status === 503 && response.body?.error?.code === 'PROJECTION_NOT_CAUGHT_UP';
           expect(response.status < 500 || documented503, where).toBe(true);
           if (response.status >= 400) {
-            expect(response.body?.error?.code, where).toMatch(/^[A-Z][A-Z0-9_]+$/);
+            expect(String(response.body?.error?.code), where).toMatch(/^[A-Z][A-Z0-9_]+$/);
             expect(await service.lastPosition(), `a refused request wrote: ${where}`).toBe(before);
           }
           // Nothing a request sent leaked into every object of the process.

@@ -1,4 +1,5 @@
 // The service shell over real HTTP: health, readiness, errors, auth, OpenAPI, projections admin, read-your-writes.
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -47,6 +48,23 @@ for (const backend of e2eBackends()) {
       expect(unknownField.status).toBe(400);
       const badPosition = await service.request('GET', '/v1/admin/streams?minPosition=-3');
       expect(badPosition.body.error.code).toBe('INVALID_MIN_POSITION');
+    });
+
+    it('answers what the HTTP parser refuses in the same error shape: headers too large, a malformed request line', async () => {
+      const huge = await service.request('GET', `/v1/sessions?platform=${'x'.repeat(20_000)}`);
+      expect(huge.status).toBe(431);
+      expect(huge.body.error.code).toBe('HEADERS_TOO_LARGE');
+      const { hostname, port } = new URL(service.url);
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), hostname, () => socket.end('NOT HTTP AT ALL\r\n\r\n'));
+        const chunks: Buffer[] = [];
+        socket.on('data', (chunk) => chunks.push(chunk));
+        socket.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        socket.on('error', reject);
+      });
+      expect(raw.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+      expect(JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4)).error.code).toBe('MALFORMED_REQUEST');
+      expect((await service.request('GET', '/health')).status).toBe(200);
     });
 
     it('serves the OpenAPI document and the docs page', async () => {
