@@ -96,6 +96,7 @@ export async function openInfrastructure(config: LedgerConfig, logger: Logger, p
       lease,
       logger: logger.child({ component: 'projections' }),
       batchSize: config.projectionBatchSize,
+      catchUpBatchSize: config.projectionCatchUpBatchSize,
     });
     metrics.watchProjections(runner);
     if (config.projectionsEnabled) {

@@ -31,6 +31,7 @@ const environmentSchema = z.object({
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   PROJECTIONS_ENABLED: booleanFlag.default(true),
   PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
+  PROJECTION_CATCH_UP_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(2_000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   AGENT_NAME: z.string().regex(/^[a-z0-9_-]{1,32}$/, 'must be 1-32 of a-z 0-9 _ -').default('main'),
   GROUP_SESSIONS_PER_USER: booleanFlag.default(true),
@@ -79,6 +80,7 @@ export interface LedgerConfig {
   dbPoolSize: number;
   projectionsEnabled: boolean;
   projectionBatchSize: number;
+  projectionCatchUpBatchSize: number;
   shutdownTimeoutMs: number;
   sessions: {
     agent: string;
@@ -180,6 +182,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     dbPoolSize: env.DB_POOL_SIZE,
     projectionsEnabled: env.PROJECTIONS_ENABLED,
     projectionBatchSize: env.PROJECTION_BATCH_SIZE,
+    projectionCatchUpBatchSize: env.PROJECTION_CATCH_UP_BATCH_SIZE,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     sessions: {
       agent: env.AGENT_NAME,

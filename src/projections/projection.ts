@@ -1,4 +1,4 @@
-// A projection folds the event log into read-model rows, one event at a time, inside the runner's transaction.
+// A projection folds the event log into read-model rows, a batch of events at a time, inside the runner's transaction.
 import type { EntityManager, EntitySchema } from 'typeorm';
 import type { RecordedEvent } from '../events/eventStore.js';
 
@@ -8,6 +8,34 @@ export interface Projection {
   /** Tables this projection alone writes; a rebuild empties them. */
   readonly tables: readonly string[];
   readonly entities: readonly EntitySchema[];
-  /** Applies one event. Events of types it does not care about must be ignored, not rejected. */
-  apply(event: RecordedEvent, manager: EntityManager): Promise<void>;
+  /**
+   * Applies events in log order, as if one at a time: the rows after a batch must not depend on where batches
+   * begin and end. Events of types it does not care about must be ignored, not rejected. An error that names the
+   * event it failed on (see {@link projectEach}) lets the runner commit the events before it; any other error
+   * makes the runner retry the batch one event at a time to find the event.
+   */
+  applyBatch(events: readonly RecordedEvent[], manager: EntityManager): Promise<void>;
+}
+
+/** An event a projection could not apply: `position` tells the runner where to stop. */
+export class ProjectionApplyError extends Error {
+  readonly position: number;
+
+  constructor(projection: string, event: RecordedEvent, cause: unknown) {
+    super(`${projection} could not apply ${event.type} at position ${event.position} (${event.streamName}@${event.revision}): ${(cause as Error)?.message ?? String(cause)}`, {
+      cause,
+    });
+    this.position = event.position;
+  }
+}
+
+/** Runs `apply` on each event in order, naming the event in any error it throws. */
+export async function projectEach(projection: string, events: readonly RecordedEvent[], apply: (event: RecordedEvent) => void | Promise<void>): Promise<void> {
+  for (const event of events) {
+    try {
+      await apply(event);
+    } catch (error) {
+      throw error instanceof ProjectionApplyError ? error : new ProjectionApplyError(projection, event, error);
+    }
+  }
 }

@@ -5,8 +5,9 @@ import { quoteIdentifier } from '../database/migrate.js';
 import { NotFoundError } from '../errors/ledgerError.js';
 import type { EventStore, RecordedEvent } from '../events/eventStore.js';
 import type { Logger } from '../logging/logger.js';
-import type { Projection } from './projection.js';
+import { type Projection, ProjectionApplyError } from './projection.js';
 import type { ProjectionLease } from './projectionLease.js';
+import { SharedPages } from './sharedPages.js';
 
 export type ProjectionState = 'starting' | 'catching_up' | 'live' | 'failed' | 'standby' | 'stopped';
 
@@ -34,7 +35,10 @@ export interface ProjectionRunnerOptions {
   projections: readonly Projection[];
   lease: ProjectionLease;
   logger: Logger;
+  /** Events per transaction when the projection is at the head of the log (default 500). */
   batchSize?: number;
+  /** Events per transaction while the last read came back full, i.e. while catching up (default 4 × batchSize). */
+  catchUpBatchSize?: number;
   /** How long an idle runner waits for an append signal before looking anyway. */
   idlePollMs?: number;
   /** Standby runners try to take ownership this often. */
@@ -53,6 +57,8 @@ class ProjectionLoop {
   lastError: string | null = null;
   failures = 0;
   failingSince: Date | null = null;
+  /** The last read came back full: more is waiting, so the next read takes a catch-up batch. */
+  behind = false;
   private running = false;
   private loopDone: Promise<void> = Promise.resolve();
   private wake?: () => void;
@@ -99,7 +105,6 @@ class ProjectionLoop {
         if (error instanceof CheckpointMoved) continue;
         this.failures += 1;
         this.failingSince ??= new Date();
-        this.state = 'failed';
         this.lastError = error instanceof Error ? error.message : String(error);
         const delay = Math.min(options.maxRetryDelayMs ?? 30_000, 250 * 2 ** Math.min(this.failures, 10));
         options.logger.error(
@@ -107,6 +112,8 @@ class ProjectionLoop {
           'projection failed to apply events; retrying without skipping',
         );
         await this.runner.recordFailure(this.projection.name, this.lastError, (error as { position?: number }).position).catch(() => undefined);
+        // Only now: whoever sees 'failed' finds the error recorded too.
+        this.state = 'failed';
         await this.sleep(delay);
       }
     }
@@ -130,11 +137,13 @@ class ProjectionLoop {
 export class ProjectionRunner {
   private readonly loops = new Map<string, ProjectionLoop>();
   private readonly progress = new EventEmitter();
+  private readonly pages: SharedPages;
   private readonly checkpoints: string;
   private unsubscribe?: () => void;
 
   constructor(readonly options: ProjectionRunnerOptions) {
     this.checkpoints = `${quoteIdentifier(options.schema)}.projection_checkpoints`;
+    this.pages = new SharedPages(options.store);
     for (const projection of options.projections) this.loops.set(projection.name, new ProjectionLoop(projection, this));
     this.progress.setMaxListeners(0);
   }
@@ -162,21 +171,44 @@ export class ProjectionRunner {
 
   /** Reads the next batch after the stored position and applies it; returns how many events it applied. */
   async applyNextBatch(loop: ProjectionLoop): Promise<number> {
-    const { dataSource, store } = this.options;
+    const { dataSource } = this.options;
     const stored = await this.storedPosition(dataSource.manager, loop.projection.name, false);
+    // Back to an earlier position: a rebuild, maybe after an erasure rewrote events, so pages read before are stale.
+    if (stored < loop.position) this.pages.clear();
     loop.position = stored;
-    const batch = await store.readAll({ fromPosition: stored, maxCount: this.options.batchSize ?? 500 });
+    const batchSize = this.options.batchSize ?? 500;
+    // Far behind (a rebuild, a restart after downtime): bigger batches, fewer round trips per event.
+    const wanted = loop.behind ? (this.options.catchUpBatchSize ?? batchSize * 4) : batchSize;
+    loop.behind = false;
+    const batch = await this.pages.read(stored, wanted);
     if (batch.length === 0) return 0;
     loop.state = 'catching_up';
     try {
       await this.commitBatch(loop, stored, batch);
+      loop.behind = batch.length === wanted;
     } catch (error) {
-      // Commit what precedes the event that failed, so the projection rests exactly before it.
+      if (error instanceof CheckpointMoved) throw error;
       const failedAt = batch.findIndex((event) => event.position === (error as { position?: number }).position);
+      // Commit what precedes the event that failed, so the projection rests exactly before it.
       if (failedAt > 0) await this.commitBatch(loop, stored, batch.slice(0, failedAt));
+      // An error that names no event (a failed write of the whole batch): go one event at a time, so that the
+      // projection rests just before the event that fails, and the error names it.
+      if (failedAt < 0 && batch.length > 1) {
+        await this.commitOneByOne(loop, stored, batch);
+        return batch.length;
+      }
       throw error;
     }
     return batch.length;
+  }
+
+  /** Commits each event as its own batch until one fails, which then throws naming its event. */
+  private async commitOneByOne(loop: ProjectionLoop, stored: number, batch: readonly RecordedEvent[]): Promise<void> {
+    let position = stored;
+    for (const event of batch) {
+      await this.commitBatch(loop, position, [event]);
+      position = event.position;
+    }
   }
 
   private async commitBatch(loop: ProjectionLoop, stored: number, batch: readonly RecordedEvent[]): Promise<void> {
@@ -184,7 +216,12 @@ export class ProjectionRunner {
     const last = batch[batch.length - 1]!;
     await this.options.dataSource.transaction(async (manager) => {
       if ((await this.storedPosition(manager, name, true)) !== stored) throw new CheckpointMoved();
-      for (const event of batch) await applyOne(loop.projection, event, manager);
+      try {
+        await loop.projection.applyBatch(batch, manager);
+      } catch (error) {
+        // One event alone: the error is that event's, whatever it says.
+        throw batch.length === 1 && !(error instanceof ProjectionApplyError) ? new ProjectionApplyError(name, batch[0]!, error) : error;
+      }
       await manager.query(
         `UPDATE ${this.checkpoints} SET position = $2, state = 'running', last_error = NULL, failed_position = NULL, updated_at = now() WHERE name = $1`,
         [name, last.position],
@@ -218,6 +255,7 @@ export class ProjectionRunner {
       );
     });
     this.options.logger.info({ projection: name }, 'projection reset to position 0 for rebuild');
+    this.pages.clear();
     loop.position = 0;
     loop.poke();
     return this.status(name);
@@ -306,17 +344,5 @@ export class ProjectionRunner {
     const loop = this.loops.get(name);
     if (!loop) throw new NotFoundError('PROJECTION_NOT_FOUND', `no projection named ${name}`, { name, known: this.projectionNames });
     return loop;
-  }
-}
-
-async function applyOne(projection: Projection, event: RecordedEvent, manager: EntityManager): Promise<void> {
-  try {
-    await projection.apply(event, manager);
-  } catch (error) {
-    const wrapped = new Error(`${projection.name} could not apply ${event.type} at position ${event.position} (${event.streamName}@${event.revision}): ${(error as Error).message}`, {
-      cause: error,
-    });
-    Object.assign(wrapped, { position: event.position });
-    throw wrapped;
   }
 }

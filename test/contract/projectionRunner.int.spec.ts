@@ -22,9 +22,12 @@ function fragileProjection(): Projection & { healed: boolean; seen: number[] } {
     entities: [],
     healed: false,
     seen: [] as number[],
-    async apply(event: RecordedEvent, _manager: EntityManager) {
-      if (event.type === 'Poison' && !projection.healed) throw new Error('cannot apply poison');
-      projection.seen.push(event.position);
+    // Its error does not name the event: the runner goes one event at a time to find it.
+    async applyBatch(events: readonly RecordedEvent[], _manager: EntityManager) {
+      for (const event of events) {
+        if (event.type === 'Poison' && !projection.healed) throw new Error('cannot apply poison');
+        projection.seen.push(event.position);
+      }
     },
   };
   return projection;
@@ -107,7 +110,8 @@ for (const backend of testBackends()) {
       const failed = await runner.status('fragile');
       expect(failed.lastError).toContain('cannot apply poison');
       expect(failed.failedPosition).toBe(poison.position);
-      expect(failed.position).toBeLessThan(poison.position);
+      // It rests exactly before the poison: the events before it in the batch were committed one by one.
+      expect(failed.position).toBe(before.position);
       expect(fragile.seen).not.toContain(after.position);
       // Other projections keep going.
       expect(await runner.waitForPosition(['stream-index'], after.position, 5_000)).toBe(true);

@@ -2,9 +2,10 @@
 import type { EntityManager } from 'typeorm';
 import type { RecordedEvent } from '../../events/eventStore.js';
 import { type JobEvent, type JobEventType, jobStreamName } from '../../events/job/jobEvents.js';
-import { evolveJob, initialJobState } from '../../modules/jobs/jobDecider.js';
 import { streamScope } from '../../events/streamScope.js';
-import type { Projection } from '../projection.js';
+import { evolveJob, initialJobState } from '../../modules/jobs/jobDecider.js';
+import { BatchRows } from '../batchRows.js';
+import { type Projection, projectEach } from '../projection.js';
 import { JobEntity } from './jobRow.js';
 
 // A record, not an array, so adding an event type without listing it here fails the type check.
@@ -22,30 +23,44 @@ const jobEventTypes: Record<JobEventType, true> = {
 
 const jobPrefix = jobStreamName('');
 
+/** The job an event moves, or null for events of other streams and types. */
+function jobOf(event: RecordedEvent): { tenant: string; jobId: string } | null {
+  const { tenant, name } = streamScope(event.streamName);
+  if (!name.startsWith(jobPrefix) || !Object.hasOwn(jobEventTypes, event.type)) return null;
+  return { tenant, jobId: name.slice(jobPrefix.length) };
+}
+
 export const jobsProjection: Projection = {
   name: 'jobs',
   tables: ['jobs'],
   entities: [JobEntity],
-  async apply(event: RecordedEvent, manager: EntityManager) {
-    const { tenant, name } = streamScope(event.streamName);
-    if (!name.startsWith(jobPrefix) || !Object.hasOwn(jobEventTypes, event.type)) return;
-    const jobId = name.slice(jobPrefix.length);
-    const repository = manager.getRepository(JobEntity);
-    const existing = await repository.findOneBy({ tenant, jobId });
-    const state = evolveJob(existing?.state ?? initialJobState(), { type: event.type, data: event.data } as unknown as JobEvent);
-    if (state.status === 'absent') return;
-    await repository.save({
-      tenant,
-      jobId,
-      status: state.status,
-      enabled: state.status === 'scheduled',
-      nextRunAt: state.nextRunAt ? new Date(state.nextRunAt) : null,
-      name: state.task.name,
-      createdAt: new Date(state.createdAt!),
-      updatedAt: new Date(state.updatedAt!),
-      revision: event.revision,
-      lastPosition: event.position,
-      state,
+  async applyBatch(events: readonly RecordedEvent[], manager: EntityManager) {
+    const jobEvents = events.filter((event) => jobOf(event) !== null);
+    if (jobEvents.length === 0) return;
+    const rows = new BatchRows(JobEntity, ['tenant', 'jobId']);
+    await rows.load(
+      manager,
+      jobEvents.map((event) => jobOf(event)!),
+    );
+    await projectEach('jobs', jobEvents, (event) => {
+      const { tenant, jobId } = jobOf(event)!;
+      const existing = rows.get({ tenant, jobId });
+      const state = evolveJob(existing?.state ?? initialJobState(), { type: event.type, data: event.data } as unknown as JobEvent);
+      if (state.status === 'absent') return;
+      rows.set({
+        tenant,
+        jobId,
+        status: state.status,
+        enabled: state.status === 'scheduled',
+        nextRunAt: state.nextRunAt ? new Date(state.nextRunAt) : null,
+        name: state.task.name,
+        createdAt: new Date(state.createdAt!),
+        updatedAt: new Date(state.updatedAt!),
+        revision: event.revision,
+        lastPosition: event.position,
+        state,
+      });
     });
+    await rows.flush(manager);
   },
 };

@@ -2,9 +2,10 @@
 import type { EntityManager } from 'typeorm';
 import type { RecordedEvent } from '../../events/eventStore.js';
 import { type RuntimeSessionEvent, type RuntimeSessionEventType, runtimeSessionStreamName } from '../../events/runtime/runtimeSessionEvents.js';
-import { evolveRuntimeSession, initialRuntimeSessionState } from '../../modules/runtime/runtimeSessionDecider.js';
 import { streamScope } from '../../events/streamScope.js';
-import type { Projection } from '../projection.js';
+import { evolveRuntimeSession, initialRuntimeSessionState } from '../../modules/runtime/runtimeSessionDecider.js';
+import { BatchRows } from '../batchRows.js';
+import { type Projection, projectEach } from '../projection.js';
 import { RuntimeSessionEntity } from './runtimeSessionRow.js';
 
 // A record, not an array, so adding an event type without listing it here fails the type check.
@@ -24,30 +25,43 @@ const runtimeSessionEventTypes: Record<RuntimeSessionEventType, true> = {
 
 const runtimePrefix = runtimeSessionStreamName('');
 
+/** The runtime session an event moves, or null. `runtime-binding-…` streams share the prefix; their event types are not in the list. */
+function runtimeSessionOf(event: RecordedEvent): { tenant: string; runtimeSessionId: string } | null {
+  const { tenant, name } = streamScope(event.streamName);
+  if (!name.startsWith(runtimePrefix) || !Object.hasOwn(runtimeSessionEventTypes, event.type)) return null;
+  return { tenant, runtimeSessionId: name.slice(runtimePrefix.length) };
+}
+
 export const runtimeSessionsProjection: Projection = {
   name: 'runtime-sessions',
   tables: ['runtime_sessions'],
   entities: [RuntimeSessionEntity],
-  async apply(event: RecordedEvent, manager: EntityManager) {
-    // `runtime-binding-…` streams share the prefix; their event types are not in the list.
-    const { tenant, name } = streamScope(event.streamName);
-    if (!name.startsWith(runtimePrefix) || !Object.hasOwn(runtimeSessionEventTypes, event.type)) return;
-    const runtimeSessionId = name.slice(runtimePrefix.length);
-    const repository = manager.getRepository(RuntimeSessionEntity);
-    const existing = await repository.findOneBy({ tenant, runtimeSessionId });
-    const folded = evolveRuntimeSession(existing?.folded ?? initialRuntimeSessionState(), { type: event.type, data: event.data } as unknown as RuntimeSessionEvent);
-    if (folded.status === 'absent') return;
-    await repository.save({
-      tenant,
-      runtimeSessionId,
-      sessionKey: folded.sessionKey!,
-      provider: folded.provider!,
-      model: folded.model!,
-      state: folded.status,
-      lastWorkerEventAt: folded.lastWorkerEventAt ? new Date(folded.lastWorkerEventAt) : null,
-      updatedAt: new Date(folded.updatedAt!),
-      lastPosition: event.position,
-      folded,
+  async applyBatch(events: readonly RecordedEvent[], manager: EntityManager) {
+    const runtimeEvents = events.filter((event) => runtimeSessionOf(event) !== null);
+    if (runtimeEvents.length === 0) return;
+    const rows = new BatchRows(RuntimeSessionEntity, ['tenant', 'runtimeSessionId']);
+    await rows.load(
+      manager,
+      runtimeEvents.map((event) => runtimeSessionOf(event)!),
+    );
+    await projectEach('runtime-sessions', runtimeEvents, (event) => {
+      const { tenant, runtimeSessionId } = runtimeSessionOf(event)!;
+      const existing = rows.get({ tenant, runtimeSessionId });
+      const folded = evolveRuntimeSession(existing?.folded ?? initialRuntimeSessionState(), { type: event.type, data: event.data } as unknown as RuntimeSessionEvent);
+      if (folded.status === 'absent') return;
+      rows.set({
+        tenant,
+        runtimeSessionId,
+        sessionKey: folded.sessionKey!,
+        provider: folded.provider!,
+        model: folded.model!,
+        state: folded.status,
+        lastWorkerEventAt: folded.lastWorkerEventAt ? new Date(folded.lastWorkerEventAt) : null,
+        updatedAt: new Date(folded.updatedAt!),
+        lastPosition: event.position,
+        folded,
+      });
     });
+    await rows.flush(manager);
   },
 };

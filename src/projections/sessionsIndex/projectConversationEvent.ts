@@ -1,32 +1,29 @@
-// Conversation events onto conversation_entries: the flags fold exactly as evolveConversation folds them.
-import type { EntityManager } from 'typeorm';
+// Conversation events onto the batch's conversation entries: the flags fold exactly as evolveConversation folds them.
 import type { ConversationEvent } from '../../events/conversation/conversationEvents.js';
 import { type ConversationState, evolveConversation, initialConversationState } from '../../modules/conversations/conversationDecider.js';
-import { ConversationEntryEntity, type ConversationEntryRow } from './conversationEntryRow.js';
-import { SessionRecordEntity } from './sessionRecordRow.js';
+import type { ConversationEntryRow } from './conversationEntryRow.js';
 import { countersOf, type SessionCounterColumns, zeroCounterColumns } from './sessionCounterColumns.js';
+import type { SessionsIndexRows } from './sessionsIndexRows.js';
 
-export async function projectConversationEvent(tenant: string, sessionKey: string, event: ConversationEvent, manager: EntityManager): Promise<void> {
-  const entries = manager.getRepository(ConversationEntryEntity);
+export function projectConversationEvent(tenant: string, sessionKey: string, event: ConversationEvent, rows: SessionsIndexRows): void {
   if (event.type === 'ConversationPruned') {
     // The routing entry goes; the session records stay, as the seed's prune keeps the transcripts.
-    await entries.delete({ tenant, sessionKey });
+    rows.removeEntry({ tenant, sessionKey });
     return;
   }
-  const existing = await entries.findOneBy({ tenant, sessionKey });
+  const existing = rows.entry({ tenant, sessionKey });
   // Only ConversationOpened starts an entry: the decider writes nothing else for a key without one.
   if (!existing && event.type !== 'ConversationOpened') return;
   const next = evolveConversation(existing ? conversationStateOf(existing) : initialConversationState(), event);
-  const row: ConversationEntryRow = { ...entryRowOf(tenant, sessionKey, next), ...(await countersAfter(tenant, event, existing, manager)) };
-  await entries.upsert(row, ['tenant', 'sessionKey']);
+  rows.setEntry({ ...entryRowOf(tenant, sessionKey, next), ...countersAfter(tenant, event, existing, rows) });
 }
 
 /** A newly bound session shows its own counters: zero when new, its totals so far when switched back to. */
-async function countersAfter(tenant: string, event: ConversationEvent, existing: ConversationEntryRow | null, manager: EntityManager): Promise<SessionCounterColumns> {
+function countersAfter(tenant: string, event: ConversationEvent, existing: ConversationEntryRow | null, rows: SessionsIndexRows): SessionCounterColumns {
   if (event.type === 'SessionBound') {
     // The session stream is written just after the conversation stream, so a new session has no record yet.
-    const record = await manager.getRepository(SessionRecordEntity).findOneBy({ tenant, sessionId: event.data.sessionId });
-    return record ? countersOf(record) : zeroCounterColumns();
+    const session = rows.session(tenant, event.data.sessionId);
+    return session ? countersOf({ ...session.state.counters, turnCount: session.state.turnCount }) : zeroCounterColumns();
   }
   if (event.type === 'ConversationOpened' || !existing) return zeroCounterColumns();
   return countersOf(existing);

@@ -4,11 +4,12 @@ import { type ConversationEvent, type ConversationEventType, conversationStreamN
 import type { RecordedEvent } from '../../events/eventStore.js';
 import { type SessionStreamEvent, type SessionStreamEventType, sessionStreamName } from '../../events/session/sessionEvents.js';
 import { streamScope } from '../../events/streamScope.js';
-import type { Projection } from '../projection.js';
+import { type Projection, projectEach } from '../projection.js';
 import { ConversationEntryEntity } from './conversationEntryRow.js';
 import { projectConversationEvent } from './projectConversationEvent.js';
 import { projectSessionEvent } from './projectSessionEvent.js';
 import { SessionRecordEntity } from './sessionRecordRow.js';
+import { type SessionIdRef, type SessionKeyRef, SessionsIndexRows } from './sessionsIndexRows.js';
 
 // Records, not arrays, so a new event type fails the type check until someone decides whether the index needs it.
 // The queue and restart-count events change nothing an entry holds: false skips them.
@@ -49,19 +50,51 @@ const sessionEventTypes: Record<SessionStreamEventType, boolean> = {
 const conversationPrefix = conversationStreamName('');
 const sessionPrefix = sessionStreamName('');
 
+type IndexedEvent =
+  | { kind: 'conversation'; tenant: string; sessionKey: string; event: ConversationEvent }
+  | { kind: 'session'; tenant: string; sessionId: string; event: SessionStreamEvent };
+
+/** What an event means to the index, or null. Later events name neither key nor id: the stream name does. */
+function indexedEventOf(event: RecordedEvent): IndexedEvent | null {
+  const { tenant, name } = streamScope(event.streamName);
+  if (name.startsWith(conversationPrefix) && conversationEventTypes[event.type as ConversationEventType] === true) {
+    const conversationEvent = { type: event.type, data: event.data } as unknown as ConversationEvent;
+    return { kind: 'conversation', tenant, sessionKey: name.slice(conversationPrefix.length), event: conversationEvent };
+  }
+  if (name.startsWith(sessionPrefix) && sessionEventTypes[event.type as SessionStreamEventType] === true) {
+    const sessionEvent = { type: event.type, data: event.data } as unknown as SessionStreamEvent;
+    return { kind: 'session', tenant, sessionId: name.slice(sessionPrefix.length), event: sessionEvent };
+  }
+  return null;
+}
+
 export const sessionsIndexProjection: Projection = {
   name: 'sessions-index',
   tables: ['conversation_entries', 'session_records'],
   entities: [ConversationEntryEntity, SessionRecordEntity],
-  async apply(event: RecordedEvent, manager: EntityManager) {
-    // Later events name neither key nor id: the stream name does.
-    const { tenant, name } = streamScope(event.streamName);
-    if (name.startsWith(conversationPrefix) && conversationEventTypes[event.type as ConversationEventType] === true) {
-      const conversationEvent = { type: event.type, data: event.data } as unknown as ConversationEvent;
-      await projectConversationEvent(tenant, name.slice(conversationPrefix.length), conversationEvent, manager);
-    } else if (name.startsWith(sessionPrefix) && sessionEventTypes[event.type as SessionStreamEventType] === true) {
-      const sessionEvent = { type: event.type, data: event.data } as unknown as SessionStreamEvent;
-      await projectSessionEvent(tenant, name.slice(sessionPrefix.length), sessionEvent, manager);
+  async applyBatch(events: readonly RecordedEvent[], manager: EntityManager) {
+    const indexed = new Map<RecordedEvent, IndexedEvent>();
+    const keys: SessionKeyRef[] = [];
+    const sessions: SessionIdRef[] = [];
+    for (const event of events) {
+      const item = indexedEventOf(event);
+      if (!item) continue;
+      indexed.set(event, item);
+      if (item.kind === 'session') sessions.push({ tenant: item.tenant, sessionId: item.sessionId });
+      else {
+        keys.push({ tenant: item.tenant, sessionKey: item.sessionKey });
+        // A binding copies the bound session's counters from its record.
+        if (item.event.type === 'SessionBound') sessions.push({ tenant: item.tenant, sessionId: item.event.data.sessionId });
+      }
     }
+    if (indexed.size === 0) return;
+    const rows = new SessionsIndexRows();
+    await rows.load(manager, keys, sessions);
+    await projectEach('sessions-index', [...indexed.keys()], (event) => {
+      const item = indexed.get(event)!;
+      if (item.kind === 'conversation') projectConversationEvent(item.tenant, item.sessionKey, item.event, rows);
+      else projectSessionEvent(item.tenant, item.sessionId, item.event, rows);
+    });
+    await rows.flush(manager);
   },
 };

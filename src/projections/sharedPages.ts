@@ -1,0 +1,42 @@
+// One read of the log for every projection at the same position: the projections of a runner read the same pages
+// (a rebuild starts them all at 0), and reading and parsing a page cost as much as applying it.
+import type { EventStore, RecordedEvent } from '../events/eventStore.js';
+
+/** Full pages kept for projections that follow: 16 × 500 events is a few MiB. */
+const KEPT_PAGES = 16;
+
+export class SharedPages {
+  /** By fromPosition, oldest first. A full page never changes; a short one (the live tail) is shared only while in flight. */
+  private readonly pages = new Map<number, { maxCount: number; events: Promise<RecordedEvent[]> }>();
+  reads = 0;
+  hits = 0;
+
+  constructor(private readonly store: EventStore) {}
+
+  /**
+   * The events after `fromPosition`, at most `maxCount`, as `store.readAll` answers. A full page is final: every
+   * position below the last one it holds is settled (the store reads only below the oldest open transaction).
+   */
+  read(fromPosition: number, maxCount: number): Promise<RecordedEvent[]> {
+    const page = this.pages.get(fromPosition);
+    if (page && page.maxCount === maxCount) {
+      this.hits += 1;
+      return page.events;
+    }
+    this.reads += 1;
+    const events = this.store.readAll({ fromPosition, maxCount });
+    const entry = { maxCount, events };
+    this.pages.set(fromPosition, entry);
+    const forget = () => {
+      if (this.pages.get(fromPosition) === entry) this.pages.delete(fromPosition);
+    };
+    events.then((read) => read.length < maxCount && forget(), forget);
+    while (this.pages.size > KEPT_PAGES) this.pages.delete(this.pages.keys().next().value!);
+    return events;
+  }
+
+  /** After events were rewritten in place (erasure) or a projection went back to 0: nothing read before is used again. */
+  clear(): void {
+    this.pages.clear();
+  }
+}
