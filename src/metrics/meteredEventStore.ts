@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { isConnectionError } from '../database/connectionErrors.js';
 import { LedgerError } from '../errors/ledgerError.js';
-import type { AppendResult, EventHandler, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription } from '../events/eventStore.js';
+import type { AppendNotice, AppendResult, EventHandler, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription } from '../events/eventStore.js';
 import { StreamNotFoundError, WrongExpectedRevisionError } from '../events/eventStoreErrors.js';
 import type { LedgerMetrics } from './ledgerMetrics.js';
 import { streamCategoryLabel } from './streamCategoryLabel.js';
@@ -68,7 +68,7 @@ export class MeteredEventStore implements EventStore {
     return this.metered('count_after', () => this.inner.countAfter(position, cap));
   }
 
-  onAppended(listener: () => void): () => void {
+  onAppended(listener: (appended?: AppendNotice) => void): () => void {
     return this.inner.onAppended(listener);
   }
 

@@ -53,6 +53,23 @@ export function describeEventStoreContract(label: string, open: () => Promise<Op
       expect(read[0]!.streamName).toBe(stream);
     });
 
+    it('tells onAppended listeners of its own appends, with the stream and revision, before append returns', async () => {
+      const stream = newStream('notice');
+      const notices: Array<{ notice: unknown; returned: boolean }> = [];
+      let returned = false;
+      const stop = store.onAppended((notice) => notices.push({ notice, returned }));
+      try {
+        await store.append(stream, events(2), 'no_stream');
+        returned = true;
+        const own = notices.filter(({ notice }) => (notice as { streamName?: string } | undefined)?.streamName === stream);
+        expect(own).toEqual([{ notice: { streamName: stream, revision: 1 }, returned: false }]);
+      } finally {
+        stop();
+      }
+      await store.append(stream, events(1), 1);
+      expect(notices.filter(({ notice }) => (notice as { streamName?: string } | undefined)?.streamName === stream)).toHaveLength(1);
+    });
+
     it('refuses no_stream on an existing stream, with expected and actual revision', async () => {
       const stream = newStream();
       await store.append(stream, events(2), 'no_stream');

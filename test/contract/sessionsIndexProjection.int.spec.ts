@@ -256,8 +256,10 @@ for (const backend of testBackends()) {
       await session(k1, { type: 'CheckpointCreated', data: { checkpointId: 'cp-2', label: 'before', turnIndex: 1, at: at(23) } }, turn(2, 2, usage(50, 5, 0, 0, 150, 0.25), 24));
       expect(await record(k1)).toMatchObject({ totalTokens: 165, turnCount: 2, messageCount: 4 });
 
-      const restored = timeline(1, afterFirstTurn, turnMessages(1, 0, 22).map((message) => ({ ...message, slot: 'main', deleted: false })));
-      await session(k1, { type: 'RolledBack', data: { checkpointId: 'cp-2', targetRevision: 2, fromRevision: 3, fromTurnIndex: 2, restored, at: at(25) } });
+      // The first turn's two messages are kept as they are, the second turn's dropped.
+      const { transcript: _transcript, ...restored } = timeline(1, afterFirstTurn, turnMessages(1, 0, 22).map((message) => ({ ...message, slot: 'main', deleted: false })));
+      const transcript = { kept: 2, following: [], liveCount: 2 };
+      await session(k1, { type: 'RolledBack', data: { checkpointId: 'cp-2', targetRevision: 2, fromRevision: 3, fromTurnIndex: 2, restored: { ...restored, transcript }, at: at(25) } });
       expect(await record(k1)).toMatchObject({ ...afterFirstTurn, turnCount: 1, messageCount: 2, updatedAt: new Date(at(25)) });
       // The entry shows the restored counters; a rollback is not a turn, so its activity time stays.
       expect(await entry(slackKey)).toMatchObject({ ...afterFirstTurn, turnCount: 1, updatedAt: new Date(at(24)) });

@@ -30,8 +30,7 @@ for (const backend of testBackends()) {
     const now = () => clock.now().toISOString();
 
     /** A session stream of 1 + `turns` events; answers the state the writer holds (its warm state). */
-    async function sessionWithTurns(sessionId: string, turns: number): Promise<{ stream: string; warm: unknown }> {
-      const writer = streams(true);
+    async function sessionWithTurns(sessionId: string, turns: number, writer = streams(true)): Promise<{ stream: string; warm: unknown }> {
       const stream = sessionStreamName(sessionId);
       const origin = parseSessionSource({ platform: 'telegram', chatType: 'dm', chatId: sessionId });
       await writer.handle(stream, sessionDecider, { type: 'CreateSession', sessionId, sessionKey: `agent:main:telegram:dm:${sessionId}`, origin, reason: 'new', now: now() }, metadata);
@@ -110,6 +109,51 @@ for (const backend of testBackends()) {
       await snapshots.write({ ...good, version: 'session-state/0', state: { bogus: true } });
       const otherVersion = await streams(true).load(stream, sessionDecider);
       expect(JSON.stringify(otherVersion.state)).toBe(JSON.stringify(replayed.state));
+    });
+
+    it('starts loadAt from the newest checkpoint this process folded: one event read, chunks shared, equal to a replay', async () => {
+      const writer = streams(true);
+      // Revisions 0-12 (11 turns of 2 messages, each a checkpoint, and a memory entry), snapshots at 4 and 9; the rewind is 13.
+      const { stream, warm } = await sessionWithTurns('snap-d', 12, writer);
+      const rewound = await writer.handle(stream, sessionDecider, { type: 'RewindTranscript', turns: 1, now: now() }, metadata);
+      const checkpoint = rewound.state.checkpoints.at(-1)!.at(-1)!;
+      expect(checkpoint.revision).toBe(12);
+      reads.length = 0;
+      const then = await writer.loadAt(stream, sessionDecider, { revision: checkpoint.revision }, rewound.state);
+      expect(reads.map((read) => read.options)).toEqual([{ fromRevision: 12, toRevision: 12 }]);
+      expect(JSON.stringify(then.state)).toBe(JSON.stringify((await streams(false).loadAt(stream, sessionDecider, { revision: 12 })).state));
+      // The very state the writer folded at the checkpoint: its messages are the current state's, for the rollback to find shared.
+      expect(then.state).toBe(warm);
+      expect(then.state.transcript[0]![0]).toBe(rewound.state.transcript[0]![0]);
+
+      // Past it, it folds forward from the nearest; a state this store never folded gets a snapshot or a replay.
+      reads.length = 0;
+      const later = await writer.loadAt(stream, sessionDecider, { revision: 13 }, rewound.state);
+      expect(reads.map((read) => read.options)).toEqual([{ fromRevision: 13, toRevision: 13 }]);
+      expect(later.state).toBe(rewound.state);
+      reads.length = 0;
+      const stranger = await streams(true).loadAt(stream, sessionDecider, { revision: 12 }, rewound.state);
+      expect(reads.map((read) => read.options?.fromRevision)).toEqual([9]);
+      expect(JSON.stringify(stranger.state)).toBe(JSON.stringify(then.state));
+
+      // The rollback that uses it writes only what the rewind changed.
+      const rolledBack = await writer.handle(stream, sessionDecider, { type: 'RollBack', checkpointId: checkpoint.checkpointId, restored: then.state, now: now() }, metadata);
+      const [event] = rolledBack.events;
+      expect(event?.type === 'RolledBack' && event.data.restored.transcript).toMatchObject({ kept: 20, liveCount: 22 });
+      expect(JSON.stringify(rolledBack.state.transcript)).toBe(JSON.stringify(then.state.transcript));
+    });
+
+    it('does not start loadAt from a remembered state whose event is not the one in the log', async () => {
+      const writer = streams(false);
+      await sessionWithTurns('snap-e', 3, writer);
+      const { stream } = await sessionWithTurns('snap-f', 3, writer);
+      // As if the log had been replaced under the same name (a restore, a reset): same revisions, other events at other positions.
+      const other = await writer.load(sessionStreamName('snap-e'), sessionDecider);
+      reads.length = 0;
+      const then = await writer.loadAt(stream, sessionDecider, { revision: 2 }, other.state);
+      expect(reads.map((read) => read.options?.fromRevision)).toEqual([2, 0]);
+      expect(JSON.stringify(then.state)).toBe(JSON.stringify((await streams(false).loadAt(stream, sessionDecider, { revision: 2 })).state));
+      expect(then.state.sessionId).toBe('snap-f');
     });
   });
 }

@@ -1,6 +1,10 @@
-// A log holding version 1 of TranscriptRewound (written before its shape changed) reads as version 2 everywhere: state, read model, history, replay.
+// A log holding version 1 of TranscriptRewound or RolledBack (written before their shapes changed) reads as version 2 everywhere: state, read model, history, replay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
+import type { JsonObject } from '../../src/events/eventStore.js';
+import { type SessionStreamEvent, sessionStreamName } from '../../src/events/session/sessionEvents.js';
+import { canonicalJson } from '../../src/events/streamStateStore.js';
+import { evolveSession, initialSessionState } from '../../src/modules/sessions/sessionDecider.js';
+import { timelineOf } from '../../src/modules/sessions/sessionState.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
 for (const backend of e2eBackends()) {
@@ -96,6 +100,68 @@ for (const backend of e2eBackends()) {
       const written = (await storedEvents(stream)).at(-1)!;
       expect(written).toMatchObject({ type: 'TranscriptRewound', metadata: { schemaVersion: 2 }, data: { slot: 'main', fromMessageIndex: 0 } });
       expect(written.data).not.toHaveProperty('targetText');
+    });
+
+    it('replays a v1 RolledBack (the whole timeline) appended raw, and writes new ones as v2 carrying only what changed', async () => {
+      const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'cli', chatType: 'dm', chatId: `rollback-schema-${backend}` } } });
+      const { sessionId } = resolved.body as { sessionId: string };
+      const stream = sessionStreamName(sessionId);
+      await turn(sessionId, 'first question');
+      const second = await turn(sessionId, 'second question');
+      const rewound = await service.request('POST', `/v1/sessions/${sessionId}/rewind`, { body: { turns: 1 } });
+      expect(rewound.status).toBe(200);
+
+      // Version 1, as a service from before the change wrote it: the checkpoint's whole timeline, transcript and all.
+      const history = await service.infrastructure.eventStore.readStream(stream, { toRevision: second.body.revision });
+      const atCheckpoint = history.reduce((state, event) => evolveSession(state, canonicalJson({ type: event.type, data: event.data }) as SessionStreamEvent), initialSessionState());
+      const before = await service.request('GET', `/v1/sessions/${sessionId}`);
+      const appended = await service.infrastructure.eventStore.append(
+        stream,
+        [
+          {
+            type: 'RolledBack',
+            data: { checkpointId: second.body.checkpointId, targetRevision: second.body.revision, fromRevision: before.body.revision, fromTurnIndex: 2, restored: timelineOf(atCheckpoint) as unknown as JsonObject, at: new Date().toISOString() },
+            metadata: { schemaVersion: 1, actor: 'old-service' },
+          },
+        ],
+        before.body.revision,
+      );
+      const v1Revision = appended.nextExpectedRevision;
+
+      // State, cached and replayed: the rewind undone, all four messages live again.
+      const transcript = async () => (await service.request('GET', `/v1/sessions/${sessionId}/transcript?includeDeleted=true`)).body.messages.map((message: { index: number; deleted: boolean }) => [message.index, message.deleted]);
+      expect(await transcript()).toEqual([[0, false], [1, false], [2, false], [3, false]]);
+      const replayed = await service.request('GET', `/v1/sessions/${sessionId}/state?revision=${v1Revision}`);
+      expect(replayed.body.state.transcript.map((message: { index: number; deleted: boolean }) => [message.index, message.deleted])).toEqual([[0, false], [1, false], [2, false], [3, false]]);
+
+      // History: the current shape, a change that keeps none of the transcript and carries it all.
+      const events = await service.request('GET', `/v1/sessions/${sessionId}/events?fromRevision=${v1Revision}`);
+      expect(events.body.events[0]).toMatchObject({
+        type: 'RolledBack',
+        data: { restored: { transcript: { kept: 0, liveCount: 4 }, headCheckpointId: second.body.checkpointId } },
+        metadata: { schemaVersion: 2, storedSchemaVersion: 1, actor: 'old-service' },
+      });
+      expect(events.body.events[0].data.restored.transcript.following).toHaveLength(4);
+
+      // Read model: the live count the upcaster counted, the same after a rebuild over the v1 event.
+      const record = async () => (await service.request('GET', `/v1/sessions/${sessionId}/record?minPosition=${appended.position}`)).body;
+      const live = await record();
+      expect(live).toMatchObject({ sessionId, messageCount: 4 });
+      expect((await service.request('POST', '/v1/admin/projections/sessions-index/rebuild')).status).toBe(202);
+      expect(await record()).toEqual(live);
+
+      // A rollback now is written as v2: it keeps the messages before the rewound ones and carries only those.
+      await service.request('POST', `/v1/sessions/${sessionId}/rewind`, { body: { turns: 1 } });
+      const rollback = await service.request('POST', `/v1/sessions/${sessionId}/rollback`, { body: { checkpointId: second.body.checkpointId } });
+      expect(rollback.status).toBe(200);
+      const stored = await storedEvents(stream);
+      expect(stored[v1Revision]).toMatchObject({ metadata: { schemaVersion: 1 }, data: { restored: { transcript: expect.any(Array) } } });
+      const written = stored.at(-1)!;
+      expect(written).toMatchObject({ type: 'RolledBack', metadata: { schemaVersion: 2 }, data: { restored: { transcript: { kept: 2, liveCount: 4 } } } });
+      expect((written.data as { restored: { transcript: { following: unknown[] } } }).restored.transcript.following).toHaveLength(2);
+      expect(await transcript()).toEqual([[0, false], [1, false], [2, false], [3, false]]);
+      const afterRollback = await service.request('GET', `/v1/sessions/${sessionId}/record?minPosition=${rollback.body.position}`);
+      expect(afterRollback.body.messageCount).toBe(4);
     });
   });
 }

@@ -57,6 +57,9 @@ export async function startTestApp(label: 'pglite' | 'postgres', options: TestAp
   const infrastructure = await openInfrastructure(config, logger);
   const app = await createApp({ config, logger, clock: options.clock ?? systemClock, infrastructure });
   await app.listen(0, '127.0.0.1');
+  // The test's fetch and the service share one event loop: a step that blocks it for seconds (opening a PGlite)
+  // lets Node's 5 s keep-alive close a socket fetch is about to reuse (ECONNRESET). Tests idle longer than a minute never.
+  (app.getHttpServer() as Server).keepAliveTimeout = 60_000;
   const address = (app.getHttpServer() as Server).address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
 

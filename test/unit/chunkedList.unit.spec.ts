@@ -1,6 +1,21 @@
 // The chunked list against a plain array as its model: same items after any appends and changes, across chunk boundaries.
 import { describe, expect, it } from 'vitest';
-import { appendItems, type ChunkedList, emptyList, findItem, lastItem, listFrom, listSize, mapItems, toArray } from '../../src/modules/sessions/chunkedList.js';
+import {
+  appendItems,
+  type ChunkedList,
+  emptyList,
+  findItem,
+  findLastItem,
+  itemCounter,
+  itemsFrom,
+  lastItem,
+  leadingItems,
+  listFrom,
+  listSize,
+  mapItems,
+  sharedLeadingCount,
+  toArray,
+} from '../../src/modules/sessions/chunkedList.js';
 import { deepFreeze, randomFrom } from '../support/propertyTesting.js';
 
 interface Item {
@@ -46,5 +61,31 @@ describe('chunked list', () => {
     expect(longer[2]).not.toBe(full[2]);
     const unchanged = mapItems(longer, (item) => item);
     expect(unchanged).toBe(longer);
+  });
+
+  it('cuts, counts and compares as a plain array would, sharing the chunks it keeps', () => {
+    const same = (a: Item, b: Item) => a.index === b.index && a.flagged === b.flagged;
+    const flagged = itemCounter<Item>((item) => item.flagged);
+    for (let seed = 1; seed <= 30; seed++) {
+      const random = randomFrom(seed);
+      const model = Array.from({ length: random.int(0, 700) }, (_, index) => ({ index, flagged: random.next() < 0.3 }));
+      const list = deepFreeze(listFrom(model));
+      const cut = random.int(0, model.length + 5);
+      expect(toArray(leadingItems(list, cut)), `seed ${seed}`).toEqual(model.slice(0, cut));
+      expect(itemsFrom(list, cut)).toEqual(model.slice(cut));
+      expect(toArray(appendItems(leadingItems(list, cut), itemsFrom(list, cut)))).toEqual(model);
+      expect(flagged(list)).toBe(model.filter((item) => item.flagged).length);
+      expect(flagged(list)).toBe(model.filter((item) => item.flagged).length);
+      expect(findLastItem(list, (item) => item.flagged)).toEqual(model.findLast((item) => item.flagged));
+      // A copy that differs from `cut` on, in a flag or in length, shares exactly the items before it.
+      const changed = model.map((item) => (item.index >= cut ? { ...item, flagged: !item.flagged } : { ...item }));
+      expect(sharedLeadingCount(list, listFrom(changed), same)).toBe(Math.min(cut, model.length));
+      expect(sharedLeadingCount(list, leadingItems(list, cut), same)).toBe(Math.min(cut, model.length));
+      expect(sharedLeadingCount(leadingItems(list, cut), list, () => false)).toBe(Math.min(cut, model.length));
+    }
+    const list = listFrom(Array.from({ length: 600 }, (_, index) => ({ index, flagged: false })));
+    const kept = leadingItems(list, 300);
+    expect(kept[0]).toBe(list[0]);
+    expect(kept.map((chunk) => chunk.length)).toEqual([256, 44]);
   });
 });

@@ -16,8 +16,9 @@ const recorded = (type: string, data: RecordedEvent['data'], metadata: RecordedE
 });
 
 describe('event upcasting', () => {
-  it('writes TranscriptRewound as version 2 and every other event as version 1', () => {
+  it('writes TranscriptRewound and RolledBack as version 2 and every other event as version 1', () => {
     expect(eventSchemaHistory.currentVersion('TranscriptRewound')).toBe(2);
+    expect(eventSchemaHistory.currentVersion('RolledBack')).toBe(2);
     expect(eventSchemaHistory.currentVersion('TurnRecorded')).toBe(1);
     expect(eventSchemaHistory.currentVersion('NoSuchEvent')).toBe(1);
   });
@@ -36,6 +37,28 @@ describe('event upcasting', () => {
     const unversioned = recorded('TranscriptRewound', { fromMessageIndex: 0, rewoundCount: 1, turnsUndone: 1, targetText: null, at: 'x', slot: 'tools' });
     expect(upcastEvent(unversioned).data).toEqual({ fromMessageIndex: 0, rewoundCount: 1, turnsUndone: 1, at: 'x', slot: 'tools' });
     expect(upcastEvent(unversioned).metadata.schemaVersion).toBe(2);
+  });
+
+  it('reads a v1 RolledBack (the whole restored timeline) as a change keeping none of the transcript, with its live count', () => {
+    const message = (index: number, deleted: boolean) => ({ role: 'user', content: `m${index}`, index, turnIndex: 1, at: 'x', slot: 'main', deleted });
+    const timeline = { turnCount: 1, nextMessageIndex: 3, counters: { inputTokens: 1 }, memory: [], slots: [{ name: 'main', createdAt: 'x' }], currentSlot: 'main', lastSummaryTurn: null, headCheckpointId: 'cp-1' };
+    const v1 = recorded('RolledBack', { checkpointId: 'cp-1', targetRevision: 1, fromRevision: 5, fromTurnIndex: 3, restored: { ...timeline, transcript: [message(0, false), message(1, true), message(2, false)] }, at: 'y' }, { schemaVersion: 1 });
+    const current = upcastEvent(v1);
+    expect(current.data).toEqual({
+      checkpointId: 'cp-1',
+      targetRevision: 1,
+      fromRevision: 5,
+      fromTurnIndex: 3,
+      restored: { ...timeline, transcript: { kept: 0, following: [message(0, false), message(1, true), message(2, false)], liveCount: 2 } },
+      at: 'y',
+    });
+    expect(current.metadata).toEqual({ schemaVersion: 2, storedSchemaVersion: 1 });
+  });
+
+  it('leaves RolledBack data already in the v2 shape alone when it was appended without a version', () => {
+    const change = { kept: 4, following: [], liveCount: 4 };
+    const unversioned = recorded('RolledBack', { checkpointId: 'cp-1', targetRevision: 1, fromRevision: 5, fromTurnIndex: 3, restored: { turnCount: 1, transcript: change }, at: 'y' });
+    expect(upcastEvent(unversioned).data).toEqual(unversioned.data);
   });
 
   it('returns current events and other types as they are', () => {

@@ -37,7 +37,8 @@ function randomCommand(random: Random, state: SessionState, history: readonly Se
   if (roll < 0.4) return { type: 'CreateCheckpoint', label: random.next() < 0.5 ? null : `label ${random.int(0, 9)}`, now };
   if (roll < 0.55 && state.checkpoints.length > 0 && !state.turnInFlight) {
     const target = random.pick(toArray(state.checkpoints));
-    const restored = timelineOf(fold(initialSessionState(), history.slice(0, target.revision + 1)));
+    // Folded afresh: nothing shared with the current state, so the kept prefix is found by comparing messages.
+    const restored = fold(initialSessionState(), history.slice(0, target.revision + 1));
     return { type: 'RollBack', checkpointId: target.checkpointId, restored, now };
   }
   if (roll < 0.65) return { type: 'SetMemoryEntry', name: random.pick(['a', 'b', 'c']), value: random.next() < 0.5 ? random.int(0, 9) : { k: random.int(0, 9), j: [1, 'x'] }, metadata: { by: 'test' }, now };

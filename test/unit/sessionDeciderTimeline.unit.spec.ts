@@ -5,7 +5,8 @@ import type { MessageInput, SessionStreamEvent, StoredMessage, TurnUsage } from 
 import { decideSession, evolveSession, initialSessionState, type SessionCommand, type SessionState } from '../../src/modules/sessions/sessionDecider.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
 import { toArray } from '../../src/modules/sessions/chunkedList.js';
-import { listCheckpoints, type SessionTimeline, timelineOf } from '../../src/modules/sessions/sessionState.js';
+import type { RestoredTimeline } from '../../src/modules/sessions/restoredTimeline.js';
+import { listCheckpoints, timelineOf } from '../../src/modules/sessions/sessionState.js';
 import { specification } from '../support/deciderSpecification.js';
 
 const session = specification({ initialState: initialSessionState, evolve: evolveSession, decide: decideSession });
@@ -35,8 +36,13 @@ const destroyed: SessionStreamEvent = { type: 'SessionDestroyed', data: { reason
 
 const history: SessionStreamEvent[] = [created, turn(1, 0, 'one', 'cp-1'), checkpoint('cp-2', 1, 'named', 15), memorySet('topic', 'cats', 16), turn(2, 1, 'two', 'cp-4')];
 const stateAt = (revision: number) => fold(history.slice(0, revision + 1));
-const rollBack = (checkpointId: string, restored: SessionTimeline, seconds = 100): SessionCommand => ({ type: 'RollBack', checkpointId, restored, now: at(seconds) });
-const rolledBack = (checkpointId: string, targetRevision: number, fromRevision: number, fromTurnIndex: number, restored: SessionTimeline, seconds = 100): SessionStreamEvent => ({
+const rollBack = (checkpointId: string, restored: SessionState, seconds = 100): SessionCommand => ({ type: 'RollBack', checkpointId, restored, now: at(seconds) });
+/** The timeline at `revision` as RolledBack carries it, keeping the first `kept` messages of the transcript rolled back from. */
+const restoredAt = (revision: number, kept: number): RestoredTimeline => {
+  const { transcript, ...timeline } = timelineOf(stateAt(revision));
+  return { ...timeline, transcript: { kept, following: transcript.slice(kept), liveCount: transcript.filter((message) => !message.deleted).length } };
+};
+const rolledBack = (checkpointId: string, targetRevision: number, fromRevision: number, fromTurnIndex: number, restored: RestoredTimeline, seconds = 100): SessionStreamEvent => ({
   type: 'RolledBack',
   data: { checkpointId, targetRevision, fromRevision, fromTurnIndex, restored, at: at(seconds) },
 });
@@ -75,12 +81,18 @@ describe('session decider: checkpoints', () => {
 
 describe('session decider: rollback', () => {
   it('rolls back to a checkpoint, carrying the replayed state and what it undid', () =>
-    session.given(history).when(rollBack('cp-2', timelineOf(stateAt(2)))).then([rolledBack('cp-2', 2, 4, 2, timelineOf(stateAt(2)))]));
+    session.given(history).when(rollBack('cp-2', stateAt(2))).then([rolledBack('cp-2', 2, 4, 2, restoredAt(2, 1))]));
+
+  it('carries the transcript as the messages it keeps and those after them, with the live count', () =>
+    session
+      .given(history)
+      .when(rollBack('cp-2', stateAt(2)))
+      .then([rolledBack('cp-2', 2, 4, 2, { ...restoredAt(2, 1), transcript: { kept: 1, following: [], liveCount: 1 } })]));
 
   it('leaves the timeline exactly as it was at the checkpoint, and the rest of the state moving on', () =>
     session
       .given(history)
-      .when(rollBack('cp-1', timelineOf(stateAt(1))))
+      .when(rollBack('cp-1', stateAt(1)))
       .thenState((state) => {
         expect(timelineOf(state)).toEqual(timelineOf(stateAt(1)));
         expect(state).toMatchObject({ status: 'active', revision: 5, updatedAt: at(100), turnCount: 1, memory: [], headCheckpointId: 'cp-1' });
@@ -88,7 +100,7 @@ describe('session decider: rollback', () => {
       }));
 
   it('marks the checkpoints taken after the target as off the current timeline', () => {
-    const state = fold([...history, rolledBack('cp-1', 1, 4, 2, timelineOf(stateAt(1)))]);
+    const state = fold([...history, rolledBack('cp-1', 1, 4, 2, restoredAt(1, 1))]);
     expect(listCheckpoints(state).map((listed) => [listed.checkpointId, listed.onCurrentTimeline])).toEqual([
       ['cp-4', false],
       ['cp-2', false],
@@ -98,7 +110,7 @@ describe('session decider: rollback', () => {
 
   it('numbers turns after a rollback from the checkpoint, and ids their checkpoints by revision so they never collide', () =>
     session
-      .given([...history, rolledBack('cp-1', 1, 4, 2, timelineOf(stateAt(1)))])
+      .given([...history, rolledBack('cp-1', 1, 4, 2, restoredAt(1, 1))])
       .when(recordTurn('two again', 110))
       .then([
         {
@@ -108,10 +120,10 @@ describe('session decider: rollback', () => {
       ]));
 
   it('rolls forward to a checkpoint left off the timeline by an earlier rollback', () => {
-    const back = [...history, rolledBack('cp-1', 1, 4, 2, timelineOf(stateAt(1))), turn(2, 1, 'two again', 'cp-6')];
+    const back = [...history, rolledBack('cp-1', 1, 4, 2, restoredAt(1, 1)), turn(2, 1, 'two again', 'cp-6')];
     session
       .given(back)
-      .when(rollBack('cp-4', timelineOf(stateAt(4)), 120))
+      .when(rollBack('cp-4', stateAt(4), 120))
       .thenState((state) => {
         expect(timelineOf(state)).toEqual(timelineOf(stateAt(4)));
         expect(listCheckpoints(state).map((listed) => [listed.checkpointId, listed.onCurrentTimeline])).toEqual([
@@ -124,15 +136,15 @@ describe('session decider: rollback', () => {
   });
 
   it('refuses a rollback while a turn is in flight: TURN_IN_FLIGHT (409)', () =>
-    session.given([...history, started(3, 30)]).when(rollBack('cp-1', timelineOf(stateAt(1)))).thenThrows({ type: ConflictError, code: 'TURN_IN_FLIGHT', status: 409 }));
+    session.given([...history, started(3, 30)]).when(rollBack('cp-1', stateAt(1))).thenThrows({ type: ConflictError, code: 'TURN_IN_FLIGHT', status: 409 }));
 
   it('refuses an unknown checkpoint: CHECKPOINT_NOT_FOUND (404)', () =>
-    session.given(history).when(rollBack('cp-3', timelineOf(stateAt(3)))).thenThrows({ type: NotFoundError, code: 'CHECKPOINT_NOT_FOUND', status: 404 }));
+    session.given(history).when(rollBack('cp-3', stateAt(3))).thenThrows({ type: NotFoundError, code: 'CHECKPOINT_NOT_FOUND', status: 404 }));
 
-  it('refuses a restored state that is not the checkpoint’s', () => session.given(history).when(rollBack('cp-2', timelineOf(stateAt(1)))).thenThrows(Error));
+  it('refuses a restored state that is not the checkpoint’s', () => session.given(history).when(rollBack('cp-2', stateAt(1))).thenThrows(Error));
 
   it('refuses a rollback of a destroyed session, whose checkpoints are gone', () =>
-    session.given([...history, destroyed]).when(rollBack('cp-1', timelineOf(stateAt(1)))).thenThrows({ code: 'SESSION_DESTROYED' }));
+    session.given([...history, destroyed]).when(rollBack('cp-1', stateAt(1))).thenThrows({ code: 'SESSION_DESTROYED' }));
 });
 
 describe('session decider: turns in flight', () => {

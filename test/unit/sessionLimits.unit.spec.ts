@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import type { SessionEngineEvent, SessionEvent, SessionStreamEvent } from '../../src/events/session/sessionEvents.js';
 import { decideSession, evolveSession, initialSessionState, requireSpawnAllowed, type SessionCommand } from '../../src/modules/sessions/sessionDecider.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
-import { timelineOf } from '../../src/modules/sessions/sessionState.js';
 import { specification } from '../support/deciderSpecification.js';
 
 const session = specification<ReturnType<typeof initialSessionState>, SessionCommand, SessionStreamEvent>({ initialState: initialSessionState, evolve: evolveSession, decide: decideSession });
@@ -81,7 +80,7 @@ describe('session limits', () => {
     const checkpointed: SessionEvent = { type: 'TurnRecorded', data: { ...(turn(1, 0, 1).data as Extract<SessionEvent, { type: 'TurnRecorded' }>['data']), checkpointId: 'cp-1' } };
     const history: SessionStreamEvent[] = [created({ parentSessionId: 'p', depth: 2 }), checkpointed, child('c1')];
     const state = fold(history);
-    const [rolledBack] = decideSession({ type: 'RollBack', checkpointId: 'cp-1', restored: timelineOf(fold(history.slice(0, 2))), now: at(9) }, state);
+    const [rolledBack] = decideSession({ type: 'RollBack', checkpointId: 'cp-1', restored: fold(history.slice(0, 2)), now: at(9) }, state);
     const after = evolveSession(state, rolledBack!);
     expect(after.depth).toBe(2);
     expect(after.childrenSpawned).toBe(1);

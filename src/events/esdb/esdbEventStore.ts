@@ -4,6 +4,7 @@ import { EventEmitter } from 'node:events';
 import { BACKWARDS, END, EventStoreDBClient, FORWARDS, excludeSystemEvents, type StreamingRead } from '@eventstore/db-client';
 import { ValidationError } from '../../errors/ledgerError.js';
 import type {
+  AppendNotice,
   AppendResult,
   EventHandler,
   EventStore,
@@ -61,7 +62,7 @@ export class EsdbEventStore implements EventStore {
       ),
     );
     const appended = fromEsdbAppendResult(result, streamName, expectedRevision);
-    this.appended.emit('append');
+    this.appended.emit('append', { streamName, revision: appended.nextExpectedRevision } satisfies AppendNotice);
     return appended;
   }
 
@@ -173,7 +174,7 @@ export class EsdbEventStore implements EventStore {
   }
 
   /** Only this process's appends: subscriptions here are pushed by the server, so other writers need no hint. */
-  onAppended(listener: () => void): () => void {
+  onAppended(listener: (appended?: AppendNotice) => void): () => void {
     this.appended.on('append', listener);
     return () => this.appended.off('append', listener);
   }

@@ -7,6 +7,7 @@ import { migrate, quoteIdentifier } from '../../database/migrate.js';
 import type { SqlPool } from '../../database/sqlPool.js';
 import { ValidationError } from '../../errors/ledgerError.js';
 import type {
+  AppendNotice,
   AppendResult,
   EventHandler,
   EventStore,
@@ -103,9 +104,10 @@ export class PostgresEventStore implements EventStore {
     if (outcome === 'stored') return this.idempotentResult(streamName, ids, rows);
     if (outcome === 'wrong_revision') throw new WrongExpectedRevisionError(streamName, expectedRevision, Number(rows[0]!.revision));
     if (outcome !== 'appended') throw new Error(`unexpected append outcome ${String(outcome)} for ${streamName}`);
-    this.wakeups.emit('append');
+    const appended = { nextExpectedRevision: Number(rows[0]!.revision), position: Number(rows[0]!.event_position) };
+    this.wakeups.emit('append', { streamName, revision: appended.nextExpectedRevision } satisfies AppendNotice);
     this.notifyOtherInstances();
-    return { nextExpectedRevision: Number(rows[0]!.revision), position: Number(rows[0]!.event_position) };
+    return appended;
   }
 
   /**
@@ -262,7 +264,7 @@ export class PostgresEventStore implements EventStore {
     });
   }
 
-  onAppended(listener: () => void): () => void {
+  onAppended(listener: (appended?: AppendNotice) => void): () => void {
     this.wakeups.on('append', listener);
     void this.startListener();
     return () => this.wakeups.off('append', listener);

@@ -2,6 +2,7 @@
 import { scopedStreamName } from '../streamScope.js';
 import type { JsonObject, JsonValue } from '../eventStore.js';
 import type { SessionSource } from '../../modules/sessions/domain/sessionSource.js';
+import type { RestoredTimeline } from '../../modules/sessions/restoredTimeline.js';
 import type { SessionTimeline } from '../../modules/sessions/sessionState.js';
 
 export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
@@ -96,6 +97,10 @@ export type SessionEvent =
 export type SessionEngineEvent =
   | { type: 'TurnStarted'; data: { turnIndex: number; at: string } }
   | { type: 'CheckpointCreated'; data: { checkpointId: string; label: string | null; turnIndex: number; at: string } }
+  /**
+   * Schema v2 (see upcasting/rolledBackV2.ts): v1 carried the whole restored timeline, transcript included, which
+   * made a rollback of a long session cost as much as the session; v2 carries the transcript as a change.
+   */
   | {
       type: 'RolledBack';
       data: {
@@ -105,8 +110,8 @@ export type SessionEngineEvent =
         /** The revision the session was at before: what the rollback undid starts after targetRevision and ends here. */
         fromRevision: number;
         fromTurnIndex: number;
-        /** The state at targetRevision, replayed by the command handler, so the fold just installs it. */
-        restored: SessionTimeline;
+        /** The state at targetRevision, replayed by the command handler; its transcript as a change to the one at fromRevision. */
+        restored: RestoredTimeline;
         at: string;
       };
     }

@@ -1,5 +1,6 @@
 // The event-store port with every read upcast to the current schema: folds, projections, history and replay see one shape.
 import type {
+  AppendNotice,
   AppendResult,
   EventHandler,
   EventStore,
@@ -67,7 +68,7 @@ export class UpcastingEventStore implements EventStore {
     return this.inner.countAfter(position, cap);
   }
 
-  onAppended(listener: () => void): () => void {
+  onAppended(listener: (appended?: AppendNotice) => void): () => void {
     return this.inner.onAppended(listener);
   }
 

@@ -65,3 +65,77 @@ export function mapItems<Item>(list: ChunkedList<Item>, change: (item: Item) => 
   }
   return result ?? list;
 }
+
+/** The first `count` items (all of them when the list is shorter), sharing every whole chunk it keeps. */
+export function leadingItems<Item>(list: ChunkedList<Item>, count: number): ChunkedList<Item> {
+  const kept: (readonly Item[])[] = [];
+  let remaining = count;
+  for (const chunk of list) {
+    if (remaining <= 0) break;
+    kept.push(chunk.length <= remaining ? chunk : chunk.slice(0, remaining));
+    remaining -= chunk.length;
+  }
+  return kept;
+}
+
+/** The items from position `start` on, as an array. */
+export function itemsFrom<Item>(list: ChunkedList<Item>, start: number): Item[] {
+  const items: Item[] = [];
+  let offset = 0;
+  for (const chunk of list) {
+    if (offset + chunk.length > start) items.push(...(offset >= start ? chunk : chunk.slice(start - offset)));
+    offset += chunk.length;
+  }
+  return items;
+}
+
+/** Searches from the end: what was added last is found first. */
+export function findLastItem<Item>(list: ChunkedList<Item>, matches: (item: Item) => boolean): Item | undefined {
+  for (let at = list.length - 1; at >= 0; at--) {
+    const found = list[at]!.findLast(matches);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * A counter of the items that match, remembering each chunk's count: chunks never change and states folded from
+ * one history share them, so a long list costs a lookup per chunk once its chunks have been counted.
+ */
+export function itemCounter<Item>(matches: (item: Item) => boolean): (list: ChunkedList<Item>) => number {
+  const counted = new WeakMap<readonly Item[], number>();
+  return (list) => {
+    let count = 0;
+    for (const chunk of list) {
+      let inChunk = counted.get(chunk);
+      if (inChunk === undefined) {
+        inChunk = chunk.reduce((sum, item) => (matches(item) ? sum + 1 : sum), 0);
+        counted.set(chunk, inChunk);
+      }
+      count += inChunk;
+    }
+    return count;
+  };
+}
+
+/**
+ * How many leading items the two lists have in common. Lists folded from one history share their unchanged
+ * chunks, and a shared chunk is skipped whole; past the first chunk that differs, items are compared one by one,
+ * by identity first and then by `same`.
+ */
+export function sharedLeadingCount<Item>(a: ChunkedList<Item>, b: ChunkedList<Item>, same: (x: Item, y: Item) => boolean): number {
+  let shared = 0;
+  let chunk = 0;
+  while (chunk < a.length && chunk < b.length && a[chunk] === b[chunk]) shared += a[chunk++]!.length;
+  // Chunks are never empty, but need not be aligned: each list keeps its own place.
+  let [chunkA, offsetA, chunkB, offsetB] = [chunk, 0, chunk, 0];
+  while (chunkA < a.length && chunkB < b.length) {
+    const x = a[chunkA]![offsetA]!;
+    const y = b[chunkB]![offsetB]!;
+    if (x !== y && !same(x, y)) break;
+    shared += 1;
+    if (++offsetA === a[chunkA]!.length) [chunkA, offsetA] = [chunkA + 1, 0];
+    if (++offsetB === b[chunkB]!.length) [chunkB, offsetB] = [chunkB + 1, 0];
+  }
+  return shared;
+}

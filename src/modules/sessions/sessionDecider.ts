@@ -2,6 +2,7 @@
 import { ConflictError, NotFoundError } from '../../errors/ledgerError.js';
 import type { Decider } from '../../events/decider.js';
 import type { JsonObject, JsonValue } from '../../events/eventStore.js';
+import type { RestorePoints } from '../../events/streamStateStore.js';
 import {
   DEFAULT_SLOT,
   type ForkOrigin,
@@ -12,8 +13,9 @@ import {
   type TurnStatus,
   type TurnUsage,
 } from '../../events/session/sessionEvents.js';
-import { appendItems, findItem, listSize, mapItems, toArray } from './chunkedList.js';
+import { appendItems, findItem, findLastItem, lastItem, listSize, mapItems, toArray } from './chunkedList.js';
 import type { SessionSource } from './domain/sessionSource.js';
+import { type FoldedTimeline, restoredTimelineOf, restoreTimeline } from './restoredTimeline.js';
 import {
   type CheckpointRecord,
   contextSlot,
@@ -53,8 +55,11 @@ export type SessionCommand =
   | { type: 'EndSession'; reason: SessionEndReason; now: string }
   | { type: 'ReopenSession'; now: string }
   | { type: 'CreateCheckpoint'; label: string | null; now: string }
-  /** `restored` is the state at the checkpoint's revision, replayed by the caller: the decider has no history. */
-  | { type: 'RollBack'; checkpointId: string; restored: SessionTimeline; now: string }
+  /**
+   * `restored` is the state at the checkpoint's revision, replayed by the caller: the decider has no history. A
+   * state folded from the same history as the current one shares its unchanged chunks, which makes the change cheap to find.
+   */
+  | { type: 'RollBack'; checkpointId: string; restored: FoldedTimeline; now: string }
   | { type: 'SetMemoryEntry'; name: string; value: JsonValue; metadata: JsonObject; now: string }
   | { type: 'RemoveMemoryEntry'; name: string; now: string }
   | { type: 'CreateSlot'; name: string; now: string }
@@ -180,7 +185,7 @@ export function evolveSession(current: SessionState, event: SessionStreamEvent):
     case 'CheckpointCreated':
       return withCheckpoint(state, { checkpointId: event.data.checkpointId, label: event.data.label, revision: state.revision, turnIndex: event.data.turnIndex, createdAt: event.data.at, auto: false });
     case 'RolledBack':
-      return { ...installTimeline(state, event.data.restored), updatedAt: event.data.at };
+      return { ...restoreTimeline(state, event.data.restored), updatedAt: event.data.at };
     case 'MemoryEntrySet': {
       const { name, value, metadata, at } = event.data;
       const createdAt = state.memory.find((entry) => entry.name === name)?.createdAt ?? at;
@@ -274,7 +279,8 @@ function requireWritable(state: SessionState): void {
 }
 
 export function findCheckpoint(state: SessionState, checkpointId: string): CheckpointRecord {
-  const checkpoint = state.status === 'destroyed' ? undefined : findItem(state.checkpoints, (candidate) => candidate.checkpointId === checkpointId);
+  // From the newest: a rollback most often goes back to one of the last few.
+  const checkpoint = state.status === 'destroyed' ? undefined : findLastItem(state.checkpoints, (candidate) => candidate.checkpointId === checkpointId);
   if (!checkpoint) throw checkpointNotFound(state.sessionId, checkpointId);
   return checkpoint;
 }
@@ -393,7 +399,7 @@ export function decideSession(command: SessionCommand, state: SessionState): Ses
             targetRevision: checkpoint.revision,
             fromRevision: state.revision,
             fromTurnIndex: state.turnCount,
-            restored: command.restored,
+            restored: restoredTimelineOf(state, command.restored),
             at: command.now,
           },
         },
@@ -440,10 +446,12 @@ export function decideSession(command: SessionCommand, state: SessionState): Ses
   }
 }
 
-export const sessionDecider: Decider<SessionState, SessionCommand, SessionStreamEvent> & { snapshotVersion: string } = {
+export const sessionDecider: Decider<SessionState, SessionCommand, SessionStreamEvent> & { snapshotVersion: string } & RestorePoints<SessionState> = {
   initialState: initialSessionState,
   evolve: evolveSession,
   decide: decideSession,
   // Change it whenever SessionState changes shape: snapshots of another version are ignored and replaced.
   snapshotVersion: 'session-state/4',
+  // A checkpoint's state is the one its event left: kept in memory, a rollback to the newest checkpoint replays nothing.
+  isRestorePoint: (state) => lastItem(state.checkpoints)?.revision === state.revision,
 };

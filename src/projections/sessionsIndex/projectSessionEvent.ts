@@ -43,7 +43,7 @@ function liveMessageCount(current: number, event: SessionStreamEvent): number {
       // Only the rewritten slot's live messages are replaced.
       return current - event.data.replacedCount + event.data.messages.length;
     case 'RolledBack':
-      return live(event.data.restored.transcript);
+      return event.data.restored.transcript.liveCount;
     case 'SessionEnded':
     case 'SessionReopened':
     case 'TurnStarted':

@@ -4,6 +4,7 @@ import type { JsonValue } from '../../../events/eventStore.js';
 import type { QueuedMessage } from '../../../events/conversation/conversationEvents.js';
 import type { StoredMessage } from '../../../events/session/sessionEvents.js';
 import type { SessionSource } from '../../sessions/domain/sessionSource.js';
+import type { RestoredTimeline } from '../../sessions/restoredTimeline.js';
 import type { MemoryEntry, SessionTimeline, TranscriptMessage } from '../../sessions/sessionState.js';
 import { ERASED_TEXT, type ErasureContext } from './erasureContext.js';
 
@@ -31,13 +32,25 @@ export function erasedMemoryEntry(entry: MemoryEntry, context: ErasureContext): 
   return { name: context.pseudonym(entry.name), value: null, metadata: {}, createdAt: entry.createdAt, updatedAt: entry.updatedAt };
 }
 
-/** A checkpoint's or fork's copy of a session's state, with the same removals as the events that built it. */
+/** A fork's copy of a session's state, with the same removals as the events that built it. */
 export function erasedTimeline(timeline: SessionTimeline, context: ErasureContext): SessionTimeline {
+  return { ...erasedTimelineFields(timeline, context), transcript: timeline.transcript.map(erasedTranscriptMessage) };
+}
+
+/**
+ * A rollback's restored timeline. The messages it keeps are the state's own, erased by the rewrites of the events
+ * that recorded them, so the count kept still points at the same messages; those it carries are erased here.
+ */
+export function erasedRestoredTimeline(timeline: RestoredTimeline, context: ErasureContext): RestoredTimeline {
+  const { kept, following, liveCount } = timeline.transcript;
+  return { ...erasedTimelineFields(timeline, context), transcript: { kept, following: following.map(erasedTranscriptMessage), liveCount } };
+}
+
+function erasedTimelineFields(timeline: Omit<SessionTimeline, 'transcript'>, context: ErasureContext): Omit<SessionTimeline, 'transcript'> {
   return {
     turnCount: timeline.turnCount,
     nextMessageIndex: timeline.nextMessageIndex,
     counters: timeline.counters,
-    transcript: timeline.transcript.map(erasedTranscriptMessage),
     // Sorted by the new names, as a fold of the rewritten events sorts them.
     memory: timeline.memory.map((entry) => erasedMemoryEntry(entry, context)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     slots: timeline.slots,

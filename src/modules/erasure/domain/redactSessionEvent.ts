@@ -2,7 +2,7 @@
 // Events with anything personal are rebuilt field by field, not copied and patched: a field added later is dropped
 // until someone lists it here, which errs towards erasing too much rather than too little.
 import type { SessionStreamEvent } from '../../../events/session/sessionEvents.js';
-import { erasedMessage, erasedSource, erasedTextOrNull, erasedTimeline } from './erasedValues.js';
+import { erasedMessage, erasedRestoredTimeline, erasedSource, erasedTextOrNull, erasedTimeline } from './erasedValues.js';
 import { optional } from './optionalField.js';
 import { type Redactors, unchanged } from './redactors.js';
 
@@ -41,7 +41,7 @@ export const sessionRedactors: Redactors<SessionStreamEvent> = {
     targetRevision: data.targetRevision,
     fromRevision: data.fromRevision,
     fromTurnIndex: data.fromTurnIndex,
-    restored: erasedTimeline(data.restored, context),
+    restored: erasedRestoredTimeline(data.restored, context),
     at: data.at,
   }),
   MemoryEntrySet: (data, context) => ({ name: context.pseudonym(data.name), value: null, metadata: {}, at: data.at }),

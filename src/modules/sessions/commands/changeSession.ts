@@ -6,10 +6,10 @@ import { conversationStreamName } from '../../../events/conversation/conversatio
 import type { EventMetadata, JsonObject, JsonValue } from '../../../events/eventStore.js';
 import { type MessageInput, sessionStreamName, type TurnStatus, type TurnUsage } from '../../../events/session/sessionEvents.js';
 import { CONFIG } from '../../../http/tokens.js';
-import { conversationDecider } from '../../conversations/conversationDecider.js';
+import { type ConversationCommand, type ConversationState, conversationDecider } from '../../conversations/conversationDecider.js';
+import type { LoadedState } from '../../../events/streamStateStore.js';
 import { Lifecycle } from '../../lifecycle.js';
 import { rollbackTarget, type SessionCommand, sessionDecider, sessionNotFound, type SessionState } from '../sessionDecider.js';
-import { timelineOf } from '../sessionState.js';
 
 export type SessionChange =
   | { type: 'recordTurn'; messages: MessageInput[]; usage: TurnUsage; status: TurnStatus }
@@ -49,36 +49,48 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
   async execute({ sessionId, change, metadata }: ChangeSessionCommand): Promise<SessionChangeResult> {
     const { lifecycle } = this;
     const stream = sessionStreamName(sessionId, metadata.tenant);
-    const loaded = await lifecycle.streams.load(stream, sessionDecider);
-    if (loaded.source === 'empty') throw sessionNotFound(sessionId);
-    await this.closeIfSuperseded(sessionId, loaded.state, metadata);
-
-    const result = await lifecycle.streams.handle(stream, sessionDecider, (state) => this.toCommand(stream, change, state), metadata);
+    let conversation: LoadedState<ConversationState> | undefined;
+    // One load serves the checks and the decision: a session the check ends makes the append conflict, and the
+    // retry decides on the ended state.
+    const result = await lifecycle.streams.handle(
+      stream,
+      sessionDecider,
+      async (state) => {
+        if (state.status === 'absent') throw sessionNotFound(sessionId);
+        conversation = await this.closeIfSuperseded(sessionId, state, metadata);
+        return this.toCommand(stream, change, state);
+      },
+      metadata,
+    );
     let position = result.position;
     const completedTurn = result.events.some((event) => event.type === 'TurnRecorded' && event.data.status === 'completed');
     // Children and forks are nobody's conversation session: their turns say nothing about a resume mark.
     if (completedTurn && result.state.parentSessionId === null) {
       // The seed's rule: a completed turn ends the soft-resume state of its conversation.
-      const cleared = await lifecycle.streams.handle(
-        conversationStreamName(result.state.sessionKey!, metadata.tenant),
-        conversationDecider,
-        { type: 'ClearResumePending', reason: 'turn_completed', sessionId, now: lifecycle.now() },
-        metadata,
-      );
-      position = Math.max(position, cleared.position);
+      const clear: ConversationCommand = { type: 'ClearResumePending', reason: 'turn_completed', sessionId, now: lifecycle.now() };
+      // The conversation as this request read it, before the turn's append: with no mark there, a mark now can only
+      // come from a request running alongside this one, and either order of the two is an answer they could get.
+      if (conversation && conversationDecider.decide(clear, conversation.state).length === 0) {
+        position = Math.max(position, conversation.position);
+      } else {
+        const cleared = await lifecycle.streams.handle(conversationStreamName(result.state.sessionKey!, metadata.tenant), conversationDecider, clear, metadata);
+        position = Math.max(position, cleared.position);
+      }
     }
     return { state: result.state, revision: result.revision, position, decided: result.events };
   }
 
   /**
    * A session still open although its conversation points elsewhere lost its SessionEnded to a crash
-   * between two appends. Close it now so that it refuses writes like any ended session.
+   * between two appends. Close it now so that it refuses writes like any ended session. Returns the conversation
+   * when it was read (an active conversation session's).
    */
-  private async closeIfSuperseded(sessionId: string, state: SessionState, metadata: EventMetadata): Promise<void> {
-    if (state.status !== 'active' || !state.sessionKey || state.parentSessionId !== null) return;
+  private async closeIfSuperseded(sessionId: string, state: SessionState, metadata: EventMetadata): Promise<LoadedState<ConversationState> | undefined> {
+    if (state.status !== 'active' || !state.sessionKey || state.parentSessionId !== null) return undefined;
     const conversation = await this.lifecycle.streams.load(conversationStreamName(state.sessionKey, metadata.tenant), conversationDecider);
-    if (conversation.state.status !== 'open' || conversation.state.sessionId === sessionId) return;
+    if (conversation.state.status !== 'open' || conversation.state.sessionId === sessionId) return conversation;
     await this.lifecycle.streams.handle(sessionStreamName(sessionId, metadata.tenant), sessionDecider, { type: 'EndSession', reason: 'superseded', now: this.lifecycle.now() }, metadata);
+    return conversation;
   }
 
   private async toCommand(stream: string, change: SessionChange, state: SessionState): Promise<SessionCommand> {
@@ -106,9 +118,10 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
         return { type: 'CreateCheckpoint', label: change.label, now };
       case 'rollback': {
         // The state at the checkpoint is a replay of the stream up to it; history is only ever read, never rewritten.
+        // Given the current state, a recent checkpoint's is one this process folded on the way, no snapshot or replay.
         const checkpoint = rollbackTarget(state, change.checkpointId);
-        const then = await this.lifecycle.streams.loadAt(stream, sessionDecider, { revision: checkpoint.revision });
-        return { type: 'RollBack', checkpointId: checkpoint.checkpointId, restored: timelineOf(then.state), now };
+        const then = await this.lifecycle.streams.loadAt(stream, sessionDecider, { revision: checkpoint.revision }, state);
+        return { type: 'RollBack', checkpointId: checkpoint.checkpointId, restored: then.state, now };
       }
       case 'setMemory':
         return { type: 'SetMemoryEntry', name: change.name, value: change.value, metadata: change.metadata, now };
