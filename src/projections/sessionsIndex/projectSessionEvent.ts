@@ -19,11 +19,17 @@ export function projectSessionEvent(tenant: string, sessionId: string, event: Se
 }
 
 /**
- * The index keeps no transcript, so a turn is folded without its messages (their count is taken before): building
- * transcript messages was a third of a rebuild's time. Nothing the index keeps depends on them.
+ * The index keeps no transcript, so turns and rollbacks are folded without their messages (the live count is taken
+ * from the event first): building transcript messages was a third of a rebuild's time. Nothing the index keeps
+ * depends on them.
  */
 function withoutTranscript(event: SessionStreamEvent): SessionStreamEvent {
-  return event.type === 'TurnRecorded' && event.data.messages.length > 0 ? { ...event, data: { ...event.data, messages: [] } } : event;
+  if (event.type === 'TurnRecorded' && event.data.messages.length > 0) return { ...event, data: { ...event.data, messages: [] } };
+  if (event.type === 'RolledBack' && event.data.restored.transcript.following.length > 0) {
+    const { restored } = event.data;
+    return { ...event, data: { ...event.data, restored: { ...restored, transcript: { ...restored.transcript, kept: 0, following: [] } } } };
+  }
+  return event;
 }
 
 const counterColumnsOf = (state: SessionState): SessionCounterColumns => countersOf({ ...state.counters, turnCount: state.turnCount });
