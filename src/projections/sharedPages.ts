@@ -8,8 +8,6 @@ const KEPT_PAGES = 16;
 export class SharedPages {
   /** By fromPosition, oldest first. A full page never changes; a short one (the live tail) is shared only while in flight. */
   private readonly pages = new Map<number, { maxCount: number; events: Promise<RecordedEvent[]> }>();
-  reads = 0;
-  hits = 0;
 
   constructor(private readonly store: EventStore) {}
 
@@ -19,11 +17,7 @@ export class SharedPages {
    */
   read(fromPosition: number, maxCount: number): Promise<RecordedEvent[]> {
     const page = this.pages.get(fromPosition);
-    if (page && page.maxCount === maxCount) {
-      this.hits += 1;
-      return page.events;
-    }
-    this.reads += 1;
+    if (page && page.maxCount === maxCount) return page.events;
     const events = this.store.readAll({ fromPosition, maxCount });
     const entry = { maxCount, events };
     this.pages.set(fromPosition, entry);

@@ -2,7 +2,7 @@
 import type { SessionStreamEvent } from '../../events/session/sessionEvents.js';
 import { evolveSession, initialSessionState, type SessionState, type TranscriptMessage } from '../../modules/sessions/sessionDecider.js';
 import type { SessionRecordRow } from './sessionRecordRow.js';
-import { countersOf, type SessionCounterColumns } from './sessionCounterColumns.js';
+import { counterColumnsOf, countersOf } from './sessionCounterColumns.js';
 import type { SessionsIndexRows } from './sessionsIndexRows.js';
 
 export function projectSessionEvent(tenant: string, sessionId: string, event: SessionStreamEvent, rows: SessionsIndexRows): void {
@@ -32,7 +32,6 @@ function withoutTranscript(event: SessionStreamEvent): SessionStreamEvent {
   return event;
 }
 
-const counterColumnsOf = (state: SessionState): SessionCounterColumns => countersOf({ ...state.counters, turnCount: state.turnCount });
 
 /** The read model keeps no transcript, so the live count (all slots) follows the counts the events carry. */
 function liveMessageCount(current: number, event: SessionStreamEvent): number {

@@ -1,6 +1,6 @@
 // The usage counters both sessions-index tables carry, declared once so the two tables cannot drift apart.
 import type { EntitySchemaColumnOptions } from 'typeorm';
-import { type SessionCounters, zeroCounters } from '../../modules/sessions/sessionDecider.js';
+import { type SessionCounters, type SessionState, zeroCounters } from '../../modules/sessions/sessionDecider.js';
 
 export interface SessionCounterColumns extends SessionCounters {
   turnCount: number;
@@ -34,4 +34,9 @@ export function countersOf(row: SessionCounterColumns): SessionCounterColumns {
     lastPromptTokens: row.lastPromptTokens,
     turnCount: row.turnCount,
   };
+}
+
+/** The counter columns of a folded session state. */
+export function counterColumnsOf(state: Pick<SessionState, 'counters' | 'turnCount'>): SessionCounterColumns {
+  return countersOf({ ...state.counters, turnCount: state.turnCount });
 }
