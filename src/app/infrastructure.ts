@@ -97,6 +97,7 @@ export async function openInfrastructure(config: LedgerConfig, logger: Logger, p
       logger: logger.child({ component: 'projections' }),
       batchSize: config.projectionBatchSize,
       catchUpBatchSize: config.projectionCatchUpBatchSize,
+      wakeDelayMs: config.projectionWakeDelayMs,
     });
     metrics.watchProjections(runner);
     if (config.projectionsEnabled) {

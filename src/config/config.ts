@@ -32,6 +32,7 @@ const environmentSchema = z.object({
   PROJECTIONS_ENABLED: booleanFlag.default(true),
   PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
   PROJECTION_CATCH_UP_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(2_000),
+  PROJECTION_WAKE_DELAY_MS: z.coerce.number().int().min(0).max(1_000).default(10),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   AGENT_NAME: z.string().regex(/^[a-z0-9_-]{1,32}$/, 'must be 1-32 of a-z 0-9 _ -').default('main'),
   GROUP_SESSIONS_PER_USER: booleanFlag.default(true),
@@ -81,6 +82,8 @@ export interface LedgerConfig {
   projectionsEnabled: boolean;
   projectionBatchSize: number;
   projectionCatchUpBatchSize: number;
+  /** How long the projections wait after an append before reading, so a burst of appends is one batch. */
+  projectionWakeDelayMs: number;
   shutdownTimeoutMs: number;
   sessions: {
     agent: string;
@@ -183,6 +186,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     projectionsEnabled: env.PROJECTIONS_ENABLED,
     projectionBatchSize: env.PROJECTION_BATCH_SIZE,
     projectionCatchUpBatchSize: env.PROJECTION_CATCH_UP_BATCH_SIZE,
+    projectionWakeDelayMs: env.PROJECTION_WAKE_DELAY_MS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     sessions: {
       agent: env.AGENT_NAME,

@@ -41,6 +41,11 @@ export interface ProjectionRunnerOptions {
   catchUpBatchSize?: number;
   /** How long an idle runner waits for an append signal before looking anyway. */
   idlePollMs?: number;
+  /**
+   * How long after an append the projections wait before reading it (default 0: at once), so that the appends of a
+   * burst are applied as one batch: a batch costs a transaction per projection whatever its size.
+   */
+  wakeDelayMs?: number;
   /** Standby runners try to take ownership this often. */
   standbyPollMs?: number;
   maxRetryDelayMs?: number;
@@ -59,6 +64,13 @@ class ProjectionLoop {
   failingSince: Date | null = null;
   /** The last read came back full: more is waiting, so the next read takes a catch-up batch. */
   behind = false;
+  /**
+   * `position` is the stored one as this loop last wrote or read it. Unknown at start and after a failure or a
+   * moved checkpoint; a checkpoint moved by someone else is caught inside the next batch's transaction anyway.
+   */
+  positionKnown = false;
+  /** Appends were announced since the last read began: the head may be past what that read saw. */
+  private announced = false;
   private running = false;
   private loopDone: Promise<void> = Promise.resolve();
   private wake?: () => void;
@@ -81,7 +93,9 @@ class ProjectionLoop {
     this.state = 'stopped';
   }
 
+  /** New events were announced: wakes the loop if it sleeps, or has it read again after the batch in hand. */
   poke(): void {
+    this.announced = true;
     this.wake?.();
   }
 
@@ -94,14 +108,19 @@ class ProjectionLoop {
           await this.sleep(options.standbyPollMs ?? 2_000);
           continue;
         }
+        this.announced = false;
         const applied = await this.runner.applyNextBatch(this);
         this.failures = 0;
         this.failingSince = null;
-        if (applied === 0) {
+        // A full batch: more is waiting. Otherwise this read reached the head as it was when it began; an append since
+        // then was announced, and without one the loop sleeps instead of reading an empty page to learn that.
+        if (!this.behind && !this.announced) {
           this.state = 'live';
-          await this.sleep(options.idlePollMs ?? 500);
+          // A whole poll without an append: look at the stored position too (another instance may have rebuilt it).
+          if ((await this.sleep(options.idlePollMs ?? 500)) === 'timed out') this.positionKnown = false;
         }
       } catch (error) {
+        this.positionKnown = false;
         if (error instanceof CheckpointMoved) continue;
         this.failures += 1;
         this.failingSince ??= new Date();
@@ -119,16 +138,15 @@ class ProjectionLoop {
     }
   }
 
-  private sleep(ms: number): Promise<void> {
-    if (!this.running) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+  private sleep(ms: number): Promise<'timed out' | 'woken'> {
+    if (!this.running) return Promise.resolve('woken');
+    return new Promise<'timed out' | 'woken'>((resolve) => {
+      const timer = setTimeout(() => resolve('timed out'), ms);
+      this.wake = () => {
         clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
-    }).then(() => {
+        resolve('woken');
+      };
+    }).finally(() => {
       this.wake = undefined;
     });
   }
@@ -140,6 +158,7 @@ export class ProjectionRunner {
   private readonly pages: SharedPages;
   private readonly checkpoints: string;
   private unsubscribe?: () => void;
+  private wakeTimer?: NodeJS.Timeout;
 
   constructor(readonly options: ProjectionRunnerOptions) {
     this.checkpoints = `${quoteIdentifier(options.schema)}.projection_checkpoints`;
@@ -156,26 +175,42 @@ export class ProjectionRunner {
     for (const name of this.loops.keys()) {
       await this.options.dataSource.query(`INSERT INTO ${this.checkpoints} (name) VALUES ($1) ON CONFLICT (name) DO NOTHING`, [name]);
     }
-    this.unsubscribe = this.options.store.onAppended(() => {
-      for (const loop of this.loops.values()) loop.poke();
-    });
+    this.unsubscribe = this.options.store.onAppended(() => this.announceAppend());
     for (const loop of this.loops.values()) loop.start();
+  }
+
+  /** Wakes every loop, at once or once `wakeDelayMs` after the first of a burst of appends. */
+  private announceAppend(): void {
+    const delay = this.options.wakeDelayMs ?? 0;
+    if (delay <= 0) {
+      for (const loop of this.loops.values()) loop.poke();
+      return;
+    }
+    this.wakeTimer ??= setTimeout(() => {
+      this.wakeTimer = undefined;
+      for (const loop of this.loops.values()) loop.poke();
+    }, delay);
   }
 
   /** Stops after the batch in flight commits, so every projection rests at a consistent position. */
   async stop(): Promise<void> {
     this.unsubscribe?.();
+    clearTimeout(this.wakeTimer);
+    this.wakeTimer = undefined;
     await Promise.all([...this.loops.values()].map((loop) => loop.stop()));
     await this.options.lease.releaseAll();
   }
 
   /** Reads the next batch after the stored position and applies it; returns how many events it applied. */
   async applyNextBatch(loop: ProjectionLoop): Promise<number> {
-    const { dataSource } = this.options;
-    const stored = await this.storedPosition(dataSource.manager, loop.projection.name, false);
-    // Back to an earlier position: a rebuild, maybe after an erasure rewrote events, so pages read before are stale.
-    if (stored < loop.position) this.pages.clear();
-    loop.position = stored;
+    if (!loop.positionKnown) {
+      const stored = await this.storedPosition(this.options.dataSource.manager, loop.projection.name, false);
+      // Back to an earlier position: a rebuild, maybe after an erasure rewrote events, so pages read before are stale.
+      if (stored < loop.position) this.pages.clear();
+      loop.position = stored;
+      loop.positionKnown = true;
+    }
+    const stored = loop.position;
     const batchSize = this.options.batchSize ?? 500;
     // Far behind (a rebuild, a restart after downtime): bigger batches, fewer round trips per event.
     const wanted = loop.behind ? (this.options.catchUpBatchSize ?? batchSize * 4) : batchSize;
@@ -257,6 +292,8 @@ export class ProjectionRunner {
     this.options.logger.info({ projection: name }, 'projection reset to position 0 for rebuild');
     this.pages.clear();
     loop.position = 0;
+    // A batch in flight may still set its own position when it ends: the loop reads the stored one next.
+    loop.positionKnown = false;
     loop.poke();
     return this.status(name);
   }

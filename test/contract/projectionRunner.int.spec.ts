@@ -121,6 +121,46 @@ for (const backend of testBackends()) {
       expect((await runner.status('fragile')).lastError).toBeNull();
     });
 
+    it('applies a burst of appends as one batch when its wake-up is delayed', async () => {
+      const batches: number[] = [];
+      const counting: Projection = {
+        name: 'counting',
+        tables: [],
+        entities: [],
+        async applyBatch(events: readonly RecordedEvent[]) {
+          batches.push(events.length);
+        },
+      };
+      // A long idle poll: only the append notices wake this runner, so what it batches is the delay's doing.
+      const delayed = new ProjectionRunner({ store, dataSource, schema: database.schema, projections: [counting], lease: new SoleOwnerLease(), logger, wakeDelayMs: 1_000, idlePollMs: 600_000 });
+      await delayed.start();
+      try {
+        expect(await delayed.waitForPosition(['counting'], await store.headPosition(), 10_000)).toBe(true);
+        batches.length = 0;
+        // Ten appends a few milliseconds apart: a burst to the runner, each alone in its own transaction.
+        let last = 0;
+        for (let index = 0; index < 10; index++) {
+          last = (await store.append(`session-burst${index}`, [{ type: 'Turn', data: { index } }], 'no_stream')).position;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        expect(await delayed.waitForPosition(['counting'], last, 10_000)).toBe(true);
+        // Woken at once per append, the runner would read the first append alone.
+        expect(batches).toEqual([10]);
+      } finally {
+        await delayed.stop();
+      }
+    });
+
+    it('replays a projection another instance rebuilt, with nothing appended since', async () => {
+      expect(await runner.waitForPosition(['stream-index'], await store.headPosition(), 10_000)).toBe(true);
+      const live = await rows();
+      expect(live.length).toBeGreaterThan(0);
+      // Another instance's admin route: it empties the tables and sets the checkpoint to 0 without running the loop.
+      const elsewhere = new ProjectionRunner({ store, dataSource, schema: database.schema, projections: [streamIndexProjection], lease: newLease(), logger });
+      await elsewhere.rebuild('stream-index');
+      await expect.poll(rows, { timeout: 10_000, interval: 100 }).toEqual(live);
+    });
+
     it('lets a second runner on the same database apply nothing twice', async () => {
       const second = new ProjectionRunner({
         store,
