@@ -71,7 +71,7 @@ class ProjectionLoop {
   positionKnown = false;
   /** Appends were announced since the last read began: the head may be past what that read saw. */
   private announced = false;
-  private running = false;
+  running = false;
   private loopDone: Promise<void> = Promise.resolve();
   private wake?: () => void;
 
@@ -214,6 +214,7 @@ export class ProjectionRunner {
     const batchSize = this.options.batchSize ?? 500;
     // Far behind (a rebuild, a restart after downtime): bigger batches, fewer round trips per event.
     const wanted = loop.behind ? (this.options.catchUpBatchSize ?? batchSize * 4) : batchSize;
+    if (loop.behind) await this.keepPace(loop, stored, wanted);
     loop.behind = false;
     const batch = await this.pages.read(stored, wanted);
     if (batch.length === 0) return 0;
@@ -235,6 +236,31 @@ export class ProjectionRunner {
       throw error;
     }
     return batch.length;
+  }
+
+  /**
+   * While catching up, a projection that is about to read a page no one has read waits for the projections behind
+   * it to reach the pages kept, so that every page of a rebuild is read and parsed once for all of them: the fast
+   * ones running ahead only took the thread from the slowest, whose time is the rebuild's. It waits only for a loop
+   * strictly behind it that is catching up here and not failing, so the slowest never waits and a stuck one holds
+   * nobody.
+   */
+  private async keepPace(loop: ProjectionLoop, position: number, wanted: number): Promise<void> {
+    while (loop.running && !this.pages.has(position, wanted)) {
+      const behind = [...this.loops.values()].filter(
+        (other) => other !== loop && other.running && other.state === 'catching_up' && other.failures === 0 && other.position < position && this.options.lease.holds(other.projection.name),
+      );
+      if (behind.length === 0 || !this.pages.wouldDropUnread(Math.min(...behind.map((other) => other.position)))) return;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.progress.off('advanced', done);
+          resolve();
+        };
+        const timer = setTimeout(done, 100);
+        this.progress.on('advanced', done);
+      });
+    }
   }
 
   /** Commits each event as its own batch until one fails, which then throws naming its event. */

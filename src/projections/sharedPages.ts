@@ -29,6 +29,20 @@ export class SharedPages {
     return events;
   }
 
+  /** Whether a read of this page would be answered from memory. */
+  has(fromPosition: number, maxCount: number): boolean {
+    return this.pages.get(fromPosition)?.maxCount === maxCount;
+  }
+
+  /**
+   * Whether reading a new page now would drop a kept page that a projection at `position` has yet to read (the
+   * oldest kept page is not behind it): that projection would then read and parse it again.
+   */
+  wouldDropUnread(position: number): boolean {
+    if (this.pages.size < KEPT_PAGES) return false;
+    return this.pages.keys().next().value! >= position;
+  }
+
   /** After events were rewritten in place (erasure) or a projection went back to 0: nothing read before is used again. */
   clear(): void {
     this.pages.clear();

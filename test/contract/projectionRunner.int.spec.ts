@@ -161,6 +161,58 @@ for (const backend of testBackends()) {
       await expect.poll(rows, { timeout: 10_000, interval: 100 }).toEqual(live);
     });
 
+    it('reads each page of a catch-up once for projections of different speeds, and a stuck one holds nobody', async () => {
+      for (let index = 0; index < 4; index++) {
+        await store.append(`session-pace${index}`, Array.from({ length: 100 }, (_, turn) => ({ type: 'Turn', data: { turn } })), 'no_stream');
+      }
+      const head = await store.headPosition();
+      // Reads stop below the oldest open transaction: with the other runner still applying these appends, pages
+      // would come back short and be read again.
+      expect(await runner.waitForPosition(runner.projectionNames, head, 10_000)).toBe(true);
+      const logLength = (await store.readAll({ fromPosition: 0, maxCount: 100_000 })).length;
+      let eventsRead = 0;
+      const counting = new Proxy(store, {
+        get(target, key) {
+          if (key === 'readAll') {
+            return async (options: Parameters<PostgresEventStore['readAll']>[0]) => {
+              const page = await target.readAll(options);
+              eventsRead += page.length;
+              return page;
+            };
+          }
+          const value = Reflect.get(target, key, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const projection = (name: string, apply: (events: readonly RecordedEvent[]) => Promise<void>): Projection => ({ name, tables: [], entities: [], applyBatch: apply });
+      const slow = projection('pace-slow', () => new Promise((resolve) => setTimeout(resolve, 5)));
+      const fast = projection('pace-fast', async () => undefined);
+      const stuck = projection('pace-stuck', async () => {
+        throw new Error('never applies anything');
+      });
+      // Pages of 10 events: the log is far more pages than the 16 kept, so a fast projection left to run ahead
+      // would leave the slow one to read every page again.
+      const options = { store: counting, dataSource, schema: database.schema, lease: new SoleOwnerLease(), logger, batchSize: 10, catchUpBatchSize: 10, maxRetryDelayMs: 50 };
+      const paced = new ProjectionRunner({ ...options, projections: [slow, fast] });
+      await paced.start();
+      try {
+        expect(await paced.waitForPosition(['pace-slow', 'pace-fast'], head, 60_000)).toBe(true);
+        expect(eventsRead).toBeGreaterThanOrEqual(logLength);
+        // Left to run ahead, the fast one had the slow one read 1.8 times the log here (on PostgreSQL).
+        expect(eventsRead).toBeLessThan(logLength * 1.4);
+      } finally {
+        await paced.stop();
+      }
+      const withStuck = new ProjectionRunner({ ...options, projections: [stuck, projection('pace-fast-2', async () => undefined)] });
+      await withStuck.start();
+      try {
+        expect(await withStuck.waitForPosition(['pace-fast-2'], head, 30_000)).toBe(true);
+        expect((await withStuck.status('pace-stuck')).position).toBe(0);
+      } finally {
+        await withStuck.stop();
+      }
+    });
+
     it('lets a second runner on the same database apply nothing twice', async () => {
       const second = new ProjectionRunner({
         store,
