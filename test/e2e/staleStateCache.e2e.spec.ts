@@ -6,6 +6,8 @@ import { conversationStreamName } from '../../src/events/conversation/conversati
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { StreamStateStore } from '../../src/events/streamStateStore.js';
 import { conversationDecider } from '../../src/modules/conversations/conversationDecider.js';
+import { followSessionBinding } from '../../src/modules/conversations/sessionBinding.js';
+import { Lifecycle } from '../../src/modules/lifecycle.js';
 import { newSessionId, randomSessionIdSuffix } from '../../src/modules/sessions/domain/sessionId.js';
 import { sessionDecider } from '../../src/modules/sessions/sessionDecider.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
@@ -95,6 +97,27 @@ for (const backend of e2eBackends()) {
       const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source } });
       expect(resolved.body.sessionId).toBe(replacement);
       expect(resolved.body.sessionId).not.toBe(sessionId);
+    });
+
+    it('ends a session whose binding was overtaken before the session was created', async () => {
+      const { sessionKey } = await warmConversation();
+      // The other instance binds a new session and is slow to create it: only the binding is written.
+      const slow = newSessionId(new Date(), randomSessionIdSuffix());
+      const binding = await other.handle(conversationStreamName(sessionKey), conversationDecider, { type: 'ResetConversation', newSessionId: slow, currentSessionHadActivity: true, now: now() }, OTHER);
+      // Meanwhile a reset here binds another, and finds no session of the other's to end.
+      const reset = await service.request('POST', `/v1/conversations/${enc(sessionKey)}/reset`, { body: {} });
+      expect(reset.status, reset.text).toBe(200);
+      expect(reset.body.sessionId).not.toBe(slow);
+      expect(await service.infrastructure.eventStore.readStream(sessionStreamName(slow)).catch(() => [])).toEqual([]);
+      // The other instance carries on and creates its session, which the conversation no longer points to.
+      await followSessionBinding(service.app.get(Lifecycle), sessionKey, binding.events, OTHER);
+      const events = await service.infrastructure.eventStore.readStream(sessionStreamName(slow));
+      expect(events.map((event) => [event.type, event.data.reason])).toEqual([
+        ['SessionCreated', 'reset'],
+        ['SessionEnded', 'superseded'],
+      ]);
+      const current = await service.request('GET', `/v1/conversations/${enc(sessionKey)}`);
+      expect(current.body.sessionId).toBe(reset.body.sessionId);
     });
   });
 }

@@ -1,9 +1,10 @@
 // After a conversation binds a session: create the new session's stream, end the one left, reopen one switched back to.
-import type { ConversationEvent } from '../../events/conversation/conversationEvents.js';
+import { type ConversationEvent, conversationStreamName } from '../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../events/eventStore.js';
 import { sessionStreamName, type SessionEndReason } from '../../events/session/sessionEvents.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { sessionDecider } from '../sessions/sessionDecider.js';
+import { conversationDecider } from './conversationDecider.js';
 
 /**
  * The conversation stream is the point of decision (its expected revision picks one winner), so the
@@ -12,6 +13,7 @@ import { sessionDecider } from '../sessions/sessionDecider.js';
  */
 export async function followSessionBinding(lifecycle: Lifecycle, sessionKey: string, events: readonly ConversationEvent[], metadata: EventMetadata): Promise<number> {
   let position = 0;
+  let lastBound: string | undefined;
   for (const event of events) {
     if (event.type !== 'SessionBound') continue;
     const { sessionId, previousSessionId, reason, origin, at } = event.data;
@@ -32,6 +34,21 @@ export async function followSessionBinding(lifecycle: Lifecycle, sessionKey: str
       const ended = await lifecycle.streams.handle(sessionStreamName(previousSessionId, metadata.tenant), sessionDecider, { type: 'EndSession', reason: endReason, now: at }, metadata);
       position = Math.max(position, ended.position);
     }
+    lastBound = sessionId;
   }
+  if (lastBound) position = Math.max(position, await endIfSupersededMeanwhile(lifecycle, sessionKey, lastBound, metadata));
   return position;
+}
+
+/**
+ * A request alongside this one may have bound the conversation to another session between this binding and the
+ * session's creation (or reopening) above, and then found nothing to end: the session did not exist yet, or was
+ * still ended. Its end is then this request's to write. Either this read sees that other binding, or the other
+ * request's end came after the session was written here and ended it.
+ */
+async function endIfSupersededMeanwhile(lifecycle: Lifecycle, sessionKey: string, sessionId: string, metadata: EventMetadata): Promise<number> {
+  const conversation = await lifecycle.streams.load(conversationStreamName(sessionKey, metadata.tenant), conversationDecider);
+  if (conversation.state.sessionId === null || conversation.state.sessionId === sessionId) return 0;
+  const ended = await lifecycle.streams.handle(sessionStreamName(sessionId, metadata.tenant), sessionDecider, { type: 'EndSession', reason: 'superseded', now: lifecycle.now() }, metadata);
+  return ended.position;
 }
