@@ -46,7 +46,7 @@ export async function openInfrastructure(config: LedgerConfig, logger: Logger, p
       if (embedded) return embedded;
       const dataDir = config.dataDir === IN_MEMORY_DATA_DIR ? undefined : resolve(config.dataDir, 'pglite');
       if (dataDir) mkdirSync(dataDir, { recursive: true });
-      embedded = await PglitePool.open({ dataDir });
+      embedded = await PglitePool.open({ dataDir, sharedBuffers: config.embeddedSharedBuffers });
       closers.push(() => embedded!.end());
       logger.info({ dataDir: dataDir ?? 'in memory' }, 'embedded PGlite database open');
       return embedded;

@@ -14,6 +14,10 @@ const environmentSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(3000),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
+  EMBEDDED_SHARED_BUFFERS: z
+    .string()
+    .regex(/^[1-9]\d{0,6}(kB|MB|GB)$/, 'must be a PostgreSQL size like 32MB or 128MB')
+    .default('32MB'),
   EVENT_STORE_URL: z
     .string()
     .regex(/^(postgres|postgresql|esdb|esdb\+discover|kurrentdb|kurrentdb\+discover):\/\//, 'must start with postgres:// or esdb://')
@@ -69,6 +73,8 @@ export interface LedgerConfig {
   port: number;
   host: string;
   dataDir: string;
+  /** The embedded database's buffer pool: it lives in the service's own memory. */
+  embeddedSharedBuffers: string;
   eventStore: { kind: 'embedded' } | { kind: 'postgres'; url: string } | { kind: 'esdb'; url: string };
   readModels: { kind: 'embedded' } | { kind: 'postgres'; url: string };
   eventStoreSchema: string;
@@ -174,6 +180,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     port: env.PORT,
     host: env.HOST,
     dataDir: env.DATA_DIR,
+    embeddedSharedBuffers: env.EMBEDDED_SHARED_BUFFERS,
     eventStore,
     readModels,
     eventStoreSchema: env.EVENT_STORE_SCHEMA,

@@ -5,6 +5,11 @@ import type { PooledSqlClient, SqlPool, SqlResult } from './sqlPool.js';
 export interface PglitePoolOptions {
   /** A folder for durable data, or undefined for an in-memory database. */
   dataDir?: string;
+  /**
+   * PostgreSQL's `shared_buffers` (PGlite's default is 128MB). The buffer pool is allocated in the WebAssembly heap,
+   * inside the service's own memory, so it is the embedded database's largest fixed cost.
+   */
+  sharedBuffers?: string;
 }
 
 /**
@@ -19,7 +24,8 @@ export class PglitePool implements SqlPool {
   private constructor(readonly db: PGlite) {}
 
   static async open(options: PglitePoolOptions = {}): Promise<PglitePool> {
-    const db = options.dataDir ? await PGlite.create({ dataDir: options.dataDir }) : await PGlite.create();
+    const startParams = options.sharedBuffers ? [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers}`] : undefined;
+    const db = await PGlite.create({ ...(options.dataDir ? { dataDir: options.dataDir } : {}), ...(startParams ? { startParams } : {}) });
     return new PglitePool(db);
   }
 
