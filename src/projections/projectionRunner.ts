@@ -251,16 +251,21 @@ export class ProjectionRunner {
         (other) => other !== loop && other.running && other.state === 'catching_up' && other.failures === 0 && other.position < position && this.options.lease.holds(other.projection.name),
       );
       if (behind.length === 0 || !this.pages.wouldDropUnread(Math.min(...behind.map((other) => other.position)))) return;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          this.progress.off('advanced', done);
-          resolve();
-        };
-        const timer = setTimeout(done, 100);
-        this.progress.on('advanced', done);
-      });
+      await this.nextAdvance(100);
     }
+  }
+
+  /** Resolves when any projection here commits a batch, or after `ms`. */
+  private nextAdvance(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.progress.off('advanced', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.progress.on('advanced', done);
+    });
   }
 
   /** Commits each event as its own batch until one fails, which then throws naming its event. */
@@ -368,15 +373,7 @@ export class ProjectionRunner {
       if (await this.reached(names, position)) return true;
       const remaining = deadline - Date.now();
       if (remaining <= 0) return false;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          this.progress.off('advanced', done);
-          resolve();
-        };
-        const timer = setTimeout(done, Math.min(remaining, 50));
-        this.progress.on('advanced', done);
-      });
+      await this.nextAdvance(Math.min(remaining, 50));
     }
   }
 
