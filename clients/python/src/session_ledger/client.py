@@ -182,7 +182,8 @@ class LedgerClient:
         mode: Optional[str] = None,
         idempotency_key: Optional[str] = None,
     ) -> api.EnqueueResponse:
-        """``mode="interrupt"`` (default): a follow-up while busy, coalesced in the slot; ``"queue"``: its own turn."""
+        """``mode="queue"`` (the service's default): its own turn, FIFO; ``"interrupt"``: a follow-up while the agent
+        is busy, coalesced with the one waiting in the slot."""
         body = _present(message=message, mode=mode)
         return cast(api.EnqueueResponse, self._call("enqueue", {"key": session_key}, body=body, idempotency_key=idempotency_key))
 
