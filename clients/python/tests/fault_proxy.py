@@ -24,7 +24,7 @@ class SeenRequest:
 
 
 class FaultProxy:
-    def __init__(self, upstream: str) -> None:
+    def __init__(self, upstream: str, port: int = 0) -> None:
         target = urlsplit(upstream)
         self.upstream_host = target.hostname or "127.0.0.1"
         self.upstream_port = target.port or 80
@@ -73,7 +73,7 @@ class FaultProxy:
 
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _forward
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._server.daemon_threads = True
         self._thread: Optional[threading.Thread] = None
 
