@@ -123,7 +123,7 @@ def test_lifecycle_events_resume_after_a_silent_connection_and_miss_nothing(clie
 
     seen = within(30, read_until_the_new_session)
 
-    positions = [event["position"] for event in seen]
+    positions = [int(str(event["position"])) for event in seen]
     assert positions == sorted(set(positions)), "an event came twice or out of order"
     types = [event["type"] for event in seen if str(event["streamName"]).startswith("conversation-")]
     assert types == ["ConversationOpened", "SessionBound", "Suspended", "SessionBound"]

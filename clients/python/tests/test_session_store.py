@@ -6,6 +6,7 @@ import enum
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from session_ledger import LedgerClient, LedgerSessionStore, SessionEntry, SessionSource
 
@@ -98,7 +99,7 @@ def test_reset_and_switch(store: LedgerSessionStore, chat_id: str) -> None:
 def test_transcripts_come_back_as_they_were_appended(store: LedgerSessionStore, chat_id: str, client: LedgerClient) -> None:
     session_id = store.get_or_create_session(dm(chat_id)).session_id
     meta = {"role": "session_meta", "tools": [{"type": "function", "function": {"name": "terminal"}}], "model": "m", "platform": "telegram"}
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "list files", "timestamp": 1764600000.5, "platform_message_id": "77"},
         {
             "role": "assistant",

@@ -21,6 +21,10 @@ def optional_local_time(value: Optional[str]) -> Optional[datetime]:
     return local_time(value) if value else None
 
 
+def _iso(value: Optional[datetime]) -> Optional[str]:
+    return value.isoformat() if value else None
+
+
 @dataclass
 class SessionEntry:
     """Hermes' ``SessionEntry`` fields, in Hermes' order, plus what the service adds after them.
@@ -106,7 +110,6 @@ class SessionEntry:
 
     def to_dict(self) -> dict[str, Any]:
         """Hermes' ``SessionEntry.to_dict()`` layout (one value of its ``sessions.json``)."""
-        iso = lambda value: value.isoformat() if value else None  # noqa: E731
         result: dict[str, Any] = {
             "session_key": self.session_key,
             "session_id": self.session_id,
@@ -123,9 +126,9 @@ class SessionEntry:
             "resume_pending", "resume_reason",
         ):  # fmt: skip
             result[name] = getattr(self, name)
-        result["last_resume_marked_at"] = iso(self.last_resume_marked_at)
+        result["last_resume_marked_at"] = _iso(self.last_resume_marked_at)
         result["active_turn_token"] = self.active_turn_token
-        result["active_turn_started_at"] = iso(self.active_turn_started_at)
+        result["active_turn_started_at"] = _iso(self.active_turn_started_at)
         for name in ("is_fresh_reset", "was_auto_reset", "auto_reset_reason", "reset_had_activity", "prev_session_id"):
             result[name] = getattr(self, name)
         if self.model_override:

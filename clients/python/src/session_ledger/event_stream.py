@@ -45,7 +45,8 @@ def reconnecting_events(
             failure = lost
         else:
             try:
-                event_type, data, pending_id = "message", [], last_event_id
+                event_type, pending_id = "message", last_event_id
+                data: list[str] = []
                 for raw in response:
                     line = raw.decode("utf-8").rstrip("\n").rstrip("\r")
                     if line == "":

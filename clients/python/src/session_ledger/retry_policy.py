@@ -59,7 +59,7 @@ def should_retry(failure: Failure, safe_to_repeat: bool) -> bool:
 
 def retry_delay(attempt: int, options: RetryOptions, rand: Callable[[], float] = random.random) -> float:
     """Exponential backoff, half of it random: retries of many clients spread out instead of arriving together."""
-    ceiling = min(options.max_delay, options.base_delay * 2**attempt)
+    ceiling = min(options.max_delay, options.base_delay * 2.0**attempt)
     return ceiling / 2 + rand() * ceiling / 2
 
 

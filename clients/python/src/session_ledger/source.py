@@ -86,7 +86,9 @@ class SessionSource:
 
     @classmethod
     def from_ledger(cls, source: Mapping[str, Any]) -> "SessionSource":
-        values = {hermes: source.get(ledger) for hermes, ledger in LEDGER_FIELD_NAMES.items() if source.get(ledger) is not None}
+        values: dict[str, Any] = {
+            hermes: source.get(ledger) for hermes, ledger in LEDGER_FIELD_NAMES.items() if source.get(ledger) is not None
+        }
         return cls(platform=source.get("platform"), scope_id=source.get("guildId"), **values)
 
     def to_dict(self) -> dict[str, Any]:
@@ -112,6 +114,7 @@ class SessionSource:
             "parent_chat_id", "message_id", "profile", "auto_thread_initial_name", "prospective_thread_id",
         )  # fmt: skip
         chat_id = data.get("chat_id")
+        plain: dict[str, Any] = {name: data.get(name) for name in names}
         return cls(
             platform=data["platform"],
             chat_id=None if chat_id is None else str(chat_id),
@@ -120,5 +123,5 @@ class SessionSource:
             role_authorized=bool(data.get("role_authorized", False)),
             scope_id=data.get("scope_id", data.get("guild_id")),
             auto_thread_created=bool(data.get("auto_thread_created", False)),
-            **{name: data.get(name) for name in names},
+            **plain,
         )
