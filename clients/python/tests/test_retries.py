@@ -89,6 +89,7 @@ def test_without_keys_a_lost_answer_to_an_unsafe_write_is_not_repeated(proxy: Fa
 
     sent = proxy.requests_to(f"/v1/sessions/{session_id}/turns")
     assert lost.value.maybe_applied is True and lost.value.operation == "record_turn"
+    assert lost.value.idempotency_key is None
     assert len(sent) == 1 and "idempotency-key" not in sent[0].headers
 
 
@@ -166,3 +167,21 @@ def test_queries_carry_the_position_the_client_last_wrote(ledger_url: str, proxy
     assert [request.headers.get("x-min-position") for request in reads] == [str(written), "1", None]
     assert proxy.requests[0].headers.get("authorization") == "Bearer a-bearer-secret-for-the-test"
     assert "authorization" not in reads[-1].headers
+
+
+def test_when_retries_run_out_the_error_names_the_key_to_send_the_write_again_with(ledger_url: str, proxy: FaultProxy) -> None:
+    client = LedgerClient(proxy.url, retry=RetryOptions(max_attempts=2, base_delay=0.01))
+    _, session_id = new_session(client)
+
+    proxy.lose_next_answers(2)
+    with pytest.raises(LedgerNetworkError) as lost:
+        client.record_turn(session_id, [{"role": "user", "content": "did it land?"}])
+    key = lost.value.idempotency_key
+    again = client.record_turn(session_id, [{"role": "user", "content": "did it land?"}], idempotency_key=key)
+
+    sent = proxy.requests_to(f"/v1/sessions/{session_id}/turns")
+    assert lost.value.maybe_applied is True and key is not None
+    assert [request.headers.get("idempotency-key") for request in sent] == [key, key, key]
+    if service_replays_idempotent_writes(ledger_url, session_id):
+        assert client.last_exchange is not None and client.last_exchange.replayed is True
+        assert again["turnIndex"] == 1

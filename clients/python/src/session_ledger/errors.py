@@ -32,13 +32,14 @@ class LedgerNetworkError(ConnectionError):
     """No answer arrived.
 
     ``maybe_applied``: the request may have reached the service and been carried out (the connection broke
-    after it was sent, and the operation carried no idempotency key and is not safe to repeat): check before
-    sending it again.
+    after it was sent, and the operation is not safe to repeat). Send it again only with the same
+    ``idempotency_key`` (the key the call carried, if any): the service then answers the first outcome.
     """
 
-    def __init__(self, operation: str, maybe_applied: bool, cause: BaseException) -> None:
+    def __init__(self, operation: str, maybe_applied: bool, cause: BaseException, idempotency_key: str | None = None) -> None:
         self.operation = operation
         self.maybe_applied = maybe_applied
         self.cause = cause
+        self.idempotency_key = idempotency_key
         applied = "; it may have been carried out" if maybe_applied else ""
         super().__init__(f"{operation}: no answer from the service ({cause!r}){applied}")

@@ -136,7 +136,7 @@ class Transport:
             except (urllib.error.URLError, OSError, http.client.HTTPException) as lost:
                 connected = not never_connected(lost)
                 failure = NetworkFailure(connected)
-                error = LedgerNetworkError(name, connected and not repeatable, lost)
+                error = LedgerNetworkError(name, connected and not operation.safe_to_repeat, lost, idempotency_key)
             delay = retry_delay(attempt, self.retry)
             last = attempt + 1 >= self.retry.max_attempts or time.monotonic() - started + delay > self.retry.max_elapsed
             if last or not should_retry(failure, repeatable):
