@@ -1,0 +1,561 @@
+"""The Session Ledger client: one method per operation, retries where they are safe, read-your-writes, event streams.
+
+Bodies and answers use the service's own field names (camelCase, as in ``docs/api.md``); arguments are Python's.
+Every write carries a fresh ``Idempotency-Key`` (kept across the call's own retries), so a write whose answer was
+lost can be sent again without being carried out twice.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence, Union, cast
+
+from . import api_types as api
+from .event_stream import reconnecting_events
+from .retry_policy import RetryOptions
+from .source import SessionSource
+from .transport import Exchange, Transport
+
+
+def _present(**fields: Any) -> dict[str, Any]:
+    """A body of the fields that were given (None: leave the service's default)."""
+    return {name: value for name, value in fields.items() if value is not None}
+
+
+class LedgerClient:
+    """A client of one Session Ledger service.
+
+    ``LedgerClient("http://127.0.0.1:3000", token=os.environ.get("LEDGER_TOKEN"))``. It is safe to share between
+    threads. ``retry`` tunes the backoff; ``read_your_writes=False`` stops sending the client's last written
+    position with queries; ``idempotency_keys=False`` stops sending keys (writes are then retried after a lost
+    answer only where repeating them is harmless, as without keys).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        token: Optional[str] = None,
+        *,
+        retry: Optional[RetryOptions] = None,
+        timeout: float = 30.0,
+        read_your_writes: bool = True,
+        idempotency_keys: bool = True,
+        on_retry: Optional[Callable[[str, int, BaseException], None]] = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._transport = Transport(
+            url,
+            token,
+            retry=retry,
+            timeout=timeout,
+            read_your_writes=read_your_writes,
+            idempotency_keys=idempotency_keys,
+            on_retry=on_retry,
+            sleep=sleep,
+        )
+
+    @property
+    def url(self) -> str:
+        return self._transport.base_url
+
+    @property
+    def position(self) -> int:
+        """The highest global position this client's commands wrote (0 before any)."""
+        return self._transport.position
+
+    def observe_position(self, position: int) -> None:
+        """Adopts a position written elsewhere (another process, a previous run) for read-your-writes."""
+        self._transport.observe_position(position)
+
+    @property
+    def last_exchange(self) -> Optional[Exchange]:
+        """Status, request id, idempotency key, replay flag and attempts of this thread's last call."""
+        return self._transport.last_exchange
+
+    def _call(self, name: str, params: Optional[Mapping[str, str]] = None, **options: Any) -> Any:
+        return self._transport.call(name, params, **options)
+
+    # Service
+    def health(self) -> api.JsonObject:
+        return cast(api.JsonObject, self._call("health"))
+
+    def ready(self) -> api.JsonObject:
+        return cast(api.JsonObject, self._call("ready"))
+
+    # Conversations
+    def resolve_session(
+        self,
+        source: Union[SessionSource, api.LedgerSource, Mapping[str, Any]],
+        *,
+        force_new: bool = False,
+        options: Optional[api.ResolveOptions] = None,
+        gateway_id: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> api.ResolveResponse:
+        """Gets or creates the session for a message's source (race-free: one session per conversation).
+
+        ``source`` is a :class:`SessionSource` (Hermes' names; its ``profile`` becomes ``options.agent``) or the
+        service's own ``source`` object.
+        """
+        resolve_options: dict[str, Any] = dict(options or {})
+        if isinstance(source, SessionSource):
+            if source.agent is not None:
+                resolve_options.setdefault("agent", source.agent)
+            wire: Mapping[str, Any] = source.to_ledger()
+        else:
+            wire = source
+        body = _present(source=wire, forceNew=force_new or None, options=resolve_options or None, gatewayId=gateway_id)
+        return cast(api.ResolveResponse, self._call("resolve_session", body=body, idempotency_key=idempotency_key))
+
+    def get_conversation(self, session_key: str, *, min_position: Optional[int] = None) -> api.ConversationResponse:
+        return cast(api.ConversationResponse, self._call("get_conversation", {"key": session_key}, min_position=min_position))
+
+    def reset_conversation(self, session_key: str, *, idempotency_key: Optional[str] = None) -> api.ConversationChangeResponse:
+        """``/new``: a new session for the conversation; the old one ends."""
+        return cast(
+            api.ConversationChangeResponse,
+            self._call("reset_conversation", {"key": session_key}, body={}, idempotency_key=idempotency_key),
+        )
+
+    def switch_session(
+        self, session_key: str, session_id: str, *, idempotency_key: Optional[str] = None
+    ) -> api.ConversationChangeResponse:
+        """``/resume <id>``: points the conversation at an earlier session of its own."""
+        body = {"sessionId": session_id}
+        return cast(
+            api.ConversationChangeResponse,
+            self._call("switch_session", {"key": session_key}, body=body, idempotency_key=idempotency_key),
+        )
+
+    def suspend_conversation(
+        self, session_key: str, reason: Optional[str] = None, *, idempotency_key: Optional[str] = None
+    ) -> api.ConversationChangeResponse:
+        """``/stop``: the next resolve starts a new session."""
+        return cast(
+            api.ConversationChangeResponse,
+            self._call("suspend_conversation", {"key": session_key}, body=_present(reason=reason), idempotency_key=idempotency_key),
+        )
+
+    def mark_resume_pending(
+        self, session_key: str, reason: api.ResumeReason, *, idempotency_key: Optional[str] = None
+    ) -> api.ConversationChangeResponse:
+        return cast(
+            api.ConversationChangeResponse,
+            self._call("mark_resume_pending", {"key": session_key}, body={"reason": reason}, idempotency_key=idempotency_key),
+        )
+
+    def clear_resume_pending(self, session_key: str, *, idempotency_key: Optional[str] = None) -> api.ConversationChangeResponse:
+        return cast(
+            api.ConversationChangeResponse,
+            self._call("clear_resume_pending", {"key": session_key}, idempotency_key=idempotency_key),
+        )
+
+    def conversation_context(
+        self,
+        session_key: str,
+        *,
+        redact_pii: Optional[bool] = None,
+        connected_platforms: Optional[Sequence[str]] = None,
+        min_position: Optional[int] = None,
+    ) -> api.ContextResponse:
+        """The "Current Session Context" prompt block of the conversation."""
+        query = {"redactPii": redact_pii, "connectedPlatforms": list(connected_platforms) if connected_platforms else None}
+        return cast(
+            api.ContextResponse,
+            self._call("conversation_context", {"key": session_key}, query=query, min_position=min_position),
+        )
+
+    def conversation_events(
+        self, session_key: str, *, from_revision: Optional[int] = None, limit: Optional[int] = None
+    ) -> api.StreamEventsPage:
+        """The conversation stream's events, oldest first (``nextRevision`` pages on)."""
+        query = {"fromRevision": from_revision, "limit": limit}
+        return cast(api.StreamEventsPage, self._call("conversation_events", {"key": session_key}, query=query))
+
+    # The message queue
+    def enqueue(
+        self,
+        session_key: str,
+        message: api.QueuedMessageInput,
+        *,
+        mode: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> api.EnqueueResponse:
+        """``mode="queue"`` (the service's default): its own turn, FIFO; ``"interrupt"``: a follow-up while the agent
+        is busy, coalesced with the one waiting in the slot."""
+        body = _present(message=message, mode=mode)
+        return cast(api.EnqueueResponse, self._call("enqueue", {"key": session_key}, body=body, idempotency_key=idempotency_key))
+
+    def next_queued(self, session_key: str, *, idempotency_key: Optional[str] = None) -> Optional[api.DequeueResponse]:
+        """The next waiting message (each is delivered once), or None when the queue is empty."""
+        return cast(Optional[api.DequeueResponse], self._call("next_queued", {"key": session_key}, idempotency_key=idempotency_key))
+
+    def get_queue(self, session_key: str, *, min_position: Optional[int] = None) -> api.QueueResponse:
+        return cast(api.QueueResponse, self._call("get_queue", {"key": session_key}, min_position=min_position))
+
+    # Turns and transcripts
+    def record_turn(
+        self,
+        session_id: str,
+        messages: Sequence[api.Message],
+        *,
+        usage: Optional[api.TurnUsage] = None,
+        status: Optional[api.TurnStatus] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> api.RecordTurnResponse:
+        body = _present(messages=list(messages), usage=usage, status=status)
+        return cast(api.RecordTurnResponse, self._call("record_turn", {"id": session_id}, body=body, idempotency_key=idempotency_key))
+
+    def start_turn(self, session_id: str, *, idempotency_key: Optional[str] = None) -> api.StartTurnResponse:
+        """Marks a turn in flight (rollback answers 409 TURN_IN_FLIGHT until :meth:`record_turn` records it)."""
+        return cast(api.StartTurnResponse, self._call("start_turn", {"id": session_id}, idempotency_key=idempotency_key))
+
+    def get_session(self, session_id: str, *, min_position: Optional[int] = None) -> api.JsonObject:
+        return cast(api.JsonObject, self._call("get_session", {"id": session_id}, min_position=min_position))
+
+    def destroy_session(
+        self, session_id: str, *, cascade: Optional[bool] = None, idempotency_key: Optional[str] = None
+    ) -> api.JsonObject:
+        query = {"cascade": cascade}
+        return cast(api.JsonObject, self._call("destroy_session", {"id": session_id}, query=query, idempotency_key=idempotency_key))
+
+    def get_transcript(
+        self,
+        session_id: str,
+        *,
+        include_deleted: Optional[bool] = None,
+        slot: Optional[str] = None,
+        min_position: Optional[int] = None,
+    ) -> api.TranscriptResponse:
+        query = {"includeDeleted": include_deleted, "slot": slot}
+        return cast(
+            api.TranscriptResponse,
+            self._call("get_transcript", {"id": session_id}, query=query, min_position=min_position),
+        )
+
+    def rewrite_transcript(
+        self, session_id: str, messages: Sequence[api.Message], *, idempotency_key: Optional[str] = None
+    ) -> api.RewriteResponse:
+        """Compression: the live messages become deleted in history, these are the transcript now."""
+        body = {"messages": list(messages)}
+        return cast(api.RewriteResponse, self._call("rewrite_transcript", {"id": session_id}, body=body, idempotency_key=idempotency_key))
+
+    def rewind(self, session_id: str, turns: int = 1, *, idempotency_key: Optional[str] = None) -> api.RewindResponse:
+        """Soft-deletes the last ``turns`` user turns and everything after them."""
+        return cast(api.RewindResponse, self._call("rewind", {"id": session_id}, body={"turns": turns}, idempotency_key=idempotency_key))
+
+    # Checkpoints, time travel, memory, slots
+    def create_checkpoint(
+        self, session_id: str, label: Optional[str] = None, *, idempotency_key: Optional[str] = None
+    ) -> api.CheckpointResponse:
+        return cast(
+            api.CheckpointResponse,
+            self._call("create_checkpoint", {"id": session_id}, body=_present(label=label), idempotency_key=idempotency_key),
+        )
+
+    def list_checkpoints(
+        self, session_id: str, *, before: Optional[int] = None, limit: Optional[int] = None
+    ) -> api.CheckpointsPage:
+        """Newest first, on or off the current timeline."""
+        query = {"before": before, "limit": limit}
+        return cast(api.CheckpointsPage, self._call("list_checkpoints", {"id": session_id}, query=query))
+
+    def rollback(self, session_id: str, checkpoint_id: str, *, idempotency_key: Optional[str] = None) -> api.RollbackResponse:
+        """Back (or forward) to a checkpoint: appends ``RolledBack``; history is never rewritten."""
+        body = {"checkpointId": checkpoint_id}
+        return cast(api.RollbackResponse, self._call("rollback", {"id": session_id}, body=body, idempotency_key=idempotency_key))
+
+    def session_state(self, session_id: str, *, revision: Optional[int] = None, at: Optional[str] = None) -> api.JsonObject:
+        """The session's state now, or replayed to a revision or an ISO time."""
+        return cast(api.JsonObject, self._call("session_state", {"id": session_id}, query={"revision": revision, "at": at}))
+
+    def session_events(
+        self, session_id: str, *, from_revision: Optional[int] = None, limit: Optional[int] = None
+    ) -> api.StreamEventsPage:
+        """The session stream's events, oldest first (``nextRevision`` pages on)."""
+        query = {"fromRevision": from_revision, "limit": limit}
+        return cast(api.StreamEventsPage, self._call("session_events", {"id": session_id}, query=query))
+
+    def get_memory(self, session_id: str) -> api.JsonObject:
+        return cast(api.JsonObject, self._call("get_memory", {"id": session_id}))
+
+    def set_memory(
+        self,
+        session_id: str,
+        name: str,
+        value: api.Json,
+        *,
+        metadata: Optional[api.JsonObject] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> api.JsonObject:
+        body = {"value": value, **_present(metadata=metadata)}
+        params = {"id": session_id, "name": name}
+        return cast(api.JsonObject, self._call("set_memory", params, body=body, idempotency_key=idempotency_key))
+
+    def remove_memory(self, session_id: str, name: str, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
+        return cast(api.JsonObject, self._call("remove_memory", {"id": session_id, "name": name}, idempotency_key=idempotency_key))
+
+    def list_slots(self, session_id: str) -> api.JsonObject:
+        return cast(api.JsonObject, self._call("list_slots", {"id": session_id}))
+
+    def create_slot(self, session_id: str, name: str, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
+        return cast(api.JsonObject, self._call("create_slot", {"id": session_id}, body={"name": name}, idempotency_key=idempotency_key))
+
+    def switch_slot(self, session_id: str, name: str, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
+        return cast(api.JsonObject, self._call("switch_slot", {"id": session_id, "name": name}, idempotency_key=idempotency_key))
+
+    # Session trees
+    def create_child(
+        self,
+        session_id: str,
+        agent_name: str,
+        *,
+        metadata: Optional[api.JsonObject] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> api.JsonObject:
+        """An empty child session with the parent's key and origin (a sub-agent's)."""
+        body = _present(agentName=agent_name, metadata=metadata)
+        return cast(api.JsonObject, self._call("create_child", {"id": session_id}, body=body, idempotency_key=idempotency_key))
+
+    def fork_session(
+        self,
+        session_id: str,
+        *,
+        checkpoint_id: Optional[str] = None,
+        agent_name: Optional[str] = None,
+        metadata: Optional[api.JsonObject] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> api.JsonObject:
+        """A child starting from the parent's state at a checkpoint (omitted: now)."""
+        body = _present(checkpointId=checkpoint_id, agentName=agent_name, metadata=metadata)
+        return cast(api.JsonObject, self._call("fork_session", {"id": session_id}, body=body, idempotency_key=idempotency_key))
+
+    def list_children(
+        self,
+        session_id: str,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        min_position: Optional[int] = None,
+    ) -> api.ChildrenPage:
+        query = {"limit": limit, "cursor": cursor}
+        return cast(api.ChildrenPage, self._call("list_children", {"id": session_id}, query=query, min_position=min_position))
+
+    def get_parent(self, session_id: str, *, min_position: Optional[int] = None) -> api.JsonObject:
+        return cast(api.JsonObject, self._call("get_parent", {"id": session_id}, min_position=min_position))
+
+    def session_tree(
+        self,
+        session_id: str,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        max_depth: Optional[int] = None,
+        min_position: Optional[int] = None,
+    ) -> api.TreePage:
+        query = {"limit": limit, "cursor": cursor, "maxDepth": max_depth}
+        return cast(api.TreePage, self._call("session_tree", {"id": session_id}, query=query, min_position=min_position))
+
+    # Restart recovery
+    def gateway_stopping(
+        self,
+        gateway_id: str,
+        active_keys: Optional[Sequence[str]] = None,
+        *,
+        mode: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> api.JsonObject:
+        """The drain begins: conversations with a turn in flight are marked for resume."""
+        body = _present(activeKeys=list(active_keys) if active_keys is not None else None, mode=mode)
+        return cast(api.JsonObject, self._call("gateway_stopping", {"gatewayId": gateway_id}, body=body, idempotency_key=idempotency_key))
+
+    def gateway_stopped(
+        self, gateway_id: str, drain_timed_out: Optional[Sequence[str]] = None, *, idempotency_key: Optional[str] = None
+    ) -> api.JsonObject:
+        """With nothing timed out, the clean-shutdown marker."""
+        body = _present(drainTimedOut=list(drain_timed_out) if drain_timed_out is not None else None)
+        return cast(api.JsonObject, self._call("gateway_stopped", {"gatewayId": gateway_id}, body=body, idempotency_key=idempotency_key))
+
+    def gateway_started(
+        self, gateway_id: str, boot_id: str, *, idempotency_key: Optional[str] = None
+    ) -> api.GatewayStartedResponse:
+        """After an unclean stop, marks recently active conversations and answers what to auto-continue."""
+        return cast(
+            api.GatewayStartedResponse,
+            self._call("gateway_started", {"gatewayId": gateway_id}, body={"bootId": boot_id}, idempotency_key=idempotency_key),
+        )
+
+    # The sessions index (read models: these wait for this client's own writes)
+    def list_sessions(
+        self,
+        *,
+        active_minutes: Optional[int] = None,
+        platform: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        min_position: Optional[int] = None,
+    ) -> api.SessionsPage:
+        """Routing entries, most recent activity first (``nextCursor`` pages on)."""
+        query = {"activeMinutes": active_minutes, "platform": platform, "limit": limit, "cursor": cursor}
+        return cast(api.SessionsPage, self._call("list_sessions", query=query, min_position=min_position))
+
+    def session_by_key(self, session_key: str, *, min_position: Optional[int] = None) -> api.LedgerEntry:
+        return cast(api.LedgerEntry, self._call("session_by_key", {"key": session_key}, min_position=min_position))
+
+    def session_record(self, session_id: str, *, min_position: Optional[int] = None) -> api.JsonObject:
+        """One session instance, current or not: status, key, counters, message count."""
+        return cast(api.JsonObject, self._call("session_record", {"id": session_id}, min_position=min_position))
+
+    def export_sessions_json(self, *, min_position: Optional[int] = None) -> dict[str, api.JsonObject]:
+        """The index in Hermes' ``sessions.json`` shape."""
+        return cast(dict[str, api.JsonObject], self._call("export_sessions_json", min_position=min_position))
+
+    def prune(self, max_age_days: int, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
+        """Admin: forgets routing entries idle longer than ``max_age_days`` (the events stay)."""
+        return cast(api.JsonObject, self._call("prune", body={"maxAgeDays": max_age_days}, idempotency_key=idempotency_key))
+
+    # Runtime sessions
+    def runtime_turn(
+        self,
+        session_key: str,
+        provider: str,
+        model: str,
+        input: str,
+        *,
+        new_session: Optional[bool] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> api.RuntimeTurnResponse:
+        """Starts a turn on the conversation's bound runtime session (a new one when unbound or on drift)."""
+        body = _present(provider=provider, model=model, input=input, newSession=new_session)
+        return cast(api.RuntimeTurnResponse, self._call("runtime_turn", {"key": session_key}, body=body, idempotency_key=idempotency_key))
+
+    def runtime_new(
+        self,
+        session_key: str,
+        *,
+        task: Optional[str] = None,
+        provider: Optional[str] = None,
+        model: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> api.JsonObject:
+        """``/new`` (unbind), or ``/new <task>`` (a new runtime session starting the task)."""
+        body = _present(task=task, provider=provider, model=model)
+        return cast(api.JsonObject, self._call("runtime_new", {"key": session_key}, body=body, idempotency_key=idempotency_key))
+
+    def runtime_detach(self, session_key: str, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
+        return cast(api.JsonObject, self._call("runtime_detach", {"key": session_key}, idempotency_key=idempotency_key))
+
+    def get_runtime_binding(self, session_key: str) -> api.JsonObject:
+        return cast(api.JsonObject, self._call("get_runtime_binding", {"key": session_key}))
+
+    def runtime_pending(self, session_key: str) -> api.JsonObject:
+        """Approvals and questions the bound runtime session waits on."""
+        return cast(api.JsonObject, self._call("runtime_pending", {"key": session_key}))
+
+    def report_worker_event(
+        self, runtime_session_id: str, event: api.WorkerEvent, *, idempotency_key: Optional[str] = None
+    ) -> api.JsonObject:
+        """The worker reports: ``{"type": "started" | "progress" | "question" | "approval_request" | ...}``."""
+        return cast(
+            api.JsonObject,
+            self._call("report_worker_event", {"id": runtime_session_id}, body=dict(event), idempotency_key=idempotency_key),
+        )
+
+    def resolve_approval(
+        self,
+        runtime_session_id: str,
+        approval_id: str,
+        decision: str,
+        *,
+        remember: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> api.JsonObject:
+        params = {"id": runtime_session_id, "approvalId": approval_id}
+        body = _present(decision=decision, remember=remember)
+        return cast(api.JsonObject, self._call("resolve_approval", params, body=body, idempotency_key=idempotency_key))
+
+    def answer_question(
+        self, runtime_session_id: str, question_id: str, answer: str, *, idempotency_key: Optional[str] = None
+    ) -> api.JsonObject:
+        params = {"id": runtime_session_id, "questionId": question_id}
+        return cast(api.JsonObject, self._call("answer_question", params, body={"answer": answer}, idempotency_key=idempotency_key))
+
+    def get_runtime_session(self, runtime_session_id: str) -> api.JsonObject:
+        return cast(api.JsonObject, self._call("get_runtime_session", {"id": runtime_session_id}))
+
+    # Scheduled jobs
+    def create_job(self, job: api.JsonObject, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
+        """``job``: ``schedule`` and ``prompt`` and/or ``skill``, and the optional fields of ``POST /v1/jobs``."""
+        return cast(api.JsonObject, self._call("create_job", body=dict(job), idempotency_key=idempotency_key))
+
+    def import_jobs(self, jobs: Sequence[api.JsonObject], *, idempotency_key: Optional[str] = None) -> api.JsonObject:
+        """Hermes' ``cron/jobs.json`` jobs; ids that exist are left alone."""
+        return cast(api.JsonObject, self._call("import_jobs", body={"jobs": list(jobs)}, idempotency_key=idempotency_key))
+
+    def list_jobs(
+        self, *, enabled: Optional[bool] = None, limit: Optional[int] = None, cursor: Optional[str] = None
+    ) -> api.JsonObject:
+        return cast(api.JsonObject, self._call("list_jobs", query={"enabled": enabled, "limit": limit, "cursor": cursor}))
+
+    def get_job(self, job_id: str) -> api.JsonObject:
+        return cast(api.JsonObject, self._call("get_job", {"id": job_id}))
+
+    def update_job(self, job_id: str, changes: api.JsonObject, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
+        """``changes``: any of the job's editable fields (``{"enabled": False}`` pauses it)."""
+        return cast(api.JsonObject, self._call("update_job", {"id": job_id}, body=dict(changes), idempotency_key=idempotency_key))
+
+    def delete_job(self, job_id: str, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
+        return cast(api.JsonObject, self._call("delete_job", {"id": job_id}, idempotency_key=idempotency_key))
+
+    def fire_job(self, job_id: str, slot: Optional[str] = None, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
+        """Fires a slot at most once, across every instance (``409 ALREADY_FIRED`` for the others)."""
+        return cast(api.JsonObject, self._call("fire_job", {"id": job_id}, body=_present(slot=slot), idempotency_key=idempotency_key))
+
+    def report_run(
+        self,
+        job_id: str,
+        fire_id: str,
+        status: str,
+        *,
+        error: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> api.JsonObject:
+        params = {"id": job_id, "fireId": fire_id}
+        body = _present(status=status, error=error)
+        return cast(api.JsonObject, self._call("report_run", params, body=body, idempotency_key=idempotency_key))
+
+    # Event streams
+    def events(
+        self,
+        *,
+        types: Optional[Sequence[str]] = None,
+        session_key: Optional[str] = None,
+        from_position: Optional[int] = None,
+        read_timeout: float = 60.0,
+        on_reconnect: Optional[Callable[[int, BaseException], None]] = None,
+    ) -> Iterator[api.LifecycleEvent]:
+        """Lifecycle events as they are written (suspends, resume marks, turns, fires, ...).
+
+        Reconnects after a dropped connection or a restart of the service, missing nothing; stop by leaving the
+        loop. ``from_position=0`` starts at the beginning of the log; by default only new events come.
+        """
+        query = {"types": list(types) if types else None, "sessionKey": session_key, "fromPosition": from_position}
+        events = reconnecting_events(self._transport, "lifecycle_events", query, read_timeout=read_timeout, on_reconnect=on_reconnect)
+        for event in events:
+            yield cast(api.LifecycleEvent, json.loads(event.data))
+
+    def job_fires(
+        self,
+        *,
+        from_position: Optional[int] = None,
+        read_timeout: float = 60.0,
+        on_reconnect: Optional[Callable[[int, BaseException], None]] = None,
+    ) -> Iterator[api.JobFire]:
+        """Job fires and run reports as they happen; reconnects like :meth:`events`."""
+        fires = reconnecting_events(
+            self._transport, "job_fires", {"from": from_position}, read_timeout=read_timeout, on_reconnect=on_reconnect
+        )
+        for event in fires:
+            name = cast(Any, event.event)
+            yield {"name": name, "position": int(event.id or 0), "data": json.loads(event.data)}

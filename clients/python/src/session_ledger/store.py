@@ -1,0 +1,272 @@
+"""Hermes' gateway ``SessionStore``, with its public method names and return shapes, kept by Session Ledger.
+
+A Hermes gateway swaps it in where it built the file-backed store; the routing index, the flags and the
+transcripts then live in the ledger, so several gateway processes can share them and nothing is lost on a crash.
+What is kept of Hermes' behaviour and what cannot be is in clients/python/README.md.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from datetime import datetime, timedelta
+from typing import Any, Mapping, Optional, cast
+
+from . import api_types as api
+from .client import LedgerClient
+from .entry import SessionEntry
+from .errors import LedgerError, LedgerNetworkError
+from .hermes_messages import from_ledger_message, to_ledger_message
+from .source import SessionSource
+
+logger = logging.getLogger("session_ledger.store")
+
+# Hermes' transcript may hold bookkeeping rows (``session_meta``: tools, model, platform) that are not messages:
+# they are kept as the session's memory entry ``hermes.<role>``, the latest one per role.
+BOOKKEEPING_MEMORY_PREFIX = "hermes."
+_LIST_PAGE = 500
+
+
+def _missing(error: LedgerError) -> bool:
+    return error.status == 404
+
+
+class LedgerSessionStore:
+    """``LedgerSessionStore(url, token=None)``: Hermes' ``SessionStore`` methods on a Session Ledger service.
+
+    ``config`` may be Hermes' ``GatewayConfig`` (its ``group_sessions_per_user`` and ``thread_sessions_per_user``
+    are sent with every resolve, as Hermes keys sessions by them); ``gateway_id`` names this gateway process for
+    restart recovery. Other keyword arguments go to :class:`LedgerClient`; ``client`` gives one to share.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        token: Optional[str] = None,
+        *,
+        config: Any = None,
+        gateway_id: str = "hermes",
+        group_sessions_per_user: Optional[bool] = None,
+        thread_sessions_per_user: Optional[bool] = None,
+        client: Optional[LedgerClient] = None,
+        **client_options: Any,
+    ) -> None:
+        self.client = client or LedgerClient(url, token, **client_options)
+        self.config = config
+        self.gateway_id = gateway_id
+        self._isolation: api.ResolveOptions = {}
+        group = group_sessions_per_user if group_sessions_per_user is not None else getattr(config, "group_sessions_per_user", None)
+        thread = thread_sessions_per_user if thread_sessions_per_user is not None else getattr(config, "thread_sessions_per_user", None)
+        if group is not None:
+            self._isolation["groupSessionsPerUser"] = bool(group)
+        if thread is not None:
+            self._isolation["threadSessionsPerUser"] = bool(thread)
+
+    # Routing
+    def get_or_create_session(self, source: SessionSource, force_new: bool = False, touch_activity: bool = True) -> SessionEntry:
+        """The conversation's current session, created on first contact; a suspended one is replaced by a new
+        session, a resume mark keeps it (within the service's freshness window). Concurrent calls for one
+        conversation, from any number of processes, get one session."""
+        answer = self.client.resolve_session(source, force_new=force_new, options=self._isolation or None, gateway_id=self.gateway_id)
+        return SessionEntry.from_ledger(answer["entry"])
+
+    def update_session(self, session_key: str, last_prompt_tokens: Optional[int] = None, touch_activity: bool = True) -> None:
+        """Records ``last_prompt_tokens`` (as a turn with no messages that carries only that count). Activity is
+        recorded by resolves and turns already, so a touch alone changes nothing."""
+        if last_prompt_tokens is None:
+            return
+        conversation = self._conversation(session_key)
+        if conversation is None:
+            return
+        usage: api.TurnUsage = {"lastPromptTokens": int(last_prompt_tokens)}
+        self.client.record_turn(conversation["sessionId"], [], usage=usage)
+
+    def reset_session(self, session_key: str, display_name: Optional[str] = None) -> Optional[SessionEntry]:
+        """``/new``: a new session id; None when the key has no entry. The display name stays the conversation's."""
+        try:
+            return SessionEntry.from_ledger(self.client.reset_conversation(session_key)["entry"])
+        except LedgerError as error:
+            if _missing(error):
+                return None
+            raise
+
+    def switch_session(self, session_key: str, target_session_id: str) -> Optional[SessionEntry]:
+        """``/resume``: points the key at one of its conversation's earlier sessions, reopening it. None when the
+        key has no entry, or the session is not one of this conversation's."""
+        try:
+            return SessionEntry.from_ledger(self.client.switch_session(session_key, target_session_id)["entry"])
+        except LedgerError as error:
+            if _missing(error):
+                return None
+            raise
+
+    def suspend_session(self, session_key: str) -> bool:
+        """``/stop``: the next message starts a new session. True if the entry existed."""
+        try:
+            self.client.suspend_conversation(session_key)
+            return True
+        except LedgerError as error:
+            if _missing(error):
+                return False
+            raise
+
+    def mark_resume_pending(self, session_key: str, reason: str = "restart_timeout") -> bool:
+        """Keeps the session for an auto-continue after a restart; never overrides a suspension. True if marked."""
+        try:
+            self.client.mark_resume_pending(session_key, cast(api.ResumeReason, reason))
+            return True
+        except LedgerError as error:
+            if _missing(error) or error.code == "CONVERSATION_SUSPENDED":
+                return False
+            raise
+
+    def clear_resume_pending(self, session_key: str) -> bool:
+        """True if a mark was cleared."""
+        try:
+            return bool(self.client.clear_resume_pending(session_key)["changed"])
+        except LedgerError as error:
+            if _missing(error):
+                return False
+            raise
+
+    # Transcripts
+    def append_to_transcript(self, session_id: str, message: dict[str, Any], skip_db: bool = False) -> None:
+        """Records the message at once, durably, as a one-message turn; every key of it comes back from
+        :meth:`load_transcript`. A bookkeeping row (``session_meta``) becomes the memory entry ``hermes.<role>``."""
+        if skip_db:
+            return
+        converted = to_ledger_message(message)
+        if converted is None:
+            self._keep_bookkeeping(session_id, message)
+            return
+        self.client.record_turn(session_id, [converted])  # type: ignore[list-item]
+
+    def load_transcript(self, session_id: str) -> list[dict[str, Any]]:
+        """The live messages (rewound and rewritten-away ones left out), as Hermes' message dicts; [] for an
+        unknown session."""
+        try:
+            transcript = self.client.get_transcript(session_id)
+        except LedgerError as error:
+            if _missing(error):
+                return []
+            raise
+        return [from_ledger_message(message) for message in transcript["messages"]]
+
+    def rewrite_transcript(
+        self,
+        session_id: str,
+        messages: list[dict[str, Any]],
+        active_only: bool = False,
+        reject_active_turn_lease: bool = False,
+    ) -> bool:
+        """``/compress``, ``/retry``: these messages are the transcript now; the replaced ones stay in history
+        (soft-deleted, never destroyed, whatever ``active_only`` says). False when the write failed."""
+        converted = []
+        for message in messages:
+            ledger_message = to_ledger_message(message)
+            if ledger_message is None:
+                self._keep_bookkeeping(session_id, message)
+            else:
+                converted.append(ledger_message)
+        try:
+            self.client.rewrite_transcript(session_id, converted)  # type: ignore[arg-type]
+            return True
+        except (LedgerError, LedgerNetworkError) as error:
+            logger.warning("rewrite_transcript of %s failed: %s", session_id, error)
+            return False
+
+    def rewind_session(self, session_id: str, n: int = 1, *, require_retryable_composite: bool = False) -> Optional[dict[str, Any]]:
+        """``/undo [n]``: soft-deletes the last ``n`` user turns and what followed them.
+        ``{"rewound_count", "turns_undone", "target_text"}``, or None when there was nothing to rewind or the
+        write failed."""
+        try:
+            answer = self.client.rewind(session_id, max(int(n), 1))
+        except (LedgerError, LedgerNetworkError) as error:
+            logger.warning("rewind_session of %s failed: %s", session_id, error)
+            return None
+        if answer["rewoundCount"] == 0:
+            return None
+        return {"rewound_count": answer["rewoundCount"], "turns_undone": answer["turnsUndone"], "target_text": answer["targetText"]}
+
+    # The index
+    def list_sessions(self, active_minutes: Optional[int] = None) -> list[SessionEntry]:
+        """Every routing entry (or those active in the last ``active_minutes``), most recent activity first."""
+        return [SessionEntry.from_ledger(entry) for entry in self._entries(active_minutes)]
+
+    def lookup_by_session_id(self, session_id: str) -> Optional[SessionEntry]:
+        """The routing entry whose current session this is, if any."""
+        if not session_id:
+            return None
+        try:
+            record = self.client.session_record(session_id)
+            entry = self.client.session_by_key(record["sessionKey"])
+        except LedgerError as error:
+            if _missing(error):
+                return None
+            raise
+        return SessionEntry.from_ledger(entry) if entry["sessionId"] == session_id else None
+
+    def lookup_by_session_key(self, session_key: str) -> Optional[SessionEntry]:
+        if not session_key:
+            return None
+        conversation = self._conversation(session_key)
+        return SessionEntry.from_ledger(conversation) if conversation is not None else None
+
+    def peek_session_id(self, session_key: str) -> Optional[str]:
+        entry = self.lookup_by_session_key(session_key)
+        return entry.session_id if entry else None
+
+    def has_any_sessions(self) -> bool:
+        """Whether a session other than the one just created exists (Hermes asks this on a first message)."""
+        page = self.client.list_sessions(limit=2)["sessions"]
+        if len(page) != 1:
+            return len(page) > 1
+        conversation = self._conversation(page[0]["sessionKey"])
+        return conversation is not None and len(conversation.get("sessionIds") or []) > 1
+
+    def prune_old_entries(self, max_age_days: int) -> int:
+        """Forgets routing entries idle longer than ``max_age_days`` (suspended ones and ones with queued
+        messages stay; the sessions and their events stay too). Needs an ``admin`` token. Returns the count."""
+        if max_age_days is None or max_age_days <= 0:
+            return 0
+        return len(self.client.prune(int(max_age_days)).get("pruned") or [])
+
+    def suspend_recently_active(self, max_age_seconds: int = 120) -> int:
+        """After a crash: marks entries active in the last ``max_age_seconds`` for resume (reason
+        ``restart_interrupted``), skipping suspended and already marked ones. Returns how many it marked.
+
+        ``client.gateway_started(gateway_id, boot_id)`` does this in the service, for this gateway's conversations
+        only, and tells a clean restart from a crash by itself.
+        """
+        cutoff = datetime.now() - timedelta(seconds=max_age_seconds)
+        minutes = max(1, math.ceil(max_age_seconds / 60))
+        marked = 0
+        for entry in self.list_sessions(active_minutes=minutes):
+            if entry.resume_pending or entry.suspended or entry.updated_at < cutoff:
+                continue
+            if self.mark_resume_pending(entry.session_key, "restart_interrupted"):
+                marked += 1
+        return marked
+
+    # Internals
+    def _conversation(self, session_key: str) -> Optional[api.ConversationResponse]:
+        try:
+            return self.client.get_conversation(session_key)
+        except LedgerError as error:
+            if _missing(error):
+                return None
+            raise
+
+    def _entries(self, active_minutes: Optional[int]) -> list[api.LedgerEntry]:
+        entries: list[api.LedgerEntry] = []
+        cursor: Optional[str] = None
+        while True:
+            page = self.client.list_sessions(active_minutes=active_minutes, limit=_LIST_PAGE, cursor=cursor)
+            entries.extend(page["sessions"])
+            cursor = page["nextCursor"]
+            if cursor is None:
+                return entries
+
+    def _keep_bookkeeping(self, session_id: str, row: Mapping[str, Any]) -> None:
+        role = str(row.get("role") or "unknown")
+        self.client.set_memory(session_id, BOOKKEEPING_MEMORY_PREFIX + role, dict(row))
