@@ -8,7 +8,7 @@ export type JsonObject = { [key: string]: Json };
 export type ChatType = 'dm' | 'group' | 'channel' | 'thread';
 export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
 
-/** Where a message came from (the seed's SessionSource); only platform and chatType are required. */
+/** Where a message came from (Hermes' SessionSource); only platform and chatType are required. */
 export interface SessionSource {
   platform: string;
   chatType: ChatType;
@@ -40,7 +40,7 @@ export interface ResolveRequest {
   gatewayId?: string;
 }
 
-/** A routing entry: the seed's SessionEntry, camelCase. */
+/** A routing entry: Hermes' SessionEntry, camelCase. */
 export interface SessionEntry extends SessionCounters {
   sessionKey: string;
   sessionId: string;

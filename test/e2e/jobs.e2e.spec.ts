@@ -17,7 +17,7 @@ const TOKEN = 'jobs-e2e-token-0123456789';
 const SECRET = 'jobs-webhook-secret-0123456789';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
-/** The seed's jobs.json, verbatim. */
+/** Hermes' documented jobs.json, verbatim. */
 const seedJobsJson = {
   jobs: [
     {
@@ -192,7 +192,7 @@ for (const backend of e2eBackends()) {
       expect(unauthenticated.status).toBe(401);
     });
 
-    it("imports the seed's jobs.json, once", async () => {
+    it("imports Hermes' jobs.json, once", async () => {
       const imported = await call('POST', '/v1/jobs/import', seedJobsJson);
       expect(imported.status, imported.text).toBe(200);
       expect(imported.body.created.map((job: { id: string }) => job.id)).toEqual(['daily-news-summary', 'weekly-code-review', 'health-check']);

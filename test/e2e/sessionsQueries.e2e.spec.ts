@@ -187,7 +187,7 @@ for (const backend of e2eBackends()) {
       expect(missing.body.error.code).toBe('SESSION_NOT_FOUND');
     });
 
-    it("exports the index in the seed's sessions.json shape", async () => {
+    it("exports the index in Hermes' sessions.json shape", async () => {
       const response = await get('/v1/export/sessions.json');
       expect(response.status).toBe(200);
       expect(Object.keys(response.body).sort()).toEqual(seeded.map((entry) => entry.key).sort());

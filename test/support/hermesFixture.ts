@@ -179,7 +179,7 @@ export const hermesSessionsJson = {
   }),
 };
 
-/** The seed's cron/jobs.json, plus a job with no id and one whose schedule does not parse. */
+/** Hermes' documented cron/jobs.json, plus a job with no id and one whose schedule does not parse. */
 export const hermesJobsJson = {
   jobs: [
     { id: 'daily-news-summary', schedule: '0 8 * * *', description: '每天早上 8 点抓取 AI 行业新闻并生成摘要', skill: 'ai-news-summarizer', deliver_to: { platform: 'telegram', chat_id: '-1001234567890' } },

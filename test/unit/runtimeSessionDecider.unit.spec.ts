@@ -1,4 +1,4 @@
-// The runtime session decider as a specification: every transition of the seed's state machine, and the ones it forbids.
+// The runtime session decider as a specification: every transition of CliGate's runtime state machine, and the ones it forbids.
 import { describe, it } from 'vitest';
 import type { RuntimeSessionEvent } from '../../src/events/runtime/runtimeSessionEvents.js';
 import { type RuntimeSessionCommand, runtimeSessionDecider } from '../../src/modules/runtime/runtimeSessionDecider.js';
@@ -50,7 +50,7 @@ describe('runtime session: starting turns', () => {
     runtime.given([started, turn(1), running(1), requested('a1')]).when(startTurn()).thenThrows({ code: 'RUNTIME_BUSY' });
   });
 
-  it('an interrupted session takes a follow-up turn (the seed: the user may follow up after recovery)', () => {
+  it('an interrupted session takes a follow-up turn (the user may follow up after recovery)', () => {
     runtime.given([started, turn(1), running(1), interrupted(1)]).when(startTurn(200)).thenState({ status: 'starting', currentTurnId: 'turn_2', turnCount: 2 });
   });
 });

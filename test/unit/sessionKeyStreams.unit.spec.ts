@@ -51,7 +51,7 @@ describe('session keys and their streams', () => {
       }),
       { numRuns: RUNS },
     );
-    // The classic collision of the seed's format: an id holding the separator against two ids.
+    // The classic collision of Hermes' key format: an id holding the separator against two ids.
     expect(conversationStreamName(keyOf({ platform: 'slack', chatType: 'group', chatId: 'a:b', threadId: 'c', userId: 'u' }))).not.toBe(
       conversationStreamName(keyOf({ platform: 'slack', chatType: 'group', chatId: 'a', threadId: 'b:c', userId: 'u' })),
     );

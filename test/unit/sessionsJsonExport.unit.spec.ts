@@ -1,4 +1,4 @@
-// The sessions.json export: the seed's snake_case SessionEntry per session key, with SessionSource.to_dict() as origin.
+// The sessions.json export: Hermes' snake_case SessionEntry per session key, with SessionSource.to_dict() as origin.
 import { describe, expect, it } from 'vitest';
 import type { SessionEntryView } from '../../src/modules/sessions/sessionEntryView.js';
 import { toSessionsJson, toSessionSourceJson } from '../../src/modules/sessions/sessionsJsonExport.js';
@@ -35,7 +35,7 @@ const entry = (overrides: Partial<SessionEntryView> = {}): SessionEntryView => (
 });
 
 describe('sessions.json export', () => {
-  it('maps an entry to the seed SessionEntry fields, snake_case, timestamps as ISO strings', () => {
+  it('maps an entry to Hermes' SessionEntry fields, snake_case, timestamps as ISO strings', () => {
     expect(toSessionsJson([entry()])).toEqual({
       'agent:main:telegram:dm:12345': {
         session_key: 'agent:main:telegram:dm:12345',
@@ -90,7 +90,7 @@ describe('sessions.json export', () => {
     expect(toSessionsJson([])).toEqual({});
   });
 
-  it('writes every SessionSource field of the seed, each one from its camelCase twin', () => {
+  it('writes every SessionSource field of Hermes, each one from its camelCase twin', () => {
     const origin = toSessionSourceJson({
       platform: 'discord',
       chatType: 'thread',

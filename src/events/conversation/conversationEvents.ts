@@ -31,7 +31,7 @@ export type ConversationEvent =
         sessionId: string;
         reason: SessionBindReason;
         previousSessionId: string | null;
-        /** Whether the session replaced had any turn (the seed's reset_had_activity). */
+        /** Whether the session replaced had any turn (Hermes' reset_had_activity). */
         previousHadActivity: boolean;
         origin: SessionSource;
         gatewayId: string;

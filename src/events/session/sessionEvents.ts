@@ -93,7 +93,7 @@ export type SessionEvent =
   /** A status line in the transcript that is not a turn (e.g. the runtime session changed because of parameter drift). */
   | { type: 'StatusNoted'; data: { message: StoredMessage; reason: string; at: string; slot?: string } };
 
-/** The session manager and checkpointer's events (the agent-execution-engine seed): turns in flight, memory, slots, time travel, tree. */
+/** The session manager and checkpointer's events (as agcore's execution engine has them): turns in flight, memory, slots, time travel, tree. */
 export type SessionEngineEvent =
   | { type: 'TurnStarted'; data: { turnIndex: number; at: string } }
   | { type: 'CheckpointCreated'; data: { checkpointId: string; label: string | null; turnIndex: number; at: string } }

@@ -10,7 +10,7 @@ export interface ConversationState {
   sessionId: string | null;
   /** Every session this conversation has pointed at, oldest first: the ones /resume may switch to. */
   sessionIds: string[];
-  /** When the current session was bound (the seed's created_at of the entry). */
+  /** When the current session was bound (Hermes' created_at of the entry). */
   createdAt: string | null;
   /** Why the current session was bound. */
   bindReason: SessionBindReason | null;

@@ -1,4 +1,4 @@
-// Job ids: `job_<12 hex>` when the caller gives none; given ones (the seed's `daily-news-summary`) are kept.
+// Job ids: `job_<12 hex>` when the caller gives none; given ones (Hermes' `daily-news-summary`) are kept.
 import { randomBytes } from 'node:crypto';
 import { ValidationError } from '../../errors/ledgerError.js';
 

@@ -1,4 +1,4 @@
-// The seed's jobs.json ({"jobs": [{id, schedule, description, skill, deliver_to: {platform, chat_id}}]}) → job definitions.
+// Hermes' jobs.json ({"jobs": [{id, schedule, description, skill, deliver_to: {platform, chat_id}}]}) → job definitions.
 import { z } from 'zod';
 import { ValidationError } from '../../errors/ledgerError.js';
 import { createJobRequestSchema, type JobDefinition } from './jobRequests.js';

@@ -187,7 +187,7 @@ export function evolveRuntimeSession(state: RuntimeSessionState, event: RuntimeS
         status: 'idle',
         currentTurnId: null,
         recentTurns: endTurn(state, turnId, event.type === 'TurnFailed' ? 'failed' : 'completed', at, error),
-        // The seed's sticky rule: the end of a turn clears its waits, nothing else.
+        // The sticky rule: the end of a turn clears its waits, nothing else.
         pendingApprovals: [],
         pendingQuestions: [],
         lastWorkerEventAt: at,

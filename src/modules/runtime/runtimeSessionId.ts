@@ -1,4 +1,4 @@
-// Runtime session ids: `rt_<16 hex>`, made here because the seed's orchestrator (not the worker) names its runtime sessions.
+// Runtime session ids: `rt_<16 hex>`, made here because the orchestrator (not the worker) names its runtime sessions.
 import { randomBytes } from 'node:crypto';
 import { ValidationError } from '../../errors/ledgerError.js';
 

@@ -1,8 +1,8 @@
-// What the runtime routes answer: a conversation's binding as the seed's state machine names it, and one runtime session.
+// What the runtime routes answer: a conversation's binding as CliGate's runtime state machine names it, and one runtime session.
 import type { RuntimeBindingState } from './runtimeBindingDecider.js';
 import type { RuntimeSessionState, RuntimeStatus } from './runtimeSessionDecider.js';
 
-/** The seed's conversation ↔ runtime states. */
+/** CliGate's conversation ↔ runtime states. */
 export type BindingStatus = 'unbound' | 'idle' | 'running' | 'waiting_user' | 'waiting_approval';
 
 export function bindingStatus(binding: RuntimeBindingState, runtime: RuntimeStatus | null): BindingStatus {
@@ -14,7 +14,7 @@ export function bindingStatus(binding: RuntimeBindingState, runtime: RuntimeStat
     case 'waiting_user':
     case 'waiting_approval':
       return runtime;
-    // An interrupted session stays bound: the next message continues it (the seed's recovery rule).
+    // An interrupted session stays bound: the next message continues it (CliGate's recovery rule).
     default:
       return 'idle';
   }

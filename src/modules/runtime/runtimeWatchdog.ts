@@ -67,7 +67,7 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
     return this.startup;
   }
 
-  /** The seed's recovery rule: runtime sessions left starting/running (any turn in flight) before `bootedAt` are interrupted. */
+  /** The recovery rule of CliGate's runtime sessions: runtime sessions left starting/running (any turn in flight) before `bootedAt` are interrupted. */
   recoverAfterRestart(bootedAt: Date): Promise<SweepSummary> {
     return this.serially(() => this.interruptQuietSince(bootedAt, 'service_restart', 'the service restarted while this turn was in flight', STARTUP_READ_MODEL_WAIT_MS));
   }

@@ -1,10 +1,10 @@
-// A conversation entry as the query API answers it: the row, plus the seed's fields the ledger derives.
+// A conversation entry as the query API answers it: the row, plus Hermes' SessionEntry fields the ledger derives.
 import type { BoundConversationEntryRow } from '../../projections/sessionsIndex/conversationEntryRow.js';
 
 export type CostStatus = 'estimated' | 'unknown';
 
 export type SessionEntryView = Omit<BoundConversationEntryRow, 'tenant'> & {
-  /** The seed's historical expiry barrier: nothing here ever sets it. */
+  /** Hermes' historical expiry barrier: nothing here ever sets it. */
   expiryFinalized: false;
   costStatus: CostStatus;
 };

@@ -20,7 +20,7 @@ export interface TranscriptMessage extends StoredMessage {
   deleted: boolean;
 }
 
-/** The seed's SessionMemoryEntry: a value with its metadata and when it was first and last set. */
+/** agcore's SessionMemoryEntry: a value with its metadata and when it was first and last set. */
 export interface MemoryEntry {
   name: string;
   value: JsonValue;
@@ -29,7 +29,7 @@ export interface MemoryEntry {
   updatedAt: string;
 }
 
-/** The seed's ContextSlot: a named context. Its messages are the transcript's messages recorded in it. */
+/** agcore's ContextSlot: a named context. Its messages are the transcript's messages recorded in it. */
 export interface ContextSlot {
   name: string;
   createdAt: string;

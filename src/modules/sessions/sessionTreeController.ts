@@ -30,7 +30,7 @@ export class SessionTreeController {
 
   @Post('children')
   @HttpCode(201)
-  @ApiOperation({ summary: "Create a child session (the seed's create_child): empty, with the parent's origin" })
+  @ApiOperation({ summary: "Create a child session (agcore's create_child): empty, with the parent's origin" })
   @DocumentedBody(childRequestSchema)
   async createChild(@Param('id') id: string, @ValidBody(childRequestSchema) body: z.infer<typeof childRequestSchema>, @Req() request: Request) {
     const result: SpawnChildSessionResult = await this.commands.execute(

@@ -1,4 +1,4 @@
-// The index in the seed's sessions.json shape: session_key → SessionEntry, snake_case, as the Python gateway reads it.
+// The index in Hermes' sessions.json shape: session_key → SessionEntry, snake_case, as the Python gateway reads it.
 import type { ChatType, SessionSource } from './domain/sessionSource.js';
 import type { CostStatus, SessionEntryView } from './sessionEntryView.js';
 

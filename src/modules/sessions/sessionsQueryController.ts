@@ -42,7 +42,7 @@ export class SessionsQueryController {
 
   @Get('sessions')
   @ReadsProjections('sessions-index')
-  @ApiOperation({ summary: 'Conversation entries, most recent activity first (the seed\'s list_sessions), cursor-paginated' })
+  @ApiOperation({ summary: 'Conversation entries, most recent activity first (Hermes\' list_sessions), cursor-paginated' })
   @ApiQuery({ name: 'activeMinutes', required: false })
   @ApiQuery({ name: 'platform', required: false })
   @ApiQuery({ name: 'limit', required: false })
@@ -80,7 +80,7 @@ export class SessionsQueryController {
 
   @Get('export/sessions.json')
   @ReadsProjections('sessions-index')
-  @ApiOperation({ summary: "The whole index in the seed's sessions.json shape: session_key → SessionEntry" })
+  @ApiOperation({ summary: "The whole index in Hermes' sessions.json shape: session_key → SessionEntry" })
   async exportSessionsJson(@ValidQuery(lookupQuery) _query: z.infer<typeof lookupQuery>, @Req() request: Request) {
     return toSessionsJson((await allConversationEntries(this.readModels, requestTenant(request))).map(toSessionEntryView));
   }

@@ -1,4 +1,4 @@
-// One row per routing entry (a session key and the session it points at): the sessions.json of the seed.
+// One row per routing entry (a session key and the session it points at): Hermes' sessions.json.
 import { EntitySchema } from 'typeorm';
 import type { ResumeReason } from '../../events/conversation/conversationEvents.js';
 import type { SessionSource } from '../../modules/sessions/domain/sessionSource.js';

@@ -7,7 +7,7 @@ import type { SessionsIndexRows } from './sessionsIndexRows.js';
 
 export function projectConversationEvent(tenant: string, sessionKey: string, event: ConversationEvent, rows: SessionsIndexRows): void {
   if (event.type === 'ConversationPruned') {
-    // The routing entry goes; the session records stay, as the seed's prune keeps the transcripts.
+    // The routing entry goes; the session records stay, as Hermes' prune keeps the transcripts.
     rows.removeEntry({ tenant, sessionKey });
     return;
   }

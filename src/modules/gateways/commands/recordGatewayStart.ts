@@ -91,7 +91,7 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
     return rows.map((row) => row.session_key);
   }
 
-  /** The seed's auto-resume rule, checked on each conversation's own stream: fresh, not suspended, origin known. */
+  /** Hermes' auto-resume rule, checked on each conversation's own stream: fresh, not suspended, origin known. */
   private async resumeCandidates(keys: string[], now: Date, tenant: string | undefined): Promise<ResumeCandidate[]> {
     const candidates: ResumeCandidate[] = [];
     for (const sessionKey of keys) {

@@ -82,7 +82,7 @@ export class StartRuntimeTurnHandler implements ICommandHandler<StartRuntimeTurn
     const started = turn.events.find((event) => event.type === 'TurnStarted')!;
     let position = Math.max(bound.position, turn.position);
     if (rebound?.type === 'RuntimeBound' && rebound.data.reason === 'drift' && rebound.data.note && conversation.sessionId) {
-      // The seed's status note: the chat transcript says why the agent's runtime thread changed.
+      // A status note: the chat transcript says why the agent's runtime thread changed.
       const noted: SessionChangeResult = await this.commands.execute(
         new ChangeSessionCommand(conversation.sessionId, { type: 'note', text: rebound.data.note, reason: 'runtime_drift' }, metadata),
       );

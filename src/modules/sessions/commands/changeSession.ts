@@ -66,7 +66,7 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
     const completedTurn = result.events.some((event) => event.type === 'TurnRecorded' && event.data.status === 'completed');
     // Children and forks are nobody's conversation session: their turns say nothing about a resume mark.
     if (completedTurn && result.state.parentSessionId === null) {
-      // The seed's rule: a completed turn ends the soft-resume state of its conversation.
+      // Hermes' rule: a completed turn ends the soft-resume state of its conversation.
       const clear: ConversationCommand = { type: 'ClearResumePending', reason: 'turn_completed', sessionId, now: lifecycle.now() };
       // The conversation as this request read it, before the turn's append: with no mark there, a mark now can only
       // come from a request running alongside this one, and either order of the two is an answer they could get.

@@ -1,4 +1,4 @@
-// Children and forks: a new session stream under a parent (the seed's create_child), a fork starting from the parent's state.
+// Children and forks: a new session stream under a parent (agcore's create_child), a fork starting from the parent's state.
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { LedgerConfig } from '../../../config/config.js';
