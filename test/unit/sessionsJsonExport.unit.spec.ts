@@ -35,7 +35,7 @@ const entry = (overrides: Partial<SessionEntryView> = {}): SessionEntryView => (
 });
 
 describe('sessions.json export', () => {
-  it('maps an entry to Hermes' SessionEntry fields, snake_case, timestamps as ISO strings', () => {
+  it("maps an entry to Hermes' SessionEntry fields, snake_case, timestamps as ISO strings", () => {
     expect(toSessionsJson([entry()])).toEqual({
       'agent:main:telegram:dm:12345': {
         session_key: 'agent:main:telegram:dm:12345',
