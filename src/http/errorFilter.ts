@@ -39,11 +39,12 @@ export function describeError(error: unknown): { status: number; body: ErrorBody
     const limit = (error as { limit?: number }).limit;
     return { status: 413, body: { code: 'PAYLOAD_TOO_LARGE', message: `the request body exceeds the limit of ${limit} bytes` }, unexpected: false };
   }
+  if (parserType === 'charset.unsupported' || parserType === 'encoding.unsupported') {
+    return { status: 415, body: { code: 'UNSUPPORTED_ENCODING', message: (error as Error).message }, unexpected: false };
+  }
   if (typeof parserType === 'string' && typeof (error as { status?: unknown }).status === 'number') {
     const status = (error as { status: number }).status;
-    if (status >= 400 && status < 500) {
-      return { status, body: { code: parserType === 'charset.unsupported' || parserType === 'encoding.unsupported' ? 'UNSUPPORTED_ENCODING' : 'BAD_REQUEST', message: (error as Error).message }, unexpected: false };
-    }
+    if (status >= 400 && status < 500) return { status: 400, body: { code: 'BAD_REQUEST', message: (error as Error).message }, unexpected: false };
   }
   if (error instanceof HttpException) {
     // Nest wraps body-parser and URI errors; the original says what went wrong.

@@ -14,7 +14,7 @@ const DURATION = /^(\d{1,9})\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?$/i;
 const HAS_OFFSET = /(Z|[+-]\d{2}:\d{2})$/i;
 
-function invalid(message: string, schedule: string, code = 'INVALID_SCHEDULE'): ValidationError {
+function invalid(message: string, schedule: string, code: 'INVALID_SCHEDULE' | 'SCHEDULE_IN_PAST' | 'SCHEDULE_NEVER_RUNS' = 'INVALID_SCHEDULE'): ValidationError {
   return new ValidationError(message, { schedule }, code);
 }
 
