@@ -16,11 +16,13 @@ import { ProjectionRunner } from '../../src/projections/projectionRunner.js';
 import { openReadModelDatabase } from '../../src/projections/readModelDatabase.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 import { openPgliteDatabase, openPostgresDatabase } from '../support/testDatabases.js';
+import { readServerSentEvents, type ServerSentEvent } from '../support/serverSentEvents.js';
 
 const enc = encodeURIComponent;
 const ADMIN = `ops-admin-${randomBytes(8).toString('hex')}`;
 const WRITER = `gateway-writer-${randomBytes(8).toString('hex')}`;
 const ACME = `acme-writer-${randomBytes(8).toString('hex')}`;
+const READER = `default-reader-${randomBytes(8).toString('hex')}`;
 
 /** Digits long enough that no position, count or timestamp holds them by chance. */
 const digits = (count: number) => Array.from({ length: count }, (_, index) => String(randomInt(index === 0 ? 1 : 0, 10))).join('');
@@ -85,7 +87,7 @@ for (const backend of e2eBackends()) {
 
     beforeAll(async () => {
       service = await startTestApp(backend, {
-        env: { API_TOKEN: `ops:admin=${ADMIN},gateway:write=${WRITER},acme:write:acme=${ACME}`, RUNTIME_WATCHDOG_INTERVAL_MS: '0', JOB_TICK_INTERVAL_MS: '0', SNAPSHOT_EVERY: '3' },
+        env: { API_TOKEN: `ops:admin=${ADMIN},gateway:write=${WRITER},acme:write:acme=${ACME},reader:read=${READER}`, RUNTIME_WATCHDOG_INTERVAL_MS: '0', JOB_TICK_INTERVAL_MS: '0', SNAPSHOT_EVERY: '3' },
       });
     });
     afterAll(async () => {
@@ -298,6 +300,64 @@ for (const backend of e2eBackends()) {
       expect((await ok('GET', `/v1/sessions/${plain.sessionId}/transcript`)).messages[0].content).toBe(`default ${marker}`);
       expect((await ok('GET', `/v1/conversations/${enc(plain.sessionKey)}`)).sessionId).toBe(plain.sessionId);
       expect((await call('GET', `/v1/conversations/${enc(acme.sessionKey)}`, undefined, ACME)).status).toBe(404);
+    });
+
+    it("shows an erasure's record to its own tenant's readers only, on every route derived from the log", async () => {
+      const { source } = person('r');
+      const acme = await ok('POST', '/v1/sessions/resolve', { source }, ACME);
+      await ok('POST', `/v1/sessions/${acme.sessionId}/turns`, { messages: [{ role: 'user', content: 'to be erased' }] }, ACME);
+      const before = await service.lastPosition();
+      const erased = await erase({ sessionKey: acme.sessionKey, tenant: 'acme' });
+      expect(erased.status, erased.text).toBe(200);
+      const acmeStreams: string[] = erased.body.streams;
+      expect(acmeStreams.length).toBeGreaterThan(0);
+
+      /** Everything a token's lifecycle stream sends from `from` on, up to a marker conversation the test opens after the erasure. */
+      const streamed = async (token: string, start: { fromPosition?: number; lastEventId?: number }) => {
+        const markerKey = (await ok('POST', '/v1/sessions/resolve', { source: person('m').source }, token === ACME ? ACME : WRITER)).sessionKey;
+        const seen: ServerSentEvent[] = [];
+        const query = start.fromPosition === undefined ? '' : `?fromPosition=${start.fromPosition}`;
+        const read = await readServerSentEvents(`${service.url}/v1/events/stream${query}`, {
+          headers: { authorization: `Bearer ${token}`, ...(start.lastEventId === undefined ? {} : { 'last-event-id': String(start.lastEventId) }) },
+          count: 1,
+          timeoutMs: 20_000,
+          keep: (event) => {
+            seen.push(event);
+            return event.event === 'ConversationOpened' && JSON.parse(event.data).streamName.endsWith(markerKey);
+          },
+        });
+        expect(read.status).toBe(200);
+        expect(read.events.length, 'the marker conversation arrived').toBe(1);
+        return seen.map((event) => JSON.parse(event.data) as { type: string; streamName: string; data: { tenant?: string | null; streams?: string[] } });
+      };
+      const mentionsAcme = (event: { streamName: string; data: unknown }) =>
+        event.streamName.startsWith('acme~') || acmeStreams.some((name) => JSON.stringify(event.data).includes(name));
+
+      // A default-tenant reader replaying the log (fromPosition) or resuming it (Last-Event-ID): nothing of acme's.
+      for (const start of [{ fromPosition: 0 }, { fromPosition: before }, { lastEventId: before }]) {
+        const events = await streamed(READER, start);
+        expect(events.length).toBeGreaterThan(0);
+        expect(events.filter(mentionsAcme), JSON.stringify(start)).toEqual([]);
+        expect(events.filter((event) => event.type === 'PersonalDataErased' && event.data.tenant !== null)).toEqual([]);
+      }
+      // Acme's own reader gets its own record, and only acme's events.
+      const acmeEvents = await streamed(ACME, { fromPosition: before });
+      expect(acmeEvents.filter((event) => event.type === 'PersonalDataErased').map((event) => event.data.tenant)).toEqual(['acme']);
+      expect(acmeEvents.filter((event) => event.type !== 'PersonalDataErased' && !event.streamName.startsWith('acme~'))).toEqual([]);
+      // An admin sees every tenant's records.
+      const adminEvents = await streamed(ADMIN, { fromPosition: before });
+      expect(adminEvents.some((event) => event.type === 'PersonalDataErased' && event.data.tenant === 'acme')).toBe(true);
+
+      // The stream index lists every tenant's streams: admin tokens only.
+      for (const token of [READER, WRITER, ACME]) expect((await call('GET', '/v1/admin/streams', undefined, token)).status).toBe(403);
+      expect((await call('GET', '/v1/admin/streams?limit=1000', undefined, ADMIN)).status).toBe(200);
+      // A stream's events and a session's replayed state are addressed within the caller's tenant: acme's ids reach nothing elsewhere.
+      const erasedSession = acmeStreams.find((name) => name.startsWith('acme~session-'))!.slice('acme~session-'.length);
+      const erasedKey = acmeStreams.find((name) => name.startsWith('acme~conversation-'))!.slice('acme~conversation-'.length);
+      for (const path of [`/v1/sessions/${erasedSession}/events`, `/v1/sessions/${erasedSession}/state?revision=0`, `/v1/conversations/${enc(erasedKey)}/events`]) {
+        expect((await call('GET', path, undefined, READER)).status, path).toBe(404);
+        expect((await call('GET', path, undefined, ACME)).status, path).toBe(200);
+      }
     });
   });
 }

@@ -70,4 +70,18 @@ describe('lifecycle event filter', () => {
     expect(await matchesLifecycleFilter({ types: new Set(), tenant: '' }, plain, keyOf)).toBe(true);
     expect(await matchesLifecycleFilter({ types: new Set() }, acme, keyOf)).toBe(true);
   });
+
+  it("attributes the shared erasure log's records to the tenant each names, and the service's own streams to none", async () => {
+    const acmeErasure = event('erasure-log', 'PersonalDataErased', { tenant: 'acme', streams: ['acme~conversation-erased:1'] });
+    const defaultErasure = event('erasure-log', 'PersonalDataErased', { tenant: null, streams: ['conversation-erased:2'] });
+    const bookkeeping = event('lease-projections', 'LeaseTaken');
+    expect(await matchesLifecycleFilter({ types: new Set(), tenant: '' }, acmeErasure, keyOf)).toBe(false);
+    expect(await matchesLifecycleFilter({ types: new Set(), tenant: 'acme' }, acmeErasure, keyOf)).toBe(true);
+    expect(await matchesLifecycleFilter({ types: new Set(), tenant: 'globex' }, acmeErasure, keyOf)).toBe(false);
+    expect(await matchesLifecycleFilter({ types: new Set(), tenant: '' }, defaultErasure, keyOf)).toBe(true);
+    expect(await matchesLifecycleFilter({ types: new Set(), tenant: 'acme' }, defaultErasure, keyOf)).toBe(false);
+    expect(await matchesLifecycleFilter({ types: new Set(), tenant: '' }, bookkeeping, keyOf)).toBe(false);
+    expect(await matchesLifecycleFilter({ types: new Set() }, acmeErasure, keyOf)).toBe(true);
+    expect(await matchesLifecycleFilter({ types: new Set() }, bookkeeping, keyOf)).toBe(true);
+  });
 });

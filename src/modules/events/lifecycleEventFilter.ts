@@ -1,6 +1,6 @@
 // Which events a lifecycle-stream reader asked for and may see: types, one conversation, and the reader's tenant.
 import type { RecordedEvent } from '../../events/eventStore.js';
-import { streamScope } from '../../events/streamScope.js';
+import { eventTenant } from './eventTenant.js';
 
 export interface LifecycleEventFilter {
   /** Event types to keep; empty: every type. */
@@ -14,8 +14,9 @@ export interface LifecycleEventFilter {
 /** Everything but the session key: cheap, decided from the event alone. */
 export function passesTypeAndTenant(filter: LifecycleEventFilter, event: RecordedEvent): boolean {
   if (filter.types.size > 0 && !filter.types.has(event.type)) return false;
-  // The stream name says whose an event is, whoever wrote it (a request, the ticker, the watchdog, an import).
-  if (filter.tenant !== undefined && streamScope(event.streamName).tenant !== filter.tenant) return false;
+  // The stream says whose an event is, whoever wrote it (a request, the ticker, the watchdog, an import); the
+  // service's shared streams belong to no tenant.
+  if (filter.tenant !== undefined && eventTenant(event) !== filter.tenant) return false;
   return true;
 }
 
