@@ -45,6 +45,8 @@ export interface AppendResult {
   nextExpectedRevision: number;
   /** Global position of the last event appended. */
   position: number;
+  /** The events were already stored by an earlier append with the same ids (a retry): nothing was written now. */
+  alreadyStored?: boolean;
 }
 
 export interface ReadStreamOptions {
@@ -91,6 +93,11 @@ export interface EventStore {
   /** Throws StreamNotFoundError when the stream has no events. */
   readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * The event with this id in this stream, or undefined (also when the stream does not exist). How a retried
+   * request finds what its first attempt wrote: its events' ids are derived from its idempotency key.
+   */
+  findEvent(streamName: string, eventId: string): Promise<RecordedEvent | undefined>;
   /** Position of the newest event a subscriber may already see (0 for an empty log). */
   headPosition(): Promise<number>;
   /**

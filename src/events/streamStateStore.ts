@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import type { Decider } from './decider.js';
 import type { AppendResult, EventMetadata, EventStore, JsonObject, RecordedEvent } from './eventStore.js';
 import { StreamNotFoundError, WrongExpectedRevisionError } from './eventStoreErrors.js';
+import { currentIdempotentWrite, type IdempotentWrite } from './idempotentWrite.js';
 import type { StateCache } from './boundedStateCache.js';
 import { type SnapshotStore, snapshotVersionOf } from './snapshotStore.js';
 import { eventSchemaHistory } from './upcasting/eventSchemaVersions.js';
@@ -54,6 +55,9 @@ export interface StreamStateStoreOptions {
 }
 
 const MAX_CONFLICT_RETRIES = 20;
+
+/** Events read at a time while gathering an earlier attempt's append. */
+const EARLIER_APPEND_PAGE = 64;
 
 /**
  * A deep copy with object keys sorted. The store may hand event data back with its keys reordered (jsonb
@@ -191,6 +195,12 @@ export class StreamStateStore {
     command: Command | ((state: State) => Command | Promise<Command>),
     metadata: EventMetadata,
   ): Promise<CommandResult<State, Event>> {
+    const keyed = currentIdempotentWrite();
+    const append = keyed?.nextAppend(streamName);
+    if (keyed && keyed.recovering) {
+      const earlier = await this.earlierAttempt(streamName, decider, keyed, append!);
+      if (earlier) return earlier;
+    }
     let caughtUp: Tracked<State> | undefined;
     for (let attempt = 0; ; attempt++) {
       // A cached state is decided on without the catch-up read: the append's expected revision proves it current
@@ -214,7 +224,12 @@ export class StreamStateStore {
       try {
         appended = await this.store.append(
           streamName,
-          decided.map((event) => ({ type: event.type, data: event.data as unknown as JsonObject, metadata: { schemaVersion: eventSchemaHistory.currentVersion(event.type), ...metadata } })),
+          decided.map((event, index) => ({
+            ...(keyed ? { id: keyed.eventId(streamName, append!, index) } : {}),
+            type: event.type,
+            data: event.data as unknown as JsonObject,
+            metadata: { schemaVersion: eventSchemaHistory.currentVersion(event.type), ...metadata, ...(keyed ? { idempotencyKey: keyed.tag } : {}) },
+          })),
           loaded.revision < 0 ? 'no_stream' : loaded.revision,
         );
       } catch (error) {
@@ -227,6 +242,12 @@ export class StreamStateStore {
         }
         throw error;
       }
+      if (appended.alreadyStored && keyed) {
+        // Another attempt of this request wrote this append first: answer what it wrote, never decide twice.
+        this.cache.delete(streamName);
+        const earlier = await this.earlierAttempt(streamName, decider, keyed, append!);
+        if (earlier) return earlier;
+      }
       const state = decided.reduce((folded, event) => foldEvent(decider, folded, event), loaded.state);
       const revision = appended.nextExpectedRevision;
       this.remember(decider, { state: loaded.state, revision: loaded.revision, position: loaded.position }, { state, revision, position: appended.position });
@@ -234,6 +255,42 @@ export class StreamStateStore {
       this.cache.set(streamName, state, revision, appended.position, this.clock.now().getTime(), snapshotted);
       return { state, revision, events: decided, position: appended.position, written: true, source: loaded.source };
     }
+  }
+
+  /**
+   * What an earlier attempt of a keyed request wrote as its `append`-th append to this stream, as that append's
+   * command result (the state just after it, not the stream's current one), or undefined when it wrote nothing.
+   */
+  private async earlierAttempt<State, Command, Event extends { type: string; data: object }>(
+    streamName: string,
+    decider: Decider<State, Command, Event>,
+    keyed: IdempotentWrite,
+    append: number,
+  ): Promise<CommandResult<State, Event> | undefined> {
+    const first = await this.store.findEvent(streamName, keyed.eventId(streamName, append, 0));
+    if (!first) return undefined;
+    const events: RecordedEvent[] = [];
+    for (let matched = true; matched; ) {
+      const page = await this.store.readStream(streamName, { fromRevision: first.revision + events.length, maxCount: EARLIER_APPEND_PAGE });
+      matched = page.length === EARLIER_APPEND_PAGE;
+      for (const event of page) {
+        if (event.id.toLowerCase() !== keyed.eventId(streamName, append, events.length)) {
+          matched = false;
+          break;
+        }
+        events.push(event);
+      }
+    }
+    const last = events[events.length - 1]!;
+    const at = await this.loadAt(streamName, decider, { revision: last.revision });
+    return {
+      state: at.state,
+      revision: last.revision,
+      events: events.map((event) => ({ type: event.type, data: canonicalJson(event.data) }) as unknown as Event),
+      position: last.position,
+      written: true,
+      source: 'resumed',
+    };
   }
 
   /** The cached state as a warm load would find it, without the catch-up read. */

@@ -7,7 +7,7 @@ import { StreamNotFoundError, WrongExpectedRevisionError } from '../events/event
 import type { LedgerMetrics } from './ledgerMetrics.js';
 import { streamCategoryLabel } from './streamCategoryLabel.js';
 
-type Operation = 'append' | 'read_stream' | 'read_all' | 'head_position' | 'last_committed_position' | 'count_after' | 'ping';
+type Operation = 'append' | 'read_stream' | 'find_event' | 'read_all' | 'head_position' | 'last_committed_position' | 'count_after' | 'ping';
 
 /** A bounded label for an error: the ledger's own code, `connection` for an unreachable database, else `unexpected`. */
 function errorKind(error: unknown): string {
@@ -46,6 +46,10 @@ export class MeteredEventStore implements EventStore {
 
   readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
     return this.metered('read_stream', () => this.inner.readStream(streamName, options));
+  }
+
+  findEvent(streamName: string, eventId: string): Promise<RecordedEvent | undefined> {
+    return this.metered('find_event', () => this.inner.findEvent(streamName, eventId));
   }
 
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {

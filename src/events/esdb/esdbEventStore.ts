@@ -30,6 +30,7 @@ import {
   toEsdbReadRevision,
   type EsdbErrorContext,
 } from './esdbMapping.js';
+import { StreamNotFoundError } from '../eventStoreErrors.js';
 import { withDeadline } from './withDeadline.js';
 
 export interface EsdbEventStoreOptions {
@@ -86,6 +87,31 @@ export class EsdbEventStore implements EventStore {
       },
     );
     return events;
+  }
+
+  /**
+   * EventStoreDB has no lookup by event id: the stream is read from its end, where a retried request's own
+   * events are, until the id turns up. Only a retry after an interrupted write asks, so the scan is rare.
+   */
+  async findEvent(streamName: string, eventId: string): Promise<RecordedEvent | undefined> {
+    const wanted = eventId.toLowerCase();
+    let found: RecordedEvent | undefined;
+    try {
+      await this.read(
+        `a search of ${streamName}`,
+        { streamName },
+        () => this.client.readStream(streamName, { direction: BACKWARDS, fromRevision: END }),
+        (resolved) => {
+          const event = fromEsdbResolvedEvent(resolved);
+          if (event.id.toLowerCase() === wanted) found = event;
+          return found === undefined;
+        },
+      );
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return undefined;
+      throw error;
+    }
+    return found;
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {

@@ -141,7 +141,7 @@ export class PostgresEventStore implements EventStore {
       rows.every((row, index) => index === 0 || Number(row.revision) === Number(rows[index - 1]!.revision) + 1);
     if (!sameAppend) throw new DuplicateEventIdError(streamName, rows.map((row) => row.event_id));
     const last = rows[rows.length - 1]!;
-    return { nextExpectedRevision: Number(last.revision), position: Number(last.event_position) };
+    return { nextExpectedRevision: Number(last.revision), position: Number(last.event_position), alreadyStored: true };
   }
 
   async readStream(streamName: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -168,6 +168,19 @@ export class PostgresEventStore implements EventStore {
       if (result.rows.length === 0) throw new StreamNotFoundError(streamName);
       if (result.rows[0]!.position === null) return [];
       return (result.rows as EventRow[]).map(toRecordedEvent);
+    });
+  }
+
+  async findEvent(streamName: string, eventId: string): Promise<RecordedEvent | undefined> {
+    if (!UUID.test(eventId)) return undefined;
+    return this.guard(async () => {
+      // The unique index on event_id finds it whatever the stream's length.
+      const result = await this.pool.query<EventRow>(
+        `SELECT position, stream_name, revision, event_id, type, data, metadata, created_at FROM ${this.table} WHERE event_id = $1 AND stream_name = $2`,
+        [eventId, streamName],
+      );
+      const row = result.rows[0];
+      return row && toRecordedEvent(row);
     });
   }
 

@@ -48,6 +48,11 @@ export class UpcastingEventStore implements EventStore {
     return (await this.inner.readStream(streamName, options)).map((event) => upcastEvent(event, this.history));
   }
 
+  async findEvent(streamName: string, eventId: string): Promise<RecordedEvent | undefined> {
+    const event = await this.inner.findEvent(streamName, eventId);
+    return event && upcastEvent(event, this.history);
+  }
+
   async readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
     return (await this.inner.readAll(options)).map((event) => upcastEvent(event, this.history));
   }

@@ -1,0 +1,62 @@
+// The writes of a request sent with an Idempotency-Key: event ids derived from the key, so a retry finds what an earlier attempt wrote.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+
+/**
+ * One attempt at a keyed request. The n-th append a request makes to a stream gets ids derived from (the
+ * claim's seed, the stream, n, the event's index): every attempt of the same request derives the same ids,
+ * so the store's deduplication by event id keeps a second attempt from writing what the first one did, and
+ * `findEvent` tells the second attempt what the first one wrote, across restarts and instances.
+ */
+export class IdempotentWrite {
+  private readonly appendsByStream = new Map<string, number>();
+
+  constructor(
+    /** Unique per claim of a key (see IdempotencyStore): a key used again after its TTL derives new ids. */
+    private readonly seed: string,
+    /** Recorded in the metadata of every event the request writes: which keyed request wrote it. */
+    readonly tag: string,
+    /** An earlier attempt may have written before it died or failed: each append first looks for its own events. */
+    readonly recovering: boolean,
+  ) {}
+
+  /** Counts the request's appends to `streamName`: the number of the one about to be decided. */
+  nextAppend(streamName: string): number {
+    const next = this.appendsByStream.get(streamName) ?? 0;
+    this.appendsByStream.set(streamName, next + 1);
+    return next;
+  }
+
+  eventId(streamName: string, append: number, index: number): string {
+    const hex = createHash('sha256').update(`${this.seed}\u0000${streamName}\u0000${append}\u0000${index}`).digest('hex');
+    // Shaped as an RFC 9562 version-8 (custom) UUID, the only form the stores accept as an event id.
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  }
+}
+
+/**
+ * Where a request's IdempotentWrite lives while it runs. A slot is opened around each request before Nest routes
+ * it (Nest runs the handler in the async context the request arrived in, so a context opened later, inside an
+ * interceptor, would not reach it); the interceptor that claims the key fills the slot.
+ */
+interface Slot {
+  write?: IdempotentWrite;
+}
+
+const slots = new AsyncLocalStorage<Slot>();
+
+export function withIdempotentWriteSlot<T>(work: () => T): T {
+  return slots.run({}, work);
+}
+
+/** Makes `write` the current request's; false when no slot is open (the work does not run for a request). */
+export function enterIdempotentWrite(write: IdempotentWrite | undefined): boolean {
+  const slot = slots.getStore();
+  if (!slot) return false;
+  slot.write = write;
+  return true;
+}
+
+export function currentIdempotentWrite(): IdempotentWrite | undefined {
+  return slots.getStore()?.write;
+}
