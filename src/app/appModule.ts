@@ -7,7 +7,7 @@ import type { LedgerConfig } from '../config/config.js';
 import { BearerTokenGuard } from '../http/auth.js';
 import { LedgerExceptionFilter } from '../http/errorFilter.js';
 import { ReadYourWritesInterceptor } from '../http/readYourWrites.js';
-import { CLOCK, CONFIG, STATE_CACHE, EVENT_STORE, LOGGER, PROJECTIONS, READ_MODELS } from '../http/tokens.js';
+import { CLOCK, CONFIG, STATE_CACHE, EVENT_STORE, LOG_HORIZON, LOGGER, PROJECTIONS, READ_MODELS } from '../http/tokens.js';
 import type { Logger } from '../logging/logger.js';
 import { LedgerMetrics } from '../metrics/ledgerMetrics.js';
 import { MetricsController } from '../metrics/metricsController.js';
@@ -55,6 +55,7 @@ import { BoundedStateCache } from '../events/boundedStateCache.js';
 import { StateCacheHousekeeping } from './stateCacheHousekeeping.js';
 import { stateHasTurnInFlight } from './stateHasTurnInFlight.js';
 import { StreamStateStore } from '../events/streamStateStore.js';
+import { LogHorizonProbe } from '../events/postgres/logHorizon.js';
 import type { Infrastructure } from './infrastructure.js';
 
 export interface AppDependencies {
@@ -67,6 +68,9 @@ export interface AppDependencies {
 @Module({})
 export class AppModule {
   static register({ config, logger, clock, infrastructure }: AppDependencies): DynamicModule {
+    // Only a PostgreSQL server has other sessions whose transactions can hold the log's readers back.
+    const logHorizon = config.eventStore.kind === 'postgres' && infrastructure.eventStorePool ? new LogHorizonProbe(infrastructure.eventStorePool, clock) : null;
+    if (logHorizon) infrastructure.metrics.watchLogHorizon(logHorizon);
     const shared = [
       { provide: CONFIG, useValue: config },
       { provide: LOGGER, useValue: logger },
@@ -75,6 +79,7 @@ export class AppModule {
       { provide: READ_MODELS, useValue: infrastructure.readModels },
       { provide: PROJECTIONS, useValue: infrastructure.projections },
       { provide: LedgerMetrics, useValue: infrastructure.metrics },
+      { provide: LOG_HORIZON, useValue: logHorizon },
     ];
     const stateCache = new BoundedStateCache({
       maxEntries: config.cacheMaxEntries,

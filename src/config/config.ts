@@ -32,6 +32,7 @@ const environmentSchema = z.object({
     .regex(/^\d+(b|kb|mb)?$/i, 'must be a size like 1mb, 512kb or 1048576')
     .default('1mb'),
   READ_WAIT_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+  EVENT_LOG_HORIZON_STALL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(5),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   PROJECTIONS_ENABLED: booleanFlag.default(true),
   PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
@@ -84,6 +85,8 @@ export interface LedgerConfig {
   logLevel: Environment['LOG_LEVEL'];
   bodyLimit: string;
   readWaitTimeoutMs: number;
+  /** A transaction anywhere on the PostgreSQL server open this long holds readers of the log back: /ready says degraded. */
+  logHorizonStallSeconds: number;
   dbPoolSize: number;
   projectionsEnabled: boolean;
   projectionBatchSize: number;
@@ -189,6 +192,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     logLevel: env.LOG_LEVEL,
     bodyLimit: env.BODY_LIMIT,
     readWaitTimeoutMs: env.READ_WAIT_TIMEOUT_MS,
+    logHorizonStallSeconds: env.EVENT_LOG_HORIZON_STALL_SECONDS,
     dbPoolSize: env.DB_POOL_SIZE,
     projectionsEnabled: env.PROJECTIONS_ENABLED,
     projectionBatchSize: env.PROJECTION_BATCH_SIZE,

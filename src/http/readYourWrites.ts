@@ -4,9 +4,10 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { from, type Observable, switchMap } from 'rxjs';
 import type { LedgerConfig } from '../config/config.js';
+import { describeHorizonHolder, type LogHorizonProbe } from '../events/postgres/logHorizon.js';
 import { UnavailableError, ValidationError } from '../errors/ledgerError.js';
 import type { ProjectionRunner } from '../projections/projectionRunner.js';
-import { CONFIG, PROJECTIONS } from './tokens.js';
+import { CONFIG, LOG_HORIZON, PROJECTIONS } from './tokens.js';
 
 const READS_PROJECTIONS = 'ledger:reads-projections';
 
@@ -27,6 +28,7 @@ export class ReadYourWritesInterceptor implements NestInterceptor {
     private readonly reflector: Reflector,
     @Inject(PROJECTIONS) private readonly projections: ProjectionRunner,
     @Inject(CONFIG) private readonly config: LedgerConfig,
+    @Inject(LOG_HORIZON) private readonly logHorizon: LogHorizonProbe | null,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -35,8 +37,9 @@ export class ReadYourWritesInterceptor implements NestInterceptor {
     const minPosition = requestedMinPosition(context.switchToHttp().getRequest<Request>());
     if (minPosition === undefined) return next.handle();
     return from(this.projections.waitForPosition(names, minPosition, this.config.readWaitTimeoutMs)).pipe(
-      switchMap((reached) => {
+      switchMap(async (reached) => {
         if (!reached) {
+          await this.blameHorizon(minPosition);
           throw new UnavailableError('PROJECTION_NOT_CAUGHT_UP', `the read model has not reached position ${minPosition} within ${this.config.readWaitTimeoutMs} ms; retry`, {
             minPosition,
             projections: names,
@@ -44,6 +47,23 @@ export class ReadYourWritesInterceptor implements NestInterceptor {
         }
         return next.handle();
       }),
+      switchMap((handled) => handled),
+    );
+  }
+
+  /**
+   * A position at or past the horizon cannot be read by anyone until the transaction holding it ends, however
+   * long the wait: the caller is told which one, not that the projections are slow.
+   */
+  private async blameHorizon(minPosition: number): Promise<void> {
+    if (!this.logHorizon) return;
+    const horizon = await this.logHorizon.read().catch(() => undefined);
+    if (!horizon?.holder || minPosition < horizon.firstUnreadablePosition) return;
+    const { pid, database, heldSeconds } = horizon.holder;
+    throw new UnavailableError(
+      'EVENT_LOG_HORIZON_HELD',
+      `position ${minPosition} is not readable yet: ${describeHorizonHolder(horizon.holder)} holds back every reader of the event log (see docs/operations.md); retry once it ends`,
+      { minPosition, pid, database, heldSeconds: Math.round(heldSeconds) },
     );
   }
 }

@@ -6,3 +6,5 @@ export const READ_MODELS = Symbol('ReadModels');
 export const PROJECTIONS = Symbol('ProjectionRunner');
 export const CLOCK = Symbol('Clock');
 export const STATE_CACHE = Symbol('StateCache');
+/** The PostgreSQL log's read horizon (LogHorizonProbe), or null on backends without one (PGlite, EventStoreDB). */
+export const LOG_HORIZON = Symbol('LogHorizon');

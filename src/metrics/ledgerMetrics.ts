@@ -1,6 +1,7 @@
 // The service's metric set: one per opened infrastructure (tests run several apps in one process), exposed at GET /metrics.
 import type { BoundedStateCache, StateCache } from '../events/boundedStateCache.js';
 import type { EventStore } from '../events/eventStore.js';
+import type { LogHorizonProbe } from '../events/postgres/logHorizon.js';
 import type { ProjectionRunner } from '../projections/projectionRunner.js';
 import { ConversationQueueDepths, QueueWatchingStateCache } from './conversationQueueDepths.js';
 import { MeteredEventStore } from './meteredEventStore.js';
@@ -32,6 +33,11 @@ export class LedgerMetrics {
   private readonly projectionOwned = this.registry.gauge('ledger_projection_owned', '1 when this instance runs the projection (holds its lease)', ['projection']);
   private readonly projectionState = this.registry.gauge('ledger_projection_state', 'The projection\'s state: 1 for the current one', ['projection', 'state']);
   private readonly headPosition = this.registry.gauge('ledger_event_store_head_position', 'Position of the newest event a subscriber may read');
+  private readonly horizonHeld = this.registry.gauge(
+    'ledger_event_log_horizon_held_seconds',
+    'Seconds the oldest transaction running on the PostgreSQL server, in any database, has been open: readers of the log wait for it (pid "" for a prepared or hidden one)',
+    ['pid', 'database'],
+  );
 
   private readonly cacheEntries = this.registry.gauge('ledger_state_cache_entries', 'Folded stream states held in memory');
   private readonly cacheBytes = this.registry.gauge('ledger_state_cache_bytes', 'Approximate size of those states (JSON length)');
@@ -75,6 +81,15 @@ export class LedgerMetrics {
         this.projectionState.set({ projection, state: status.state }, 1);
         this.headPosition.set({}, status.headPosition);
       }
+    });
+  }
+
+  /** Names the transaction holding the log's readers back, at each scrape; no series while none runs. */
+  watchLogHorizon(probe: LogHorizonProbe): void {
+    this.registry.onCollect('event_log_horizon', async () => {
+      const { holder } = await probe.read();
+      this.horizonHeld.clear();
+      if (holder) this.horizonHeld.set({ pid: holder.pid === null ? '' : String(holder.pid), database: holder.database ?? '' }, holder.heldSeconds);
     });
   }
 

@@ -6,7 +6,9 @@ import type { DataSource } from 'typeorm';
 import type { EventStore } from '../../events/eventStore.js';
 import type { ProjectionRunner } from '../../projections/projectionRunner.js';
 import { Public } from '../../http/auth.js';
-import { EVENT_STORE, PROJECTIONS, READ_MODELS } from '../../http/tokens.js';
+import { CONFIG, EVENT_STORE, LOG_HORIZON, PROJECTIONS, READ_MODELS } from '../../http/tokens.js';
+import type { LedgerConfig } from '../../config/config.js';
+import { describeHorizonHolder, type LogHorizonProbe } from '../../events/postgres/logHorizon.js';
 
 type Check = { ok: boolean; detail?: string };
 
@@ -27,6 +29,8 @@ export class HealthController {
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(READ_MODELS) private readonly readModels: DataSource,
     @Inject(PROJECTIONS) private readonly projections: ProjectionRunner,
+    @Inject(LOG_HORIZON) private readonly logHorizon: LogHorizonProbe | null,
+    @Inject(CONFIG) private readonly config: LedgerConfig,
   ) {}
 
   @Get('health')
@@ -37,13 +41,39 @@ export class HealthController {
   }
 
   @Get('ready')
-  @ApiOperation({ summary: 'Readiness: event store and read-model database reachable, projections running' })
+  @ApiOperation({
+    summary:
+      'Readiness: event store and read-model database reachable, projections running (503 not_ready); 200 degraded while a transaction elsewhere on the PostgreSQL server holds the event log\'s readers back',
+  })
   async ready(@Res({ passthrough: true }) response: Response) {
-    const [eventStore, readModels] = await Promise.all([check(() => this.eventStore.ping()), check(() => this.readModels.query('SELECT 1'))]);
+    const [eventStore, readModels, eventLogHorizon] = await Promise.all([
+      check(() => this.eventStore.ping()),
+      check(() => this.readModels.query('SELECT 1')),
+      this.horizonCheck(),
+    ]);
     const projections = this.projections.localStates();
     const projectionsOk = projections.every((projection) => projection.state !== 'failed' && projection.state !== 'stopped');
     const ready = eventStore.ok && readModels.ok && projectionsOk;
+    // Degraded, not unready: the horizon is the server's, every instance sees the same one, writes still work,
+    // and taking instances out of rotation would refuse those writes too without letting a single read through.
+    const status = !ready ? 'not_ready' : eventLogHorizon && !eventLogHorizon.ok ? 'degraded' : 'ready';
     response.status(ready ? 200 : 503);
-    return { status: ready ? 'ready' : 'not_ready', checks: { eventStore, readModels, projections: { ok: projectionsOk, states: projections } } };
+    return { status, checks: { eventStore, readModels, projections: { ok: projectionsOk, states: projections }, ...(eventLogHorizon ? { eventLogHorizon } : {}) } };
+  }
+
+  /** Only on PostgreSQL: a transaction open longer than EVENT_LOG_HORIZON_STALL_SECONDS anywhere on the server. */
+  private async horizonCheck(): Promise<(Check & { holder?: { pid: number | null; database: string | null; heldSeconds: number } }) | undefined> {
+    if (!this.logHorizon) return undefined;
+    try {
+      const { holder } = await this.logHorizon.read();
+      if (!holder || holder.heldSeconds < this.config.logHorizonStallSeconds) return { ok: true };
+      return {
+        ok: false,
+        detail: `${describeHorizonHolder(holder)}: reads that wait for new events stall until it ends (see docs/operations.md)`,
+        holder: { ...holder, heldSeconds: Math.round(holder.heldSeconds) },
+      };
+    } catch (error) {
+      return { ok: false, detail: `horizon not read: ${error instanceof Error ? error.message : String(error)}` };
+    }
   }
 }
