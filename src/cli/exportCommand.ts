@@ -4,8 +4,7 @@ import { parseArgs } from 'node:util';
 import { LedgerClient } from '../client/index.js';
 import { UnavailableError } from '../errors/ledgerError.js';
 import { allConversationEntries } from '../modules/sessions/queries/sessionsIndexQueries.js';
-import { toSessionEntryView } from '../modules/sessions/sessionEntryView.js';
-import { toSessionsJson } from '../modules/sessions/sessionsJsonExport.js';
+import { exportedEntryOf, toSessionsJson } from '../modules/sessions/sessionsJsonExport.js';
 import { withCliStores } from './cliStores.js';
 import { UsageError } from './usageError.js';
 
@@ -30,7 +29,7 @@ export async function exportCommand(args: string[]): Promise<number> {
       if (!(await infrastructure.projections.waitForPosition(['sessions-index'], head, CATCH_UP_TIMEOUT_MS))) {
         throw new UnavailableError('PROJECTION_NOT_CAUGHT_UP', `the sessions index did not reach position ${head}; see session-ledger projections list`);
       }
-      return toSessionsJson((await allConversationEntries(infrastructure.readModels, values.tenant)).map(toSessionEntryView));
+      return toSessionsJson((await allConversationEntries(infrastructure.readModels, values.tenant)).map(exportedEntryOf));
     });
   }
   const text = `${JSON.stringify(sessionsJson, null, 2)}\n`;

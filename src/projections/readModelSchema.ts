@@ -190,4 +190,10 @@ export const readModelMigrations: readonly Migration[] = [
       ALTER TABLE {schema}.runtime_sessions ADD PRIMARY KEY (tenant, runtime_session_id)
     `,
   },
+  {
+    // Ids 1-7 belong to other read models.
+    id: 8,
+    name: 'carried fields of imported entries',
+    sql: `ALTER TABLE {schema}.conversation_entries ADD COLUMN carried_fields jsonb`,
+  },
 ];

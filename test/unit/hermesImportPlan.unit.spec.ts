@@ -81,16 +81,17 @@ describe('the import plan', () => {
     jobs: [],
   };
 
-  it("writes what the deciders decide: sessions first, the conversation's resets, flags last", () => {
+  it("writes what the deciders decide: sessions first, the conversation's resets, the entry as Hermes wrote it last", () => {
     const plan = planHermesImport(hermes, { keyOptions: {}, autoCheckpoint: true, gatewayId: 'g' });
     expect(plan.streams.map((stream) => [stream.streamName, stream.events.map((event) => event.type)])).toEqual([
       ['session-old', ['SessionCreated', 'TurnRecorded', 'SessionEnded']],
       ['session-new', ['SessionCreated', 'TurnRecorded']],
-      ['conversation-agent:main:telegram:dm:1', ['ConversationOpened', 'SessionBound', 'SessionBound', 'ConversationTouched', 'Suspended']],
+      ['conversation-agent:main:telegram:dm:1', ['ConversationOpened', 'SessionBound', 'SessionBound', 'RoutingEntryImported']],
     ]);
     const [, bound] = plan.streams[2]!.events.filter((event) => event.type === 'SessionBound');
     expect(bound!.data).toMatchObject({ sessionId: 'new', reason: 'reset', previousSessionId: 'old', previousHadActivity: true });
     expect(plan.streams[1]!.events[1]!.data).toMatchObject({ usage: { inputTokens: 7 }, checkpointId: 'cp-1' });
+    expect(plan.streams[2]!.events[3]!.data).toMatchObject({ suspended: true, updatedAt: '2026-03-01T10:00:00.000Z', carried: null });
     expect(plan.totals).toEqual({ sessions: 2, turns: 2, messages: 3 });
   });
 

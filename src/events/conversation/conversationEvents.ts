@@ -50,7 +50,37 @@ export type ConversationEvent =
   | { type: 'QueuedMessageReplaced'; data: { replacedId: string; message: QueuedMessage; placement: 'slot' | 'overflow' } }
   | { type: 'MessageDequeued'; data: { messageId: string; from: 'slot' | 'overflow'; at: string } }
   | { type: 'QueueCleared'; data: { scope: 'slot' | 'all'; reason: string; discardedIds: string[]; at: string } }
-  | { type: 'ConversationPruned'; data: { idleSince: string; at: string } };
+  | { type: 'ConversationPruned'; data: { idleSince: string; at: string } }
+  /** An import set the entry to what the imported gateway last wrote (Hermes' sessions.json entry). */
+  | { type: 'RoutingEntryImported'; data: ImportedRoutingEntry };
+
+/**
+ * The flags and times of an imported routing entry, as its gateway last wrote them: replaying the gateway's history
+ * through the decider cannot give them back exactly (a resume mark would move updated_at, a display name set by
+ * hand would be lost).
+ */
+export interface ImportedRoutingEntry {
+  displayName: string | null;
+  createdAt: string;
+  updatedAt: string;
+  suspended: boolean;
+  resumePending: boolean;
+  resumeReason: ResumeReason | null;
+  lastResumeMarkedAt: string | null;
+  wasAutoReset: boolean;
+  autoResetReason: string | null;
+  resetHadActivity: boolean;
+  isFreshReset: boolean;
+  /** The entry's fields the ledger does not model (Hermes' metadata, model_override, …): the sessions.json export gives them back. */
+  carried: CarriedEntryFields | null;
+  at: string;
+}
+
+/** Fields of an imported entry kept verbatim; `origin` holds those of its source (Hermes' scope_id, profile, …). */
+export type CarriedEntryFields = JsonObject & { origin?: JsonObject };
+
+/** Carried fields that describe the entry's current session: they go when another session is bound. */
+export const SESSION_SCOPED_CARRIED_FIELDS: readonly string[] = ['active_turn_token', 'active_turn_started_at', 'prev_session_id', 'cost_status', 'expiry_finalized'];
 
 export type ConversationEventType = ConversationEvent['type'];
 

@@ -1,6 +1,6 @@
 // The conversation decider: resolve precedence (suspended > resumePending > existing), reset, switch, suspend, resume marks.
 import { ConflictError, LedgerError, NotFoundError } from '../../errors/ledgerError.js';
-import type { ConversationEvent, QueuedMessage, ResumeReason, SessionBindReason } from '../../events/conversation/conversationEvents.js';
+import { type CarriedEntryFields, type ConversationEvent, type ImportedRoutingEntry, type QueuedMessage, type ResumeReason, SESSION_SCOPED_CARRIED_FIELDS, type SessionBindReason } from '../../events/conversation/conversationEvents.js';
 import type { Decider } from '../../events/decider.js';
 import type { SessionSource } from '../sessions/domain/sessionSource.js';
 
@@ -31,6 +31,8 @@ export interface ConversationState {
   /** The boot that counted last, so a retried start call does not count twice. */
   lastInterruptedBootId: string | null;
   queue: { slot: QueuedMessage | null; overflow: QueuedMessage[] };
+  /** Fields of an imported entry the ledger does not model, kept for the sessions.json export. */
+  carried: CarriedEntryFields | null;
 }
 
 export const initialConversationState = (): ConversationState => ({
@@ -55,6 +57,7 @@ export const initialConversationState = (): ConversationState => ({
   interruptedStarts: 0,
   lastInterruptedBootId: null,
   queue: { slot: null, overflow: [] },
+  carried: null,
 });
 
 export type ConversationCommand =
@@ -80,7 +83,9 @@ export type ConversationCommand =
   | { type: 'CountRestartInterruption'; bootId: string; stuckThreshold: number; now: string }
   | { type: 'EnqueueMessage'; message: QueuedMessage; cap: number; mergeText: boolean; now: string }
   | { type: 'DequeueMessage'; now: string }
-  | { type: 'PruneConversation'; olderThan: string; now: string };
+  | { type: 'PruneConversation'; olderThan: string; now: string }
+  /** Only the importer sends it: the entry as the imported gateway last wrote it. */
+  | { type: 'ImportRoutingEntry'; entry: Omit<ImportedRoutingEntry, 'at'>; now: string };
 
 export function evolveConversation(state: ConversationState, event: ConversationEvent): ConversationState {
   switch (event.type) {
@@ -115,6 +120,7 @@ export function evolveConversation(state: ConversationState, event: Conversation
         autoResetReason: autoReset ? reason : null,
         resetHadActivity: reason === 'new' || reason === 'switch' ? false : event.data.previousHadActivity,
         isFreshReset: reason === 'reset',
+        carried: withoutSessionScopedFields(state.carried),
       };
     }
     case 'ConversationTouched':
@@ -156,11 +162,21 @@ export function evolveConversation(state: ConversationState, event: Conversation
       return { ...state, queue: event.data.scope === 'slot' ? { ...state.queue, slot: null } : { slot: null, overflow: [] } };
     case 'ConversationPruned':
       return { ...initialConversationState(), sessionIds: state.sessionIds, sessionKey: state.sessionKey };
+    case 'RoutingEntryImported': {
+      const { at: _at, ...entry } = event.data;
+      return { ...state, ...entry };
+    }
     default: {
       const unknown: never = event;
       return unknown;
     }
   }
+}
+
+function withoutSessionScopedFields(carried: CarriedEntryFields | null): CarriedEntryFields | null {
+  if (!carried) return null;
+  const kept = Object.fromEntries(Object.entries(carried).filter(([key]) => !SESSION_SCOPED_CARRIED_FIELDS.includes(key))) as CarriedEntryFields;
+  return Object.keys(kept).length > 0 ? kept : null;
 }
 
 export function conversationNotFound(): NotFoundError {
@@ -261,6 +277,10 @@ export function decideConversation(command: ConversationCommand, state: Conversa
       if (state.queue.slot || state.queue.overflow.length > 0) return [];
       if (!state.updatedAt || Date.parse(state.updatedAt) >= Date.parse(command.olderThan)) return [];
       return [{ type: 'ConversationPruned', data: { idleSince: state.updatedAt, at: command.now } }];
+    }
+    case 'ImportRoutingEntry': {
+      if (state.status === 'absent') throw conversationNotFound();
+      return [{ type: 'RoutingEntryImported', data: { ...command.entry, at: command.now } }];
     }
     default: {
       const unknown: never = command;

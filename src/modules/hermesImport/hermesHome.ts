@@ -1,5 +1,5 @@
 // A Hermes home folder: sessions.json (in sessions/ or at the top), state.db, cron/jobs.json. Any may be missing.
-import { access, readFile } from 'node:fs/promises';
+import { access, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ValidationError } from '../../errors/ledgerError.js';
 import { type HermesEntry, parseHermesSessionsJson } from './hermesSessionsJson.js';
@@ -33,7 +33,19 @@ async function readJson(path: string): Promise<unknown> {
   }
 }
 
+async function isDirectory(path: string): Promise<boolean | 'missing'> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'missing';
+    throw error;
+  }
+}
+
 export async function readHermesHome(home: string): Promise<HermesExport> {
+  const folder = await isDirectory(home);
+  if (folder === 'missing') throw new ValidationError(`${home} does not exist`, { home }, 'HERMES_HOME_NOT_FOUND');
+  if (!folder) throw new ValidationError(`${home} is not a folder: name the Hermes home (~/.hermes), not a file in it`, { home }, 'HERMES_HOME_NOT_FOUND');
   const files = {
     sessionsJson: await firstExisting([join(home, 'sessions', 'sessions.json'), join(home, 'sessions.json')]),
     stateDb: await firstExisting([join(home, 'state.db')]),

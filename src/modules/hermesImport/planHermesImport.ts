@@ -1,11 +1,12 @@
 // The Hermes data as the events the ledger itself would have written: planned by the deciders, nothing written yet.
-import { type ConversationEvent, conversationStreamName, resumeReasons, type ResumeReason } from '../../events/conversation/conversationEvents.js';
+import { type ConversationEvent, conversationStreamName } from '../../events/conversation/conversationEvents.js';
 import type { JsonObject } from '../../events/eventStore.js';
 import { sessionStreamName, type SessionEndReason, type SessionStreamEvent, type TurnUsage } from '../../events/session/sessionEvents.js';
 import { type ConversationCommand, conversationDecider, type ConversationState } from '../conversations/conversationDecider.js';
 import type { SessionKeyOptions } from '../sessions/domain/sessionKey.js';
 import type { SessionSource } from '../sessions/domain/sessionSource.js';
 import { type SessionCommand, sessionDecider, type SessionState } from '../sessions/sessionDecider.js';
+import { carriedFieldsOf, importedRoutingEntry } from './hermesEntryFields.js';
 import type { HermesExport } from './hermesHome.js';
 import { hermesKeysOfSessions, ledgerKeyFor } from './hermesSessionKeys.js';
 import { dropNulls, fallbackSource, hasUsage, parsedOrigin, usageOf, zeroUsage } from './hermesSessionFacts.js';
@@ -115,6 +116,14 @@ export function planHermesImport(hermes: HermesExport, settings: HermesImportSet
     totals.sessions += 1;
   };
 
+  /** Ends the session as Hermes' state.db says it ended; false when it did not. */
+  const endAsHermesDid = (session: SessionSketch): boolean => {
+    const endedAt = session.row?.endedAt;
+    if (endedAt === null || endedAt === undefined) return false;
+    sessionPlanners.get(session.id)!.apply({ type: 'EndSession', reason: END_REASONS[session.row?.endReason ?? ''] ?? 'superseded', now: isoFromSeconds(endedAt) });
+    return true;
+  };
+
   // Conversations: one per sessions.json entry, its sessions bound oldest first as the resets that made them.
   const conversationStreams: PlannedStream[] = [];
   const conversations: PlannedConversation[] = [];
@@ -159,30 +168,69 @@ export function planHermesImport(hermes: HermesExport, settings: HermesImportSet
     const updatedAt = entry.updated_at ?? conversation.state.updatedAt!;
     const at = updatedAt > conversation.state.updatedAt! ? updatedAt : conversation.state.updatedAt!;
     if (conversation.state.sessionId !== entry.session_id) follow(conversation.apply({ type: 'SwitchSession', sessionId: entry.session_id, now: at }), sessionOf);
-    // The last activity, and a reset that has since seen a message, as Hermes' entry says.
-    if (at > conversation.state.updatedAt! || (conversation.state.isFreshReset && !entry.is_fresh_reset)) {
-      conversation.apply({ type: 'ResolveSession', sessionKey, source: origin, gatewayId: settings.gatewayId, forceNew: false, newSessionId: entry.session_id, currentSessionHadActivity: false, freshnessSeconds: Number.MAX_SAFE_INTEGER, touchIntervalSeconds: 0, now: at });
-    }
-    if (entry.suspended) {
-      conversation.apply({ type: 'SuspendConversation', reason: 'hermes_import', now: at });
-    } else if (entry.resume_pending) {
-      const reason: ResumeReason = (resumeReasons as readonly string[]).includes(entry.resume_reason ?? '') ? (entry.resume_reason as ResumeReason) : 'restart_interrupted';
-      conversation.apply({ type: 'MarkResumePending', reason, now: entry.last_resume_marked_at ?? at });
+    // The flags, times and display name as Hermes' entry says, and what of it the ledger does not model, verbatim.
+    const { createdAt, updatedAt: replayedUpdatedAt, displayName, suspended, resumePending, resumeReason, lastResumeMarkedAt, wasAutoReset, autoResetReason, resetHadActivity, isFreshReset } = conversation.state;
+    const replayed = { createdAt: createdAt!, updatedAt: replayedUpdatedAt!, displayName, suspended, resumePending, resumeReason, lastResumeMarkedAt, wasAutoReset, autoResetReason, resetHadActivity, isFreshReset };
+    const carried = carriedFieldsOf(entry as Record<string, unknown>, (entry.estimated_cost_usd ?? 0) > 0 ? 'estimated' : 'unknown');
+    conversation.apply({ type: 'ImportRoutingEntry', entry: importedRoutingEntry(entry, replayed, carried), now: at });
+    const parts = (entry.input_tokens ?? 0) + (entry.output_tokens ?? 0) + (entry.cache_read_tokens ?? 0) + (entry.cache_write_tokens ?? 0);
+    const total = (entry as { total_tokens?: unknown }).total_tokens;
+    if (typeof total === 'number' && total !== parts && (entry.input_tokens || entry.output_tokens || entry.cache_read_tokens || entry.cache_write_tokens)) {
+      leftOut.push({ item: `conversation ${hermesKey}`, reason: `total_tokens ${total} is not the sum of its parts; the ledger counts ${parts}` });
     }
     conversationStreams.push({ streamName: conversationStreamName(sessionKey, settings.tenant), kind: 'conversation', id: sessionKey, events: conversation.events as PlannedStream['events'] });
     conversations.push({ hermesKey, sessionKey, sessionId: entry.session_id, sessionIds: sessions.map((session) => session.id), rekeyed: sessionKey !== hermesKey });
   }
 
-  // Sessions of no routing entry (pruned from sessions.json, or never a gateway chat, like CLI sessions): kept, unbound.
+  // Sessions of no routing entry. Those Hermes keyed (pruned from sessions.json) are kept unbound, as Hermes left
+  // them; those it never keyed (the CLI's, cron runs') get a conversation per source, so that the list and the
+  // console show them: `agent:main:cli:dm` binds the CLI sessions oldest first, the newest current.
+  const homeless = new Map<string, { origin: SessionSource; sessions: SessionSketch[] }>();
   for (const row of rows) {
     if (bound.has(row.id)) continue;
     const session = sketch(row.id);
     const hermesKey = hermesKeys.get(row.id);
     const realOrigin = parsedOrigin(row);
     const origin = hermesOrigin(realOrigin, { platform: row.source, chatType: row.chatType }) ?? fallbackSource(row, undefined);
-    const sessionKey = hermesKey && isValidKey(hermesKey) ? ledgerKeyFor(hermesKey, origin, realOrigin !== null, settings.keyOptions) : ledgerKeyFor('', origin, true, settings.keyOptions) || `agent:${settings.keyOptions.agent ?? 'main'}:${origin.platform}:${origin.chatType}`;
-    createSession(session, sessionKey, origin, 'imported', hermesKey);
-    if (row.endedAt !== null) sessionPlanners.get(row.id)!.apply({ type: 'EndSession', reason: END_REASONS[row.endReason ?? ''] ?? 'superseded', now: isoFromSeconds(row.endedAt) });
+    if (hermesKey && isValidKey(hermesKey)) {
+      createSession(session, ledgerKeyFor(hermesKey, origin, realOrigin !== null, settings.keyOptions), origin, 'imported', hermesKey);
+      endAsHermesDid(session);
+      continue;
+    }
+    const sessionKey = ledgerKeyFor('', origin, true, settings.keyOptions) || `agent:${settings.keyOptions.agent ?? 'main'}:${origin.platform}:${origin.chatType}`;
+    const home = homeless.get(sessionKey) ?? { origin, sessions: [] };
+    home.sessions.push(session);
+    homeless.set(sessionKey, home);
+  }
+  for (const [sessionKey, home] of [...homeless.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    if (conversations.some((conversation) => conversation.sessionKey === sessionKey)) {
+      // A gateway conversation has this key already: the sessions stay unbound rather than replace its history.
+      for (const session of home.sessions) {
+        createSession(session, sessionKey, home.origin, 'imported', undefined);
+        endAsHermesDid(session);
+      }
+      continue;
+    }
+    const sessions = home.sessions.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id.localeCompare(b.id));
+    const conversation = new StreamPlanner<ConversationState, ConversationCommand, ConversationEvent>(conversationDecider);
+    sessions.forEach((session, index) => {
+      const command: ConversationCommand =
+        index === 0
+          ? { type: 'ResolveSession', sessionKey, source: home.origin, gatewayId: settings.gatewayId, forceNew: false, newSessionId: session.id, currentSessionHadActivity: false, freshnessSeconds: Number.MAX_SAFE_INTEGER, touchIntervalSeconds: 0, now: session.startedAt }
+          : { type: 'ResetConversation', newSessionId: session.id, currentSessionHadActivity: session.turns.length > 0, now: session.startedAt };
+      const reason = conversation.apply(command).find((event) => event.type === 'SessionBound')?.data.reason ?? 'new';
+      createSession(session, sessionKey, home.origin, reason, undefined);
+      const next = sessions[index + 1];
+      // Hermes' own end when it recorded one; a session it left open ends when the next one starts.
+      if (!endAsHermesDid(session) && next) sessionPlanners.get(session.id)!.apply({ type: 'EndSession', reason: 'superseded', now: next.startedAt });
+    });
+    const current = sessions[sessions.length - 1]!;
+    if (current.row?.endedAt !== null && current.row?.endedAt !== undefined) {
+      // The newest session is over: the next message starts a new one, as Hermes' stale-route recovery would.
+      conversation.apply({ type: 'SuspendConversation', reason: 'hermes_import', now: isoFromSeconds(current.row.endedAt) });
+    }
+    conversationStreams.push({ streamName: conversationStreamName(sessionKey, settings.tenant), kind: 'conversation', id: sessionKey, events: conversation.events as PlannedStream['events'] });
+    conversations.push({ hermesKey: sessionKey, sessionKey, sessionId: current.id, sessionIds: sessions.map((session) => session.id), rekeyed: false });
   }
 
   const sessionStreams: PlannedStream[] = [...sessionPlanners.entries()].map(([id, planner]) => ({

@@ -1,4 +1,4 @@
-// Hermes' jobs.json ({"jobs": [{id, schedule, description, skill, deliver_to: {platform, chat_id}}]}) → job definitions.
+// jobs.json → job definitions: Hermes' cron/jobs.json as cron/jobs.py writes it (schedule objects, `deliver`, `skills`, `state`), and the hand-written {id, schedule, skill, deliver_to} form.
 import { z } from 'zod';
 import { ValidationError } from '../../errors/ledgerError.js';
 import { createJobRequestSchema, type JobDefinition } from './jobRequests.js';
@@ -31,12 +31,63 @@ function origin(value: unknown): unknown {
   };
 }
 
+/** Hermes keeps {times, completed}: what is left to run is what the ledger's job repeats. */
 function repeat(value: unknown): unknown {
   if (value === undefined) return undefined;
   if (value === null) return { times: null };
   if (typeof value === 'number') return { times: value };
-  return isRecord(value) ? { times: value.times ?? null } : value;
+  if (!isRecord(value)) return value;
+  const times = value.times ?? null;
+  const completed = typeof value.completed === 'number' ? value.completed : 0;
+  return { times: typeof times === 'number' && completed > 0 ? times - completed : times };
 }
+
+/** Python's isoformat() may carry microseconds; the schedule parser takes milliseconds at most. */
+function isoInstant(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const at = new Date(/(Z|[+-]\d\d:?\d\d)$/i.test(value) ? value : `${value}Z`);
+  return Number.isNaN(at.getTime()) ? value : at.toISOString();
+}
+
+/**
+ * Hermes' cron/jobs.py stores the parsed schedule: {"kind": "interval", "minutes": 30}, {"kind": "cron", "expr":
+ * "0 9 * * *"} or {"kind": "once", "run_at": "<ISO>"} (older versions: {"type", "value"}). Each becomes the schedule
+ * text that means the same; anything else is passed on for the schedule parser to refuse.
+ */
+export function scheduleText(value: unknown): unknown {
+  if (!isRecord(value)) return value;
+  const kind = value.kind ?? value.type;
+  if (kind === 'interval') {
+    if (typeof value.minutes === 'number') return `every ${value.minutes}m`;
+    if (typeof value.seconds === 'number') return `every ${value.seconds}s`;
+    const legacy = value.value;
+    if (isRecord(legacy) && typeof legacy.n === 'number' && typeof legacy.unit === 'string') return `every ${legacy.n} ${legacy.unit}`;
+  }
+  if (kind === 'cron' && typeof (value.expr ?? value.value) === 'string') return value.expr ?? value.value;
+  if (kind === 'once' && typeof (value.run_at ?? value.value) === 'string') return isoInstant(value.run_at ?? value.value);
+  return typeof value.display === 'string' ? value.display : JSON.stringify(value);
+}
+
+/**
+ * Hermes' `deliver`: "origin" (back to the chat the job came from), "local" (files only: nothing to deliver),
+ * "<platform>:<chat id>", or a bare platform (its home channel, which only Hermes' config knows: the origin's chat
+ * when it is on that platform). The older `deliver_to` object wins when both are there.
+ */
+function deliverTarget(job: Record<string, unknown>): unknown {
+  const explicit = pick(job, 'deliver_to', 'deliverTo');
+  if (explicit !== undefined) return target(explicit);
+  const deliver = job.deliver;
+  if (typeof deliver !== 'string') return undefined;
+  const from = isRecord(job.origin) ? job.origin : null;
+  const originTarget = from && from.platform && pick(from, 'chat_id', 'chatId') !== undefined ? target(from) : null;
+  if (deliver === 'origin') return originTarget;
+  if (deliver === 'local' || deliver === '') return null;
+  const separator = deliver.indexOf(':');
+  if (separator > 0) return { platform: deliver.slice(0, separator), chatId: deliver.slice(separator + 1), threadId: null };
+  return originTarget && (originTarget as { platform: unknown }).platform === deliver ? originTarget : null;
+}
+
+const firstSkill = (job: Record<string, unknown>) => job.skill ?? (Array.isArray(job.skills) && job.skills.length > 0 ? job.skills[0] : undefined);
 
 function camelCased(job: Record<string, unknown>): Record<string, unknown> {
   const mapped: Record<string, unknown> = {
@@ -44,14 +95,15 @@ function camelCased(job: Record<string, unknown>): Record<string, unknown> {
     name: job.name,
     description: job.description,
     prompt: job.prompt,
-    skill: job.skill,
-    schedule: job.schedule,
+    skill: firstSkill(job),
+    schedule: scheduleText(job.schedule),
     timeZone: pick(job, 'timezone', 'time_zone', 'timeZone'),
-    deliverTo: target(pick(job, 'deliver_to', 'deliverTo')),
+    deliverTo: deliverTarget(job),
     origin: origin(job.origin),
     model: job.model,
     repeat: repeat(job.repeat),
-    enabled: job.enabled,
+    // Hermes pauses with state "paused" (enabled stays true).
+    enabled: job.state === 'paused' ? false : job.enabled,
   };
   return Object.fromEntries(Object.entries(mapped).filter(([, value]) => value !== undefined));
 }

@@ -3,13 +3,13 @@ import type { BoundConversationEntryRow } from '../../projections/sessionsIndex/
 
 export type CostStatus = 'estimated' | 'unknown';
 
-export type SessionEntryView = Omit<BoundConversationEntryRow, 'tenant'> & {
+export type SessionEntryView = Omit<BoundConversationEntryRow, 'tenant' | 'carried'> & {
   /** Hermes' historical expiry barrier: nothing here ever sets it. */
   expiryFinalized: false;
   costStatus: CostStatus;
 };
 
 export function toSessionEntryView(row: BoundConversationEntryRow): SessionEntryView {
-  const { tenant: _tenant, ...entry } = row;
+  const { tenant: _tenant, carried: _carried, ...entry } = row;
   return { ...entry, expiryFinalized: false, costStatus: row.estimatedCostUsd > 0 ? 'estimated' : 'unknown' };
 }

@@ -1,6 +1,8 @@
 // The index in Hermes' sessions.json shape: session_key → SessionEntry, snake_case, as the Python gateway reads it.
+import type { CarriedEntryFields } from '../../events/conversation/conversationEvents.js';
+import type { BoundConversationEntryRow } from '../../projections/sessionsIndex/conversationEntryRow.js';
 import type { ChatType, SessionSource } from './domain/sessionSource.js';
-import type { CostStatus, SessionEntryView } from './sessionEntryView.js';
+import { type CostStatus, type SessionEntryView, toSessionEntryView } from './sessionEntryView.js';
 
 /** SessionSource.to_dict(): every field present, None (null) for what the source did not say. */
 export interface SessionSourceJson {
@@ -51,11 +53,34 @@ export interface SessionsJsonEntry {
 
 export type SessionsJson = Record<string, SessionsJsonEntry>;
 
-export function toSessionsJson(entries: readonly SessionEntryView[]): SessionsJson {
+/** An entry to export: the view, and the fields an import carried over without the ledger modelling them. */
+export type ExportedEntry = SessionEntryView & { carried?: CarriedEntryFields | null };
+
+export function exportedEntryOf(row: BoundConversationEntryRow): ExportedEntry {
+  return { ...toSessionEntryView(row), carried: row.carried };
+}
+
+export function toSessionsJson(entries: readonly ExportedEntry[]): SessionsJson {
   return Object.fromEntries(entries.map((entry) => [entry.sessionKey, toSessionsJsonEntry(entry)]));
 }
 
-export function toSessionsJsonEntry(entry: SessionEntryView): SessionsJsonEntry {
+/** Fields the ledger derives rather than keeps: a value the import carried for them stands until the session changes. */
+const DERIVED_FIELDS = ['cost_status', 'expiry_finalized'] as const;
+
+/** Carried fields come back as the import found them, beside (never over) the ones the ledger keeps. */
+export function toSessionsJsonEntry(entry: ExportedEntry): SessionsJsonEntry {
+  const { origin: carriedOrigin, ...carried } = entry.carried ?? {};
+  const origin = toSessionSourceJson(entry.origin);
+  const derived = Object.fromEntries(DERIVED_FIELDS.filter((key) => key in carried).map((key) => [key, carried[key]]));
+  return {
+    ...carried,
+    ...ledgerFieldsOf(entry),
+    ...derived,
+    origin: carriedOrigin && typeof carriedOrigin === 'object' && !Array.isArray(carriedOrigin) ? { ...carriedOrigin, ...origin } : origin,
+  };
+}
+
+function ledgerFieldsOf(entry: SessionEntryView): SessionsJsonEntry {
   return {
     session_key: entry.sessionKey,
     session_id: entry.sessionId,

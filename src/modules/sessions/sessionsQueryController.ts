@@ -16,7 +16,7 @@ import { allConversationEntries, findConversationEntry, findSessionRecord, listC
 import { sessionNotFound } from './sessionDecider.js';
 import { validSessionId } from './sessionRequests.js';
 import { toSessionEntryView } from './sessionEntryView.js';
-import { toSessionsJson } from './sessionsJsonExport.js';
+import { exportedEntryOf, toSessionsJson } from './sessionsJsonExport.js';
 
 const listSessionsQuery = z
   .object({
@@ -82,6 +82,6 @@ export class SessionsQueryController {
   @ReadsProjections('sessions-index')
   @ApiOperation({ summary: "The whole index in Hermes' sessions.json shape: session_key → SessionEntry" })
   async exportSessionsJson(@ValidQuery(lookupQuery) _query: z.infer<typeof lookupQuery>, @Req() request: Request) {
-    return toSessionsJson((await allConversationEntries(this.readModels, requestTenant(request))).map(toSessionEntryView));
+    return toSessionsJson((await allConversationEntries(this.readModels, requestTenant(request))).map(exportedEntryOf));
   }
 }

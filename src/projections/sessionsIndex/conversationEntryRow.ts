@@ -1,6 +1,6 @@
 // One row per routing entry (a session key and the session it points at): Hermes' sessions.json.
 import { EntitySchema } from 'typeorm';
-import type { ResumeReason } from '../../events/conversation/conversationEvents.js';
+import type { CarriedEntryFields, ResumeReason } from '../../events/conversation/conversationEvents.js';
 import type { SessionSource } from '../../modules/sessions/domain/sessionSource.js';
 import { type SessionCounterColumns, sessionCounterColumns } from './sessionCounterColumns.js';
 
@@ -27,6 +27,8 @@ export interface ConversationEntryRow extends SessionCounterColumns {
   autoResetReason: string | null;
   resetHadActivity: boolean;
   isFreshReset: boolean;
+  /** Fields of an imported entry the ledger does not model, given back by the sessions.json export. */
+  carried: CarriedEntryFields | null;
 }
 
 /** An entry as the queries hand it out: they leave out entries not yet bound to a session. */
@@ -54,6 +56,7 @@ export const ConversationEntryEntity = new EntitySchema<ConversationEntryRow>({
     autoResetReason: { name: 'auto_reset_reason', type: 'text', nullable: true },
     resetHadActivity: { name: 'reset_had_activity', type: 'boolean' },
     isFreshReset: { name: 'is_fresh_reset', type: 'boolean' },
+    carried: { name: 'carried_fields', type: 'jsonb', nullable: true },
     ...sessionCounterColumns,
   },
 });

@@ -50,6 +50,7 @@ function conversationStateOf(row: ConversationEntryRow): ConversationState {
     autoResetReason: row.autoResetReason,
     resetHadActivity: row.resetHadActivity,
     isFreshReset: row.isFreshReset,
+    carried: row.carried,
   };
 }
 
@@ -75,6 +76,7 @@ function entryRowOf(tenant: string, sessionKey: string, state: ConversationState
     autoResetReason: state.autoResetReason,
     resetHadActivity: state.resetHadActivity,
     isFreshReset: state.isFreshReset,
+    carried: state.carried,
   };
 }
 

@@ -21,6 +21,7 @@ const conversationEventTypes: Record<ConversationEventType, boolean> = {
   ResumeMarked: true,
   ResumeCleared: true,
   ConversationPruned: true,
+  RoutingEntryImported: true,
   RestartInterrupted: false,
   MessageQueued: false,
   QueuedMessageReplaced: false,
