@@ -149,7 +149,7 @@ for (const backend of e2eBackends()) {
       expect(byId.has('broken')).toBe(false);
     });
 
-    it('imports nothing twice: a re-run finds everything there and says so', async () => {
+    it('imports nothing twice: a re-run finds everything there and says so', { timeout: 180_000 }, async () => {
       const before = await get(`/v1/conversations/${enc(hermesKeys.alice)}/events?limit=500`);
       const transcriptBefore = await get(`/v1/sessions/${hermesIds.aliceOld}/transcript`);
       if (backend === 'pglite') await service.kill('SIGTERM');
