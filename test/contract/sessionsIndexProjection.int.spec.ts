@@ -158,6 +158,7 @@ for (const backend of testBackends()) {
         autoResetReason: null,
         resetHadActivity: false,
         isFreshReset: false,
+        carried: null,
         ...zero,
       });
       expect(await record(s1)).toEqual({
