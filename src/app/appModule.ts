@@ -7,6 +7,8 @@ import type { LedgerConfig } from '../config/config.js';
 import { BearerTokenGuard } from '../http/auth.js';
 import { LedgerExceptionFilter } from '../http/errorFilter.js';
 import { ReadYourWritesInterceptor } from '../http/readYourWrites.js';
+import { IDEMPOTENCY_SCHEMA, IdempotencyInterceptor } from '../idempotency/idempotencyInterceptor.js';
+import { IDEMPOTENCY_LEASE_MS, IdempotencyStore } from '../idempotency/idempotencyStore.js';
 import { CLOCK, CONFIG, STATE_CACHE, EVENT_STORE, LOG_HORIZON, LOGGER, PROJECTIONS, READ_MODELS } from '../http/tokens.js';
 import type { Logger } from '../logging/logger.js';
 import { LedgerMetrics } from '../metrics/ledgerMetrics.js';
@@ -132,6 +134,16 @@ export class AppModule {
         { provide: APP_GUARD, useClass: BearerTokenGuard },
         { provide: APP_FILTER, useClass: LedgerExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
+        {
+          provide: IdempotencyStore,
+          useValue: new IdempotencyStore(infrastructure.readModelPool, config.readModelSchema, clock, {
+            ttlMs: config.idempotencyTtlHours * 3_600_000,
+            leaseMs: IDEMPOTENCY_LEASE_MS,
+            soleOwner: config.readModels.kind === 'embedded',
+          }),
+        },
+        { provide: IDEMPOTENCY_SCHEMA, useValue: config.readModelSchema },
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
       exports: shared.map((provider) => provider.provide),
     };

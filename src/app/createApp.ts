@@ -6,6 +6,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { mountConsole } from '../console/consoleAssets.js';
+import { withIdempotentWriteSlot } from '../events/idempotentWrite.js';
 import { answerClientErrors } from '../http/clientErrors.js';
 import { sendError } from '../http/errorFilter.js';
 import { requestLogging } from '../http/requestLogging.js';
@@ -35,6 +36,8 @@ export async function createApp(dependencies: AppDependencies): Promise<INestApp
   app.disable('x-powered-by');
   answerClientErrors(app.getHttpServer() as Server, logger);
   app.use(requestLogging(logger));
+  // Before Nest routes the request: its handler then runs inside the slot the idempotency interceptor fills.
+  app.use((_request: Request, _response: Response, next: NextFunction) => withIdempotentWriteSlot(next));
   app.use(requestMetering(dependencies.infrastructure.metrics));
   app.useBodyParser('json', { limit: config.bodyLimit, strict: false });
   app.use(rejectUnsupportedCharacters);

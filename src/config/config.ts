@@ -66,6 +66,7 @@ const environmentSchema = z.object({
   MAX_TRANSCRIPT_MESSAGES: z.coerce.number().int().min(1).max(100_000_000).default(100_000),
   MAX_CHILDREN_PER_SESSION: z.coerce.number().int().min(0).max(10_000_000).default(1_000),
   MAX_TREE_DEPTH: z.coerce.number().int().min(0).max(10_000).default(100),
+  IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(1).max(8_760).default(24),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -129,6 +130,8 @@ export interface LedgerConfig {
   recovery: { recentActivitySeconds: number; stuckLoopThreshold: number };
   /** Bounds on what one request or one session may hold; each refusal has its own 4xx code. */
   limits: SessionLimits;
+  /** How long an Idempotency-Key's answer is kept and replayed. */
+  idempotencyTtlHours: number;
 }
 
 export interface SessionLimits {
@@ -227,6 +230,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
       childrenPerSession: env.MAX_CHILDREN_PER_SESSION,
       treeDepth: env.MAX_TREE_DEPTH,
     },
+    idempotencyTtlHours: env.IDEMPOTENCY_TTL_HOURS,
   };
 }
 

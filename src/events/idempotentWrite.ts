@@ -10,6 +10,8 @@ import { createHash } from 'node:crypto';
  */
 export class IdempotentWrite {
   private readonly appendsByStream = new Map<string, number>();
+  /** Whether an append of this attempt was found already written by an earlier one (and so not written again). */
+  foundEarlierWrites = false;
 
   constructor(
     /** Unique per claim of a key (see IdempotencyStore): a key used again after its TTL derives new ids. */

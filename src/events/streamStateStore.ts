@@ -282,6 +282,7 @@ export class StreamStateStore {
       }
     }
     const last = events[events.length - 1]!;
+    keyed.foundEarlierWrites = true;
     const at = await this.loadAt(streamName, decider, { revision: last.revision });
     return {
       state: at.state,

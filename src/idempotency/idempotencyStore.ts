@@ -1,0 +1,170 @@
+// Claims of idempotency keys and their recorded answers, shared by every instance on one database.
+import { createHash, randomUUID } from 'node:crypto';
+import type { Clock } from '../clock.js';
+import { migrate, quoteIdentifier } from '../database/migrate.js';
+import type { SqlPool } from '../database/sqlPool.js';
+import { IdempotentWrite } from '../events/idempotentWrite.js';
+import { idempotencyMigrations } from './idempotencySchema.js';
+
+/** A recorded answer: the status and the JSON text sent (null for an answer without a body). */
+export interface RecordedAnswer {
+  status: number;
+  body: string | null;
+}
+
+/** This request holds the key: it runs, and must complete or release the claim. */
+export interface HeldClaim {
+  readonly tenant: string;
+  readonly key: string;
+  readonly nonce: string;
+  readonly attempt: number;
+  readonly write: IdempotentWrite;
+}
+
+export type ClaimOutcome =
+  | { kind: 'run'; claim: HeldClaim }
+  | { kind: 'replay'; answer: RecordedAnswer }
+  /** The key was used for another method, path or body. */
+  | { kind: 'reused' }
+  /** Another request with the key is still running (its instance renews the lease). */
+  | { kind: 'in_use' };
+
+export interface IdempotencyStoreOptions {
+  /** How long a key's answer is kept and replayed. */
+  ttlMs: number;
+  /** How long a running request holds its key without renewing it: a retry after its instance died waits this long at most. */
+  leaseMs: number;
+  /** No other process uses this database (embedded PGlite): claims left running by an earlier process are dead. */
+  soleOwner: boolean;
+}
+
+interface KeyRow {
+  fingerprint: string;
+  nonce: string;
+  attempts: number;
+  status: number | null;
+  body: string | null;
+  lease_until: Date | null;
+}
+
+/**
+ * How long a running request holds its key between renewals (every third of it): a retry after its instance
+ * died waits this long at most, and a duplicate waits no longer for a request that is still running.
+ */
+export const IDEMPOTENCY_LEASE_MS = 10_000;
+
+/** Expired keys are deleted at most this often, by the claim that notices. */
+const PURGE_INTERVAL_MS = 10 * 60_000;
+
+export class IdempotencyStore {
+  private readonly table: string;
+  private lastPurge = 0;
+
+  constructor(
+    private readonly pool: SqlPool,
+    schema: string,
+    private readonly clock: Clock,
+    readonly options: IdempotencyStoreOptions,
+  ) {
+    this.table = `${quoteIdentifier(schema)}.idempotency_keys`;
+  }
+
+  async open(schema: string): Promise<void> {
+    await migrate(this.pool, schema, 'idempotency', idempotencyMigrations);
+    // The embedded database's previous process is gone (kill -9): its requests' retries need not wait out a lease.
+    if (this.options.soleOwner) await this.pool.query(`UPDATE ${this.table} SET lease_until = NULL WHERE status IS NULL`);
+  }
+
+  /** One look at the key: claim it (first use, an expired answer, or a dead or failed attempt), or say why not. */
+  async claim(tenant: string, key: string, fingerprint: string): Promise<ClaimOutcome> {
+    const now = this.clock.now();
+    this.purgeNowAndThen(now);
+    const nonce = randomUUID();
+    const inserted = await this.pool.query<{ nonce: string }>(
+      `INSERT INTO ${this.table} AS k (tenant, idempotency_key, fingerprint, nonce, attempts, lease_until, created_at)
+       VALUES ($1, $2, $3, $4, 1, $5, $6)
+       ON CONFLICT (tenant, idempotency_key) DO UPDATE SET fingerprint = excluded.fingerprint, nonce = excluded.nonce, attempts = 1,
+         status = NULL, body = NULL, lease_until = excluded.lease_until, created_at = excluded.created_at, completed_at = NULL
+       WHERE k.created_at <= $7
+       RETURNING k.nonce`,
+      [tenant, key, fingerprint, nonce, this.leaseFrom(now), now, new Date(now.getTime() - this.options.ttlMs)],
+    );
+    if (inserted.rows.length > 0) return { kind: 'run', claim: this.held(tenant, key, nonce, 1, false) };
+
+    const { rows } = await this.pool.query<KeyRow>(
+      `SELECT fingerprint, nonce, attempts, status, body, lease_until FROM ${this.table} WHERE tenant = $1 AND idempotency_key = $2`,
+      [tenant, key],
+    );
+    const row = rows[0];
+    if (!row) return this.claim(tenant, key, fingerprint);
+    if (row.fingerprint !== fingerprint) return { kind: 'reused' };
+    if (row.status !== null) return { kind: 'replay', answer: { status: Number(row.status), body: row.body } };
+    if (row.lease_until !== null && new Date(row.lease_until).getTime() > now.getTime()) return { kind: 'in_use' };
+    // The attempt holding it died or failed: take over, knowing that it may have written part of the request.
+    const attempt = Number(row.attempts) + 1;
+    const taken = await this.pool.query(
+      `UPDATE ${this.table} SET attempts = $3, lease_until = $4
+       WHERE tenant = $1 AND idempotency_key = $2 AND status IS NULL AND attempts = $5 AND (lease_until IS NULL OR lease_until <= $6)`,
+      [tenant, key, attempt, this.leaseFrom(now), attempt - 1, now],
+    );
+    if (taken.rowCount === 1) return { kind: 'run', claim: this.held(tenant, key, row.nonce, attempt, true) };
+    return { kind: 'in_use' };
+  }
+
+  /**
+   * Records the answer of a claim this request held. Returns undefined when recorded, or the answer recorded
+   * already by another attempt that took the claim over (its lease ran out): that one is the answer to give.
+   */
+  async complete(claim: HeldClaim, answer: RecordedAnswer): Promise<RecordedAnswer | undefined> {
+    const updated = await this.pool.query(
+      `UPDATE ${this.table} SET status = $4, body = $5, lease_until = NULL, completed_at = $6
+       WHERE tenant = $1 AND idempotency_key = $2 AND nonce = $3 AND status IS NULL`,
+      [claim.tenant, claim.key, claim.nonce, answer.status, answer.body, this.clock.now()],
+    );
+    if (updated.rowCount === 1) return undefined;
+    const { rows } = await this.pool.query<KeyRow>(`SELECT status, body, nonce FROM ${this.table} WHERE tenant = $1 AND idempotency_key = $2`, [claim.tenant, claim.key]);
+    const row = rows[0];
+    return row && row.nonce === claim.nonce && row.status !== null ? { status: Number(row.status), body: row.body } : undefined;
+  }
+
+  /** A failure worth retrying (5xx): the next attempt may run at once, and looks for what this one wrote. */
+  async release(claim: HeldClaim): Promise<void> {
+    await this.pool.query(`UPDATE ${this.table} SET lease_until = NULL WHERE tenant = $1 AND idempotency_key = $2 AND attempts = $3 AND status IS NULL`, [
+      claim.tenant,
+      claim.key,
+      claim.attempt,
+    ]);
+  }
+
+  /** Keeps a long request's claim alive. */
+  async renew(claim: HeldClaim): Promise<void> {
+    await this.pool.query(`UPDATE ${this.table} SET lease_until = $4 WHERE tenant = $1 AND idempotency_key = $2 AND attempts = $3 AND status IS NULL`, [
+      claim.tenant,
+      claim.key,
+      claim.attempt,
+      this.leaseFrom(this.clock.now()),
+    ]);
+  }
+
+  private held(tenant: string, key: string, nonce: string, attempt: number, recovering: boolean): HeldClaim {
+    return { tenant, key, nonce, attempt, write: new IdempotentWrite(nonce, keyTag(tenant, key), recovering) };
+  }
+
+  private leaseFrom(now: Date): Date {
+    return new Date(now.getTime() + this.options.leaseMs);
+  }
+
+  private purgeNowAndThen(now: Date): void {
+    if (now.getTime() - this.lastPurge < PURGE_INTERVAL_MS) return;
+    this.lastPurge = now.getTime();
+    // Only answered keys: a running one past the TTL is a request still in flight somewhere.
+    void this.pool
+      .query(`DELETE FROM ${this.table} WHERE created_at <= $1 AND status IS NOT NULL`, [new Date(now.getTime() - this.options.ttlMs)])
+      .catch(() => undefined);
+  }
+}
+
+/** What the events a keyed request writes record in their metadata: the key, hashed with its tenant. */
+export function keyTag(tenant: string, key: string): string {
+  return createHash('sha256').update(`${tenant}\u0000${key}`).digest('hex').slice(0, 32);
+}
