@@ -44,6 +44,15 @@ export interface RedactionScope {
   plan(streams: ReadonlyMap<string, readonly StoredEvent[]>): RewritePlan;
 }
 
+/** An event appended in the rewrite's own transaction: it is in the log exactly when the rewrite is. */
+export interface JournalEntry {
+  streamName: string;
+  id: string;
+  type: string;
+  data: JsonObject;
+  metadata: EventMetadata;
+}
+
 export interface RedactionOutcome {
   /** Whether any anchor existed. */
   found: boolean;
@@ -54,6 +63,8 @@ export interface RedactionOutcome {
   /** Events whose data or metadata changed. */
   eventsRewritten: number;
   streamsRenamed: number;
+  /** Position of the journal entry, when one was written. */
+  journalPosition?: number;
 }
 
 interface EventRow {
@@ -75,6 +86,7 @@ interface EventRow {
 export class PostgresEventRedaction {
   private readonly events: string;
   private readonly streams: string;
+  private readonly appendFunction: string;
 
   constructor(
     private readonly pool: SqlPool,
@@ -83,11 +95,20 @@ export class PostgresEventRedaction {
     const quoted = quoteIdentifier(schema);
     this.events = `${quoted}.events`;
     this.streams = `${quoted}.streams`;
+    this.appendFunction = `${quoted}.append_events`;
   }
 
-  async rewrite(scope: RedactionScope): Promise<RedactionOutcome> {
+  /**
+   * `journal`, given what was found and done, names an event to append in the same transaction (not when no
+   * anchor exists): a crash can then never leave the log rewritten without the record that says so.
+   */
+  async rewrite(scope: RedactionScope, journal?: (outcome: RedactionOutcome) => JournalEntry): Promise<RedactionOutcome> {
     try {
-      return await inTransaction(this.pool, (client) => this.rewriteIn(client, scope));
+      return await inTransaction(this.pool, async (client) => {
+        const outcome = await this.rewriteIn(client, scope);
+        if (!journal || !outcome.found) return outcome;
+        return { ...outcome, journalPosition: await this.append(client, journal(outcome)) };
+      });
     } catch (error) {
       if (isConnectionError(error)) throw new EventStoreUnavailableError('the event store database is unreachable', error);
       const state = sqlState(error);
@@ -122,6 +143,17 @@ export class PostgresEventRedaction {
       eventsRewritten,
       streamsRenamed,
     };
+  }
+
+  /** Through the log's own append function (event-store migration 2), so the entry is ordered and locked like any append. */
+  private async append(client: SqlClient, entry: JournalEntry): Promise<number> {
+    const result = await client.query<{ outcome: string; event_position: string | number }>(
+      `SELECT * FROM ${this.appendFunction}($1, 'any', NULL, true, $2::uuid[], $3::text[], $4::jsonb[], $5::jsonb[])`,
+      [entry.streamName, [entry.id], [entry.type], [JSON.stringify(entry.data)], [JSON.stringify(entry.metadata)]],
+    );
+    const row = result.rows[0];
+    if (row?.outcome !== 'appended' && row?.outcome !== 'stored') throw new Error(`journal entry not appended to ${entry.streamName}: ${String(row?.outcome)}`);
+    return Number(row.event_position);
   }
 
   /** Locks the named streams that exist (in name order, so two rewrites lock alike) and reads their events. */

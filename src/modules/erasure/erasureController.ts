@@ -19,7 +19,7 @@ export class ErasureController {
   @HttpCode(200)
   @ApiOperation({
     summary:
-      "Erase a session key's messages and personal ids from the event log, snapshots, caches and read models, keeping the lifecycle skeleton (404 CONVERSATION_NOT_FOUND for an unknown or already erased key, 501 ERASURE_NOT_SUPPORTED on EventStoreDB)",
+      "Erase a session key's messages and personal ids from the event log, snapshots, caches and read models, keeping the lifecycle skeleton (a retry for a key already erased answers that erasure's result, finishing it if a crash cut it short; 404 CONVERSATION_NOT_FOUND for an unknown key, 501 ERASURE_NOT_SUPPORTED on EventStoreDB)",
   })
   @DocumentedBody(eraseRequestSchema)
   erase(@ValidBody(eraseRequestSchema) body: EraseRequest, @Req() request: Request): Promise<EraseConversationResult> {

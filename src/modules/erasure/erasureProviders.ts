@@ -6,10 +6,9 @@ import { PostgresEventRedaction } from '../../events/postgres/eventRedaction.js'
 import { SqlSnapshotStore } from '../../events/postgres/sqlSnapshotStore.js';
 import { EraseConversationHandler } from './commands/eraseConversation.js';
 import { ErasureCacheEviction } from './erasureCacheEviction.js';
+import { ErasureResumption } from './erasureResumption.js';
+import { ERASURE_SNAPSHOTS, EVENT_REDACTION } from './erasureTokens.js';
 
-/** The rewriter of the event log; null on EventStoreDB, whose events cannot be rewritten in place. */
-export const EVENT_REDACTION = Symbol('EventRedaction');
-export const ERASURE_SNAPSHOTS = Symbol('ErasureSnapshots');
 
 export function erasureProviders(infrastructure: Infrastructure, config: LedgerConfig): Provider[] {
   const pool = infrastructure.eventStorePool;
@@ -19,5 +18,6 @@ export function erasureProviders(infrastructure: Infrastructure, config: LedgerC
     { provide: ERASURE_SNAPSHOTS, useValue: new SqlSnapshotStore(infrastructure.readModelPool, config.readModelSchema) },
     EraseConversationHandler,
     ErasureCacheEviction,
+    ErasureResumption,
   ];
 }

@@ -1,4 +1,5 @@
 // Erase: a person's messages and ids leave the log, the snapshots, the caches and the read models; the lifecycle skeleton stays for audit.
+import { randomUUID } from 'node:crypto';
 import { Inject } from '@nestjs/common';
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { LedgerError } from '../../../errors/ledgerError.js';
@@ -13,10 +14,19 @@ import { conversationNotFound } from '../../conversations/conversationDecider.js
 import { jobDecider } from '../../jobs/jobDecider.js';
 import { Lifecycle } from '../../lifecycle.js';
 import { sessionDecider } from '../../sessions/sessionDecider.js';
-import { type ErasureContext, newErasureContext } from '../domain/erasureContext.js';
+import { type ErasureContext, newErasureContext, resumedErasureContext } from '../domain/erasureContext.js';
 import { anchorStreams, inErasedTenant, planErasure, referencedStreams, renamedAnchorStreams, type StreamRole } from '../domain/personalStreams.js';
-import { ERASURE_SNAPSHOTS, EVENT_REDACTION } from '../erasureProviders.js';
-import { ERASURE_LOG_STREAM, type ErasureLogEvent, type PersonalDataErasedData } from '../erasureRecord.js';
+import { ERASURE_SNAPSHOTS, EVENT_REDACTION } from '../erasureTokens.js';
+import {
+  completionEventId,
+  ERASURE_LOG_STREAM,
+  erasedKeyDigest,
+  type ErasureResultData,
+  type JournaledErasure,
+  journaledErasures,
+  type PersonalDataErasedData,
+  type PersonalDataErasureCompletedData,
+} from '../erasureRecord.js';
 
 export class EraseConversationCommand {
   constructor(
@@ -26,11 +36,8 @@ export class EraseConversationCommand {
   ) {}
 }
 
-export interface EraseConversationResult extends Omit<PersonalDataErasedData, 'at' | 'tenant'> {
+export interface EraseConversationResult extends Omit<ErasureResultData, 'tenant'> {
   tenant: string | null;
-  sessionsDestroyed: number;
-  jobsRemoved: number;
-  projectionsRebuilt: string[];
   /** Position of the erasure's last write: read with ?minPosition= to wait for the rebuilt read models. */
   position: number;
 }
@@ -46,8 +53,25 @@ interface Taken {
   firstPositions: Map<string, number>;
 }
 
+interface Totals {
+  eventsRead: number;
+  eventsRewritten: number;
+  streamsRenamed: number;
+}
+
+const newTaken = (): Taken => ({ names: new Map(), roles: new Map(), firstPositions: new Map() });
+
+/**
+ * An erasure is two steps. The destructive one (rewrite and rename) commits in one transaction together with its
+ * PersonalDataErased record. The rest (sessions and jobs closed, caches and snapshots dropped, read models rebuilt)
+ * ends with PersonalDataErasureCompleted holding the answer. A record without its completion is an erasure a
+ * crash cut short: it is finished at the next start, and by a retry of the request, which then answers the result.
+ */
 @CommandHandler(EraseConversationCommand)
 export class EraseConversationHandler implements ICommandHandler<EraseConversationCommand, EraseConversationResult> {
+  // One finish per erasure in this process, whoever asks for it (the request, its retry, the start-up resumption).
+  private readonly finishing = new Map<string, Promise<EraseConversationResult>>();
+
   constructor(
     private readonly lifecycle: Lifecycle,
     @Inject(EVENT_REDACTION) private readonly redaction: PostgresEventRedaction | null,
@@ -59,26 +83,77 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
   ) {}
 
   async execute({ sessionKey, tenant, metadata }: EraseConversationCommand): Promise<EraseConversationResult> {
-    if (!this.redaction) {
-      throw new LedgerError('ERASURE_NOT_SUPPORTED', 'erasure rewrites stored events, which EventStoreDB cannot do in place; see docs/erasure.md', 501);
-    }
+    const redaction = this.requireRedaction();
+    const keyDigest = erasedKeyDigest(sessionKey, tenant);
     const context = newErasureContext(sessionKey, tenant);
-    const taken: Taken = { names: new Map(), roles: new Map(), firstPositions: new Map() };
-    const first = await this.redaction.rewrite(this.scope(context, taken, { scan: true }));
-    if (!first.found) throw conversationNotFound();
-    const totals = { eventsRead: first.eventsRead, eventsRewritten: first.eventsRewritten, streamsRenamed: first.streamsRenamed };
-
-    // Recorded at once: should the steps below be cut short, the log still says what was rewritten.
-    const record: ErasureLogEvent = {
+    const taken = newTaken();
+    const first = await redaction.rewrite(this.scope(context, taken, { scan: true }), (outcome) => ({
+      streamName: ERASURE_LOG_STREAM,
+      id: randomUUID(),
       type: 'PersonalDataErased',
-      data: { erasureId: context.erasureId, tenant: tenant ?? null, streams: first.streams, ...totals, at: this.lifecycle.now() },
-    };
-    const recorded = await this.eventStore.append(ERASURE_LOG_STREAM, [{ ...record, metadata: { ...metadata, schemaVersion: 1 } }], 'any');
+      data: {
+        erasureId: context.erasureId,
+        tenant: tenant ?? null,
+        streams: outcome.streams,
+        eventsRead: outcome.eventsRead,
+        eventsRewritten: outcome.eventsRewritten,
+        streamsRenamed: outcome.streamsRenamed,
+        at: this.lifecycle.now(),
+        pseudonymousKey: context.pseudonymousKey,
+        keyDigest,
+      } satisfies PersonalDataErasedData,
+      metadata: { ...metadata, schemaVersion: 1 },
+    }));
+    if (!first.found) return this.earlierErasure(keyDigest, metadata);
+    // From here on the erasure finishes even if this process dies: the next start, or a retry, picks it up.
+    this.logger.info({ erasureId: context.erasureId, tenant, streams: first.streams.length }, 'erasure recorded; closing sessions and rebuilding read models');
+    const totals = { eventsRead: first.eventsRead, eventsRewritten: first.eventsRewritten, streamsRenamed: first.streamsRenamed };
+    return this.finishOnce(context.erasureId, () => this.finish(context, taken, totals, first.streams, first.journalPosition ?? 0, metadata));
+  }
 
+  /** Finishes every erasure the log shows begun and never completed (a crash cut it short); answers how many. */
+  async resumeUnfinished(): Promise<number> {
+    if (!this.redaction) return 0;
+    const unfinished = (await journaledErasures(this.eventStore)).filter((erasure) => !erasure.completed);
+    for (const erasure of unfinished) await this.resume(erasure, { actor: 'erasure-resumption', ...(erasure.record.tenant ? { tenant: erasure.record.tenant } : {}) });
+    return unfinished.length;
+  }
+
+  /** The key is gone from the log: it was never there, or an erasure took it, whose result (finishing it first) is the answer. */
+  private async earlierErasure(keyDigest: string, metadata: EventMetadata): Promise<EraseConversationResult> {
+    const earlier = (await journaledErasures(this.eventStore)).filter((erasure) => erasure.record.keyDigest === keyDigest).at(-1);
+    if (!earlier) throw conversationNotFound();
+    if (earlier.completed) return earlier.completed;
+    return this.resume(earlier, metadata);
+  }
+
+  private resume(erasure: JournaledErasure, metadata: EventMetadata): Promise<EraseConversationResult> {
+    const { record } = erasure;
+    return this.finishOnce(record.erasureId, async () => {
+      this.logger.warn({ erasureId: record.erasureId, tenant: record.tenant }, 'resuming an erasure that was cut short');
+      const context = resumedErasureContext(record);
+      const taken = newTaken();
+      // Its rewrite committed: the streams carry their new names, and this pass takes them in and catches late writes.
+      const settle = await this.requireRedaction().rewrite(this.scope(context, taken, { scan: false, anchors: record.streams }));
+      const totals = { eventsRead: record.eventsRead, eventsRewritten: record.eventsRewritten + settle.eventsRewritten, streamsRenamed: record.streamsRenamed + settle.streamsRenamed };
+      return this.finish(context, taken, totals, record.streams, erasure.position, metadata);
+    });
+  }
+
+  private finishOnce(erasureId: string, work: () => Promise<EraseConversationResult>): Promise<EraseConversationResult> {
+    const running = this.finishing.get(erasureId);
+    if (running) return running;
+    const finished = work().finally(() => this.finishing.delete(erasureId));
+    this.finishing.set(erasureId, finished);
+    return finished;
+  }
+
+  private async finish(context: ErasureContext, taken: Taken, totals: Totals, firstStreams: string[], recordedAt: number, metadata: EventMetadata): Promise<EraseConversationResult> {
+    const redaction = this.requireRedaction();
     await this.forget(taken);
     const { position: closedAt, ...closed } = await this.close(taken, metadata);
     for (let pass = 0; pass < MAX_SETTLE_PASSES; pass++) {
-      const settle = await this.redaction.rewrite(this.scope(context, taken, { scan: false }));
+      const settle = await redaction.rewrite(this.scope(context, taken, { scan: false }));
       totals.eventsRewritten += settle.eventsRewritten;
       totals.streamsRenamed += settle.streamsRenamed;
       if (settle.eventsRewritten === 0 && settle.streamsRenamed === 0) break;
@@ -92,24 +167,38 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
     // Anything a request in flight cached or snapshotted from the old events while this ran.
     await this.forget(taken);
 
-    this.logger.info({ erasureId: context.erasureId, tenant, streams: first.streams.length, ...totals, ...closed }, 'personal data erased');
-    return {
+    const result: EraseConversationResult = {
       erasureId: context.erasureId,
-      tenant: tenant ?? null,
-      streams: [...new Set([...first.streams, ...taken.names.values()])].sort(),
+      tenant: context.tenant ?? null,
+      streams: [...new Set([...firstStreams, ...taken.names.values()])].sort(),
       ...totals,
       ...closed,
       projectionsRebuilt,
-      // The last write: the record, or a session or job closed after it.
-      position: Math.max(recorded.position, closedAt),
+      // The last write before the completion: the record, or a session or job closed after it.
+      position: Math.max(recordedAt, closedAt),
     };
+    const completion: PersonalDataErasureCompletedData = { erasureId: context.erasureId, tenant: context.tenant ?? null, result, at: this.lifecycle.now() };
+    await this.eventStore.append(
+      ERASURE_LOG_STREAM,
+      [{ id: completionEventId(context.erasureId), type: 'PersonalDataErasureCompleted', data: completion, metadata: { ...metadata, schemaVersion: 1 } }],
+      'any',
+    );
+    this.logger.info({ erasureId: context.erasureId, tenant: context.tenant, streams: result.streams.length, ...totals, ...closed }, 'personal data erased');
+    return result;
   }
 
-  private scope(context: ErasureContext, taken: Taken, { scan }: { scan: boolean }): RedactionScope {
+  private requireRedaction(): PostgresEventRedaction {
+    if (!this.redaction) {
+      throw new LedgerError('ERASURE_NOT_SUPPORTED', 'erasure rewrites stored events, which EventStoreDB cannot do in place; see docs/erasure.md', 501);
+    }
+    return this.redaction;
+  }
+
+  private scope(context: ErasureContext, taken: Taken, { scan, anchors = [] }: { scan: boolean; anchors?: readonly string[] }): RedactionScope {
     return {
       // A later pass starts from where the first one left the streams: never from the old names, which by then
       // may hold a new conversation of the same person, begun after the erasure.
-      anchors: scan ? anchorStreams(context) : [...new Set([...renamedAnchorStreams(context), ...taken.names.values()])],
+      anchors: scan ? anchorStreams(context) : [...new Set([...renamedAnchorStreams(context), ...anchors, ...taken.names.values()])],
       mentioning: scan ? context.sessionKey : undefined,
       acceptMention: (name) => inErasedTenant(name, context),
       referencedBy: (streams) => referencedStreams(streams, context),

@@ -43,3 +43,17 @@ export function keyAfterErasure(key: string, context: ErasureContext): string {
 export function isErasedKey(key: unknown, context: ErasureContext): boolean {
   return key === context.sessionKey || key === context.pseudonymousKey;
 }
+
+/**
+ * The context of an erasure a crash cut short, rebuilt from its record: the old key is gone from the log and was
+ * never recorded, so the key the passes look for is the pseudonymous one the streams carry now. Pseudonyms already
+ * written are kept as they are; a value first met now gets one under a fresh secret.
+ */
+export function resumedErasureContext(
+  record: { erasureId: string; tenant: string | null; streams: readonly string[]; pseudonymousKey?: string },
+  random: (bytes: number) => Buffer = randomBytes,
+): ErasureContext {
+  const fresh = newErasureContext('', record.tenant ?? undefined, random);
+  const pseudonymousKey = record.pseudonymousKey ?? fresh.pseudonymousKey;
+  return { ...fresh, erasureId: record.erasureId, sessionKey: pseudonymousKey, pseudonymousKey };
+}
