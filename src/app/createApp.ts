@@ -9,7 +9,9 @@ import { mountConsole } from '../console/consoleAssets.js';
 import { withIdempotentWriteSlot } from '../events/idempotentWrite.js';
 import { answerClientErrors } from '../http/clientErrors.js';
 import { sendError } from '../http/errorFilter.js';
+import { limitJsonDepth } from '../http/jsonDepth.js';
 import { requestLogging } from '../http/requestLogging.js';
+import { type RouteLayer, routeGate } from '../http/routeGate.js';
 import { rejectUnsupportedCharacters } from '../http/unsupportedCharacters.js';
 import type { Logger } from '../logging/logger.js';
 import { requestMetering } from '../metrics/requestMetering.js';
@@ -39,7 +41,10 @@ export async function createApp(dependencies: AppDependencies): Promise<INestApp
   // Before Nest routes the request: its handler then runs inside the slot the idempotency interceptor fills.
   app.use((_request: Request, _response: Response, next: NextFunction) => withIdempotentWriteSlot(next));
   app.use(requestMetering(dependencies.infrastructure.metrics));
+  const expressApp = app.getHttpAdapter().getInstance() as unknown as { router: { stack: RouteLayer[] } };
+  app.use(routeGate(() => expressApp.router.stack));
   app.useBodyParser('json', { limit: config.bodyLimit, strict: false });
+  app.use(limitJsonDepth(config.limits.jsonDepth));
   app.use(rejectUnsupportedCharacters);
 
   const document = SwaggerModule.createDocument(

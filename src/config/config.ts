@@ -67,6 +67,7 @@ const environmentSchema = z.object({
   MAX_CHILDREN_PER_SESSION: z.coerce.number().int().min(0).max(10_000_000).default(1_000),
   MAX_TREE_DEPTH: z.coerce.number().int().min(0).max(10_000).default(100),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(1).max(8_760).default(24),
+  JSON_MAX_DEPTH: z.coerce.number().int().min(8).max(1_000).default(64),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -145,6 +146,8 @@ export interface SessionLimits {
   childrenPerSession: number;
   /** Depth of a session below its root; 0 allows no children at all (409 TREE_TOO_DEEP). */
   treeDepth: number;
+  /** Levels of arrays and objects a request body may nest (400 JSON_TOO_DEEP beyond). */
+  jsonDepth: number;
 }
 
 export class ConfigError extends Error {}
@@ -229,6 +232,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
       transcriptMessages: env.MAX_TRANSCRIPT_MESSAGES,
       childrenPerSession: env.MAX_CHILDREN_PER_SESSION,
       treeDepth: env.MAX_TREE_DEPTH,
+      jsonDepth: env.JSON_MAX_DEPTH,
     },
     idempotencyTtlHours: env.IDEMPOTENCY_TTL_HOURS,
   };

@@ -70,7 +70,10 @@ export function canonicalJson<T>(value: T): T {
     const sorted: Record<string, unknown> = {};
     for (const key of Object.keys(value).sort()) {
       const child = (value as Record<string, unknown>)[key];
-      if (child !== undefined) sorted[key] = canonicalJson(child);
+      if (child === undefined) continue;
+      // Assigning `__proto__` would set the copy's prototype and drop the member: it is data here, so define it.
+      if (key === '__proto__') Object.defineProperty(sorted, key, { value: canonicalJson(child), enumerable: true, writable: true, configurable: true });
+      else sorted[key] = canonicalJson(child);
     }
     return sorted as T;
   }

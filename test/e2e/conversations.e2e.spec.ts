@@ -180,7 +180,7 @@ for (const backend of e2eBackends()) {
         await service.request('POST', '/v1/sessions/resolve', { body: { source: dm(), extra: true } }),
         await service.request('POST', '/v1/sessions/resolve', { body: [] }),
         await turn('20260101_000000_deadbeef', { messages: [{ role: 'user', content: 'x' }] }),
-        await turn('bad id!', { messages: [] }),
+        await turn('bad id!', { messages: [{ role: 'user', content: 'x' }] }),
         await service.request('GET', `/v1/conversations/${enc('agent:main:nope:dm')}`),
       ];
       expect(cases.map((response) => response.status)).toEqual([400, 400, 400, 400, 400, 404, 400, 404]);

@@ -3,7 +3,7 @@
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deeplyNested, encodeSegment, hostileJson, hostileString } from '../support/hostileInput.js';
+import { deeplyNested, encodeSegment, hostileJson, hostileString, sendRaw } from '../support/hostileInput.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
 // `npm run torture` raises it; CI keeps the file well under a minute.
@@ -233,6 +233,155 @@ for (const backend of e2eBackends()) {
       const still = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'cli', chatType: 'dm', chatId: 'after-the-storm' } } });
       expect(still.status).toBe(201);
       console.info(`hostile input (${backend}): ${RUNS} requests over ${hitRoutes.size} routes; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
+    });
+
+    /** A fresh conversation and its session, so that each case below starts from a state it knows. */
+    async function freshSession(chatId: string): Promise<{ sessionId: string; key: string }> {
+      const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'cli', chatType: 'dm', chatId } } });
+      expect(resolved.status).toBe(201);
+      return { sessionId: resolved.body.sessionId, key: encodeURIComponent(resolved.body.sessionKey) };
+    }
+
+    it('answers a write whose body is not JSON with 415 UNSUPPORTED_MEDIA_TYPE, before any validation', async () => {
+      const { sessionId, key } = await freshSession('media-type');
+      const before = await service.lastPosition();
+      const turn = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] });
+      const cases = [
+        await sendRaw(`${service.url}/v1/sessions/${sessionId}/turns`, 'POST', { body: turn, headers: { 'content-type': 'text/plain' } }),
+        await sendRaw(`${service.url}/v1/sessions/${sessionId}/turns`, 'POST', { body: turn }),
+        await sendRaw(`${service.url}/v1/sessions/${sessionId}/memory/m`, 'PUT', { body: '{"value":1}', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+        await sendRaw(`${service.url}/v1/conversations/${key}/queue`, 'POST', { body: '{"message":{"text":"x"}}', headers: { 'content-type': 'application/jsonx' } }),
+      ];
+      expect(cases.map((answer) => [answer.status, answer.body?.error?.code])).toEqual(Array(4).fill([415, 'UNSUPPORTED_MEDIA_TYPE']));
+      expect(cases[1]!.body.error.message).toMatch(/no Content-Type was given/);
+      expect(await service.lastPosition()).toBe(before);
+      // JSON with its media-type parameters is JSON; no body at all needs no content type.
+      const json = await sendRaw(`${service.url}/v1/sessions/${sessionId}/turns`, 'POST', { body: turn, headers: { 'content-type': 'Application/JSON; charset=utf-8' } });
+      expect(json.status).toBe(201);
+      const bodiless = await sendRaw(`${service.url}/v1/sessions/${sessionId}/checkpoints`, 'POST');
+      expect(bodiless.status).toBe(201);
+    });
+
+    it('answers a known path asked with the wrong method with 405 and an Allow header, an unknown path with 404', async () => {
+      const { sessionId } = await freshSession('method');
+      const wrong = await sendRaw(`${service.url}/v1/sessions/${sessionId}/turns`, 'GET');
+      expect([wrong.status, wrong.body.error.code, wrong.headers.allow]).toEqual([405, 'METHOD_NOT_ALLOWED', 'POST']);
+      const patch = await sendRaw(`${service.url}/v1/sessions/${sessionId}`, 'PATCH', { body: '{}', headers: { 'content-type': 'application/json' } });
+      expect(patch.status).toBe(405);
+      expect(String(patch.headers.allow).split(', ').sort()).toEqual(['DELETE', 'GET', 'HEAD']);
+      const options = await sendRaw(`${service.url}/v1/jobs`, 'OPTIONS');
+      expect([options.status, String(options.headers.allow).split(', ').sort()]).toEqual([204, ['GET', 'HEAD', 'POST']]);
+      const unknown = await sendRaw(`${service.url}/v1/sessions/${sessionId}/turns/nope`, 'GET');
+      expect([unknown.status, unknown.body.error.code]).toEqual([404, 'ROUTE_NOT_FOUND']);
+    });
+
+    it('refuses a completed turn with no messages, and takes a failed one', async () => {
+      const { sessionId } = await freshSession('empty-turn');
+      const before = await service.lastPosition();
+      const empty = await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [] } });
+      expect([empty.status, empty.body.error.code, empty.body.error.details[0].path]).toEqual([400, 'VALIDATION_FAILED', 'messages']);
+      expect(await service.lastPosition()).toBe(before);
+      expect((await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [], status: 'failed' } })).status).toBe(201);
+      expect((await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [], status: 'interrupted' } })).status).toBe(201);
+    });
+
+    it('checks the request before the state: a malformed body on an ended session or a removed job answers the validation error', async () => {
+      const { sessionId, key } = await freshSession('validation-first');
+      expect((await service.request('POST', `/v1/conversations/${key}/reset`, { body: {} })).status).toBe(200);
+      const ended = await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: 'x' }] } });
+      expect(ended.body.error.code).toBe('SESSION_ENDED');
+      for (const body of [{ messages: 'nope' }, { messages: [] }, { messages: [{ role: 'user', content: 'x' }], surprise: 1 }]) {
+        const answer = await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body });
+        expect([answer.status, answer.body.error.code], JSON.stringify(body)).toEqual([400, 'VALIDATION_FAILED']);
+      }
+      const job = await service.request('POST', '/v1/jobs', { body: { id: 'validation-first', prompt: 'p', schedule: '0 9 * * *' } });
+      expect(job.status).toBe(201);
+      const again = await service.request('POST', '/v1/jobs', { body: { id: 'validation-first', schedule: '0 9 * * *' } });
+      expect([again.status, again.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+      expect((await service.request('DELETE', '/v1/jobs/validation-first')).status).toBe(200);
+      const patched = await service.request('PATCH', '/v1/jobs/validation-first', { body: { schedule: 'whenever' } });
+      expect([patched.status, patched.body.error.code]).toEqual([400, 'INVALID_SCHEDULE']);
+      const zone = await service.request('PATCH', '/v1/jobs/validation-first', { body: { timeZone: 'Mars/Olympus_Mons' } });
+      expect([zone.status, zone.body.error.code]).toEqual([400, 'INVALID_TIME_ZONE']);
+    });
+
+    it('refuses JSON nested 5,000 levels deep in every free-form field with 400 JSON_TOO_DEEP, not a 500', async () => {
+      const { sessionId, key } = await freshSession('deep');
+      const before = await service.lastPosition();
+      const deep = deeplyNested(5_000, 'object');
+      const bodies: Array<[string, string, string]> = [
+        ['POST', `/v1/sessions/${sessionId}/turns`, `{"messages":[{"role":"user","content":${deep}}]}`],
+        ['POST', `/v1/sessions/${sessionId}/turns`, `{"messages":[{"role":"user","content":"x","metadata":{"m":${deep}}}]}`],
+        ['PUT', `/v1/sessions/${sessionId}/transcript`, `{"messages":[{"role":"user","content":${deeplyNested(5_000, 'array')}}]}`],
+        ['PUT', `/v1/sessions/${sessionId}/memory/m`, `{"value":${deep}}`],
+        ['PUT', `/v1/sessions/${sessionId}/memory/m`, `{"value":1,"metadata":{"m":${deep}}}`],
+        ['POST', `/v1/conversations/${key}/queue`, `{"message":{"text":"x","media":[${deep}]}}`],
+        ['POST', `/v1/conversations/${key}/queue`, `{"message":{"text":"x","metadata":{"m":${deep}}}}`],
+        ['POST', `/v1/sessions/${sessionId}/children`, `{"agentName":"a","metadata":{"m":${deep}}}`],
+      ];
+      for (const [method, path, body] of bodies) {
+        const answer = await sendRaw(`${service.url}${path}`, method, { body, headers: { 'content-type': 'application/json' } });
+        expect([answer.status, answer.body?.error?.code, answer.body?.error?.details?.limit], `${method} ${path}`).toEqual([400, 'JSON_TOO_DEEP', 64]);
+        expect(answer.body.error.message).toMatch(/JSON_MAX_DEPTH \(64\)/);
+      }
+      expect(await service.lastPosition()).toBe(before);
+      // The limit counts the body's own levels: {"value": …} leaves 63 for the value.
+      const atLimit = await service.request('PUT', `/v1/sessions/${sessionId}/memory/m`, { rawBody: `{"value":${deeplyNested(63, 'array')}}`, headers: { 'content-type': 'application/json' } });
+      expect(atLimit.status).toBe(200);
+      const past = await service.request('PUT', `/v1/sessions/${sessionId}/memory/m`, { rawBody: `{"value":${deeplyNested(64, 'array')}}`, headers: { 'content-type': 'application/json' } });
+      expect([past.status, past.body.error.code]).toEqual([400, 'JSON_TOO_DEEP']);
+      const read = await service.request('GET', `/v1/sessions/${sessionId}/memory`);
+      expect(JSON.stringify(read.body.entries[0].value)).toBe(deeplyNested(63, 'array'));
+    });
+
+    it('keeps __proto__ and constructor members as data, on the write answer and on every read back', async () => {
+      const { sessionId } = await freshSession('proto');
+      const value = '{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"polluted":1}},"plain":1}';
+      const written = await service.request('PUT', `/v1/sessions/${sessionId}/memory/m`, {
+        rawBody: `{"value":${value},"metadata":{"__proto__":{"tag":"x"}}}`,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(written.status).toBe(200);
+      const keysOf = (object: object) => Object.keys(object).sort();
+      expect(keysOf(written.body.value)).toEqual(['__proto__', 'constructor', 'plain']);
+      expect(written.body.value['__proto__']).toEqual({ isAdmin: true });
+      expect(keysOf(written.body.metadata)).toEqual(['__proto__']);
+      const turn = await service.request('POST', `/v1/sessions/${sessionId}/turns`, { rawBody: `{"messages":[{"role":"user","content":${value}}]}`, headers: { 'content-type': 'application/json' } });
+      expect(turn.status).toBe(201);
+      // From the state held in memory, from a replay of the stored events, and from the transcript.
+      const memory = await service.request('GET', `/v1/sessions/${sessionId}/memory`);
+      const replayed = await service.request('GET', `/v1/sessions/${sessionId}/state?revision=${turn.body.revision}`);
+      for (const entry of [memory.body.entries[0], replayed.body.state.memory[0]]) {
+        expect(keysOf(entry.value)).toEqual(['__proto__', 'constructor', 'plain']);
+        expect(entry.value['__proto__']).toEqual({ isAdmin: true });
+        expect(entry.metadata['__proto__']).toEqual({ tag: 'x' });
+      }
+      const transcript = await service.request('GET', `/v1/sessions/${sessionId}/transcript`);
+      expect(keysOf(transcript.body.messages.at(-1).content)).toEqual(['__proto__', 'constructor', 'plain']);
+      expect(keysOf(replayed.body.state.transcript.at(-1).content)).toEqual(['__proto__', 'constructor', 'plain']);
+      expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+
+    it('refuses dates that are not on the calendar with 400 in every date input', async () => {
+      const before = await service.lastPosition();
+      for (const schedule of ['2027-13-01T10:00', '2027-02-30T10:00', '2027-02-29T10:00:00Z', '2027-04-31T08:00+02:00', '2027-01-01T24:00']) {
+        const answer = await service.request('POST', '/v1/jobs', { body: { prompt: 'p', schedule } });
+        expect([answer.status, answer.body.error.code], schedule).toEqual([400, 'INVALID_SCHEDULE']);
+      }
+      const job = await service.request('POST', '/v1/jobs', { body: { id: 'calendar', prompt: 'p', schedule: '0 9 * * *' } });
+      expect(job.status).toBe(201);
+      const afterJob = await service.lastPosition();
+      const patched = await service.request('PATCH', '/v1/jobs/calendar', { body: { schedule: '2027-02-30T10:00' } });
+      expect([patched.status, patched.body.error.code]).toEqual([400, 'INVALID_SCHEDULE']);
+      const fired = await service.request('POST', '/v1/jobs/calendar/fire', { body: { slot: '2027-02-30T09:00:00Z' } });
+      expect([fired.status, fired.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+      const { sessionId } = await freshSession('calendar');
+      const state = await service.request('GET', `/v1/sessions/${sessionId}/state?at=${encodeURIComponent('2027-02-30T10:00:00Z')}`);
+      expect([state.status, state.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+      expect(afterJob).toBeGreaterThan(before);
+      // A leap day that exists is taken.
+      expect((await service.request('POST', '/v1/jobs', { body: { prompt: 'p', schedule: '2028-02-29T10:00:00Z' } })).status).toBe(201);
     });
   });
 }

@@ -1,4 +1,5 @@
-// fast-check arbitraries for hostile HTTP input: unicode edges, injection shapes, oversized and deeply nested values.
+// fast-check arbitraries for hostile HTTP input (unicode edges, injection shapes, oversized and deeply nested values), and a raw sender.
+import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 
 /** Strings that have broken parsers, routers, SQL and templates somewhere before. */
@@ -93,4 +94,39 @@ export function encodeSegment(value: string, style: 'encoded' | 'double' | 'raw'
       // A lone surrogate, an overlong '/', a truncated sequence: bytes that are not UTF-8.
       return `${encoded}%ED%A0%80%C0%AF%E2%82`;
   }
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+  text: string;
+}
+
+/**
+ * One request through node:http, which sends exactly the headers given: fetch adds a `text/plain` content type
+ * to a string body, so a body with no content type at all needs this.
+ */
+export function sendRaw(url: string, method: string, options: { body?: string; headers?: Record<string, string> } = {}): Promise<RawAnswer> {
+  const headers = { ...options.headers, ...(options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body)) }) };
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(url, { method, headers, timeout: 15_000 }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          body = undefined;
+        }
+        resolve({ status: response.statusCode!, headers: response.headers, body, text });
+      });
+      response.on('error', reject);
+    });
+    outgoing.on('timeout', () => outgoing.destroy(new Error('no answer within 15 s')));
+    outgoing.on('error', reject);
+    outgoing.end(options.body);
+  });
 }

@@ -56,6 +56,16 @@ describe('parseSchedule', () => {
     expect(parseSchedule('2026-03-30T10:00:00', now, 'Europe/Berlin')).toEqual({ kind: 'once', at: '2026-03-30T08:00:00.000Z' });
   });
 
+  it('refuses timestamps that are not on the calendar instead of rolling them over, with or without an offset', () => {
+    for (const text of ['2027-13-01T10:00', '2027-00-10T10:00', '2027-02-30T10:00', '2027-02-29T10:00', '2027-04-31T10:00Z', '2027-01-00T10:00', '2027-01-01T24:00', '2027-01-01T10:60Z', '2027-01-01T10:00:60', '2027-01-01T10:00+24:00', '2027-01-01T10:00+01:60']) {
+      expect(() => parseSchedule(text, now, 'Europe/Berlin'), text).toThrow(expect.objectContaining({ code: 'INVALID_SCHEDULE', status: 400 }));
+    }
+    // The edges that do exist are taken: a leap day, the last second of a year, a month's 31st.
+    expect(parseSchedule('2028-02-29T10:00Z', now, 'UTC')).toEqual({ kind: 'once', at: '2028-02-29T10:00:00.000Z' });
+    expect(parseSchedule('2027-12-31T23:59:59Z', now, 'UTC')).toEqual({ kind: 'once', at: '2027-12-31T23:59:59.000Z' });
+    expect(parseSchedule('2027-03-31T10:00', now, 'UTC')).toEqual({ kind: 'once', at: '2027-03-31T10:00:00.000Z' });
+  });
+
   it('takes a one-shot up to 120 s in the past and refuses one further back', () => {
     expect(parseSchedule('2026-03-10T11:58:00Z', now, 'UTC')).toEqual({ kind: 'once', at: '2026-03-10T11:58:00.000Z' });
     expect(() => parseSchedule('2026-03-10T11:57:59Z', now, 'UTC')).toThrow(expect.objectContaining({ code: 'SCHEDULE_IN_PAST', status: 400 }));

@@ -13,19 +13,19 @@ import { ChangeConversationCommand, type ConversationChangeResult } from './comm
 import { conversationDecider, conversationNotFound, queueDepth } from './conversationDecider.js';
 import { validSessionKey } from './conversationRequests.js';
 import { requestTenant } from '../../http/auth.js';
+import { jsonObject, jsonValue } from '../../http/jsonValues.js';
 import type { LedgerConfig } from '../../config/config.js';
 import { CONFIG } from '../../http/tokens.js';
 import { requireMessageSizesWithinLimit } from '../sessions/messageLimits.js';
 
-const json: z.ZodType<unknown> = z.json();
 
 export const enqueueRequestSchema = z.strictObject({
   message: z.strictObject({
     id: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/).optional(),
     text: z.string().max(100_000).nullable().default(null),
-    media: z.array(json).max(100).default([]),
-    sender: z.record(z.string(), json).nullable().default(null),
-    metadata: z.record(z.string(), json).nullable().default(null),
+    media: z.array(jsonValue).max(100).default([]),
+    sender: jsonObject.nullable().default(null),
+    metadata: jsonObject.nullable().default(null),
   }),
   mode: z.enum(['interrupt', 'queue']).default('queue'),
 });

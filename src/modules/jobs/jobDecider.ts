@@ -186,8 +186,9 @@ export function evolveJob(state: JobState, event: JobEvent): JobState {
 export function decideJob(command: JobCommand, state: JobState): JobEvent[] {
   switch (command.type) {
     case 'ScheduleJob': {
-      if (exists(state)) throw new ConflictError('JOB_EXISTS', `job ${command.jobId} already exists`, { jobId: command.jobId });
+      // What the request says is checked before what the stream holds.
       requirePromptOrSkill(command.task);
+      if (exists(state)) throw new ConflictError('JOB_EXISTS', `job ${command.jobId} already exists`, { jobId: command.jobId });
       const next = firstRunAt(command.schedule, new Date(command.now), command.timeZone);
       if (!next) throw new ValidationError('the schedule has no run left', undefined, 'SCHEDULE_NEVER_RUNS');
       const scheduled: JobEvent = {

@@ -1,9 +1,10 @@
 // Request schemas of the runtime routes: turns, /new, worker reports, answers to approvals and questions.
 import { z } from 'zod';
 import { ValidationError } from '../../errors/ledgerError.js';
+import { jsonObject } from '../../http/jsonValues.js';
 import type { WorkerReport } from './runtimeSessionDecider.js';
 
-const details = z.record(z.string(), z.json()).default({});
+const details = jsonObject.default({});
 const provider = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a provider is 1-64 of a-z 0-9 . _ - (codex, claude, …)');
 const model = z.string().min(1).max(200);
 const turnId = z.string().min(1).max(64).optional();
@@ -42,7 +43,7 @@ export const questionAnswerRequestSchema = z.strictObject({ answer: z.string().m
 
 export function workerReport(body: z.infer<typeof workerEventRequestSchema>): { report: WorkerReport; turnId: string | null } {
   const { turnId: given, ...report } = body;
-  // z.json() values are JSON by construction; the cast only names their type.
+  // jsonObject values are JSON by construction; the cast only names their type.
   return { report: report as WorkerReport, turnId: given ?? null };
 }
 

@@ -1,8 +1,7 @@
 // Request schemas of the session routes.
 import { z } from 'zod';
 import { ValidationError } from '../../errors/ledgerError.js';
-
-const json: z.ZodType<unknown> = z.json();
+import { jsonObject, jsonValue as json } from '../../http/jsonValues.js';
 
 export const messageSchema = z.strictObject({
   role: z.enum(['system', 'user', 'assistant', 'tool']),
@@ -10,7 +9,7 @@ export const messageSchema = z.strictObject({
   name: z.string().max(256).optional(),
   toolCallId: z.string().max(256).optional(),
   toolCalls: z.array(json).max(256).optional(),
-  metadata: z.record(z.string(), json).optional(),
+  metadata: jsonObject.optional(),
 });
 
 const tokens = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -24,12 +23,19 @@ export const usageSchema = z.strictObject({
   costUsd: z.number().min(0).max(1e9).default(0),
 });
 
-export const turnRequestSchema = z.strictObject({
-  // The per-turn count is MAX_MESSAGES_PER_TURN, checked in the controller (413 TOO_MANY_MESSAGES); this is its ceiling.
-  messages: z.array(messageSchema).max(100_000),
-  usage: usageSchema.default({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, lastPromptTokens: null, costUsd: 0 }),
-  status: z.enum(['completed', 'failed', 'interrupted']).default('completed'),
-});
+export const turnRequestSchema = z
+  .strictObject({
+    // The per-turn count is MAX_MESSAGES_PER_TURN, checked in the controller (413 TOO_MANY_MESSAGES); this is its ceiling.
+    messages: z.array(messageSchema).max(100_000),
+    usage: usageSchema.default({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, lastPromptTokens: null, costUsd: 0 }),
+    status: z.enum(['completed', 'failed', 'interrupted']).default('completed'),
+  })
+  // A completed turn with nothing said is a caller bug (an empty checkpoint, a turn count that lies); a turn that
+  // failed or was interrupted may well have produced nothing.
+  .refine((turn) => turn.status !== 'completed' || turn.messages.length > 0, {
+    path: ['messages'],
+    message: 'a completed turn records at least one message (a failed or interrupted turn may have none)',
+  });
 
 export const rewriteRequestSchema = z.strictObject({ messages: z.array(messageSchema).max(100_000) });
 export const rewindRequestSchema = z.strictObject({ turns: z.number().int().min(-1_000_000).max(1_000_000).default(1) });
@@ -47,7 +53,7 @@ export function validSessionId(id: string): string {
 
 const checkpointId = z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, 'a checkpoint id as GET /checkpoints lists them');
 const agentName = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, '1-64 of A-Z a-z 0-9 _ . : -');
-const metadata = z.record(z.string(), json);
+const metadata = jsonObject;
 const positionQuery = { minPosition: z.string().optional() };
 const limit = (max: number, fallback: number) => z.coerce.number().int().min(1).max(max).default(fallback);
 

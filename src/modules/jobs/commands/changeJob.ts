@@ -5,7 +5,7 @@ import { jobStreamName, type RunStatus } from '../../../events/job/jobEvents.js'
 import { Lifecycle } from '../../lifecycle.js';
 import { type JobCommand, jobDecider, jobNotFound, type JobState } from '../jobDecider.js';
 import type { JobPatch } from '../jobRequests.js';
-import { parseSchedule, validTimeZone } from '../schedule/parseSchedule.js';
+import { parseSchedule, requireReadableSchedule, validTimeZone } from '../schedule/parseSchedule.js';
 import type { JobWriteResult } from './scheduleJob.js';
 
 export type JobChange = { type: 'update'; patch: JobPatch } | { type: 'remove' } | { type: 'reportRun'; fireId: string; status: RunStatus; error: string | null };
@@ -23,6 +23,11 @@ export class ChangeJobHandler implements ICommandHandler<ChangeJobCommand, JobWr
   constructor(private readonly lifecycle: Lifecycle) {}
 
   execute({ jobId, change, metadata }: ChangeJobCommand): Promise<JobWriteResult> {
+    if (change.type === 'update') {
+      // Validation before state: a malformed patch of a removed job answers the validation error, not 404.
+      if (change.patch.timeZone !== undefined) validTimeZone(change.patch.timeZone);
+      if (change.patch.schedule !== undefined) requireReadableSchedule(change.patch.schedule, this.lifecycle.clock.now());
+    }
     return this.lifecycle.streams.handle(jobStreamName(jobId, metadata.tenant), jobDecider, (state) => this.toCommand(jobId, change, state), metadata);
   }
 

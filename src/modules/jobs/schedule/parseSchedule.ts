@@ -11,8 +11,7 @@ export const MAX_DURATION_MS = 366 * 86_400_000;
 
 const unitMs: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const DURATION = /^(\d{1,9})\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?)$/i;
-const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?$/i;
-const HAS_OFFSET = /(Z|[+-]\d{2}:\d{2})$/i;
+const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(Z|[+-](\d{2}):(\d{2}))?$/i;
 
 function invalid(message: string, schedule: string, code: 'INVALID_SCHEDULE' | 'SCHEDULE_IN_PAST' | 'SCHEDULE_NEVER_RUNS' = 'INVALID_SCHEDULE'): ValidationError {
   return new ValidationError(message, { schedule }, code);
@@ -40,9 +39,25 @@ function parseDuration(text: string, schedule: string): number {
   return milliseconds;
 }
 
-function parseTimestamp(text: string, timeZone: string, schedule: string): Date {
-  // Without an offset the wall-clock time is the job's time zone's, which croner resolves (DST included).
-  const at = HAS_OFFSET.test(text) ? new Date(text) : new Cron(text, { timezone: timeZone, allowPast: true }).nextRun(new Date(0));
+/**
+ * Every field in its range, the day included: `Date` rolls 2027-02-30 over to March 2 and croner throws on month
+ * 13, so the calendar is checked here before either reads the text.
+ */
+function isCalendarTimestamp(match: RegExpExecArray): boolean {
+  const [year, month, day, hour, minute, second, , offsetHours, offsetMinutes] = match.slice(1).map((part) => Number(part ?? 0));
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  return month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth && hour! <= 23 && minute! <= 59 && second! <= 59 && offsetHours! <= 23 && offsetMinutes! <= 59;
+}
+
+function parseTimestamp(match: RegExpExecArray, timeZone: string, schedule: string): Date {
+  if (!isCalendarTimestamp(match)) throw invalid(`"${schedule}" is not a date on the calendar (month 01-12, a day the month has, time up to 23:59:59)`, schedule);
+  let at: Date | null;
+  try {
+    // Without an offset the wall-clock time is the job's time zone's, which croner resolves (DST included).
+    at = match[7] ? new Date(schedule) : new Cron(schedule, { timezone: timeZone, allowPast: true }).nextRun(new Date(0));
+  } catch {
+    at = null;
+  }
   if (!at || Number.isNaN(at.getTime())) throw invalid(`"${schedule}" is not a valid timestamp`, schedule);
   return at;
 }
@@ -59,7 +74,10 @@ export function parseSchedule(text: string, now: Date, timeZone: string): Schedu
   }
   let at: Date | undefined;
   if (lower.startsWith('in ')) at = new Date(now.getTime() + parseDuration(schedule.slice(3), schedule));
-  else if (ISO_TIMESTAMP.test(schedule)) at = parseTimestamp(schedule, timeZone, schedule);
+  else {
+    const timestamp = ISO_TIMESTAMP.exec(schedule);
+    if (timestamp) at = parseTimestamp(timestamp, timeZone, schedule);
+  }
   if (at) {
     if (at.getTime() < now.getTime() - ONE_SHOT_PAST_TOLERANCE_MS) {
       throw invalid(`"${schedule}" is more than ${ONE_SHOT_PAST_TOLERANCE_MS / 1000} s in the past`, schedule, 'SCHEDULE_IN_PAST');
@@ -77,4 +95,16 @@ export function parseSchedule(text: string, now: Date, timeZone: string): Schedu
   }
   if (!next) throw invalid(`"${schedule}" never matches a date`, schedule, 'SCHEDULE_NEVER_RUNS');
   return { kind: 'cron', expression: schedule };
+}
+
+/**
+ * Refuses schedule text no time zone can make valid (INVALID_SCHEDULE), before the job's stream is read for its
+ * zone: a malformed request answers its validation error whatever state the job is in.
+ */
+export function requireReadableSchedule(text: string, now: Date): void {
+  try {
+    parseSchedule(text, now, 'UTC');
+  } catch (error) {
+    if (error instanceof ValidationError && error.code === 'INVALID_SCHEDULE') throw error;
+  }
 }

@@ -1,0 +1,40 @@
+// Refuses request bodies nested deeper than JSON_MAX_DEPTH before anything walks them recursively: validation, the
+// state fold and the database all recurse over JSON, and a body 5,000 levels deep would overflow the stack (a 500).
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { ValidationError } from '../errors/ledgerError.js';
+
+interface Visit {
+  value: unknown;
+  depth: number;
+  key: string;
+  parent: Visit | null;
+}
+
+/** The path of the first value deeper than `limit` levels of arrays and objects, or null. Iterative. */
+export function findTooDeep(value: unknown, limit: number): string | null {
+  // Each visit names its parent rather than carrying its path: a wide object under a long key would copy that key
+  // into every child's path.
+  const pending: Visit[] = [{ value, depth: 0, key: '', parent: null }];
+  while (pending.length > 0) {
+    const visit = pending.pop()!;
+    if (visit.value === null || typeof visit.value !== 'object') continue;
+    if (visit.depth + 1 > limit) {
+      const keys: string[] = [];
+      for (let at: Visit | null = visit; at?.parent; at = at.parent) keys.unshift(at.key);
+      return keys.join('.');
+    }
+    for (const [key, child] of Object.entries(visit.value)) pending.push({ value: child, depth: visit.depth + 1, key, parent: visit });
+  }
+  return null;
+}
+
+/** Express middleware, right after the body parser. */
+export function limitJsonDepth(limit: number): RequestHandler {
+  return (request: Request, _response: Response, next: NextFunction) => {
+    const path = findTooDeep(request.body, limit);
+    if (path === null) return next();
+    next(
+      new ValidationError(`the body nests arrays and objects more than ${limit} levels deep${path ? ` at ${path.slice(0, 200)}` : ''}; the limit is JSON_MAX_DEPTH (${limit})`, { limit, path: path.slice(0, 1_000) }, 'JSON_TOO_DEEP'),
+    );
+  };
+}
