@@ -21,12 +21,22 @@ export interface LedgerClientOptions {
   fetch?: typeof fetch;
   /** Told about every retry (operation, attempt, why), for logging. */
   onRetry?: (operation: string, attempt: number, reason: unknown) => void;
+  /**
+   * Send an `Idempotency-Key` with every write (default on): a fresh key per call, the same on the call's own
+   * retries, so a write whose answer was lost is retried without being carried out twice.
+   */
+  idempotencyKeys?: boolean;
 }
 
 export interface CallOptions {
   /** Overrides the remembered position for this one query. */
   minPosition?: number;
   signal?: AbortSignal;
+  /**
+   * The `Idempotency-Key` of a write, instead of a fresh one: pass the key of an earlier call whose answer never
+   * arrived (`LedgerNetworkError.idempotencyKey`) to send it again without it being carried out twice.
+   */
+  idempotencyKey?: string;
 }
 
 export interface StreamOptions {
@@ -245,11 +255,14 @@ export class LedgerClient {
     const operation: Operation = ledgerOperations[name];
     const url = `${this.baseUrl}${encodePath(operation.path, params)}${queryString(operation, options.query)}`;
     const started = Date.now();
+    // One key for the whole call: every retry of it is the same request to the service.
+    const idempotencyKey = operation.method === 'GET' ? undefined : (options.idempotencyKey ?? (this.options.idempotencyKeys !== false ? globalThis.crypto.randomUUID() : undefined));
+    const safeToRepeat = operation.safeToRepeat || idempotencyKey !== undefined;
     for (let attempt = 0; ; attempt++) {
       let failure: Failure;
       let error: Error;
       try {
-        const response = await this.send(operation, url, options);
+        const response = await this.send(operation, url, { ...options, idempotencyKey });
         if (response.ok) return (await this.answer(operation, response)) as T;
         const refused = await this.apiError(name, response);
         failure = { kind: 'answer', status: refused.status, code: refused.code };
@@ -258,18 +271,19 @@ export class LedgerClient {
         if (options.signal?.aborted) throw thrown;
         const connected = !neverConnected(thrown);
         failure = { kind: 'network', connected };
-        error = new LedgerNetworkError(name, connected && !operation.safeToRepeat, thrown);
+        error = new LedgerNetworkError(name, connected && !operation.safeToRepeat, thrown, idempotencyKey);
       }
       const delay = retryDelayMs(attempt, this.retry);
       const last = attempt + 1 >= this.retry.maxAttempts || Date.now() - started + delay > this.retry.maxElapsedMs;
-      if (last || !shouldRetry(failure, operation.safeToRepeat)) throw error;
+      if (last || !shouldRetry(failure, safeToRepeat)) throw error;
       this.options.onRetry?.(name, attempt + 1, error);
       await sleep(delay);
     }
   }
 
-  private send(operation: Operation, url: string, options: CallOptions & { body?: unknown }): Promise<Response> {
+  private send(operation: Operation, url: string, options: CallOptions & { body?: unknown; idempotencyKey?: string }): Promise<Response> {
     const headers: Record<string, string> = { ...this.headers(), accept: 'application/json' };
+    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
     if (operation.method === 'GET' && this.options.readYourWrites !== false) {
       const minPosition = options.minPosition ?? this.highestPosition;
       if (minPosition > 0) headers['x-min-position'] = String(minPosition);

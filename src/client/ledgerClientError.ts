@@ -24,8 +24,13 @@ export class LedgerNetworkError extends Error {
     readonly operation: string,
     readonly maybeApplied: boolean,
     override readonly cause: unknown,
+    /**
+     * The key the write carried, when it carried one: sending the same request again with this `Idempotency-Key`
+     * is safe, whether or not the service carried it out.
+     */
+    readonly idempotencyKey?: string,
   ) {
-    super(`${operation}: no answer from the service (${describeCause(cause)})${maybeApplied ? '; it may have been carried out' : ''}`);
+    super(`${operation}: no answer from the service (${describeCause(cause)})${maybeApplied ? '; it may have been carried out' : ''}${idempotencyKey ? `; resend it with Idempotency-Key ${idempotencyKey}` : ''}`);
     this.name = 'LedgerNetworkError';
   }
 }

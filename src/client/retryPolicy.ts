@@ -15,9 +15,10 @@ export const defaultRetryOptions: RetryOptions = { maxAttempts: 8, baseDelayMs: 
  * 409 is usually a decision, not an accident: ALREADY_FIRED (the slot fired elsewhere), TURN_IN_FLIGHT,
  * RUNTIME_BUSY, SESSION_ENDED, JOB_EXISTS, QUEUE_FULL (429) and the like answer the same however often they
  * are asked, and the caller must act on them. Only a lost compare-and-set, which wrote nothing, is worth
- * repeating: the service already retried it on fresh state, and one more round usually wins.
+ * repeating: the service already retried it on fresh state, and one more round usually wins. So is a key still
+ * held by an earlier try of the same call (IDEMPOTENCY_KEY_IN_USE): the repeat waits for and replays its answer.
  */
-const RETRYABLE_CONFLICTS = new Set(['WRONG_EXPECTED_REVISION']);
+const RETRYABLE_CONFLICTS = new Set(['WRONG_EXPECTED_REVISION', 'IDEMPOTENCY_KEY_IN_USE']);
 /** A read model still catching up, or a store briefly away: nothing was written. */
 const RETRYABLE_UNAVAILABLE = new Set(['PROJECTION_NOT_CAUGHT_UP', 'DATABASE_UNAVAILABLE', 'EVENT_STORE_UNAVAILABLE']);
 

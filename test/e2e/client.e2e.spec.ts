@@ -110,6 +110,39 @@ for (const backend of e2eBackends()) {
       await expect(client.listSessions({ limit: 1, ...({ bogus: 1 } as object) })).rejects.toThrow(/takes no query parameter bogus/);
     });
 
+    it('sends a fresh Idempotency-Key with every write and the same one on its retries: a lost answer is retried, the write happens once', async () => {
+      const keys: string[] = [];
+      let loseNext = false;
+      // The service gets the request and answers; the answer is lost on the way back, as when a connection breaks.
+      const losing: typeof fetch = async (input, init) => {
+        const key = (init?.headers as Record<string, string>)['idempotency-key'];
+        if (key) keys.push(key);
+        const response = await fetch(input, init);
+        if (!loseNext) return response;
+        loseNext = false;
+        await response.arrayBuffer();
+        throw new TypeError('fetch failed', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) });
+      };
+      const client = new LedgerClient({ baseUrl: service.url, token: TOKEN, fetch: losing, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+      const { sessionId } = await client.resolveSession({ source: source() });
+      loseNext = true;
+      const turn = await client.recordTurn(sessionId, { messages: [{ role: 'user', content: 'said once' }] });
+      expect(turn.turnIndex).toBe(1);
+      const transcript = await client.getTranscript(sessionId);
+      expect(transcript.messages.filter((message) => message.content === 'said once')).toHaveLength(1);
+      // resolve, then the turn twice (lost, retried): two keys, the retry's the same as the lost one.
+      expect(keys).toHaveLength(3);
+      expect(keys[2]).toBe(keys[1]);
+      expect(keys[1]).not.toBe(keys[0]);
+
+      // Without keys a lost answer of a write that is not safe to repeat is the caller's to check.
+      const unkeyed = new LedgerClient({ baseUrl: service.url, token: TOKEN, fetch: losing, idempotencyKeys: false, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+      loseNext = true;
+      const lost = await unkeyed.recordTurn(sessionId, { messages: [{ role: 'user', content: 'maybe' }] }).catch((error: unknown) => error);
+      expect(lost).toBeInstanceOf(LedgerNetworkError);
+      expect(lost).toMatchObject({ maybeApplied: true, idempotencyKey: undefined });
+    });
+
     it('does not retry the 409s that are decisions: ALREADY_FIRED, TURN_IN_FLIGHT', async () => {
       const recording = recordingFetch();
       const client = new LedgerClient({ baseUrl: service.url, token: TOKEN, fetch: recording.fetch });
@@ -182,6 +215,29 @@ describe('typed client retries', () => {
     expect(turn.position).toBe(42);
     expect([served, retries]).toEqual([3, [1, 2]]);
     expect(client.position).toBe(42);
+  });
+
+  it('retries IDEMPOTENCY_KEY_IN_USE (an earlier try of the same call still runs) with the same key', async () => {
+    const seenKeys: Array<string | undefined> = [];
+    const inUse = { status: 409, body: { error: { code: 'IDEMPOTENCY_KEY_IN_USE', message: 'still running' } } };
+    answers.push(inUse, turned);
+    served = 0;
+    const client = new LedgerClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      retry: { baseDelayMs: 1, maxDelayMs: 5 },
+      fetch: (input, init) => {
+        seenKeys.push((init?.headers as Record<string, string>)['idempotency-key']);
+        return fetch(input, init);
+      },
+    });
+    expect((await client.recordTurn('20260101_000000_aaaaaaaa', { messages: [{ role: 'user', content: 'x' }] })).position).toBe(42);
+    expect(served).toBe(2);
+    expect(seenKeys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(seenKeys[1]).toBe(seenKeys[0]);
+    // A key the caller passes (an earlier call's, whose answer never came) is sent as it is.
+    answers.push(turned);
+    await client.recordTurn('20260101_000000_aaaaaaaa', { messages: [] }, { idempotencyKey: 'resent-key-1' });
+    expect(seenKeys[2]).toBe('resent-key-1');
   });
 
   it('gives up after maxAttempts with the last error, and never retries a business 409', async () => {
