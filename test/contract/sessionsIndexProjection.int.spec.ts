@@ -7,7 +7,7 @@ import { PostgresEventStore } from '../../src/events/postgres/postgresEventStore
 import { type SessionStreamEvent, sessionStreamName, type StoredMessage, type TurnUsage } from '../../src/events/session/sessionEvents.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { evolveConversation, initialConversationState } from '../../src/modules/conversations/conversationDecider.js';
-import type { SessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import type { SessionSource } from '../../src/events/conversation/sessionSource.js';
 import type { SessionCounters, SessionTimeline } from '../../src/modules/sessions/sessionDecider.js';
 import { AdvisoryLockLease, SoleOwnerLease } from '../../src/projections/projectionLease.js';
 import { ProjectionRunner } from '../../src/projections/projectionRunner.js';

@@ -4,7 +4,7 @@ import { ManualClock } from '../../src/clock.js';
 import { type ConversationEvent, conversationStreamName } from '../../src/events/conversation/conversationEvents.js';
 import type { NewEvent } from '../../src/events/eventStore.js';
 import { type SessionEvent, sessionStreamName } from '../../src/events/session/sessionEvents.js';
-import type { SessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import type { SessionSource } from '../../src/events/conversation/sessionSource.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
 const enc = encodeURIComponent;

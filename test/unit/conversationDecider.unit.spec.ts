@@ -8,7 +8,8 @@ import {
   initialConversationState,
   type ConversationCommand,
 } from '../../src/modules/conversations/conversationDecider.js';
-import { parseSessionSource, type SessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import type { SessionSource } from '../../src/events/conversation/sessionSource.js';
 import { specification } from '../support/deciderSpecification.js';
 
 const conversation = specification({ initialState: initialConversationState, evolve: evolveConversation, decide: decideConversation });

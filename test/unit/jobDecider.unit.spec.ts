@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JobEvent, JobTask } from '../../src/events/job/jobEvents.js';
 import { fireIdFor, type JobCommand, jobDecider } from '../../src/modules/jobs/jobDecider.js';
-import type { Schedule } from '../../src/modules/jobs/schedule/schedule.js';
+import type { Schedule } from '../../src/events/job/jobSchedule.js';
 import { specification } from '../support/deciderSpecification.js';
 
 const job = specification(jobDecider);

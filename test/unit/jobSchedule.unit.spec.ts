@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors/ledgerError.js';
 import { firstRunAt, isSlot, nextRunAfter, slotsUpTo } from '../../src/modules/jobs/schedule/nextRunAfter.js';
 import { parseSchedule } from '../../src/modules/jobs/schedule/parseSchedule.js';
-import { describeSchedule, type Schedule } from '../../src/modules/jobs/schedule/schedule.js';
+import { describeSchedule } from '../../src/modules/jobs/schedule/schedule.js';
+import type { Schedule } from '../../src/events/job/jobSchedule.js';
 
 const cron = (expression: string): Schedule => ({ kind: 'cron', expression });
 const d = (iso: string) => new Date(iso);

@@ -5,7 +5,7 @@ import type { MessageInput, SessionStreamEvent, StoredMessage, TurnUsage } from 
 import { decideSession, evolveSession, initialSessionState, type SessionCommand, type SessionState } from '../../src/modules/sessions/sessionDecider.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
 import { toArray } from '../../src/modules/sessions/chunkedList.js';
-import type { RestoredTimeline } from '../../src/modules/sessions/restoredTimeline.js';
+import type { RestoredTimeline } from '../../src/events/session/sessionTimeline.js';
 import { listCheckpoints, timelineOf } from '../../src/modules/sessions/sessionState.js';
 import { specification } from '../support/deciderSpecification.js';
 

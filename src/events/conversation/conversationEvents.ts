@@ -1,6 +1,6 @@
 // Events of a `conversation-<session key>` stream: which session a key points at, and its flags.
 import { scopedStreamName } from '../streamScope.js';
-import type { SessionSource } from '../../modules/sessions/domain/sessionSource.js';
+import type { SessionSource } from './sessionSource.js';
 import type { JsonObject, JsonValue } from '../eventStore.js';
 
 export type SessionBindReason = 'new' | 'reset' | 'suspended' | 'switch' | 'forced' | 'resume_expired';

@@ -1,6 +1,6 @@
 // Events of a `gateway-<id>` stream: the gateway process's starts and stops, for restart recovery.
 import { scopedStreamName } from '../streamScope.js';
-import type { SessionSource } from '../../modules/sessions/domain/sessionSource.js';
+import type { SessionSource } from '../conversation/sessionSource.js';
 import type { ResumeReason } from '../conversation/conversationEvents.js';
 
 export interface ResumeCandidate {

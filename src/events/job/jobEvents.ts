@@ -1,6 +1,6 @@
 // Events of a `job-<id>` stream: a scheduled job's definition, its fires (one per slot, at most once) and their outcomes.
 import { scopedStreamName } from '../streamScope.js';
-import type { Schedule } from '../../modules/jobs/schedule/schedule.js';
+import type { Schedule } from './jobSchedule.js';
 
 /** Where a job's output goes: a platform chat, optionally one thread of it. */
 export interface DeliveryTarget {

@@ -1,33 +1,18 @@
 // Events of a `session-<session id>` stream: turns, transcript, counters, memory, slots, checkpoints, tree, lifecycle.
 import { scopedStreamName } from '../streamScope.js';
 import type { JsonObject, JsonValue } from '../eventStore.js';
-import type { SessionSource } from '../../modules/sessions/domain/sessionSource.js';
-import type { RestoredTimeline } from '../../modules/sessions/restoredTimeline.js';
-import type { SessionTimeline } from '../../modules/sessions/sessionState.js';
+import type { SessionSource } from '../conversation/sessionSource.js';
+import type { StoredMessage } from './sessionMessages.js';
+import type { RestoredTimeline, SessionTimeline } from './sessionTimeline.js';
 
-export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
+export type { MessageInput, MessageRole, StoredMessage } from './sessionMessages.js';
+
 export type TurnStatus = 'completed' | 'failed' | 'interrupted';
 /** `superseded`: found still open after its conversation had moved on (a write cut short by a crash), closed on sight. */
 export type SessionEndReason = 'reset' | 'switch' | 'suspended' | 'resume_expired' | 'forced' | 'superseded';
 
 /** The context slot every session starts in; events written before slots existed belong to it. */
 export const DEFAULT_SLOT = 'main';
-
-export interface MessageInput {
-  role: MessageRole;
-  content: JsonValue;
-  name?: string;
-  toolCallId?: string;
-  toolCalls?: JsonValue[];
-  metadata?: JsonObject;
-}
-
-/** A message as kept in the transcript: numbered within its session, never physically removed. */
-export interface StoredMessage extends MessageInput {
-  index: number;
-  turnIndex: number;
-  at: string;
-}
 
 export interface TurnUsage {
   inputTokens: number;

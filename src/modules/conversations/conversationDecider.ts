@@ -2,7 +2,7 @@
 import { ConflictError, LedgerError, NotFoundError } from '../../errors/ledgerError.js';
 import { type CarriedEntryFields, type ConversationEvent, type ImportedRoutingEntry, type QueuedMessage, type ResumeReason, SESSION_SCOPED_CARRIED_FIELDS, type SessionBindReason } from '../../events/conversation/conversationEvents.js';
 import type { Decider } from '../../events/decider.js';
-import type { SessionSource } from '../sessions/domain/sessionSource.js';
+import type { SessionSource } from '../../events/conversation/sessionSource.js';
 
 export interface ConversationState {
   status: 'absent' | 'open';

@@ -1,7 +1,7 @@
 // What the ledger needs of a Hermes session that Hermes may not have kept: a source, and the token counters.
 import type { JsonObject, JsonValue } from '../../events/eventStore.js';
 import type { TurnUsage } from '../../events/session/sessionEvents.js';
-import type { SessionSource } from '../sessions/domain/sessionSource.js';
+import type { SessionSource } from '../../events/conversation/sessionSource.js';
 import type { HermesEntry } from './hermesSessionsJson.js';
 import type { HermesSessionRow } from './hermesStateDb.js';
 

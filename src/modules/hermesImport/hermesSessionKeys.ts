@@ -1,6 +1,6 @@
 // Which conversation each Hermes session belongs to, and the key the ledger gives that conversation.
 import { sessionKeyFor, type SessionKeyOptions } from '../sessions/domain/sessionKey.js';
-import type { SessionSource } from '../sessions/domain/sessionSource.js';
+import type { SessionSource } from '../../events/conversation/sessionSource.js';
 import type { HermesEntry } from './hermesSessionsJson.js';
 import type { HermesSessionRow } from './hermesStateDb.js';
 

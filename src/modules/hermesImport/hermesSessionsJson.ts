@@ -1,7 +1,9 @@
 // Hermes' sessions.json: session_key → SessionEntry.to_dict(), snake_case, None as null, times as ISO strings.
 import { z } from 'zod';
 import { ValidationError } from '../../errors/ledgerError.js';
-import { chatTypes, parseSessionSource, type SessionSource } from '../sessions/domain/sessionSource.js';
+import { chatTypes } from '../../events/conversation/sessionSource.js';
+import type { SessionSource } from '../../events/conversation/sessionSource.js';
+import { parseSessionSource } from '../sessions/domain/sessionSource.js';
 
 const optionalText = z.string().nullish();
 const count = z.number().nonnegative().nullish();

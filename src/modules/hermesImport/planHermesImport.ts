@@ -4,7 +4,7 @@ import type { JsonObject } from '../../events/eventStore.js';
 import { sessionStreamName, type SessionEndReason, type SessionStreamEvent, type TurnUsage } from '../../events/session/sessionEvents.js';
 import { type ConversationCommand, conversationDecider, type ConversationState } from '../conversations/conversationDecider.js';
 import type { SessionKeyOptions } from '../sessions/domain/sessionKey.js';
-import type { SessionSource } from '../sessions/domain/sessionSource.js';
+import type { SessionSource } from '../../events/conversation/sessionSource.js';
 import { type SessionCommand, sessionDecider, type SessionState } from '../sessions/sessionDecider.js';
 import { carriedFieldsOf, importedRoutingEntry } from './hermesEntryFields.js';
 import type { HermesExport } from './hermesHome.js';

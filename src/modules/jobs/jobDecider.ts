@@ -3,7 +3,8 @@ import { ConflictError, NotFoundError, ValidationError } from '../../errors/ledg
 import type { Decider } from '../../events/decider.js';
 import type { CatchUpPolicy, FireTrigger, JobEvent, JobTask, RunStatus } from '../../events/job/jobEvents.js';
 import { firstRunAt, isSlot, nextRunAfter, slotsUpTo } from './schedule/nextRunAfter.js';
-import { type Schedule, sameSchedule } from './schedule/schedule.js';
+import { sameSchedule } from './schedule/schedule.js';
+import type { Schedule } from '../../events/job/jobSchedule.js';
 
 export type JobStatus = 'absent' | 'scheduled' | 'paused' | 'completed' | 'removed';
 

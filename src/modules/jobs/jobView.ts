@@ -1,7 +1,8 @@
 // A job as the API shows it: its definition, schedule, run counters and the outcome of its latest run.
 import type { DeliveryTarget, JobOrigin, RunStatus } from '../../events/job/jobEvents.js';
 import type { FireRecord, JobState, JobStatus } from './jobDecider.js';
-import { describeSchedule, type Schedule, type ScheduleKind } from './schedule/schedule.js';
+import { describeSchedule } from './schedule/schedule.js';
+import type { Schedule, ScheduleKind } from '../../events/job/jobSchedule.js';
 
 export interface JobView {
   id: string;

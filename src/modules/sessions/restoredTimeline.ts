@@ -1,25 +1,8 @@
 // A rollback's restored timeline written as a change to the timeline rolled back from: computed by the decider, installed by the fold.
 import type { JsonValue } from '../../events/eventStore.js';
 import { appendItems, type ChunkedList, itemCounter, itemsFrom, leadingItems, sharedLeadingCount } from './chunkedList.js';
-import { contextSlot, countersOf, memoryEntry, type SessionState, type SessionTimeline, type TranscriptMessage, transcriptMessage } from './sessionState.js';
-
-/**
- * The restored transcript as the messages it keeps of the one rolled back from plus the messages after them, so
- * that a rollback to a recent checkpoint writes what changed since, not the whole session.
- */
-export interface TranscriptChange {
-  /** How many leading messages of the transcript rolled back from stay exactly as they are. */
-  kept: number;
-  /** The restored transcript's messages after those. */
-  following: TranscriptMessage[];
-  /** The restored transcript's messages that are not soft-deleted, all slots: the sessions index keeps no transcript to count. */
-  liveCount: number;
-}
-
-/** What RolledBack (v2) carries: the checkpoint's timeline, its transcript as a change. */
-export interface RestoredTimeline extends Omit<SessionTimeline, 'transcript'> {
-  transcript: TranscriptChange;
-}
+import type { RestoredTimeline, SessionTimeline, TranscriptMessage } from '../../events/session/sessionTimeline.js';
+import { contextSlot, countersOf, memoryEntry, type SessionState, transcriptMessage } from './sessionState.js';
 
 /** A timeline as a fold holds it: the transcript as a chunked list. A SessionState is one. */
 export type FoldedTimeline = Pick<SessionState, keyof SessionTimeline>;

@@ -14,23 +14,14 @@ import {
   type TurnUsage,
 } from '../../events/session/sessionEvents.js';
 import { appendItems, findItem, findLastItem, lastItem, listSize, mapItems, toArray } from './chunkedList.js';
-import type { SessionSource } from './domain/sessionSource.js';
+import type { SessionSource } from '../../events/conversation/sessionSource.js';
 import { type FoldedTimeline, restoredTimelineOf, restoreTimeline } from './restoredTimeline.js';
-import {
-  type CheckpointRecord,
-  contextSlot,
-  initialSessionState,
-  installTimeline,
-  memoryEntry,
-  type SessionCounters,
-  type SessionState,
-  type SessionTimeline,
-  transcriptMessage,
-  upsertByName,
-} from './sessionState.js';
+import { type CheckpointRecord, contextSlot, initialSessionState, installTimeline, memoryEntry, type SessionState, transcriptMessage, upsertByName } from './sessionState.js';
+import type { SessionCounters, SessionTimeline } from '../../events/session/sessionTimeline.js';
 
 export { initialSessionState, zeroCounters } from './sessionState.js';
-export type { SessionCounters, SessionState, SessionTimeline, TranscriptMessage } from './sessionState.js';
+export type { SessionState } from './sessionState.js';
+export type { SessionCounters, SessionTimeline, TranscriptMessage } from '../../events/session/sessionTimeline.js';
 
 export type SessionCommand =
   | {

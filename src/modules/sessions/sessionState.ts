@@ -1,55 +1,9 @@
-// A session's folded state, and the part of it a checkpoint captures and a rollback restores (its timeline).
-import type { JsonObject, JsonValue } from '../../events/eventStore.js';
+// A session's folded state; the part of it a checkpoint captures (its timeline) is typed with the events that store it.
+import type { JsonObject } from '../../events/eventStore.js';
+import type { ContextSlot, MemoryEntry, SessionCounters, SessionTimeline, TranscriptMessage } from '../../events/session/sessionTimeline.js';
 import { DEFAULT_SLOT, type ForkOrigin, type SessionEndReason, type StoredMessage } from '../../events/session/sessionEvents.js';
 import { type ChunkedList, emptyList, listFrom, toArray } from './chunkedList.js';
-import type { SessionSource } from './domain/sessionSource.js';
-
-export interface SessionCounters {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  totalTokens: number;
-  estimatedCostUsd: number;
-  lastPromptTokens: number;
-}
-
-export interface TranscriptMessage extends StoredMessage {
-  /** The context slot the message was recorded in. */
-  slot: string;
-  deleted: boolean;
-}
-
-/** agcore's SessionMemoryEntry: a value with its metadata and when it was first and last set. */
-export interface MemoryEntry {
-  name: string;
-  value: JsonValue;
-  metadata: JsonObject;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** agcore's ContextSlot: a named context. Its messages are the transcript's messages recorded in it. */
-export interface ContextSlot {
-  name: string;
-  createdAt: string;
-}
-
-/** Everything a checkpoint captures. Rolling back installs exactly this; nothing else of the state moves. */
-export interface SessionTimeline {
-  turnCount: number;
-  nextMessageIndex: number;
-  counters: SessionCounters;
-  transcript: TranscriptMessage[];
-  /** Sorted by name, so two folds of the same history list it identically. */
-  memory: MemoryEntry[];
-  /** Sorted by name. */
-  slots: ContextSlot[];
-  currentSlot: string;
-  lastSummaryTurn: number | null;
-  /** The newest checkpoint this state descends from; the current timeline is it and its ancestors. */
-  headCheckpointId: string | null;
-}
+import type { SessionSource } from '../../events/conversation/sessionSource.js';
 
 export interface CheckpointRecord {
   checkpointId: string;

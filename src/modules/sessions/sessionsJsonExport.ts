@@ -1,7 +1,7 @@
 // The index in Hermes' sessions.json shape: session_key → SessionEntry, snake_case, as the Python gateway reads it.
 import type { CarriedEntryFields } from '../../events/conversation/conversationEvents.js';
+import type { ChatType, SessionSource } from '../../events/conversation/sessionSource.js';
 import type { BoundConversationEntryRow } from '../../projections/sessionsIndex/conversationEntryRow.js';
-import type { ChatType, SessionSource } from './domain/sessionSource.js';
 import { type CostStatus, type SessionEntryView, toSessionEntryView } from './sessionEntryView.js';
 
 /** SessionSource.to_dict(): every field present, None (null) for what the source did not say. */

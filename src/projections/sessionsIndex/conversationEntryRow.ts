@@ -1,7 +1,7 @@
 // One row per routing entry (a session key and the session it points at): Hermes' sessions.json.
 import { EntitySchema } from 'typeorm';
 import type { CarriedEntryFields, ResumeReason } from '../../events/conversation/conversationEvents.js';
-import type { SessionSource } from '../../modules/sessions/domain/sessionSource.js';
+import type { SessionSource } from '../../events/conversation/sessionSource.js';
 import { type SessionCounterColumns, sessionCounterColumns } from './sessionCounterColumns.js';
 
 export interface ConversationEntryRow extends SessionCounterColumns {

@@ -1,7 +1,7 @@
 // One row per session instance: its lifecycle, live transcript size and usage counters.
 import { EntitySchema } from 'typeorm';
 import type { SessionEndReason } from '../../events/session/sessionEvents.js';
-import type { SessionSource } from '../../modules/sessions/domain/sessionSource.js';
+import type { SessionSource } from '../../events/conversation/sessionSource.js';
 import type { SessionState } from '../../modules/sessions/sessionDecider.js';
 import { type SessionCounterColumns, sessionCounterColumns } from './sessionCounterColumns.js';
 

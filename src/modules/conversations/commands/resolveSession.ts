@@ -5,7 +5,7 @@ import type { EventMetadata } from '../../../events/eventStore.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
 import { Lifecycle } from '../../lifecycle.js';
 import { sessionKeyFor } from '../../sessions/domain/sessionKey.js';
-import type { SessionSource } from '../../sessions/domain/sessionSource.js';
+import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 import { sessionDecider } from '../../sessions/sessionDecider.js';
 import { type ConversationState, conversationDecider } from '../conversationDecider.js';
 import { conversationEntry, type ConversationEntry } from '../conversationEntry.js';

@@ -3,9 +3,9 @@ import type { DeliveryTarget, JobOrigin, JobTask } from '../../../events/job/job
 import type { JsonValue } from '../../../events/eventStore.js';
 import type { QueuedMessage } from '../../../events/conversation/conversationEvents.js';
 import type { StoredMessage } from '../../../events/session/sessionEvents.js';
-import type { SessionSource } from '../../sessions/domain/sessionSource.js';
-import type { RestoredTimeline } from '../../sessions/restoredTimeline.js';
-import type { MemoryEntry, SessionTimeline, TranscriptMessage } from '../../sessions/sessionState.js';
+import type { SessionSource } from '../../../events/conversation/sessionSource.js';
+import type { RestoredTimeline } from '../../../events/session/sessionTimeline.js';
+import type { MemoryEntry, SessionTimeline, TranscriptMessage } from '../../../events/session/sessionTimeline.js';
 import { ERASED_TEXT, type ErasureContext } from './erasureContext.js';
 
 /** Platform and chat type stay (the index groups by them); every id, name and topic goes. */

@@ -1,6 +1,6 @@
 // Slot arithmetic over a schedule: the next slot after an instant, the latest slots up to one, whether an instant is a slot.
 import { Cron } from 'croner';
-import type { Schedule } from './schedule.js';
+import type { Schedule } from '../../../events/job/jobSchedule.js';
 
 /** croner reads the five fields on the job's wall clock; DST gaps run at the first valid time after, repeats run once. */
 export function cronFor(expression: string, timeZone: string): Cron {

@@ -2,7 +2,7 @@
 import { Cron } from 'croner';
 import { ValidationError } from '../../../errors/ledgerError.js';
 import { nextRunAfter } from './nextRunAfter.js';
-import type { Schedule } from './schedule.js';
+import type { Schedule } from '../../../events/job/jobSchedule.js';
 
 /** A one-shot this far in the past is still taken (it fires at once); further back it is refused. */
 export const ONE_SHOT_PAST_TOLERANCE_MS = 120_000;

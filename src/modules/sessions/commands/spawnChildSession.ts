@@ -7,7 +7,8 @@ import { type ForkOrigin, sessionStreamName } from '../../../events/session/sess
 import { CONFIG } from '../../../http/tokens.js';
 import { Lifecycle } from '../../lifecycle.js';
 import { findCheckpoint, requireSpawnAllowed, sessionDecider, sessionDestroyed, sessionNotFound, type SessionState } from '../sessionDecider.js';
-import { type SessionTimeline, timelineOf } from '../sessionState.js';
+import { timelineOf } from '../sessionState.js';
+import type { SessionTimeline } from '../../../events/session/sessionTimeline.js';
 
 /** child: an empty session; fork: a copy of the parent's state at a checkpoint (null: as it is now). */
 export type SpawnKind = { kind: 'child' } | { kind: 'fork'; checkpointId: string | null };

@@ -1,5 +1,5 @@
 // The one-line, human-readable summary of a source ("DM with Alice", "group: My Group, thread: 12345").
-import type { SessionSource } from './sessionSource.js';
+import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 
 export function describeSource(source: SessionSource): string {
   const where = describeChat(source);

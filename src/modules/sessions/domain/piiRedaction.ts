@@ -1,6 +1,6 @@
 // PII redaction for prompt text only: routing, session keys and adapter calls always use the raw ids.
 import { createHash } from 'node:crypto';
-import type { SessionSource } from './sessionSource.js';
+import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 
 function hash12(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 12);

@@ -2,7 +2,7 @@
 import { describeSource } from './describeSource.js';
 import { redactSourceIds } from './piiRedaction.js';
 import { isInThread, isSharedMultiUserSession, type SessionIsolationFlags } from './sessionIsolation.js';
-import type { SessionSource } from './sessionSource.js';
+import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 
 export interface SessionContextPromptOptions {
   /** Hash user and chat ids before they reach the model (never on Discord). */

@@ -1,5 +1,5 @@
 // Per-user isolation: whether one chat's users share a conversation or each get their own.
-import type { SessionSource } from './sessionSource.js';
+import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 
 export interface SessionIsolationFlags {
   /** Groups and channels get one session per participant. */

@@ -1,7 +1,7 @@
 // The session key: the deterministic name of a conversation channel, `agent:{agent}:{platform}:{chatType}[:{chatId}][:{threadId}][:{participant}]`.
 import { resolveWhatsappId, type WhatsappAliases } from './canonicalWhatsappId.js';
 import { isolatesParticipant, type SessionIsolationFlags } from './sessionIsolation.js';
-import type { SessionSource } from './sessionSource.js';
+import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 
 export interface SessionKeyOptions extends Partial<SessionIsolationFlags> {
   agent?: string;

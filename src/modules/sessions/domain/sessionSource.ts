@@ -1,9 +1,8 @@
 // SessionSource: where an inbound message came from, validated at the edge and frozen.
 import { z } from 'zod';
 import { ValidationError } from '../../../errors/ledgerError.js';
-
-export const chatTypes = ['dm', 'group', 'channel', 'thread'] as const;
-export type ChatType = (typeof chatTypes)[number];
+import { chatTypes } from '../../../events/conversation/sessionSource.js';
+import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 
 const MAX_ID_LENGTH = 256;
 const MAX_TEXT_LENGTH = 1024;
@@ -49,7 +48,12 @@ export const sessionSourceSchema = z
   })
   .readonly();
 
-export type SessionSource = z.output<typeof sessionSourceSchema>;
+// What the schema gives is exactly what the events store: a field added to one and not the other does not compile.
+const storedAsParsed: (parsed: z.output<typeof sessionSourceSchema>) => SessionSource = (parsed) => parsed;
+const parsedAsStored: (stored: SessionSource) => z.output<typeof sessionSourceSchema> = (stored) => stored;
+void storedAsParsed;
+void parsedAsStored;
+
 export type SessionSourceInput = z.input<typeof sessionSourceSchema>;
 
 /** Parses an untrusted source, failing with the service's ValidationError. */
