@@ -4,7 +4,7 @@ import { isConnectionError } from '../database/connectionErrors.js';
 import { LedgerError } from '../errors/ledgerError.js';
 import type { AppendNotice, AppendResult, EventHandler, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription } from '../events/eventStore.js';
 import { StreamNotFoundError, WrongExpectedRevisionError } from '../events/eventStoreErrors.js';
-import type { LedgerMetrics } from './ledgerMetrics.js';
+import type { Counter, Histogram } from './metricFamilies.js';
 import { streamCategoryLabel } from './streamCategoryLabel.js';
 
 type Operation = 'append' | 'read_stream' | 'find_event' | 'read_all' | 'head_position' | 'last_committed_position' | 'count_after' | 'ping';
@@ -15,10 +15,19 @@ function errorKind(error: unknown): string {
   return isConnectionError(error) ? 'connection' : 'unexpected';
 }
 
+/** The meters an event store reports to (LedgerMetrics has them). */
+export interface EventStoreMeters {
+  readonly appendDuration: Histogram<'category'>;
+  readonly eventsAppended: Counter<'category' | 'type'>;
+  readonly jobFires: Counter;
+  readonly appendConflicts: Counter<'category'>;
+  readonly eventStoreErrors: Counter<'operation' | 'kind'>;
+}
+
 export class MeteredEventStore implements EventStore {
   constructor(
     private readonly inner: EventStore,
-    private readonly metrics: LedgerMetrics,
+    private readonly metrics: EventStoreMeters,
   ) {}
 
   get backend(): EventStore['backend'] {

@@ -109,7 +109,7 @@ class ProjectionLoop {
           continue;
         }
         this.announced = false;
-        const applied = await this.runner.applyNextBatch(this);
+        await this.runner.applyNextBatch(this);
         this.failures = 0;
         this.failingSince = null;
         // A full batch: more is waiting. Otherwise this read reached the head as it was when it began; an append since

@@ -141,7 +141,7 @@ for (const backend of e2eBackends()) {
 
     it('after a crash of the bot itself, a new bot resumes the chat and answers what waited in the queue', { timeout: 240_000 }, async () => {
       const crashing = new BotProcess(botEnv({ BOT_THINK_MS: '5000' }));
-      let queuedAt = 0;
+      let queuedAt: number | undefined;
       try {
         await crashing.waitFor((line) => line.event === 'ready');
         crashing.send('bob: a', 'bob: b', 'bob: c');
@@ -153,7 +153,7 @@ for (const backend of e2eBackends()) {
       }
       expect(crashing.replies('bob')).toEqual([]);
       // The new bot's start picks recently active chats from the sessions index: let it see bob's last write first.
-      expect((await fetch(`${service.url}/v1/sessions/by-key/${enc('agent:main:console:dm:bob')}?minPosition=${queuedAt}`)).status).toBe(200);
+      expect((await fetch(`${service.url}/v1/sessions/by-key/${enc('agent:main:console:dm:bob')}?minPosition=${queuedAt ?? 0}`)).status).toBe(200);
 
       const successor = new BotProcess(botEnv({ BOT_THINK_MS: '100' }));
       try {

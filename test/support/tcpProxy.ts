@@ -12,6 +12,7 @@ export class TcpProxy {
 
   /** Listens on a free loopback port and forwards every connection to `target`. */
   static async start(target: { host: string; port: number }): Promise<TcpProxy> {
+    // eslint-disable-next-line prefer-const -- the server's callback names the proxy before it exists
     let proxy: TcpProxy | undefined;
     const server = createServer((client) => proxy!.accept(client, target));
     const port = await new Promise<number>((resolve, reject) => {
@@ -78,7 +79,9 @@ export class TcpProxy {
     this.pairs.delete(pair);
     // resetAndDestroy sends RST like a vanished host would, instead of an orderly FIN.
     for (const socket of [pair.client, pair.upstream]) {
-      if (!socket.destroyed) (socket.resetAndDestroy?.() ?? socket.destroy());
+      if (socket.destroyed) continue;
+      if (socket.resetAndDestroy) socket.resetAndDestroy();
+      else socket.destroy();
     }
   }
 }

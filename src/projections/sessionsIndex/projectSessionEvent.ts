@@ -1,8 +1,7 @@
 // Session events onto the batch's session records, and the counters they move onto the entry that points at the session.
 import type { SessionStreamEvent } from '../../events/session/sessionEvents.js';
-import { evolveSession, initialSessionState, type SessionState, type TranscriptMessage } from '../../modules/sessions/sessionDecider.js';
-import type { SessionRecordRow } from './sessionRecordRow.js';
-import { counterColumnsOf, countersOf } from './sessionCounterColumns.js';
+import { evolveSession, initialSessionState, type TranscriptMessage } from '../../modules/sessions/sessionDecider.js';
+import { counterColumnsOf } from './sessionCounterColumns.js';
 import type { SessionsIndexRows } from './sessionsIndexRows.js';
 
 export function projectSessionEvent(tenant: string, sessionId: string, event: SessionStreamEvent, rows: SessionsIndexRows): void {
@@ -68,38 +67,3 @@ function liveMessageCount(current: number, event: SessionStreamEvent): number {
 }
 
 const live = (transcript: readonly TranscriptMessage[]) => transcript.filter((message) => !message.deleted).length;
-
-/** The state a record was folded from, as far as the record says: enough for every field it keeps. */
-export function sessionStateOf(row: SessionRecordRow): SessionState {
-  const { turnCount, ...counters } = countersOf(row);
-  return {
-    ...initialSessionState(),
-    status: row.status,
-    sessionId: row.sessionId,
-    sessionKey: row.sessionKey,
-    origin: row.origin,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-    endedAt: row.endedAt === null ? null : row.endedAt.toISOString(),
-    endReason: row.endReason,
-    turnCount,
-    counters,
-  };
-}
-
-/** Every state reached from SessionCreated has a key, an origin and its timestamps. */
-export function recordRowOf(tenant: string, sessionId: string, state: SessionState): Omit<SessionRecordRow, 'messageCount'> {
-  return {
-    tenant,
-    sessionId,
-    sessionKey: state.sessionKey!,
-    status: state.status === 'absent' ? 'active' : state.status,
-    createdAt: new Date(state.createdAt!),
-    updatedAt: new Date(state.updatedAt!),
-    endedAt: state.endedAt === null ? null : new Date(state.endedAt),
-    endReason: state.endReason,
-    origin: state.origin!,
-    ...state.counters,
-    turnCount: state.turnCount,
-  };
-}

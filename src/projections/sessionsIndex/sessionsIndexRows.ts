@@ -4,7 +4,7 @@ import { type EntityManager, In } from 'typeorm';
 import type { SessionState } from '../../modules/sessions/sessionDecider.js';
 import { BatchRows } from '../batchRows.js';
 import { ConversationEntryEntity, type ConversationEntryRow } from './conversationEntryRow.js';
-import { recordRowOf, sessionStateOf } from './projectSessionEvent.js';
+import { recordRowOf, sessionStateOf } from './sessionRecordState.js';
 import { SessionRecordEntity } from './sessionRecordRow.js';
 
 export interface SessionKeyRef {

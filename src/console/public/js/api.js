@@ -36,7 +36,7 @@ export async function api(method, path, body) {
   }
   if (response.status === 204) return null;
   const text = await response.text();
-  let parsed = null;
+  let parsed;
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {

@@ -1,0 +1,50 @@
+// Lint: typescript-eslint's recommended rules, no import cycles, and the boundaries the layout stands for.
+import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { importX } from 'eslint-plugin-import-x';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'clients/python/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  importX.flatConfigs.typescript,
+  {
+    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
+    languageOptions: { globals: globals.node },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // A leading underscore marks what a destructuring leaves out on purpose.
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
+      // Input validation matches control characters on purpose, to refuse them.
+      'no-control-regex': 'off',
+    },
+  },
+  {
+    // The event contract stands on its own: a stored shape never depends on domain code.
+    files: ['src/events/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/modules/**'], message: 'src/events imports nothing from src/modules: move the stored type under src/events.' }] }],
+    },
+  },
+  {
+    // Read models fold events; they never run commands.
+    files: ['src/projections/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/modules/*/commands/**'], message: 'projections import no command handlers.' }] }],
+    },
+  },
+  {
+    files: ['src/console/public/**/*.js'],
+    languageOptions: { globals: globals.browser },
+  },
+  {
+    // Tests read JSON answers whose shape the assertions check.
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+);
