@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
  */
 export class IdempotentWrite {
   private readonly appendsByStream = new Map<string, number>();
+  private readonly choicesByPurpose = new Map<string, number>();
   /** Whether an append of this attempt was found already written by an earlier one (and so not written again). */
   foundEarlierWrites = false;
 
@@ -20,7 +21,20 @@ export class IdempotentWrite {
     readonly tag: string,
     /** An earlier attempt may have written before it died or failed: each append first looks for its own events. */
     readonly recovering: boolean,
+    /** When the key was first claimed: names stamped with a time (session ids) come out the same on every attempt. */
+    readonly firstClaimedAt: Date = new Date(),
   ) {}
+
+  /**
+   * Hex digits standing in for a random choice (a new session's, job's or runtime session's id): the n-th choice
+   * for `purpose` is the same on every attempt, so a retry names what the earlier attempt created and finds it,
+   * instead of creating a second one beside it.
+   */
+  chosenHex(purpose: string, digits: number): string {
+    const index = this.choicesByPurpose.get(purpose) ?? 0;
+    this.choicesByPurpose.set(purpose, index + 1);
+    return createHash('sha256').update(`${this.seed}\u0000choice\u0000${purpose}\u0000${index}`).digest('hex').slice(0, digits);
+  }
 
   /** Counts the request's appends to `streamName`: the number of the one about to be decided. */
   nextAppend(streamName: string): number {

@@ -45,6 +45,7 @@ interface KeyRow {
   status: number | null;
   body: string | null;
   lease_until: Date | null;
+  created_at: Date;
 }
 
 /**
@@ -89,10 +90,10 @@ export class IdempotencyStore {
        RETURNING k.nonce`,
       [tenant, key, fingerprint, nonce, this.leaseFrom(now), now, new Date(now.getTime() - this.options.ttlMs)],
     );
-    if (inserted.rows.length > 0) return { kind: 'run', claim: this.held(tenant, key, nonce, 1, false) };
+    if (inserted.rows.length > 0) return { kind: 'run', claim: this.held(tenant, key, nonce, 1, false, now) };
 
     const { rows } = await this.pool.query<KeyRow>(
-      `SELECT fingerprint, nonce, attempts, status, body, lease_until FROM ${this.table} WHERE tenant = $1 AND idempotency_key = $2`,
+      `SELECT fingerprint, nonce, attempts, status, body, lease_until, created_at FROM ${this.table} WHERE tenant = $1 AND idempotency_key = $2`,
       [tenant, key],
     );
     const row = rows[0];
@@ -107,7 +108,7 @@ export class IdempotencyStore {
        WHERE tenant = $1 AND idempotency_key = $2 AND status IS NULL AND attempts = $5 AND (lease_until IS NULL OR lease_until <= $6)`,
       [tenant, key, attempt, this.leaseFrom(now), attempt - 1, now],
     );
-    if (taken.rowCount === 1) return { kind: 'run', claim: this.held(tenant, key, row.nonce, attempt, true) };
+    if (taken.rowCount === 1) return { kind: 'run', claim: this.held(tenant, key, row.nonce, attempt, true, new Date(row.created_at)) };
     return { kind: 'in_use' };
   }
 
@@ -146,8 +147,8 @@ export class IdempotencyStore {
     ]);
   }
 
-  private held(tenant: string, key: string, nonce: string, attempt: number, recovering: boolean): HeldClaim {
-    return { tenant, key, nonce, attempt, write: new IdempotentWrite(nonce, keyTag(tenant, key), recovering) };
+  private held(tenant: string, key: string, nonce: string, attempt: number, recovering: boolean, claimedAt: Date): HeldClaim {
+    return { tenant, key, nonce, attempt, write: new IdempotentWrite(nonce, keyTag(tenant, key), recovering, claimedAt) };
   }
 
   private leaseFrom(now: Date): Date {

@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import { type Clock } from '../clock.js';
 import type { LedgerConfig } from '../config/config.js';
 import type { EventMetadata } from '../events/eventStore.js';
+import { currentIdempotentWrite } from '../events/idempotentWrite.js';
 import { StreamStateStore } from '../events/streamStateStore.js';
 import { requestPrincipal } from '../http/auth.js';
 import { CLOCK, CONFIG } from '../http/tokens.js';
@@ -34,7 +35,8 @@ export class Lifecycle {
   }
 
   newSessionId(): string {
-    return newSessionId(this.clock.now(), randomSessionIdSuffix());
+    const keyed = currentIdempotentWrite();
+    return keyed ? newSessionId(keyed.firstClaimedAt, keyed.chosenHex('session-id', 8)) : newSessionId(this.clock.now(), randomSessionIdSuffix());
   }
 }
 

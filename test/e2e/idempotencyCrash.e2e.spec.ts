@@ -51,52 +51,83 @@ for (const backend of e2eBackends()) {
     // Stopping the service between its append and its answer needs a hand inside the database: PostgreSQL only.
     if (backend !== 'postgres') return;
 
-    it('a retry after kill -9 between the append and the answer writes nothing and answers what was written', { timeout: 600_000 }, async () => {
-      service = new ServiceProcess(await freePort(), storage.env);
-      await service.start(180_000);
-      const resolved = (await (await fetch(`${service.url}/v1/sessions/resolve`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ source: { platform: 'cli', chatType: 'dm', chatId: 'kill-between' } }) })).json()) as { sessionId: string };
+    /**
+     * Sends `send` once, lets its append reach the log and kills the service before the answer is recorded (recording
+     * it waits for a lock this test holds), then restarts the service and sends it again with the same key.
+     */
+    async function killedBetweenAppendAndAnswer(send: (url: string) => Promise<unknown>, appended: { sql: string; params: unknown[] }) {
       const readSchema = storage.env.READ_MODEL_SCHEMA!;
       const database = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
       await database.connect();
       const lock = randomInt(1, 2 ** 31 - 1);
       try {
-        // Recording the answer (an UPDATE of the key's row) waits for a lock this test holds; the claim and the append do not.
+        // Recording the answer (an UPDATE of the key's row) waits for the lock; the claim (an INSERT) and the append do not.
         await database.query(`SELECT pg_advisory_lock(${lock})`);
-        await database.query(`CREATE FUNCTION "${readSchema}".hold_answers() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_xact_lock_shared(${lock}); RETURN NEW; END $$`);
+        await database.query(`CREATE OR REPLACE FUNCTION "${readSchema}".hold_answers() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_xact_lock_shared(${lock}); RETURN NEW; END $$`);
         await database.query(`CREATE TRIGGER hold_answers BEFORE UPDATE ON "${readSchema}".idempotency_keys FOR EACH ROW EXECUTE FUNCTION "${readSchema}".hold_answers()`);
-        const key = randomUUID();
-        const text = 'written, never answered';
-        const lost = post(`${service.url}/v1/sessions/${resolved.sessionId}/turns`, turn(text), key).catch(() => 'lost' as const);
-        let written: { revision: string; position: string } | undefined;
+        const lost = send(service!.url).catch(() => 'lost' as const);
+        let rows: Array<Record<string, string>> = [];
         await waitUntil(
           async () => {
-            const found = await database.query(`SELECT revision, position FROM "${storage.eventStoreSchema}".events WHERE type = 'TurnRecorded' AND data::text LIKE $1`, [`%${text}%`]);
-            written = found.rows[0];
-            return written !== undefined;
+            rows = (await database.query(appended.sql, appended.params)).rows;
+            return rows.length > 0;
           },
-          'the turn to be appended',
+          'the append',
           60_000,
         );
-        await service.kill('SIGKILL');
+        await service!.kill('SIGKILL');
         expect(await lost).toBe('lost');
         await database.query(`DROP TRIGGER hold_answers ON "${readSchema}".idempotency_keys`);
         await database.query(`SELECT pg_advisory_unlock(${lock})`);
-
         service = new ServiceProcess(await freePort(), storage.env);
         await service.start(180_000);
-        // The dead attempt's claim is taken over once its lease runs out; the retry then finds the turn it wrote.
-        const retry = await post(`${service.url}/v1/sessions/${resolved.sessionId}/turns`, turn(text), key);
+        return { written: rows, log: database };
+      } catch (error) {
+        await database.end();
+        throw error;
+      }
+    }
+
+    it('a retry after kill -9 between the append and the answer writes nothing and answers what was written', { timeout: 600_000 }, async () => {
+      await service?.kill();
+      service = new ServiceProcess(await freePort(), storage.env);
+      await service.start(180_000);
+      const resolved = (await (await fetch(`${service.url}/v1/sessions/resolve`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ source: { platform: 'cli', chatType: 'dm', chatId: 'kill-between' } }) })).json()) as { sessionId: string };
+      const key = randomUUID();
+      const text = 'written, never answered';
+      const { written, log } = await killedBetweenAppendAndAnswer((url) => post(`${url}/v1/sessions/${resolved.sessionId}/turns`, turn(text), key), {
+        sql: `SELECT revision, position FROM "${storage.eventStoreSchema}".events WHERE type = 'TurnRecorded' AND data::text LIKE $1`,
+        params: [`%${text}%`],
+      });
+      await log.end();
+      // The dead attempt's claim is taken over once its lease runs out; the retry then finds the turn it wrote.
+      const retry = await post(`${service.url}/v1/sessions/${resolved.sessionId}/turns`, turn(text), key);
+      expect(retry.status).toBe(201);
+      expect(retry.replayed).toBe('true');
+      expect(retry.body).toMatchObject({ revision: Number(written[0]!.revision), position: Number(written[0]!.position) });
+      expect(await turnCount(service.url, resolved.sessionId, text)).toBe(1);
+      const again = await post(`${service.url}/v1/sessions/${resolved.sessionId}/turns`, turn(text), key);
+      expect(again.text).toBe(retry.text);
+      expect(again.replayed).toBe('true');
+      expect(await turnCount(service.url, resolved.sessionId, text)).toBe(1);
+    });
+
+    it('a job created without an id is created once: the retry after kill -9 names the same job', { timeout: 600_000 }, async () => {
+      await service?.kill();
+      service = new ServiceProcess(await freePort(), storage.env);
+      await service.start(180_000);
+      const key = randomUUID();
+      const job = { skill: 'kill-between-skill', schedule: '0 9 * * *' };
+      const scheduled = `SELECT stream_name FROM "${storage.eventStoreSchema}".events WHERE type = 'JobScheduled' AND data::text LIKE '%kill-between-skill%'`;
+      const { written, log } = await killedBetweenAppendAndAnswer((url) => post(`${url}/v1/jobs`, job, key), { sql: scheduled, params: [] });
+      try {
+        const retry = await post(`${service.url}/v1/jobs`, job, key);
         expect(retry.status).toBe(201);
         expect(retry.replayed).toBe('true');
-        expect(retry.body).toMatchObject({ revision: Number(written!.revision), position: Number(written!.position) });
-        expect(await turnCount(service.url, resolved.sessionId, text)).toBe(1);
-        const again = await post(`${service.url}/v1/sessions/${resolved.sessionId}/turns`, turn(text), key);
-        expect(again.text).toBe(retry.text);
-        expect(again.replayed).toBe('true');
-        expect(await turnCount(service.url, resolved.sessionId, text)).toBe(1);
+        expect(written[0]!.stream_name).toContain(retry.body.id);
+        expect((await log.query(scheduled)).rows).toHaveLength(1);
       } finally {
-        await database.query(`DROP TRIGGER IF EXISTS hold_answers ON "${readSchema}".idempotency_keys`).catch(() => undefined);
-        await database.end();
+        await log.end();
       }
     });
   });
