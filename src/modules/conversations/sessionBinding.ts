@@ -1,10 +1,11 @@
 // After a conversation binds a session: create the new session's stream, end the one left, reopen one switched back to.
 import { type ConversationEvent, conversationStreamName } from '../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../events/eventStore.js';
-import { sessionStreamName, type SessionEndReason } from '../../events/session/sessionEvents.js';
+import { sessionStreamName } from '../../events/session/sessionEvents.js';
 import type { Lifecycle } from '../lifecycle.js';
 import { sessionDecider } from '../sessions/sessionDecider.js';
 import { conversationDecider } from './conversationDecider.js';
+import { sessionFollowUpsOf } from './sessionFollowUps.js';
 
 /**
  * The conversation stream is the point of decision (its expected revision picks one winner), so the
@@ -15,26 +16,12 @@ export async function followSessionBinding(lifecycle: Lifecycle, sessionKey: str
   let position = 0;
   let lastBound: string | undefined;
   for (const event of events) {
-    if (event.type !== 'SessionBound') continue;
-    const { sessionId, previousSessionId, reason, origin, at } = event.data;
-    if (reason === 'switch') {
-      const reopened = await lifecycle.streams.handle(sessionStreamName(sessionId, metadata.tenant), sessionDecider, { type: 'ReopenSession', now: at }, metadata);
-      position = Math.max(position, reopened.position);
-    } else {
-      const created = await lifecycle.streams.handle(
-        sessionStreamName(sessionId, metadata.tenant),
-        sessionDecider,
-        { type: 'CreateSession', sessionId, sessionKey, origin, reason, now: at },
-        metadata,
-      );
-      position = Math.max(position, created.position);
+    const followUps = sessionFollowUpsOf(sessionKey, event);
+    for (const { sessionId, command } of followUps) {
+      const written = await lifecycle.streams.handle(sessionStreamName(sessionId, metadata.tenant), sessionDecider, command, metadata);
+      position = Math.max(position, written.position);
     }
-    if (previousSessionId && previousSessionId !== sessionId) {
-      const endReason: SessionEndReason = reason === 'new' ? 'forced' : reason;
-      const ended = await lifecycle.streams.handle(sessionStreamName(previousSessionId, metadata.tenant), sessionDecider, { type: 'EndSession', reason: endReason, now: at }, metadata);
-      position = Math.max(position, ended.position);
-    }
-    lastBound = sessionId;
+    if (event.type === 'SessionBound') lastBound = event.data.sessionId;
   }
   if (lastBound) position = Math.max(position, await endIfSupersededMeanwhile(lifecycle, sessionKey, lastBound, metadata));
   return position;

@@ -3,6 +3,7 @@ import { type ConversationEvent, conversationStreamName } from '../../events/con
 import type { JsonObject } from '../../events/eventStore.js';
 import { sessionStreamName, type SessionEndReason, type SessionStreamEvent, type TurnUsage } from '../../events/session/sessionEvents.js';
 import { type ConversationCommand, conversationDecider, type ConversationState } from '../conversations/conversationDecider.js';
+import { sessionFollowUpsOf } from '../conversations/sessionFollowUps.js';
 import type { SessionKeyOptions } from '../sessions/domain/sessionKey.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
 import { type SessionCommand, sessionDecider, type SessionState } from '../sessions/sessionDecider.js';
@@ -145,12 +146,10 @@ export function planHermesImport(hermes: HermesExport, settings: HermesImportSet
     const conversation = new StreamPlanner<ConversationState, ConversationCommand, ConversationEvent>(conversationDecider);
     const follow = (events: ConversationEvent[], sessionOf: (id: string) => SessionSketch) => {
       for (const event of events) {
-        if (event.type !== 'SessionBound') continue;
-        const { sessionId, previousSessionId, reason, at } = event.data;
-        if (reason === 'switch') sessionPlanners.get(sessionId)!.apply({ type: 'ReopenSession', now: at });
-        else createSession(sessionOf(sessionId), sessionKey, origin, reason, hermesKey);
-        if (previousSessionId && previousSessionId !== sessionId) {
-          sessionPlanners.get(previousSessionId)!.apply({ type: 'EndSession', reason: reason === 'new' ? 'forced' : reason, now: at });
+        for (const { sessionId, command } of sessionFollowUpsOf(sessionKey, event)) {
+          // An imported session is created from Hermes' own record (its start time, its metadata).
+          if (command.type === 'CreateSession') createSession(sessionOf(sessionId), sessionKey, origin, command.reason, hermesKey);
+          else sessionPlanners.get(sessionId)!.apply(command);
         }
       }
     };

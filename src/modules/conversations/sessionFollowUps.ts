@@ -1,0 +1,29 @@
+// What the sessions must do after a conversation event: the one rule, used by requests and by the Hermes import alike.
+import type { ConversationEvent } from '../../events/conversation/conversationEvents.js';
+import type { SessionEndReason } from '../../events/session/sessionEvents.js';
+import type { SessionCommand } from '../sessions/sessionDecider.js';
+
+export interface SessionFollowUp {
+  /** The session stream the command goes to. */
+  sessionId: string;
+  command: SessionCommand;
+}
+
+/**
+ * A binding creates the bound session (or reopens it, on a switch back) and ends the one it replaced, with the
+ * binding's reason (`forced` when a new binding replaced a session nobody ended). Every other event asks nothing.
+ */
+export function sessionFollowUpsOf(sessionKey: string, event: ConversationEvent): SessionFollowUp[] {
+  if (event.type !== 'SessionBound') return [];
+  const { sessionId, previousSessionId, reason, origin, at } = event.data;
+  const followUps: SessionFollowUp[] = [
+    reason === 'switch'
+      ? { sessionId, command: { type: 'ReopenSession', now: at } }
+      : { sessionId, command: { type: 'CreateSession', sessionId, sessionKey, origin, reason, now: at } },
+  ];
+  if (previousSessionId && previousSessionId !== sessionId) {
+    const endReason: SessionEndReason = reason === 'new' ? 'forced' : reason;
+    followUps.push({ sessionId: previousSessionId, command: { type: 'EndSession', reason: endReason, now: at } });
+  }
+  return followUps;
+}
