@@ -68,6 +68,8 @@ const environmentSchema = z.object({
   MAX_TREE_DEPTH: z.coerce.number().int().min(0).max(10_000).default(100),
   IDEMPOTENCY_TTL_HOURS: z.coerce.number().int().min(1).max(8_760).default(24),
   JSON_MAX_DEPTH: z.coerce.number().int().min(8).max(1_000).default(64),
+  MAX_TURN_TOKENS: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1_000_000_000),
+  MAX_SESSION_TOKENS: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1_000_000_000_000_000),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -148,6 +150,10 @@ export interface SessionLimits {
   treeDepth: number;
   /** Levels of arrays and objects a request body may nest (400 JSON_TOO_DEEP beyond). */
   jsonDepth: number;
+  /** Each usage field of one turn (400 TURN_USAGE_TOO_LARGE beyond). */
+  turnTokens: number;
+  /** A session's totalTokens (409 SESSION_USAGE_FULL beyond): with turnTokens, every counter stays a safe integer. */
+  sessionTokens: number;
 }
 
 export class ConfigError extends Error {}
@@ -233,6 +239,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
       childrenPerSession: env.MAX_CHILDREN_PER_SESSION,
       treeDepth: env.MAX_TREE_DEPTH,
       jsonDepth: env.JSON_MAX_DEPTH,
+      turnTokens: env.MAX_TURN_TOKENS,
+      sessionTokens: env.MAX_SESSION_TOKENS,
     },
     idempotencyTtlHours: env.IDEMPOTENCY_TTL_HOURS,
   };

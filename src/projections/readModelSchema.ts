@@ -196,4 +196,14 @@ export const readModelMigrations: readonly Migration[] = [
     name: 'carried fields of imported entries',
     sql: `ALTER TABLE {schema}.conversation_entries ADD COLUMN carried_fields jsonb`,
   },
+  {
+    // Ids 1-8 belong to other read models. The log may hold usage summed past bigint (2^63 - 1) from before the
+    // API bounded it; a counter column must hold every sum the fold can reach, or one event stops the projection.
+    id: 9,
+    name: 'usage counters as numeric',
+    sql: `
+      ALTER TABLE {schema}.conversation_entries ALTER COLUMN input_tokens TYPE numeric, ALTER COLUMN output_tokens TYPE numeric, ALTER COLUMN cache_read_tokens TYPE numeric, ALTER COLUMN cache_write_tokens TYPE numeric, ALTER COLUMN total_tokens TYPE numeric, ALTER COLUMN last_prompt_tokens TYPE numeric;
+      ALTER TABLE {schema}.session_records ALTER COLUMN input_tokens TYPE numeric, ALTER COLUMN output_tokens TYPE numeric, ALTER COLUMN cache_read_tokens TYPE numeric, ALTER COLUMN cache_write_tokens TYPE numeric, ALTER COLUMN total_tokens TYPE numeric, ALTER COLUMN last_prompt_tokens TYPE numeric
+    `,
+  },
 ];

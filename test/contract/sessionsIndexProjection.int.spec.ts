@@ -317,5 +317,26 @@ for (const backend of testBackends()) {
       expect(await runner.waitForPosition(['sessions-index'], lastPosition, 10_000)).toBe(true);
       expect(await allRows()).toEqual(live);
     });
+
+    it('holds usage sums past bigint that a log written before usage was bounded can contain', async () => {
+      // 1,100 turns at 2^53 - 1 in every field: each counter passes 2^63 - 1, where bigint columns stopped the projection.
+      const key = 'agent:main:cli:dm:heavy';
+      const heavy = '20260301_092000_eeeeeeee';
+      const max = Number.MAX_SAFE_INTEGER;
+      const source: SessionSource = { platform: 'cli', chatType: 'dm', chatId: 'heavy', isBot: false, roleAuthorized: false };
+      await conversation(key, ...opened(key, source, heavy, 20));
+      const turns = Array.from({ length: 1_100 }, (_, index) => turn(index + 1, index * 2, usage(max, max, max, max, max, 1e9), 20));
+      await session(heavy, created(heavy, key, source, 20), ...turns);
+      const expected = turns.reduce((sum) => sum + max, 0);
+      expect(expected).toBeGreaterThan(2 ** 63);
+      expect(await record(heavy)).toMatchObject({ inputTokens: expected, cacheWriteTokens: expected, lastPromptTokens: max, turnCount: 1_100 });
+      expect((await entry(key))!.totalTokens).toBe(expected + expected + expected + expected);
+      expect(runner.localStates().find((loop) => loop.name === 'sessions-index')).toMatchObject({ state: 'live', lastError: null });
+      // And a rebuild folds the same log to the same rows.
+      const live = await allRows();
+      await runner.rebuild('sessions-index');
+      expect(await runner.waitForPosition(['sessions-index'], lastPosition, 10_000)).toBe(true);
+      expect(await allRows()).toEqual(live);
+    });
   });
 }

@@ -9,6 +9,9 @@ import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 // `npm run torture` raises it; CI keeps the file well under a minute.
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1_500);
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
+/** MAX_TURN_TOKENS at its default; MAX_SESSION_TOKENS low enough that a few turns at the bound fill a session. */
+const TURN_TOKENS = 1_000_000_000;
+const SESSION_TOKENS = 10_000_000_000;
 
 interface Route {
   method: string;
@@ -86,7 +89,7 @@ for (const backend of e2eBackends()) {
 
     beforeAll(async () => {
       // Nothing writes on its own (no ticker, no watchdog): any move of the log comes from a request.
-      service = await startTestApp(backend, { env: { JOB_TICK_INTERVAL_MS: '0', RUNTIME_WATCHDOG_INTERVAL_MS: '0', READ_WAIT_TIMEOUT_MS: '100', BODY_LIMIT: '256kb' } });
+      service = await startTestApp(backend, { env: { JOB_TICK_INTERVAL_MS: '0', RUNTIME_WATCHDOG_INTERVAL_MS: '0', READ_WAIT_TIMEOUT_MS: '100', BODY_LIMIT: '256kb', MAX_SESSION_TOKENS: String(SESSION_TOKENS) } });
       routes = routesOf((await service.request('GET', '/openapi.json')).body);
       const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'telegram', chatType: 'group', chatId: 'a:b/c', userId: 'u:1/2' } } });
       const { sessionId, sessionKey } = resolved.body;
@@ -236,10 +239,10 @@ for (const backend of e2eBackends()) {
     });
 
     /** A fresh conversation and its session, so that each case below starts from a state it knows. */
-    async function freshSession(chatId: string): Promise<{ sessionId: string; key: string }> {
+    async function freshSession(chatId: string): Promise<{ sessionId: string; key: string; position: number }> {
       const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'cli', chatType: 'dm', chatId } } });
       expect(resolved.status).toBe(201);
-      return { sessionId: resolved.body.sessionId, key: encodeURIComponent(resolved.body.sessionKey) };
+      return { sessionId: resolved.body.sessionId, key: encodeURIComponent(resolved.body.sessionKey), position: resolved.body.position };
     }
 
     it('answers a write whose body is not JSON with 415 UNSUPPORTED_MEDIA_TYPE, before any validation', async () => {
@@ -361,6 +364,83 @@ for (const backend of e2eBackends()) {
       expect(keysOf(replayed.body.state.transcript.at(-1).content)).toEqual(['__proto__', 'constructor', 'plain']);
       expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    });
+
+    it('bounds usage per field of a turn (400 TURN_USAGE_TOO_LARGE) and per session (409 SESSION_USAGE_FULL), writing nothing refused', async () => {
+      const { sessionId } = await freshSession('usage-bounds');
+      const turn = (usage: Record<string, number | null>) => service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: 'x' }], usage } });
+      const before = await service.lastPosition();
+      for (const field of ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'lastPromptTokens']) {
+        for (const value of [TURN_TOKENS + 1, Number.MAX_SAFE_INTEGER]) {
+          const refused = await turn({ [field]: value });
+          expect([refused.status, refused.body.error.code, refused.body.error.details], field).toEqual([400, 'TURN_USAGE_TOO_LARGE', { field, value, limit: TURN_TOKENS }]);
+        }
+      }
+      expect(await service.lastPosition()).toBe(before);
+      const full = { inputTokens: TURN_TOKENS, outputTokens: TURN_TOKENS, cacheReadTokens: TURN_TOKENS, cacheWriteTokens: TURN_TOKENS, lastPromptTokens: TURN_TOKENS };
+      expect((await turn(full)).status).toBe(201);
+      expect((await turn(full)).status).toBe(201);
+      const atLimit = await turn({ inputTokens: TURN_TOKENS, outputTokens: SESSION_TOKENS - 9 * TURN_TOKENS });
+      expect([atLimit.status, atLimit.body.counters?.totalTokens]).toEqual([201, SESSION_TOKENS]);
+      const filled = await service.lastPosition();
+      const past = await turn({ outputTokens: 1 });
+      expect([past.status, past.body.error.code, past.body.error.details]).toEqual([409, 'SESSION_USAGE_FULL', { sessionId, totalTokens: SESSION_TOKENS, adding: 1, limit: SESSION_TOKENS }]);
+      expect(await service.lastPosition()).toBe(filled);
+      // A turn that adds no tokens still goes in: the bound is on usage, not on the conversation.
+      expect((await turn({})).status).toBe(201);
+    });
+
+    it('applies every turn the API accepts to every projection: usage at and past its bounds, hostile content', { timeout: 300_000 }, async () => {
+      const tokens = fc.oneof(fc.constantFrom(0, 1, TURN_TOKENS, TURN_TOKENS + 1, Number.MAX_SAFE_INTEGER), fc.integer({ min: 0, max: TURN_TOKENS }));
+      const turnBody = fc.record({
+        messages: fc.array(fc.record({ role: fc.constantFrom('user', 'assistant', 'tool'), content: hostileJson }), { minLength: 1, maxLength: 3 }),
+        usage: fc.record(
+          { inputTokens: tokens, outputTokens: tokens, cacheReadTokens: tokens, cacheWriteTokens: tokens, lastPromptTokens: fc.option(tokens), costUsd: fc.constantFrom(0, 0.000001, 1e9, 123.456789) },
+          { requiredKeys: [] },
+        ),
+        status: fc.constantFrom('completed', 'failed', 'interrupted'),
+      });
+      let run = 0;
+      let accepted = 0;
+      let lastWrite = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(turnBody, { minLength: 1, maxLength: 5 }), async (turns) => {
+          const { sessionId, position } = await freshSession(`usage-property-${run++}`);
+          lastWrite = Math.max(lastWrite, position);
+          for (const body of turns) {
+            const answer = await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body });
+            const where = `${JSON.stringify(body.usage)} → ${answer.status} ${answer.text.slice(0, 200)}`;
+            expect([201, 400, 409, 413], where).toContain(answer.status);
+            if (answer.status === 201) {
+              accepted += 1;
+              lastWrite = answer.body.position;
+              // Every counter the fold reaches stays a safe integer.
+              for (const value of Object.values(answer.body.counters as Record<string, number>)) expect(Number.isSafeInteger(Math.round(value)), where).toBe(true);
+            }
+          }
+          // The index shows the counters the session folded (this app waits only 100 ms per read: ask again).
+          let record = await service.request('GET', `/v1/sessions/${sessionId}/record?minPosition=${lastWrite}`);
+          for (let attempt = 0; record.status === 503 && attempt < 100; attempt++) {
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            record = await service.request('GET', `/v1/sessions/${sessionId}/record?minPosition=${lastWrite}`);
+          }
+          expect(record.status).toBe(200);
+          expect(record.body).toMatchObject((await service.request('GET', `/v1/sessions/${sessionId}`)).body.counters);
+        }),
+        { numRuns: 25, seed: SEED, endOnFailure: true },
+      );
+      expect(accepted).toBeGreaterThan(10);
+      // Every projection reaches the last accepted write, and none met an event it could not apply.
+      let projections: Array<{ name: string; position: number; state: string; lastError: string | null }> = [];
+      for (let attempt = 0; attempt < 100; attempt++) {
+        projections = (await service.request('GET', '/v1/admin/projections')).body.projections;
+        if (projections.every((projection) => projection.position >= lastWrite)) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      for (const projection of projections) {
+        expect([projection.name, projection.position >= lastWrite, projection.state === 'failed', projection.lastError]).toEqual([projection.name, true, false, null]);
+      }
+      expect((await service.request('GET', '/ready')).status).toBe(200);
     });
 
     it('refuses dates that are not on the calendar with 400 in every date input', async () => {

@@ -1,5 +1,6 @@
 // The session decider: turns, counters, transcript, memory, slots, checkpoints and rollback, children, end, destroy.
 import { ConflictError, NotFoundError } from '../../errors/ledgerError.js';
+import { requireSessionUsageRoom } from './usageLimits.js';
 import type { Decider } from '../../events/decider.js';
 import type { JsonObject, JsonValue } from '../../events/eventStore.js';
 import type { RestorePoints } from '../../events/streamStateStore.js';
@@ -38,7 +39,7 @@ export type SessionCommand =
       startingState?: SessionTimeline;
       depth?: number;
     }
-  | { type: 'RecordTurn'; messages: MessageInput[]; usage: TurnUsage; status: TurnStatus; now: string; autoCheckpoint?: boolean; maxTranscriptMessages?: number }
+  | { type: 'RecordTurn'; messages: MessageInput[]; usage: TurnUsage; status: TurnStatus; now: string; autoCheckpoint?: boolean; maxTranscriptMessages?: number; maxSessionTokens?: number }
   | { type: 'StartTurn'; now: string }
   | { type: 'NoteStatus'; text: string; reason: string; now: string }
   | { type: 'RewindTranscript'; turns: number; now: string }
@@ -312,6 +313,7 @@ export function decideSession(command: SessionCommand, state: SessionState): Ses
     case 'RecordTurn': {
       requireWritable(state);
       requireTranscriptRoom(state, command.messages.length, command.maxTranscriptMessages);
+      requireSessionUsageRoom(state.sessionId, state.counters, command.usage, command.maxSessionTokens);
       const turnIndex = state.turnCount + 1;
       const revision = state.revision + 1;
       const checkpoint = command.autoCheckpoint && command.status === 'completed' ? { checkpointId: checkpointIdFor(revision) } : {};

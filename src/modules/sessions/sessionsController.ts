@@ -16,6 +16,7 @@ import { toArray } from './chunkedList.js';
 import { liveMessageCount, sessionSummary } from './sessionStateView.js';
 import { rewoundTargetText } from './sessionDecider.js';
 import { requireMessageCountWithinLimit, requireMessageSizesWithinLimit } from './messageLimits.js';
+import { requireTurnUsageWithinLimit } from './usageLimits.js';
 
 @ApiTags('sessions')
 @Controller('v1/sessions')
@@ -48,6 +49,7 @@ export class SessionsController {
   async recordTurn(@Param('id') id: string, @ValidBody(turnRequestSchema) body: z.infer<typeof turnRequestSchema>, @Req() request: Request) {
     requireMessageCountWithinLimit(body.messages.length, this.config.limits);
     requireMessageSizesWithinLimit(body.messages, this.config.limits);
+    requireTurnUsageWithinLimit(body.usage, this.config.limits);
     const result = await changeSession(this.commands, id, { type: 'recordTurn', messages: body.messages as MessageInput[], usage: body.usage, status: body.status }, request);
     const recorded = result.decided.find((event) => event.type === 'TurnRecorded')?.data as { checkpointId?: string } | undefined;
     return { turnIndex: result.state.turnCount, revision: result.revision, position: result.position, counters: result.state.counters, checkpointId: recorded?.checkpointId ?? null };

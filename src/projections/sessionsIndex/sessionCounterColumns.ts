@@ -6,17 +6,19 @@ export interface SessionCounterColumns extends SessionCounters {
   turnCount: number;
 }
 
-// bigint columns come back as strings from pg and numbers from PGlite; the transformer makes both numbers.
-const bigintAsNumber = { to: (value: number) => value, from: (value: string | number) => Number(value) };
+// numeric, not bigint: the fold sums JavaScript numbers, and a log written before usage was bounded can hold sums
+// past 2^63 - 1; numeric holds any finite number the fold reaches. It comes back as a string; the transformer
+// makes it the number the fold computed.
+const numericAsNumber = { to: (value: number) => value, from: (value: string | number) => Number(value) };
 
 export const sessionCounterColumns = {
-  inputTokens: { name: 'input_tokens', type: 'bigint', transformer: bigintAsNumber },
-  outputTokens: { name: 'output_tokens', type: 'bigint', transformer: bigintAsNumber },
-  cacheReadTokens: { name: 'cache_read_tokens', type: 'bigint', transformer: bigintAsNumber },
-  cacheWriteTokens: { name: 'cache_write_tokens', type: 'bigint', transformer: bigintAsNumber },
-  totalTokens: { name: 'total_tokens', type: 'bigint', transformer: bigintAsNumber },
+  inputTokens: { name: 'input_tokens', type: 'numeric', transformer: numericAsNumber },
+  outputTokens: { name: 'output_tokens', type: 'numeric', transformer: numericAsNumber },
+  cacheReadTokens: { name: 'cache_read_tokens', type: 'numeric', transformer: numericAsNumber },
+  cacheWriteTokens: { name: 'cache_write_tokens', type: 'numeric', transformer: numericAsNumber },
+  totalTokens: { name: 'total_tokens', type: 'numeric', transformer: numericAsNumber },
   estimatedCostUsd: { name: 'estimated_cost_usd', type: 'double precision' },
-  lastPromptTokens: { name: 'last_prompt_tokens', type: 'bigint', transformer: bigintAsNumber },
+  lastPromptTokens: { name: 'last_prompt_tokens', type: 'numeric', transformer: numericAsNumber },
   turnCount: { name: 'turn_count', type: 'integer' },
 } satisfies Record<keyof SessionCounterColumns, EntitySchemaColumnOptions>;
 

@@ -105,6 +105,7 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
           now,
           autoCheckpoint: this.config.autoCheckpoint,
           maxTranscriptMessages: this.config.limits.transcriptMessages,
+          maxSessionTokens: this.config.limits.sessionTokens,
         };
       case 'startTurn':
         return { type: 'StartTurn', now };
