@@ -6,7 +6,7 @@ import { eventsPerConversation, seedConversations } from './seeding/seedConversa
 import { createServiceStorage, type ServiceBackend, type ServiceStorage } from './service/serviceStorage.js';
 
 /** The issue's five measurements; its third (growth) is two parts here: conversations in the store, and one session's length. */
-export const PART_NAMES = ['store', 'http', 'growth', 'sessions', 'rebuild', 'memory'] as const;
+export const PART_NAMES = ['store', 'http', 'growth', 'sessions', 'rebuild', 'memory', 'streams'] as const;
 export type PartName = (typeof PART_NAMES)[number];
 
 export interface BenchOptions {
@@ -26,10 +26,12 @@ export interface BenchOptions {
   /** Events in the rebuild's log, per backend. */
   rebuildEvents: Record<ServiceBackend, number>;
   soakMinutes: number;
+  /** Idle event streams held open at once by the streams part. */
+  streams: number;
   writeResults: boolean;
 }
 
-const USAGE = `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [memory]   (none: all of them)
+const USAGE = `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [memory] [streams]   (none: all of them)
   --backends pglite,postgres   (default: pglite, and postgres when BENCH_DATABASE_URL is set)
   --duration <s>               seconds per timed HTTP scenario (10)
   --connections <n>            load generator connections (64)
@@ -37,6 +39,7 @@ const USAGE = `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [me
   --large-conversations <n>    the large end of growth, and the memory figure's store (100000)
   --rebuild-events <n>         events in the rebuild's log (1000000 on PostgreSQL, 200000 on PGlite)
   --soak-minutes <m>           memory soak with the cache evicting (2; the documented figure uses 10)
+  --streams <n>                idle event streams held open by the streams part (200)
   --write-results              also write bench/results/run-<time>.json`;
 
 export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
@@ -52,6 +55,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
       'working-set': { type: 'string' },
       'rebuild-events': { type: 'string' },
       'soak-minutes': { type: 'string' },
+      streams: { type: 'string' },
       'write-results': { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -86,6 +90,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     workingSet: number(values['working-set'], 1_000, 'working-set'),
     rebuildEvents: { postgres: rebuildEvents ?? 1_000_000, pglite: rebuildEvents ?? 200_000 },
     soakMinutes: number(values['soak-minutes'], 2, 'soak-minutes'),
+    streams: number(values.streams, 200, 'streams'),
     writeResults: values['write-results'] ?? env.BENCH_WRITE_RESULTS === '1',
   };
 }

@@ -1,4 +1,4 @@
-// `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [memory]`: every figure of the performance issue, each beside its
+// `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [memory] [streams]`: every figure of the performance issue, each beside its
 // same-run baseline as a ratio, with a verdict against the issue's target. PGlite always; PostgreSQL with BENCH_DATABASE_URL.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { BenchContext, parseBenchOptions, type PartName } from './benchContext.js';
@@ -9,6 +9,7 @@ import { memoryPart } from './parts/memoryPart.js';
 import { rebuildPart } from './parts/rebuildPart.js';
 import { sessionLengthPart } from './parts/sessionLengthPart.js';
 import { storePart } from './parts/storePart.js';
+import { streamsPart } from './parts/streamsPart.js';
 import { type Figure, renderFigures } from './report.js';
 
 const PARTS: Record<PartName, (context: BenchContext) => Promise<Figure[]>> = {
@@ -18,6 +19,7 @@ const PARTS: Record<PartName, (context: BenchContext) => Promise<Figure[]>> = {
   sessions: sessionLengthPart,
   rebuild: rebuildPart,
   memory: memoryPart,
+  streams: streamsPart,
 };
 
 async function main(): Promise<void> {

@@ -9,7 +9,7 @@ import { LedgerExceptionFilter } from '../http/errorFilter.js';
 import { ReadYourWritesInterceptor } from '../http/readYourWrites.js';
 import { IDEMPOTENCY_SCHEMA, IdempotencyInterceptor } from '../idempotency/idempotencyInterceptor.js';
 import { IDEMPOTENCY_LEASE_MS, IdempotencyStore } from '../idempotency/idempotencyStore.js';
-import { CLOCK, CONFIG, STATE_CACHE, EVENT_STORE, LOG_HORIZON, LOGGER, PROJECTIONS, READ_MODELS } from '../http/tokens.js';
+import { CLOCK, CONFIG, STATE_CACHE, EVENT_STORE, EVENT_STREAMS, LOG_HORIZON, LOGGER, PROJECTIONS, READ_MODELS } from '../http/tokens.js';
 import type { Logger } from '../logging/logger.js';
 import { LedgerMetrics } from '../metrics/ledgerMetrics.js';
 import { MetricsController } from '../metrics/metricsController.js';
@@ -58,6 +58,7 @@ import { StateCacheHousekeeping } from './stateCacheHousekeeping.js';
 import { stateHasTurnInFlight } from './stateHasTurnInFlight.js';
 import { StreamStateStore } from '../events/streamStateStore.js';
 import { LogHorizonProbe } from '../events/postgres/logHorizon.js';
+import { ServerSentEventStreams } from '../http/serverSentEventStreams.js';
 import type { Infrastructure } from './infrastructure.js';
 
 export interface AppDependencies {
@@ -82,6 +83,7 @@ export class AppModule {
       { provide: PROJECTIONS, useValue: infrastructure.projections },
       { provide: LedgerMetrics, useValue: infrastructure.metrics },
       { provide: LOG_HORIZON, useValue: logHorizon },
+      { provide: EVENT_STREAMS, useValue: new ServerSentEventStreams(infrastructure.eventStore, logger, config.eventStreams) },
     ];
     const stateCache = new BoundedStateCache({
       maxEntries: config.cacheMaxEntries,

@@ -33,6 +33,8 @@ const environmentSchema = z.object({
     .default('1mb'),
   READ_WAIT_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
   EVENT_LOG_HORIZON_STALL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(5),
+  MAX_EVENT_STREAMS_PER_TOKEN: z.coerce.number().int().min(1).max(100_000).default(32),
+  MAX_EVENT_STREAMS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
   DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   PROJECTIONS_ENABLED: booleanFlag.default(true),
   PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
@@ -91,6 +93,8 @@ export interface LedgerConfig {
   readWaitTimeoutMs: number;
   /** A transaction anywhere on the PostgreSQL server open this long holds readers of the log back: /ready says degraded. */
   logHorizonStallSeconds: number;
+  /** Server-sent event streams (lifecycle events and job fires together) one token, and the whole instance, may hold open. */
+  eventStreams: { perToken: number; total: number };
   dbPoolSize: number;
   projectionsEnabled: boolean;
   projectionBatchSize: number;
@@ -205,6 +209,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     bodyLimit: env.BODY_LIMIT,
     readWaitTimeoutMs: env.READ_WAIT_TIMEOUT_MS,
     logHorizonStallSeconds: env.EVENT_LOG_HORIZON_STALL_SECONDS,
+    eventStreams: { perToken: env.MAX_EVENT_STREAMS_PER_TOKEN, total: env.MAX_EVENT_STREAMS },
     dbPoolSize: env.DB_POOL_SIZE,
     projectionsEnabled: env.PROJECTIONS_ENABLED,
     projectionBatchSize: env.PROJECTION_BATCH_SIZE,

@@ -3,6 +3,9 @@
 export type ErrorDetails = Record<string, unknown>;
 
 export class LedgerError extends Error {
+  /** Sent as Retry-After: when a refusal that is only about now (a limit, a busy resource) may be tried again. */
+  retryAfterSeconds?: number;
+
   constructor(
     readonly code: string,
     message: string,

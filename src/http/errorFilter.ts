@@ -75,6 +75,7 @@ export function sendError(error: unknown, request: Request, response: Response, 
     response.end();
     return;
   }
+  if (error instanceof LedgerError && error.retryAfterSeconds !== undefined) response.setHeader('Retry-After', String(error.retryAfterSeconds));
   response.status(status).json({ error: { ...body, requestId } satisfies ErrorBody['error'] });
 }
 

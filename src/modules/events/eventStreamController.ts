@@ -5,27 +5,25 @@ import type { Request, Response } from 'express';
 import type { EventStore } from '../../events/eventStore.js';
 import { requestPrincipal } from '../../http/auth.js';
 import { resumePosition, ServerSentEventStreams } from '../../http/serverSentEventStreams.js';
-import { EVENT_STORE, LOGGER } from '../../http/tokens.js';
+import { EVENT_STORE, EVENT_STREAMS } from '../../http/tokens.js';
 import { ValidQuery } from '../../http/zodValidation.js';
-import type { Logger } from '../../logging/logger.js';
 import { eventStreamQuerySchema, type EventStreamQuery } from './eventStreamRequests.js';
 import { type LifecycleEventFilter, matchesLifecycleFilter } from './lifecycleEventFilter.js';
 import { lifecycleEventMessage } from './lifecycleEventMessage.js';
 import { StreamSessionKeys } from './streamSessionKeys.js';
 
 export const EVENT_STREAM_PATH = '/v1/events/stream';
+const LABEL = 'lifecycle events';
 
 @ApiTags('events')
 @Controller('v1/events')
 export class EventStreamController implements OnModuleDestroy {
-  private readonly streams: ServerSentEventStreams;
   private readonly sessionKeys: StreamSessionKeys;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(LOGGER) logger: Logger,
+    @Inject(EVENT_STREAMS) private readonly streams: ServerSentEventStreams,
   ) {
-    this.streams = new ServerSentEventStreams(store, logger, 'lifecycle events');
     this.sessionKeys = new StreamSessionKeys(store);
   }
 
@@ -44,14 +42,17 @@ export class EventStreamController implements OnModuleDestroy {
     const tenant = principal.scope === 'admin' ? undefined : (principal.tenant ?? '');
     const filter: LifecycleEventFilter = { types: new Set(query.types), sessionKey: query.sessionKey, tenant };
     const fromPosition = resumePosition(request.headers['last-event-id'], query.fromPosition) ?? (await this.store.headPosition());
-    this.streams.start(response, fromPosition, async (event) =>
-      (await matchesLifecycleFilter(filter, event, (candidate) => this.sessionKeys.of(candidate))) ? lifecycleEventMessage(event) : null,
-    );
+    this.streams.start(response, {
+      owner: principal.name,
+      label: LABEL,
+      fromPosition,
+      messageOf: async (event) => ((await matchesLifecycleFilter(filter, event, (candidate) => this.sessionKeys.of(candidate))) ? lifecycleEventMessage(event) : null),
+    });
   }
 
-  /** Streams open now, each holding one subscription. */
+  /** Streams of this route open now. */
   get openStreams(): number {
-    return this.streams.size;
+    return this.streams.size(LABEL);
   }
 
   async onModuleDestroy(): Promise<void> {

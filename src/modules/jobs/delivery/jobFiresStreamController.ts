@@ -4,27 +4,23 @@ import { ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { EventStore } from '../../../events/eventStore.js';
-import { requestTenant } from '../../../http/auth.js';
+import { requestPrincipal, requestTenant } from '../../../http/auth.js';
 import { resumePosition, ServerSentEventStreams } from '../../../http/serverSentEventStreams.js';
-import { EVENT_STORE, LOGGER } from '../../../http/tokens.js';
+import { EVENT_STORE, EVENT_STREAMS } from '../../../http/tokens.js';
 import { ValidQuery } from '../../../http/zodValidation.js';
-import type { Logger } from '../../../logging/logger.js';
 import { fireStreamQuerySchema } from '../jobRequests.js';
 import { jobFireMessage } from './jobFireMessage.js';
 
 export const JOB_FIRES_STREAM_PATH = '/v1/jobs/fires/stream';
+const LABEL = 'job fires';
 
 @ApiTags('jobs')
 @Controller('v1/jobs/fires')
 export class JobFiresStreamController implements OnModuleDestroy {
-  private readonly streams: ServerSentEventStreams;
-
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(LOGGER) logger: Logger,
-  ) {
-    this.streams = new ServerSentEventStreams(store, logger, 'job fires');
-  }
+    @Inject(EVENT_STREAMS) private readonly streams: ServerSentEventStreams,
+  ) {}
 
   // @Res() hands the response over to us; the global guard, filter and request id still run before this.
   @Get('stream')
@@ -36,15 +32,20 @@ export class JobFiresStreamController implements OnModuleDestroy {
     const fromPosition = resumePosition(request.headers['last-event-id'], query.from === undefined ? undefined : Number(query.from)) ?? (await this.store.headPosition());
     // A tenant-bound token sees its own tenant's fires; any other token the default tenant's.
     const tenant = requestTenant(request) ?? '';
-    this.streams.start(response, fromPosition, (event) => {
-      const message = jobFireMessage(event, tenant);
-      return message && { id: message.position, event: message.name, data: message.data };
+    this.streams.start(response, {
+      owner: requestPrincipal(request).name,
+      label: LABEL,
+      fromPosition,
+      messageOf: (event) => {
+        const message = jobFireMessage(event, tenant);
+        return message && { id: message.position, event: message.name, data: message.data };
+      },
     });
   }
 
-  /** Streams open now, each holding one subscription. */
+  /** Streams of this route open now. */
   get openStreams(): number {
-    return this.streams.size;
+    return this.streams.size(LABEL);
   }
 
   async onModuleDestroy(): Promise<void> {
