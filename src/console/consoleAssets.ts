@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { Response } from 'express';
+import type { Express, Response } from 'express';
 
 export const CONSOLE_PATH = '/console';
 
@@ -44,6 +44,8 @@ function setConsoleHeaders(response: Response): void {
  * token the operator enters, which the API checks as for any client.
  */
 export function mountConsole(app: NestExpressApplication): void {
+  // The service's root is where a person lands first: send them to the console. Relative, so it holds behind a path prefix.
+  (app.getHttpAdapter().getInstance() as Express).get('/', (_request, response) => response.redirect(302, `.${CONSOLE_PATH}/`));
   app.useStaticAssets(consoleAssetsDirectory(), {
     prefix: CONSOLE_PATH,
     index: 'index.html',
