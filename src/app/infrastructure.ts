@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { LedgerConfig } from '../config/config.js';
+import { lockDataFolder } from '../database/dataFolderLock.js';
 import { PglitePool } from '../database/pglitePool.js';
 import { PostgresPool } from '../database/postgresPool.js';
 import type { SqlPool } from '../database/sqlPool.js';
@@ -45,7 +46,11 @@ export async function openInfrastructure(config: LedgerConfig, logger: Logger, p
     const openEmbedded = async () => {
       if (embedded) return embedded;
       const dataDir = config.dataDir === IN_MEMORY_DATA_DIR ? undefined : resolve(config.dataDir, 'pglite');
-      if (dataDir) mkdirSync(dataDir, { recursive: true });
+      if (dataDir) {
+        mkdirSync(dataDir, { recursive: true });
+        const lock = lockDataFolder(resolve(config.dataDir));
+        closers.push(async () => lock.release());
+      }
       embedded = await PglitePool.open({ dataDir, sharedBuffers: config.embeddedSharedBuffers });
       closers.push(() => embedded!.end());
       logger.info({ dataDir: dataDir ?? 'in memory' }, 'embedded PGlite database open');

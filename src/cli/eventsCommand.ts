@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { LedgerClient } from '../client/index.js';
 import type { EventStore, RecordedEvent } from '../events/eventStore.js';
-import { type LifecycleEventFilter, matchesLifecycleFilter } from '../modules/events/lifecycleEventFilter.js';
+import { knownEventTypeSet, type LifecycleEventFilter, matchesLifecycleFilter } from '../modules/events/lifecycleEventFilter.js';
 import { lifecycleEventData } from '../modules/events/lifecycleEventMessage.js';
 import { StreamSessionKeys } from '../modules/events/streamSessionKeys.js';
 import { validSessionKey } from '../modules/conversations/conversationRequests.js';
@@ -36,10 +36,10 @@ export async function eventsCommand(args: string[]): Promise<number> {
       token: { type: 'string' },
     },
   });
-  if (positionals.length > 0) throw new UsageError();
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
   const options: EventsOptions = {
     filter: {
-      types: new Set(commaList(values.type)),
+      types: knownEventTypeSet(commaList(values.type)),
       sessionKey: values['session-key'] === undefined ? undefined : validSessionKey(values['session-key']),
       tenant: values.tenant,
     },

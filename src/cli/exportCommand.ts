@@ -16,7 +16,7 @@ export async function exportCommand(args: string[]): Promise<number> {
     allowPositionals: true,
     options: { out: { type: 'string' }, tenant: { type: 'string' }, url: { type: 'string' }, token: { type: 'string' } },
   });
-  if (positionals.length > 0) throw new UsageError();
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
   let sessionsJson: unknown;
   if (values.url !== undefined) {
     if (values.tenant !== undefined) throw new UsageError('with --url, the token decides the tenant: drop --tenant');

@@ -19,7 +19,7 @@ export async function importCommand(args: string[]): Promise<number> {
     options: { 'dry-run': { type: 'boolean', default: false }, tenant: { type: 'string' }, 'gateway-id': { type: 'string', default: 'hermes-import' } },
   });
   const [source, home, ...rest] = positionals;
-  if (source !== 'hermes' || home === undefined || rest.length > 0) throw new UsageError(source && source !== 'hermes' ? `cannot import from ${source}: only hermes` : '');
+  if (source !== 'hermes' || home === undefined || rest.length > 0) throw new UsageError(source && source !== 'hermes' ? `cannot import from ${source}: only hermes` : rest.length > 0 ? `unexpected argument ${rest[0]}` : 'give hermes <hermes home>');
   if (values.tenant !== undefined && !isTenantName(values.tenant)) throw new ValidationError(`--tenant must be ${TENANT_RULE}`);
   const gatewayId = values['gateway-id']!;
   if (!GATEWAY_ID.test(gatewayId)) throw new ValidationError('--gateway-id must be 1-128 of A-Z a-z 0-9 . _ : -');

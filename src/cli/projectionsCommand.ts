@@ -1,4 +1,5 @@
-// `projections list` and `projections rebuild <name>`: rebuild empties a projection and replays it here, with progress.
+// `projections list` and `projections rebuild <name>`: list reads the stored checkpoints; rebuild empties one and replays it here, with progress.
+import { parseArgs } from 'node:util';
 import { UsageError } from './usageError.js';
 import { withCliStores } from './cliStores.js';
 import { ProgressReport } from './progressReport.js';
@@ -6,12 +7,17 @@ import { ProgressReport } from './progressReport.js';
 const POLL_MS = 250;
 const COUNT_CAP = 1_000_000_000;
 
-export async function projectionsCommand([action, name, ...rest]: string[]): Promise<number> {
-  if (!((action === 'list' && name === undefined) || (action === 'rebuild' && name !== undefined && rest.length === 0))) throw new UsageError();
+export async function projectionsCommand(args: string[]): Promise<number> {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  const [action, name, ...rest] = positionals;
+  if (action !== 'list' && action !== 'rebuild') throw new UsageError(action === undefined ? 'list or rebuild?' : `unknown action ${action}`, 'projections');
+  if (action === 'list' && name !== undefined) throw new UsageError(`list takes no name (got ${name})`, 'projections');
+  if (action === 'rebuild' && (name === undefined || rest.length > 0)) throw new UsageError('rebuild takes one projection name', 'projections');
   return withCliStores(async ({ infrastructure }) => {
     const runner = infrastructure.projections;
     if (action === 'list') {
-      process.stdout.write(`${JSON.stringify(await runner.statuses(), null, 2)}\n`);
+      // This process runs no projection: what it can tell is what the database holds.
+      process.stdout.write(`${JSON.stringify(await runner.storedStatuses(), null, 2)}\n`);
       return 0;
     }
     await runner.rebuild(name!);

@@ -32,7 +32,8 @@ export async function replayCommand(args: string[]): Promise<number> {
     options: { session: { type: 'string' }, conversation: { type: 'string' }, revision: { type: 'string' }, at: { type: 'string' }, tenant: { type: 'string' } },
   });
   const options = values as ReplayOptions;
-  if (positionals.length > 0 || (options.session === undefined) === (options.conversation === undefined)) throw new UsageError();
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
+  if ((options.session === undefined) === (options.conversation === undefined)) throw new UsageError('give one of --session <id> or --conversation <key>');
   // No projections: what it prints is a fold of the log and nothing else.
   return withCliStores(async ({ infrastructure }) => {
     process.stdout.write(`${JSON.stringify(await replay(infrastructure.eventStore, options), null, 2)}\n`);

@@ -28,6 +28,19 @@ export interface ProjectionStatus {
   updatedAt: Date;
 }
 
+/** A projection's stored checkpoint: what its owner last wrote (`running`, `failed`, `rebuilding`), not what anyone runs now. */
+export interface StoredProjectionStatus {
+  name: string;
+  position: number;
+  headPosition: number;
+  /** Events the projection has yet to apply, counted up to 10,000. */
+  lagEvents: number;
+  storedState: string;
+  lastError: string | null;
+  failedPosition: number | null;
+  updatedAt: Date | null;
+}
+
 export interface ProjectionRunnerOptions {
   store: EventStore;
   dataSource: DataSource;
@@ -340,29 +353,50 @@ export class ProjectionRunner {
 
   async status(name: string): Promise<ProjectionStatus> {
     const loop = this.requireLoop(name);
+    const stored = await this.storedStatus(name);
+    // A runner that was never started (the CLI) runs nothing, whatever its lease would allow.
+    const ownedHere = loop.running && this.options.lease.holds(name);
+    // The row says what the owner last wrote; this instance knows better for the projections it runs.
+    const state = ownedHere ? (loop.state === 'live' && stored.lagEvents > 0 ? 'catching_up' : loop.state) : stored.storedState === 'running' ? 'running elsewhere' : stored.storedState;
+    return {
+      name,
+      position: stored.position,
+      headPosition: stored.headPosition,
+      lagEvents: stored.lagEvents,
+      state,
+      ownedHere,
+      lastError: stored.lastError,
+      failedPosition: stored.failedPosition,
+      consecutiveFailures: ownedHere ? loop.failures : 0,
+      failingSince: ownedHere ? loop.failingSince : null,
+      updatedAt: stored.updatedAt ?? new Date(),
+    };
+  }
+
+  /** What the database holds for a projection, whoever runs it: for a process that runs none (the CLI). */
+  async storedStatus(name: string): Promise<StoredProjectionStatus> {
+    this.requireLoop(name);
     const rows = await this.options.dataSource.query(
       `SELECT position, state, last_error, failed_position, updated_at FROM ${this.checkpoints} WHERE name = $1`,
       [name],
     );
-    const row = rows[0] ?? { position: 0, state: 'starting', last_error: null, failed_position: null, updated_at: new Date() };
+    const row = rows[0] ?? { position: 0, state: 'never run', last_error: null, failed_position: null, updated_at: null };
     const position = Number(row.position);
-    const ownedHere = this.options.lease.holds(name);
     const [headPosition, lagEvents] = await Promise.all([this.options.store.headPosition(), this.options.store.countAfter(position, LAG_CAP)]);
-    // The row says what the owner last wrote; this instance knows better for the projections it runs.
-    const state = ownedHere ? (loop.state === 'live' && lagEvents > 0 ? 'catching_up' : loop.state) : row.state === 'running' ? 'running elsewhere' : row.state;
     return {
       name,
       position,
       headPosition,
       lagEvents,
-      state,
-      ownedHere,
+      storedState: row.state,
       lastError: row.last_error ?? null,
       failedPosition: row.failed_position === null || row.failed_position === undefined ? null : Number(row.failed_position),
-      consecutiveFailures: ownedHere ? loop.failures : 0,
-      failingSince: ownedHere ? loop.failingSince : null,
-      updatedAt: new Date(row.updated_at),
+      updatedAt: row.updated_at === null ? null : new Date(row.updated_at),
     };
+  }
+
+  async storedStatuses(): Promise<StoredProjectionStatus[]> {
+    return Promise.all(this.projectionNames.map((name) => this.storedStatus(name)));
   }
 
   /** True once every named projection has applied everything up to `position`; false after the timeout. */

@@ -125,6 +125,7 @@ for (const backend of e2eBackends()) {
     it('refuses bad input with a 4xx and a code, never a 500', async () => {
       const cases: Array<[string, Record<string, string>, number, string]> = [
         ['?types=Not-A-Type!', {}, 400, 'VALIDATION_FAILED'],
+        ['?types=Suspended,Suspendid', {}, 400, 'UNKNOWN_EVENT_TYPE'],
         ['?fromPosition=-1', {}, 400, 'VALIDATION_FAILED'],
         ['?fromPosition=soon', {}, 400, 'VALIDATION_FAILED'],
         ['?since=0', {}, 400, 'VALIDATION_FAILED'],
@@ -136,6 +137,9 @@ for (const backend of e2eBackends()) {
         expect([query, response.status, response.body?.error?.code]).toEqual([query, status, code]);
         expect(response.body.error.requestId).toBeTruthy();
       }
+      const typo = await service.request('GET', '/v1/events/stream?types=Suspended,Suspendid', { headers: as(ADMIN) });
+      expect(typo.body.error.message).toMatch(/^unknown event type Suspendid: the known types are .*\bSuspended\b.*\bTurnRecorded\b/);
+      expect(typo.body.error.details).toMatchObject({ unknownTypes: ['Suspendid'], knownTypes: expect.arrayContaining(['JobFired', 'ResumeMarked']) });
       const anonymous = await service.request('GET', '/v1/events/stream');
       expect(anonymous.status).toBe(401);
     });

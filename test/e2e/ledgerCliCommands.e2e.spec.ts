@@ -1,7 +1,7 @@
 // The CLI's serve, events, export and projections rebuild as child processes, on the stores and against a served instance.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,6 +76,32 @@ for (const backend of e2eBackends()) {
       exportedByService = await (await fetch(`${served.url}/v1/export/sessions.json?minPosition=${marked.position}`)).json();
     });
 
+    it.runIf(backend === 'pglite')('refuses at once to open the data folder the service holds, naming the folder and the process', async () => {
+      const began = performance.now();
+      const list = await runLedgerCli(storage.env, ['projections', 'list']);
+      const refusedInMs = Math.round(performance.now() - began);
+      expect(list.code, list.stderr).toBe(4);
+      expect(list.stdout).toBe('');
+      expect(list.stderr).toContain(`the data folder ${storage.dataDir} is in use by process ${served.child.pid}`);
+      const writing = await runLedgerCli(storage.env, ['projections', 'rebuild', 'sessions-index']);
+      expect(writing.code, writing.stderr).toBe(4);
+      expect(writing.stderr).not.toContain('rebuild sessions-index:');
+
+      // A second service on the same folder (another port) stops before it opens anything.
+      const second = spawn(process.execPath, [cliEntry, 'serve'], {
+        env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(await freePort()), LOG_LEVEL: 'warn', ...storage.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let secondOutput = '';
+      second.stderr!.on('data', (chunk) => (secondOutput += chunk));
+      const [code] = (await once(second, 'exit')) as [number | null];
+      expect(code, secondOutput).toBe(4);
+      expect(secondOutput).toContain(`is in use by process ${served.child.pid}`);
+      // The holder is undisturbed.
+      expect((await fetch(`${served.url}/health`)).status).toBe(200);
+      console.log(`CLI refused a held data folder in ${refusedInMs} ms (process start included)`);
+    });
+
     it('serve stops cleanly on SIGTERM', async () => {
       expect(await stop(served.child)).toBe(0);
       expect(served.output()).not.toMatch(/"level":50|Error/);
@@ -98,6 +124,29 @@ for (const backend of e2eBackends()) {
       const afterSuspend = jsonLines((await runLedgerCli(storage.env, ['events', '--from', String(suspendedAt), '--limit', '1'])).stdout);
       expect(afterSuspend).toHaveLength(1);
       expect(afterSuspend[0].position).toBeGreaterThan(suspendedAt);
+    });
+
+    it('projections list: the stored positions and what the owner last stored, without claiming to run anything', async () => {
+      const listed = await runLedgerCli(storage.env, ['projections', 'list']);
+      expect(listed.code, listed.stderr).toBe(0);
+      const statuses = JSON.parse(listed.stdout) as Array<Record<string, unknown>>;
+      const index = statuses.find((status) => status.name === 'sessions-index')!;
+      expect(index).toMatchObject({ storedState: 'running', lagEvents: 0, lastError: null });
+      expect(index.position).toBe(index.headPosition);
+      for (const status of statuses) {
+        expect(status).not.toHaveProperty('ownedHere');
+        expect(status).not.toHaveProperty('state');
+      }
+    });
+
+    it.runIf(backend === 'pglite')('takes over a lock its dead holder left behind, and lets go of it when done', async () => {
+      const lockFile = join(storage.dataDir, 'ledger.lock');
+      const gone = spawn(process.execPath, ['-e', '']);
+      await once(gone, 'exit');
+      await writeFile(lockFile, JSON.stringify({ pid: gone.pid, command: 'session-ledger serve', since: new Date().toISOString() }));
+      const listed = await runLedgerCli(storage.env, ['projections', 'list']);
+      expect(listed.code, listed.stderr).toBe(0);
+      await expect(access(lockFile)).rejects.toThrow();
     });
 
     it("export: the stores' sessions index as the service exports it", async () => {
@@ -124,10 +173,13 @@ for (const backend of e2eBackends()) {
       const cases: Array<[string[], RegExp]> = [
         [['events', '--from', 'yesterday'], /--from must be a whole number/],
         [['events', '--url', 'http://127.0.0.1:1'], /with --url, give --follow or --limit/],
-        [['events', '--bogus'], /Unknown option '--bogus'/],
-        [['teleport'], /unknown command teleport[\s\S]*usage: session-ledger serve/],
+        [['events', '--bogus'], /^session-ledger events: unknown option --bogus\n[\s\S]*see session-ledger events --help$/m],
+        [['events', '--type', 'Suspended,Bogus'], /UNKNOWN_EVENT_TYPE[\s\S]*unknown event type Bogus: the known types are [\s\S]*Suspended/],
+        [['teleport'], /^session-ledger: unknown command teleport\nsee session-ledger --help$/m],
         [['serve', 'now'], /serve takes no arguments/],
-        [['export', 'extra'], /usage:/],
+        [['export', 'extra'], /unexpected argument extra[\s\S]*see session-ledger export --help/],
+        [['projections', 'list', '--all'], /unknown option --all[\s\S]*see session-ledger projections --help/],
+        [['replay', '--session'], /option '--session <value>' argument missing/],
       ];
       for (const [args, message] of cases) {
         const result = await runLedgerCli(storage.env, args);

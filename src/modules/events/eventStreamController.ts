@@ -8,7 +8,7 @@ import { resumePosition, ServerSentEventStreams } from '../../http/serverSentEve
 import { EVENT_STORE, EVENT_STREAMS } from '../../http/tokens.js';
 import { ValidQuery } from '../../http/zodValidation.js';
 import { eventStreamQuerySchema, type EventStreamQuery } from './eventStreamRequests.js';
-import { type LifecycleEventFilter, matchesLifecycleFilter } from './lifecycleEventFilter.js';
+import { knownEventTypeSet, type LifecycleEventFilter, matchesLifecycleFilter } from './lifecycleEventFilter.js';
 import { lifecycleEventMessage } from './lifecycleEventMessage.js';
 import { StreamSessionKeys } from './streamSessionKeys.js';
 
@@ -40,7 +40,7 @@ export class EventStreamController implements OnModuleDestroy {
     // An admin token sees every tenant's events; any other token its own tenant's (the default one when bound to none).
     const principal = requestPrincipal(request);
     const tenant = principal.scope === 'admin' ? undefined : (principal.tenant ?? '');
-    const filter: LifecycleEventFilter = { types: new Set(query.types), sessionKey: query.sessionKey, tenant };
+    const filter: LifecycleEventFilter = { types: knownEventTypeSet(query.types), sessionKey: query.sessionKey, tenant };
     const fromPosition = resumePosition(request.headers['last-event-id'], query.fromPosition) ?? (await this.store.headPosition());
     this.streams.start(response, {
       owner: principal.name,

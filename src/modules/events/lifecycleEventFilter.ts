@@ -1,5 +1,7 @@
 // Which events a lifecycle-stream reader asked for and may see: types, one conversation, and the reader's tenant.
+import { ValidationError } from '../../errors/ledgerError.js';
 import type { RecordedEvent } from '../../events/eventStore.js';
+import { KNOWN_EVENT_TYPES, unknownEventTypes } from '../../events/knownEventTypes.js';
 import { eventTenant } from './eventTenant.js';
 
 export interface LifecycleEventFilter {
@@ -9,6 +11,19 @@ export interface LifecycleEventFilter {
   sessionKey?: string;
   /** Only events of this tenant's streams ('' the default tenant's); undefined: every tenant's (admin tokens). */
   tenant?: string;
+}
+
+/** The types a reader asked for, refused (`400 UNKNOWN_EVENT_TYPE`, naming the known ones) if one is never written. */
+export function knownEventTypeSet(types: readonly string[]): ReadonlySet<string> {
+  const unknown = unknownEventTypes(types);
+  if (unknown.length > 0) {
+    throw new ValidationError(
+      `unknown event type${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}: the known types are ${KNOWN_EVENT_TYPES.join(', ')}`,
+      { unknownTypes: unknown, knownTypes: KNOWN_EVENT_TYPES },
+      'UNKNOWN_EVENT_TYPE',
+    );
+  }
+  return new Set(types);
 }
 
 /** Everything but the session key: cheap, decided from the event alone. */

@@ -1,0 +1,83 @@
+// Every event type the ledger writes, so a filter naming another one (a typo) is refused instead of matching nothing.
+import type { ErasureLogEvent } from '../modules/erasure/erasureRecord.js';
+import type { ConversationEventType } from './conversation/conversationEvents.js';
+import type { GatewayEvent } from './gateway/gatewayEvents.js';
+import type { JobEventType } from './job/jobEvents.js';
+import type { RuntimeBindingEventType } from './runtime/runtimeBindingEvents.js';
+import type { RuntimeSessionEventType } from './runtime/runtimeSessionEvents.js';
+import type { SessionStreamEventType } from './session/sessionEvents.js';
+
+type KnownEventType =
+  | ConversationEventType
+  | RuntimeBindingEventType
+  | SessionStreamEventType
+  | RuntimeSessionEventType
+  | JobEventType
+  | GatewayEvent['type']
+  | ErasureLogEvent['type'];
+
+// A record over the union: the compiler refuses this file until a new event type is listed here.
+const listed: Record<KnownEventType, true> = {
+  ConversationOpened: true,
+  SessionBound: true,
+  ConversationTouched: true,
+  Suspended: true,
+  ResumeMarked: true,
+  ResumeCleared: true,
+  RestartInterrupted: true,
+  MessageQueued: true,
+  QueuedMessageReplaced: true,
+  MessageDequeued: true,
+  QueueCleared: true,
+  ConversationPruned: true,
+  RoutingEntryImported: true,
+  RuntimeBound: true,
+  RuntimeDetached: true,
+  SessionCreated: true,
+  ChildSessionCreated: true,
+  SessionReopened: true,
+  TurnStarted: true,
+  TurnRecorded: true,
+  TranscriptRewound: true,
+  TranscriptRewritten: true,
+  MemoryEntrySet: true,
+  MemoryEntryRemoved: true,
+  SlotCreated: true,
+  SlotSwitched: true,
+  CheckpointCreated: true,
+  RolledBack: true,
+  StatusNoted: true,
+  SessionEnded: true,
+  SessionDestroyed: true,
+  RuntimeSessionStarted: true,
+  RuntimeRunning: true,
+  RuntimeProgress: true,
+  TurnCompleted: true,
+  TurnFailed: true,
+  RuntimeInterrupted: true,
+  ApprovalRequested: true,
+  ApprovalResolved: true,
+  QuestionAsked: true,
+  QuestionAnswered: true,
+  JobScheduled: true,
+  JobUpdated: true,
+  JobRescheduled: true,
+  JobPaused: true,
+  JobResumed: true,
+  JobRemoved: true,
+  JobFired: true,
+  JobRunReported: true,
+  JobSlotsSkipped: true,
+  GatewayStarted: true,
+  GatewayStopping: true,
+  GatewayStopped: true,
+  PersonalDataErased: true,
+  PersonalDataErasureCompleted: true,
+};
+
+export const KNOWN_EVENT_TYPES: readonly string[] = Object.keys(listed).sort();
+
+const known = new Set(KNOWN_EVENT_TYPES);
+
+/** The types in `types` the ledger never writes, in the order given. */
+export const unknownEventTypes = (types: Iterable<string>): string[] => [...types].filter((type) => !known.has(type));
