@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { cliEntry, jsonLines, runLedgerCli } from '../support/ledgerCli.js';
 import { freePort, type ProcessStorage, processStorage } from '../support/serviceProcess.js';
 import { e2eBackends } from '../support/testApp.js';
@@ -37,7 +37,8 @@ async function stop(child: ChildProcess): Promise<number | null> {
 }
 
 for (const backend of e2eBackends()) {
-  describe(`ledger CLI commands: ${backend}`, () => {
+  // Each test starts several CLI processes: on a busy machine one can take seconds.
+  describe(`ledger CLI commands: ${backend}`, { timeout: 180_000 }, () => {
     let storage: ProcessStorage;
     let served: Awaited<ReturnType<typeof serveViaCli>>;
     let sessionKey: string;
@@ -94,7 +95,12 @@ for (const backend of e2eBackends()) {
       });
       let secondOutput = '';
       second.stderr!.on('data', (chunk) => (secondOutput += chunk));
-      const [code] = (await once(second, 'exit')) as [number | null];
+      const exited = once(second, 'exit');
+      // Should this test time out, the second service must not outlive it and take the folder over.
+      onTestFinished(() => {
+        if (second.exitCode === null && second.signalCode === null) second.kill('SIGKILL');
+      });
+      const [code] = (await exited) as [number | null];
       expect(code, secondOutput).toBe(4);
       expect(secondOutput).toContain(`is in use by process ${served.child.pid}`);
       // The holder is undisturbed.
