@@ -19,7 +19,8 @@ async function serveViaCli(env: Record<string, string>): Promise<{ url: string; 
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  // Opening a fresh PGlite folder takes a minute or more on a busy machine.
+  const deadline = Date.now() + 240_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`serve exited with ${child.exitCode}:\n${output}`);
     if (await fetch(`${url}/health`).then((response) => response.ok, () => false)) return { url, child, output: () => output };
