@@ -76,6 +76,8 @@ export function sendError(error: unknown, request: Request, response: Response, 
     return;
   }
   if (error instanceof LedgerError && error.retryAfterSeconds !== undefined) response.setHeader('Retry-After', String(error.retryAfterSeconds));
+  // For the request metering: errors are counted by their code.
+  response.locals.errorCode = body.code;
   response.status(status).json({ error: { ...body, requestId } satisfies ErrorBody['error'] });
 }
 

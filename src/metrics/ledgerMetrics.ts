@@ -8,6 +8,20 @@ import { MeteredEventStore } from './meteredEventStore.js';
 import { MetricsRegistry } from './metricsRegistry.js';
 import { type ProcessMetrics, registerProcessMetrics } from './processMetrics.js';
 
+const TOKEN_KINDS = ['input', 'output', 'cache_read', 'cache_write'] as const;
+/** The stream categories the ledger writes (conversation-, session-, runtime-, job-, gateway- streams). */
+const STREAM_CATEGORIES = ['conversation', 'session', 'runtime', 'job', 'gateway'];
+/** The codes an alert watches, present at 0 from the start; every other code appears with its first answer. */
+const STANDING_ERROR_CODES: Array<[string, string]> = [
+  ['INTERNAL_ERROR', '500'],
+  ['DATABASE_UNAVAILABLE', '503'],
+  ['EVENT_STORE_UNAVAILABLE', '503'],
+  ['PROJECTION_NOT_CAUGHT_UP', '503'],
+  ['VALIDATION_FAILED', '400'],
+  ['UNAUTHORIZED', '401'],
+  ['QUEUE_FULL', '429'],
+];
+
 const REQUEST_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const APPEND_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
@@ -26,6 +40,10 @@ export class LedgerMetrics {
   );
   readonly eventStoreErrors = this.registry.counter('ledger_event_store_errors_total', 'Event-store operations that failed, by operation and error kind', ['operation', 'kind']);
   readonly jobFires = this.registry.counter('ledger_job_fires_total', 'Job slots fired by this instance (JobFired appended)');
+  readonly jobRuns = this.registry.counter('ledger_job_runs_total', 'Job runs reported to this instance, by outcome (ok, error, skipped)', ['status']);
+  readonly httpErrors = this.registry.counter('ledger_http_errors_total', 'Error answers by error code (the code in the body) and HTTP status', ['code', 'status']);
+  readonly tokens = this.registry.counter('ledger_tokens_total', 'Tokens recorded in turns through this instance, by platform and kind (input, output, cache_read, cache_write)', ['platform', 'kind']);
+  readonly costUsd = this.registry.counter('ledger_cost_usd_total', 'Estimated cost in USD recorded in turns through this instance, by platform', ['platform']);
 
   private readonly projectionPosition = this.registry.gauge('ledger_projection_position', 'Global position up to which the projection has applied the log', ['projection']);
   private readonly projectionLag = this.registry.gauge('ledger_projection_lag_events', 'Events the projection has yet to apply (counted up to 10,000)', ['projection']);
@@ -54,12 +72,42 @@ export class LedgerMetrics {
 
   constructor() {
     this.process = registerProcessMetrics(this.registry);
+    this.zeroCounters();
     this.registry.onCollect('queues', () => {
       const totals = this.queueDepths.totals();
       this.queueMessages.set({}, totals.messages);
       this.queueConversations.set({}, totals.conversations);
       this.queueDepthMax.set({}, totals.max);
     });
+  }
+
+  /** Every counter family has a sample from the start: alerts on `rate()` or `increase()` then read 0, not "no data". */
+  private zeroCounters(): void {
+    for (const statusClass of ['2xx', '4xx', '5xx']) this.httpRequests.zero({ method: '', route: '', status_class: statusClass });
+    for (const [code, status] of STANDING_ERROR_CODES) this.httpErrors.zero({ code, status });
+    for (const category of STREAM_CATEGORIES) {
+      this.eventsAppended.zero({ category, type: '' });
+      this.appendConflicts.zero({ category });
+    }
+    for (const operation of ['append', 'read_stream', 'read_all']) this.eventStoreErrors.zero({ operation, kind: '' });
+    for (const status of ['ok', 'error', 'skipped']) this.jobRuns.zero({ status });
+    for (const kind of TOKEN_KINDS) this.tokens.zero({ platform: '', kind });
+    this.costUsd.zero({ platform: '' });
+    for (const kind of ['warm', 'resumed', 'cold']) this.cacheLoads.zero({ kind });
+    for (const reason of ['lru', 'idle', 'too_large']) this.cacheEvictions.zero({ reason });
+  }
+
+  /** A recorded turn's usage, under the platform of the session's origin. */
+  countUsage(platform: string | undefined, usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; costUsd: number }): void {
+    const label = platform ?? 'unknown';
+    const byKind: Record<(typeof TOKEN_KINDS)[number], number> = {
+      input: usage.inputTokens,
+      output: usage.outputTokens,
+      cache_read: usage.cacheReadTokens,
+      cache_write: usage.cacheWriteTokens,
+    };
+    for (const kind of TOKEN_KINDS) if (byKind[kind] > 0) this.tokens.inc({ platform: label, kind }, byKind[kind]);
+    if (usage.costUsd > 0) this.costUsd.inc({ platform: label }, usage.costUsd);
   }
 
   /** The store every part of the service uses, metered. */

@@ -43,6 +43,7 @@ export class MeteredEventStore implements EventStore {
       for (const event of events) {
         this.metrics.eventsAppended.inc({ category, type: event.type });
         if (event.type === 'JobFired') this.metrics.jobFires.inc({});
+        if (event.type === 'JobRunReported') this.metrics.jobRuns.inc({ status: String((event.data as { status?: unknown }).status) });
       }
       return result;
     } catch (error) {

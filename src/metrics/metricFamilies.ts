@@ -61,6 +61,15 @@ export class Counter<Name extends string = never> extends LabelledFamily<Name, n
     this.entry(labels, () => 0).value += by;
   }
 
+  /**
+   * A series at 0 before anything happened, so `rate()` and alerts see 0 instead of no data. Labels whose values are
+   * open-ended (routes, platforms) are left empty in a seed: PromQL reads an empty label as absent, so sums include it.
+   */
+  zero(labels: Labels<Name>): this {
+    this.entry(labels, () => 0);
+    return this;
+  }
+
   setTotal(labels: Labels<Name>, total: number): void {
     this.entry(labels, () => 0).value = total;
   }

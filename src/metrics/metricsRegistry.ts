@@ -1,5 +1,5 @@
 // A registry of metric families plus collectors that refresh scrape-time figures (projection lag, cache size) before each exposition.
-import { Counter, Gauge, Histogram, type MetricFamily } from './metricFamilies.js';
+import { Counter, Gauge, Histogram, type Labels, type MetricFamily } from './metricFamilies.js';
 import { formatExposition } from './prometheusText.js';
 
 export type Collector = () => void | Promise<void>;
@@ -13,8 +13,11 @@ export class MetricsRegistry {
     this.collectorFailures = this.counter('ledger_metrics_collector_failures_total', 'Scrapes where a collector failed (its figures are then the previous ones)', ['collector']);
   }
 
+  /** A counter without labels starts with its 0 sample; a labelled one gets its zeros from `Counter.zero`. */
   counter<Name extends string = never>(name: string, help: string, labelNames: readonly Name[] = []): Counter<Name> {
-    return this.register(new Counter<Name>(name, help, labelNames));
+    const counter = this.register(new Counter<Name>(name, help, labelNames));
+    if (labelNames.length === 0) counter.zero({} as Labels<Name>);
+    return counter;
   }
 
   gauge<Name extends string = never>(name: string, help: string, labelNames: readonly Name[] = []): Gauge<Name> {
@@ -28,6 +31,7 @@ export class MetricsRegistry {
   /** Runs at every scrape, before the exposition is written. */
   onCollect(name: string, collect: Collector): void {
     this.collectors.push({ name, collect });
+    this.collectorFailures.zero({ collector: name });
   }
 
   /**

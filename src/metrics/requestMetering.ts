@@ -24,6 +24,8 @@ export function requestMetering(metrics: LedgerMetrics) {
       const statusClass = response.headersSent ? `${Math.floor(response.statusCode / 100)}xx` : 'aborted';
       metrics.httpRequests.inc({ method, route, status_class: statusClass });
       metrics.httpDuration.observe({ method, route }, (performance.now() - started) / 1000);
+      const errorCode: unknown = response.locals.errorCode;
+      if (typeof errorCode === 'string') metrics.httpErrors.inc({ code: errorCode, status: String(response.statusCode) });
     });
     next();
   };

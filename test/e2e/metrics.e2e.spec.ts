@@ -100,6 +100,40 @@ for (const backend of e2eBackends()) {
       await service?.close();
     });
 
+    it('every counter family has a sample from the start, so rate() and alerts read 0 instead of no data', async () => {
+      const fresh = await scrape();
+      const counters = [...fresh.types].filter(([, type]) => type === 'counter').map(([name]) => name);
+      expect(counters).toEqual(expect.arrayContaining(['ledger_http_requests_total', 'ledger_http_errors_total', 'ledger_tokens_total', 'ledger_cost_usd_total', 'ledger_job_fires_total', 'ledger_job_runs_total']));
+      for (const name of counters) expect(fresh.samples.filter((sample) => sample.name === name).length, `${name} has a sample`).toBeGreaterThan(0);
+      expect(fresh.value('ledger_http_requests_total', { method: '', route: '', status_class: '5xx' })).toBe(0);
+      expect(fresh.value('ledger_http_errors_total', { code: 'INTERNAL_ERROR', status: '500' })).toBe(0);
+      expect(fresh.value('ledger_job_fires_total')).toBe(0);
+      expect(fresh.value('ledger_job_runs_total', { status: 'error' })).toBe(0);
+      expect(fresh.value('ledger_cost_usd_total', { platform: '' })).toBe(0);
+    });
+
+    it('counts error answers by code and status, and tokens and cost by platform', async () => {
+      const before = await scrape();
+      expect((await call('GET', '/v1/sessions/20260101_000000_deadbeef')).status).toBe(404);
+      expect((await call('GET', '/v1/events/stream?types=Bogus')).status).toBe(400);
+      expect((await service.request('GET', '/v1/sessions')).status).toBe(401);
+      const { sessionId } = await newConversation();
+      const discord = await call('POST', '/v1/sessions/resolve', { source: { platform: 'discord', chatType: 'dm', chatId: `metrics-${backend}-usage` } });
+      await call('POST', `/v1/sessions/${sessionId}/turns`, { messages: [{ role: 'user', content: 'hi' }], usage: { inputTokens: 10, outputTokens: 4, cacheReadTokens: 2, costUsd: 0.25 } });
+      await call('POST', `/v1/sessions/${discord.body.sessionId}/turns`, { messages: [{ role: 'user', content: 'hi' }], usage: { inputTokens: 7, costUsd: 0.5 } });
+      const after = await scrape();
+      const delta = (name: string, labels: Record<string, string>) => after.value(name, labels) - before.value(name, labels);
+      expect(delta('ledger_http_errors_total', { code: 'SESSION_NOT_FOUND', status: '404' })).toBe(1);
+      expect(delta('ledger_http_errors_total', { code: 'UNKNOWN_EVENT_TYPE', status: '400' })).toBe(1);
+      expect(delta('ledger_http_errors_total', { code: 'UNAUTHORIZED', status: '401' })).toBe(1);
+      expect(delta('ledger_tokens_total', { platform: 'telegram', kind: 'input' })).toBe(10);
+      expect(delta('ledger_tokens_total', { platform: 'telegram', kind: 'output' })).toBe(4);
+      expect(delta('ledger_tokens_total', { platform: 'telegram', kind: 'cache_read' })).toBe(2);
+      expect(delta('ledger_tokens_total', { platform: 'discord', kind: 'input' })).toBe(7);
+      expect(delta('ledger_cost_usd_total', { platform: 'telegram' })).toBeCloseTo(0.25, 10);
+      expect(delta('ledger_cost_usd_total', { platform: 'discord' })).toBeCloseTo(0.5, 10);
+    });
+
     it('needs a token, and answers the Prometheus text format with every family declared and histograms well formed', async () => {
       const anonymous = await service.request('GET', '/metrics');
       expect(anonymous.status).toBe(401);

@@ -8,6 +8,7 @@ import { type MessageInput, sessionStreamName, type TurnStatus, type TurnUsage }
 import { CONFIG } from '../../../http/tokens.js';
 import { type ConversationCommand, type ConversationState, conversationDecider } from '../../conversations/conversationDecider.js';
 import type { LoadedState } from '../../../events/streamStateStore.js';
+import { LedgerMetrics } from '../../../metrics/ledgerMetrics.js';
 import { Lifecycle } from '../../lifecycle.js';
 import { rollbackTarget, type SessionCommand, sessionDecider, sessionNotFound, type SessionState } from '../sessionDecider.js';
 
@@ -44,6 +45,7 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
   constructor(
     private readonly lifecycle: Lifecycle,
     @Inject(CONFIG) private readonly config: LedgerConfig,
+    private readonly metrics: LedgerMetrics,
   ) {}
 
   async execute({ sessionId, change, metadata }: ChangeSessionCommand): Promise<SessionChangeResult> {
@@ -63,6 +65,7 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
       metadata,
     );
     let position = result.position;
+    for (const event of result.events) if (event.type === 'TurnRecorded') this.metrics.countUsage(result.state.origin?.platform, event.data.usage);
     const completedTurn = result.events.some((event) => event.type === 'TurnRecorded' && event.data.status === 'completed');
     // Children and forks are nobody's conversation session: their turns say nothing about a resume mark.
     if (completedTurn && result.state.parentSessionId === null) {
