@@ -20,6 +20,7 @@ export interface EventStoreMeters {
   readonly appendDuration: Histogram<'category'>;
   readonly eventsAppended: Counter<'category' | 'type'>;
   readonly jobFires: Counter;
+  readonly jobRuns: Counter<'status'>;
   readonly appendConflicts: Counter<'category'>;
   readonly eventStoreErrors: Counter<'operation' | 'kind'>;
 }
