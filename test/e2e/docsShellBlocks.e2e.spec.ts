@@ -80,7 +80,7 @@ for (const document of ['README.md', 'docs/getting-started.md']) {
           ({ stdout } = await run('bash', ['-c', script], { cwd: root, env, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }));
         } catch (error) {
           const failed = error as { code: number; stdout: string; stderr: string };
-          throw new Error(`${document} line ${block.line} exited ${failed.code}:\n${block.script}\n--- stdout\n${failed.stdout}\n--- stderr\n${failed.stderr}`);
+          throw new Error(`${document} line ${block.line} exited ${failed.code}:\n${block.script}\n--- stdout\n${failed.stdout}\n--- stderr\n${failed.stderr}`, { cause: error });
         }
         const [output, environment] = stdout.split('\n--- env ---\n') as [string, string];
         expect(output, `${document} line ${block.line}:\n${block.script}`).not.toMatch(/\{"error":/);

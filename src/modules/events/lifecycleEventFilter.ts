@@ -1,7 +1,7 @@
 // Which events a lifecycle-stream reader asked for and may see: types, one conversation, and the reader's tenant.
 import { ValidationError } from '../../errors/ledgerError.js';
 import type { RecordedEvent } from '../../events/eventStore.js';
-import { KNOWN_EVENT_TYPES, unknownEventTypes } from '../../events/knownEventTypes.js';
+import { KNOWN_EVENT_TYPES, unknownEventTypes } from './knownEventTypes.js';
 import { eventTenant } from './eventTenant.js';
 
 export interface LifecycleEventFilter {

@@ -1,11 +1,11 @@
 // Every event type the ledger writes, so a filter naming another one (a typo) is refused instead of matching nothing.
-import type { ErasureLogEvent } from '../modules/erasure/erasureRecord.js';
-import type { ConversationEventType } from './conversation/conversationEvents.js';
-import type { GatewayEvent } from './gateway/gatewayEvents.js';
-import type { JobEventType } from './job/jobEvents.js';
-import type { RuntimeBindingEventType } from './runtime/runtimeBindingEvents.js';
-import type { RuntimeSessionEventType } from './runtime/runtimeSessionEvents.js';
-import type { SessionStreamEventType } from './session/sessionEvents.js';
+import type { ErasureLogEvent } from '../erasure/erasureRecord.js';
+import type { ConversationEventType } from '../../events/conversation/conversationEvents.js';
+import type { GatewayEvent } from '../../events/gateway/gatewayEvents.js';
+import type { JobEventType } from '../../events/job/jobEvents.js';
+import type { RuntimeBindingEventType } from '../../events/runtime/runtimeBindingEvents.js';
+import type { RuntimeSessionEventType } from '../../events/runtime/runtimeSessionEvents.js';
+import type { SessionStreamEventType } from '../../events/session/sessionEvents.js';
 
 type KnownEventType =
   | ConversationEventType
