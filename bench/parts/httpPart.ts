@@ -43,6 +43,7 @@ async function measureBackend(context: BenchContext, backend: ServiceBackend): P
     await load('resolve, warm', { kind: 'resolve', chatPrefix: seeded.chatPrefix, pick: { indices: warm } });
     await load('resolve, new conversations', { kind: 'resolve-new', chatPrefix: `new-${Date.now()}` });
     await load('turn append', { kind: 'turns', sessionIds: sessions.map((conversation) => conversation.sessionId) });
+    await load('turn append, keyed', { kind: 'turns', sessionIds: sessions.map((conversation) => conversation.sessionId), keyed: true });
     await load('transcript read', { kind: 'transcript', sessionIds: sessions.map((conversation) => conversation.sessionId) });
     await load('health, last', { kind: 'health' });
     context.log(`http, ${backend}: the store's single-append rate at ${options.connections} writers…`);
@@ -103,6 +104,17 @@ function httpFigures(backend: ServiceBackend, results: Map<string, LoadResult>, 
       ratio: turns.requestsPerSecond / storeRate,
       verdict: atLeastShare(turns.requestsPerSecond / storeRate, 0.5, 'store single appends'),
       note: `p99 ${turns.latencyMs.p99} ms`,
+    },
+    {
+      part: 'http',
+      backend,
+      name: 'turn append with Idempotency-Key req/s',
+      value: get('turn append, keyed').requestsPerSecond,
+      unit: 'req/s',
+      // What a key costs: its claim and its recorded answer, two statements beside the append.
+      baseline: { name: 'turn append without a key', value: turns.requestsPerSecond },
+      ratio: get('turn append, keyed').requestsPerSecond / turns.requestsPerSecond,
+      note: `p99 ${get('turn append, keyed').latencyMs.p99} ms`,
     },
     perSecond('transcript read', `transcript read (${SEEDED_TURNS}+ turns)`),
     { part: 'http', backend, name: 'errors (all HTTP scenarios)', value: errors, unit: '', verdict: exactly(errors === 0, 'zero errors', `${errors} of ${requests.toLocaleString('en-US')} requests`) },

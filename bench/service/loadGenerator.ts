@@ -1,4 +1,5 @@
 // The load generator process: reads a LoadSpec on stdin, runs autocannon against the service, prints a LoadResult.
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { ConversationPick, LoadResult, LoadScenario, LoadSpec } from './loadScenario.js';
 
@@ -65,7 +66,18 @@ function requestsFor(scenario: LoadScenario): AutocannonRequest[] {
     }
     case 'turns': {
       const nextSession = roundRobin(scenario.sessionIds);
-      return [{ method: 'POST', headers: JSON_HEADERS, body: TURN_BODY, setupRequest: (request) => ({ ...request, path: `/v1/sessions/${nextSession()}/turns` }) }];
+      return [
+        {
+          method: 'POST',
+          headers: JSON_HEADERS,
+          body: TURN_BODY,
+          setupRequest: (request) => ({
+            ...request,
+            path: `/v1/sessions/${nextSession()}/turns`,
+            ...(scenario.keyed ? { headers: { ...JSON_HEADERS, 'idempotency-key': randomUUID() } } : {}),
+          }),
+        },
+      ];
     }
     case 'transcript': {
       const nextSession = roundRobin(scenario.sessionIds);

@@ -11,7 +11,7 @@ export type LoadScenario =
   /** Resolve of conversations nobody has seen: every request creates a conversation and a session. */
   | { kind: 'resolve-new'; chatPrefix: string }
   /** A turn recorded on each session in turn; with more sessions than connections, no two requests race on one. */
-  | { kind: 'turns'; sessionIds: string[] }
+  | { kind: 'turns'; sessionIds: string[]; /** Each request with a fresh Idempotency-Key, as the typed client sends it. */ keyed?: boolean }
   | { kind: 'transcript'; sessionIds: string[] }
   | { kind: 'rollback'; targets: Array<{ sessionId: string; checkpointId: string }> }
   /** A gateway's message: resolve the conversation, then record a turn on the session it answered with. */

@@ -7,7 +7,7 @@ import type { LedgerConfig } from '../config/config.js';
 import { BearerTokenGuard } from '../http/auth.js';
 import { LedgerExceptionFilter } from '../http/errorFilter.js';
 import { ReadYourWritesInterceptor } from '../http/readYourWrites.js';
-import { IDEMPOTENCY_SCHEMA, IdempotencyInterceptor } from '../idempotency/idempotencyInterceptor.js';
+import { IdempotencyInterceptor } from '../idempotency/idempotencyInterceptor.js';
 import { IDEMPOTENCY_LEASE_MS, IdempotencyStore } from '../idempotency/idempotencyStore.js';
 import { CLOCK, CONFIG, STATE_CACHE, EVENT_STORE, EVENT_STREAMS, LOG_HORIZON, LOGGER, PROJECTIONS, READ_MODELS } from '../http/tokens.js';
 import type { Logger } from '../logging/logger.js';
@@ -144,7 +144,6 @@ export class AppModule {
             soleOwner: config.readModels.kind === 'embedded',
           }),
         },
-        { provide: IDEMPOTENCY_SCHEMA, useValue: config.readModelSchema },
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
       exports: shared.map((provider) => provider.provide),

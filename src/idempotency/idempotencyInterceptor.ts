@@ -11,8 +11,6 @@ import type { Logger } from '../logging/logger.js';
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf, REPLAYED_HEADER, requestFingerprint, WRITE_METHODS } from './idempotencyKey.js';
 import { type ClaimOutcome, type HeldClaim, IdempotencyStore, type RecordedAnswer } from './idempotencyStore.js';
 
-export const IDEMPOTENCY_SCHEMA = Symbol('IdempotencySchema');
-
 /** Longest poll between two looks at a key another instance is running. */
 const MAX_POLL_MS = 200;
 
@@ -23,12 +21,11 @@ export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit {
 
   constructor(
     private readonly keys: IdempotencyStore,
-    @Inject(IDEMPOTENCY_SCHEMA) private readonly schema: string,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    await this.keys.open(this.schema);
+    await this.keys.open();
   }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {

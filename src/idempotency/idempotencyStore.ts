@@ -63,15 +63,15 @@ export class IdempotencyStore {
 
   constructor(
     private readonly pool: SqlPool,
-    schema: string,
+    private readonly schema: string,
     private readonly clock: Clock,
     readonly options: IdempotencyStoreOptions,
   ) {
     this.table = `${quoteIdentifier(schema)}.idempotency_keys`;
   }
 
-  async open(schema: string): Promise<void> {
-    await migrate(this.pool, schema, 'idempotency', idempotencyMigrations);
+  async open(): Promise<void> {
+    await migrate(this.pool, this.schema, 'idempotency', idempotencyMigrations);
     // The embedded database's previous process is gone (kill -9): its requests' retries need not wait out a lease.
     if (this.options.soleOwner) await this.pool.query(`UPDATE ${this.table} SET lease_until = NULL WHERE status IS NULL`);
   }
