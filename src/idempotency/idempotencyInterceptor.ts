@@ -80,8 +80,12 @@ export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit {
       } catch (error) {
         const { status, body } = describeError(error);
         // A refusal is the answer; a failure of ours (5xx) is not, and the retry runs again, finishing what this one wrote.
-        if (status < 500) await this.keys.complete(claim, { status, body: JSON.stringify({ error: { ...body, requestId: (request as Request & { id?: string }).id } }) });
-        else await this.keys.release(claim).catch(() => undefined);
+        const recorded =
+          status < 500
+            ? this.keys.complete(claim, { status, body: JSON.stringify({ error: { ...body, requestId: (request as Request & { id?: string }).id } }) })
+            : this.keys.release(claim);
+        // The refusal still goes out when it cannot be recorded (the database is away): a retry then decides it again.
+        await recorded.catch((recordingError: unknown) => this.logger.warn({ err: recordingError }, 'idempotency key outcome not recorded'));
         throw error;
       }
       const earlier = await this.keys.complete(claim, { status: response.statusCode, body: result === undefined ? null : JSON.stringify(result) });
