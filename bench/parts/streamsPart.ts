@@ -77,14 +77,20 @@ function openStream(url: string): Promise<ClientRequest> {
   });
 }
 
-/** The mean of three samples a second apart: one sample catches the heap mid-collection. */
+/**
+ * RSS once it has settled: sampled every 2 s until three samples in a row lie within 2% of each other (or a minute
+ * passed), then their mean. Right after start the heap still holds the start's garbage, hundreds of MiB on PGlite.
+ */
 async function steadyRss(service: BenchService): Promise<number> {
-  let total = 0;
-  for (let sample = 0; sample < 3; sample++) {
-    total += (await service.memory()).rss;
-    await sleep(1_000);
+  const samples: number[] = [];
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    samples.push((await service.memory()).rss);
+    const last = samples.slice(-3);
+    if (last.length === 3 && (Math.max(...last) - Math.min(...last)) / Math.min(...last) < 0.02) return last.reduce((sum, rss) => sum + rss, 0) / 3;
+    if (Date.now() > deadline) return last.reduce((sum, rss) => sum + rss, 0) / last.length;
+    await sleep(2_000);
   }
-  return total / 3;
 }
 
 /** CPU seconds (user + system) the service used over `windowMs`, from /proc (Linux). */
