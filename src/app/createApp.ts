@@ -10,6 +10,7 @@ import { withIdempotentWriteSlot } from '../events/idempotentWrite.js';
 import { answerClientErrors } from '../http/clientErrors.js';
 import { sendError } from '../http/errorFilter.js';
 import { limitJsonDepth } from '../http/jsonDepth.js';
+import { finishOpenApiDocument } from '../http/openApi/finishOpenApiDocument.js';
 import { requestLogging } from '../http/requestLogging.js';
 import { type RouteLayer, routeGate } from '../http/routeGate.js';
 import { rejectUnsupportedCharacters } from '../http/unsupportedCharacters.js';
@@ -47,7 +48,7 @@ export async function createApp(dependencies: AppDependencies): Promise<INestApp
   app.use(limitJsonDepth(config.limits.jsonDepth));
   app.use(rejectUnsupportedCharacters);
 
-  const document = SwaggerModule.createDocument(
+  const document = finishOpenApiDocument(SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Session Ledger')
@@ -56,7 +57,7 @@ export async function createApp(dependencies: AppDependencies): Promise<INestApp
       .addBearerAuth()
       .addSecurityRequirements('bearer')
       .build(),
-  );
+  ));
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'] });
   mountConsole(app);
 

@@ -4,3 +4,4 @@ export { LedgerApiError, LedgerNetworkError } from './ledgerClientError.js';
 export { ledgerOperations, type Operation, type OperationName } from './ledgerOperations.js';
 export { defaultRetryOptions, type RetryOptions, shouldRetry } from './retryPolicy.js';
 export type * from './ledgerApiTypes.js';
+export type * from './ledgerResponses.js';

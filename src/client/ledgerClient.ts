@@ -2,6 +2,7 @@
 import type * as Api from './ledgerApiTypes.js';
 import { LedgerApiError, LedgerNetworkError } from './ledgerClientError.js';
 import { ledgerOperations, type Operation, type OperationName } from './ledgerOperations.js';
+import type { LedgerResponses } from './ledgerResponses.js';
 import { reconnectingEventStream } from './reconnectingEventStream.js';
 import { defaultRetryOptions, type Failure, neverConnected, type RetryOptions, retryDelayMs, shouldRetry } from './retryPolicy.js';
 
@@ -93,130 +94,130 @@ export class LedgerClient {
 
   // Conversations
   resolveSession(request: Api.ResolveRequest, options?: CallOptions) {
-    return this.call<Api.ResolveResponse>('resolveSession', {}, { body: request, ...options });
+    return this.call('resolveSession', {}, { body: request, ...options });
   }
   getConversation(sessionKey: string, options?: CallOptions) {
-    return this.call<Api.ConversationResponse>('getConversation', { key: sessionKey }, options);
+    return this.call('getConversation', { key: sessionKey }, options);
   }
   resetConversation(sessionKey: string, options?: CallOptions) {
-    return this.call<Api.ConversationChangeResponse>('resetConversation', { key: sessionKey }, { body: {}, ...options });
+    return this.call('resetConversation', { key: sessionKey }, { body: {}, ...options });
   }
   switchSession(sessionKey: string, sessionId: string, options?: CallOptions) {
-    return this.call<Api.ConversationChangeResponse>('switchSession', { key: sessionKey }, { body: { sessionId } satisfies Api.SwitchRequest, ...options });
+    return this.call('switchSession', { key: sessionKey }, { body: { sessionId } satisfies Api.SwitchRequest, ...options });
   }
   suspendConversation(sessionKey: string, request: Api.SuspendRequest = {}, options?: CallOptions) {
-    return this.call<Api.ConversationChangeResponse>('suspendConversation', { key: sessionKey }, { body: request, ...options });
+    return this.call('suspendConversation', { key: sessionKey }, { body: request, ...options });
   }
   markResumePending(sessionKey: string, reason: Api.ResumeReason, options?: CallOptions) {
-    return this.call<Api.ConversationChangeResponse>('markResumePending', { key: sessionKey }, { body: { reason } satisfies Api.ResumePendingRequest, ...options });
+    return this.call('markResumePending', { key: sessionKey }, { body: { reason } satisfies Api.ResumePendingRequest, ...options });
   }
   clearResumePending(sessionKey: string, options?: CallOptions) {
-    return this.call<Api.ConversationChangeResponse>('clearResumePending', { key: sessionKey }, options);
+    return this.call('clearResumePending', { key: sessionKey }, options);
   }
   conversationContext(sessionKey: string, query: { redactPii?: boolean; connectedPlatforms?: string[] } = {}, options?: CallOptions) {
-    return this.call<Api.ContextResponse>('conversationContext', { key: sessionKey }, { query, ...options });
+    return this.call('conversationContext', { key: sessionKey }, { query, ...options });
   }
   conversationEvents(sessionKey: string, query: { fromRevision?: number; limit?: number } = {}, options?: CallOptions) {
-    return this.call<Api.StreamEventsPage>('conversationEvents', { key: sessionKey }, { query, ...options });
+    return this.call('conversationEvents', { key: sessionKey }, { query, ...options });
   }
 
   // The message queue
   enqueue(sessionKey: string, request: Api.EnqueueRequest, options?: CallOptions) {
-    return this.call<Api.EnqueueResponse>('enqueue', { key: sessionKey }, { body: request, ...options });
+    return this.call('enqueue', { key: sessionKey }, { body: request, ...options });
   }
   /** The next waiting message, or null when the queue is empty (204). */
   nextQueued(sessionKey: string, options?: CallOptions) {
-    return this.call<Api.DequeueResponse | null>('nextQueued', { key: sessionKey }, options);
+    return this.call('nextQueued', { key: sessionKey }, options);
   }
   getQueue(sessionKey: string, options?: CallOptions) {
-    return this.call<Api.QueueResponse>('getQueue', { key: sessionKey }, options);
+    return this.call('getQueue', { key: sessionKey }, options);
   }
 
   // Sessions, turns, transcripts, checkpoints
   recordTurn(sessionId: string, request: Api.RecordTurnRequest, options?: CallOptions) {
-    return this.call<Api.RecordTurnResponse>('recordTurn', { id: sessionId }, { body: request, ...options });
+    return this.call('recordTurn', { id: sessionId }, { body: request, ...options });
   }
   startTurn(sessionId: string, options?: CallOptions) {
-    return this.call<Api.StartTurnResponse>('startTurn', { id: sessionId }, options);
+    return this.call('startTurn', { id: sessionId }, options);
   }
   getSession(sessionId: string, options?: CallOptions) {
-    return this.call<Api.SessionView>('getSession', { id: sessionId }, options);
+    return this.call('getSession', { id: sessionId }, options);
   }
   getTranscript(sessionId: string, query: { includeDeleted?: boolean } = {}, options?: CallOptions) {
-    return this.call<Api.TranscriptResponse>('getTranscript', { id: sessionId }, { query, ...options });
+    return this.call('getTranscript', { id: sessionId }, { query, ...options });
   }
   rewriteTranscript(sessionId: string, request: Api.RewriteTranscriptRequest, options?: CallOptions) {
-    return this.call<{ messageCount: number; replacedCount: number; revision: number; position: number }>('rewriteTranscript', { id: sessionId }, { body: request, ...options });
+    return this.call('rewriteTranscript', { id: sessionId }, { body: request, ...options });
   }
   rewind(sessionId: string, request: Api.RewindRequest = {}, options?: CallOptions) {
-    return this.call<Api.RewindResponse>('rewind', { id: sessionId }, { body: request, ...options });
+    return this.call('rewind', { id: sessionId }, { body: request, ...options });
   }
   createCheckpoint(sessionId: string, request: Api.CreateCheckpointRequest = {}, options?: CallOptions) {
-    return this.call<{ checkpointId: string; revision: number; position: number }>('createCheckpoint', { id: sessionId }, { body: request, ...options });
+    return this.call('createCheckpoint', { id: sessionId }, { body: request, ...options });
   }
   listCheckpoints(sessionId: string, query: { before?: string; limit?: number } = {}, options?: CallOptions) {
-    return this.call<Api.JsonObject>('listCheckpoints', { id: sessionId }, { query, ...options });
+    return this.call('listCheckpoints', { id: sessionId }, { query, ...options });
   }
   rollback(sessionId: string, checkpointId: string, options?: CallOptions) {
-    return this.call<Api.JsonObject & { position: number }>('rollback', { id: sessionId }, { body: { checkpointId } satisfies Api.RollbackRequest, ...options });
+    return this.call('rollback', { id: sessionId }, { body: { checkpointId } satisfies Api.RollbackRequest, ...options });
   }
   sessionState(sessionId: string, query: { revision?: number; at?: string } = {}, options?: CallOptions) {
-    return this.call<Api.JsonObject>('sessionState', { id: sessionId }, { query, ...options });
+    return this.call('sessionState', { id: sessionId }, { query, ...options });
   }
   sessionEvents(sessionId: string, query: { fromRevision?: number; limit?: number } = {}, options?: CallOptions) {
-    return this.call<Api.StreamEventsPage>('sessionEvents', { id: sessionId }, { query, ...options });
+    return this.call('sessionEvents', { id: sessionId }, { query, ...options });
   }
 
   // Restart recovery
   gatewayStopping(gatewayId: string, request: Api.GatewayStoppingRequest, options?: CallOptions) {
-    return this.call<Api.JsonObject & { position: number }>('gatewayStopping', { gatewayId }, { body: request, ...options });
+    return this.call('gatewayStopping', { gatewayId }, { body: request, ...options });
   }
   gatewayStopped(gatewayId: string, request: Api.GatewayStoppedRequest = {}, options?: CallOptions) {
-    return this.call<Api.JsonObject & { position: number }>('gatewayStopped', { gatewayId }, { body: request, ...options });
+    return this.call('gatewayStopped', { gatewayId }, { body: request, ...options });
   }
   gatewayStarted(gatewayId: string, request: Api.GatewayStartedRequest, options?: CallOptions) {
-    return this.call<Api.GatewayStartedResponse>('gatewayStarted', { gatewayId }, { body: request, ...options });
+    return this.call('gatewayStarted', { gatewayId }, { body: request, ...options });
   }
 
   // The sessions index (read models: these wait for the client's own writes)
   listSessions(query: Api.ListSessionsQuery = {}, options?: CallOptions) {
-    return this.call<Api.SessionsPage>('listSessions', {}, { query: { ...query }, ...options });
+    return this.call('listSessions', {}, { query: { ...query }, ...options });
   }
   sessionByKey(sessionKey: string, options?: CallOptions) {
-    return this.call<Api.SessionEntry>('sessionByKey', { key: sessionKey }, options);
+    return this.call('sessionByKey', { key: sessionKey }, options);
   }
   sessionRecord(sessionId: string, options?: CallOptions) {
-    return this.call<Api.JsonObject>('sessionRecord', { id: sessionId }, options);
+    return this.call('sessionRecord', { id: sessionId }, options);
   }
   exportSessionsJson(options?: CallOptions) {
-    return this.call<Record<string, Api.JsonObject>>('exportSessionsJson', {}, options);
+    return this.call('exportSessionsJson', {}, options);
   }
 
   // Scheduled jobs
   createJob(request: Api.CreateJobRequest, options?: CallOptions) {
-    return this.call<Api.JobView>('createJob', {}, { body: request, ...options });
+    return this.call('createJob', {}, { body: request, ...options });
   }
   importJobs(jobsJson: { jobs: Api.JsonObject[] }, options?: CallOptions) {
-    return this.call<Api.ImportJobsResponse>('importJobs', {}, { body: jobsJson, ...options });
+    return this.call('importJobs', {}, { body: jobsJson, ...options });
   }
   listJobs(query: { enabled?: boolean; limit?: number; cursor?: string } = {}, options?: CallOptions) {
-    return this.call<Api.JobsPage>('listJobs', {}, { query, ...options });
+    return this.call('listJobs', {}, { query, ...options });
   }
   getJob(jobId: string, options?: CallOptions) {
-    return this.call<Api.JobView & Api.JsonObject>('getJob', { id: jobId }, options);
+    return this.call('getJob', { id: jobId }, options);
   }
   deleteJob(jobId: string, options?: CallOptions) {
-    return this.call<{ id: string; removed: boolean; revision: number; position: number }>('deleteJob', { id: jobId }, options);
+    return this.call('deleteJob', { id: jobId }, options);
   }
   fireJob(jobId: string, request: Api.FireJobRequest = {}, options?: CallOptions) {
-    return this.call<Api.FireJobResponse>('fireJob', { id: jobId }, { body: request, ...options });
+    return this.call('fireJob', { id: jobId }, { body: request, ...options });
   }
   reportRun(jobId: string, fireId: string, request: Api.ReportRunRequest, options?: CallOptions) {
-    return this.call<Api.ReportRunResponse>('reportRun', { id: jobId, fireId }, { body: request, ...options });
+    return this.call('reportRun', { id: jobId, fireId }, { body: request, ...options });
   }
 
   health(options?: CallOptions) {
-    return this.call<Api.HealthResponse>('health', {}, options);
+    return this.call('health', {}, options);
   }
 
   /** Lifecycle events (suspends, resume marks, turns, fires, ...) as they are written; resumes after a reconnect. */
@@ -251,7 +252,7 @@ export class LedgerClient {
     return this.options.token ? { authorization: `Bearer ${this.options.token}` } : {};
   }
 
-  private async call<T>(name: OperationName, params: Params, options: CallOptions & { body?: unknown; query?: Query } = {}): Promise<T> {
+  private async call<N extends keyof LedgerResponses>(name: N, params: Params, options: CallOptions & { body?: unknown; query?: Query } = {}): Promise<LedgerResponses[N]> {
     const operation: Operation = ledgerOperations[name];
     const url = `${this.baseUrl}${encodePath(operation.path, params)}${queryString(operation, options.query)}`;
     const started = Date.now();
@@ -263,7 +264,7 @@ export class LedgerClient {
       let error: Error;
       try {
         const response = await this.send(operation, url, { ...options, idempotencyKey });
-        if (response.ok) return (await this.answer(operation, response)) as T;
+        if (response.ok) return (await this.answer(operation, response)) as LedgerResponses[N];
         const refused = await this.apiError(name, response);
         failure = { kind: 'answer', status: refused.status, code: refused.code };
         error = refused;

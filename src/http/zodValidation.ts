@@ -20,7 +20,8 @@ export function ValidQuery<Schema extends z.ZodType>(schema: Schema): ParameterD
   return Query(new ZodValidationPipe(schema));
 }
 
-/** OpenAPI request-body documentation generated from the schema that validates it. */
-export function DocumentedBody(schema: z.ZodType, description?: string): MethodDecorator & ClassDecorator {
-  return applyDecorators(ApiBody({ description, schema: z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as object }));
+/** OpenAPI request-body documentation generated from the schema that validates it; `example` is what Swagger UI's "Try it out" sends. */
+export function DocumentedBody(schema: z.ZodType, description?: string, example?: object): MethodDecorator & ClassDecorator {
+  const jsonSchema = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return applyDecorators(ApiBody({ description, schema: example ? { ...jsonSchema, examples: [example] } : jsonSchema }));
 }

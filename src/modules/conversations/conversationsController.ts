@@ -37,7 +37,7 @@ export class ConversationsController {
 
   @Post('sessions/resolve')
   @ApiOperation({ summary: 'Get or create the session a message belongs to (201 when created, 200 otherwise)' })
-  @DocumentedBody(resolveRequestSchema)
+  @DocumentedBody(resolveRequestSchema, undefined, { source: { platform: 'telegram', chatType: 'dm', chatId: '12345', userId: '12345', userName: 'Alice' } })
   async resolve(
     @ValidBody(resolveRequestSchema) body: z.infer<typeof resolveRequestSchema>,
     @Req() request: Request,

@@ -1,0 +1,149 @@
+// Every error code the HTTP API answers, its status, and which operations can answer it: the OpenAPI document lists
+// each operation's error responses from here. docs/api.md's code table and this catalog must agree (a unit test says so).
+
+/** What an operation must look like to answer the code. */
+export type ErrorScope =
+  /** Any operation: authentication, overload, the store, malformed URLs. */
+  | 'any'
+  /** Operations that take a JSON body. */
+  | 'body'
+  /** Operations that take a query string or path parameters to validate. */
+  | 'input'
+  /** Queries of the read models (their `minPosition`). */
+  | 'readModel'
+  /** Operations whose path matches. */
+  | RegExp
+  /** The CLI only (`import hermes`, `serve`'s configuration), or the event store's internals: no HTTP operation. */
+  | 'none';
+
+export interface CatalogedError {
+  status: number;
+  scope: ErrorScope;
+}
+
+const sessions = /^\/v1\/sessions\/\{id\}/;
+const conversations = /^\/v1\/conversations\/\{key\}/;
+const writesToSessions = /^\/v1\/(sessions\/(\{id\}\/(turns|transcript|rewind|rollback|checkpoints|memory|slots|children|fork)|resolve)|conversations\/\{key\}\/(runtime\/turns|reset|switch))/;
+const jobs = /^\/v1\/jobs/;
+const jobById = /^\/v1\/jobs\/\{id\}/;
+const runtime = /^\/v1\/(runtime-sessions\/\{id\}|conversations\/\{key\}\/runtime)/;
+
+export const errorCatalog: Record<string, CatalogedError> = {
+  ALREADY_FIRED: { status: 409, scope: /^\/v1\/jobs\/\{id\}\/fire$/ },
+  APPEND_TOO_LARGE: { status: 400, scope: 'none' },
+  APPROVAL_ALREADY_RESOLVED: { status: 409, scope: /\/approvals\/\{approvalId\}$/ },
+  APPROVAL_NOT_FOUND: { status: 404, scope: /\/approvals\/\{approvalId\}$/ },
+  BAD_REQUEST: { status: 400, scope: 'input' },
+  CHECKPOINT_NOT_FOUND: { status: 404, scope: /^\/v1\/sessions\/\{id\}\/rollback$/ },
+  CONVERSATION_NOT_FOUND: { status: 404, scope: conversations },
+  CONVERSATION_SUSPENDED: { status: 409, scope: conversations },
+  DATABASE_UNAVAILABLE: { status: 503, scope: 'any' },
+  DUPLICATE_EVENT_ID: { status: 409, scope: 'none' },
+  DUPLICATE_JOB_ID: { status: 400, scope: /^\/v1\/jobs\/import$/ },
+  EMPTY_APPEND: { status: 400, scope: 'none' },
+  ERASURE_NOT_SUPPORTED: { status: 501, scope: /^\/v1\/admin\/erase$/ },
+  EVENT_LOG_HORIZON_HELD: { status: 503, scope: 'readModel' },
+  EVENT_STORE_UNAVAILABLE: { status: 503, scope: 'any' },
+  FIRE_NOT_FOUND: { status: 404, scope: /^\/v1\/jobs\/\{id\}\/runs\/\{fireId\}$/ },
+  FORBIDDEN: { status: 403, scope: 'any' },
+  HEADERS_TOO_LARGE: { status: 431, scope: 'any' },
+  HERMES_HOME_EMPTY: { status: 400, scope: 'none' },
+  HERMES_HOME_NOT_FOUND: { status: 400, scope: 'none' },
+  INSUFFICIENT_SCOPE: { status: 403, scope: 'any' },
+  INTERNAL_ERROR: { status: 500, scope: 'any' },
+  INVALID_CURSOR: { status: 400, scope: /^\/v1\/(sessions|jobs|admin\/streams)$/ },
+  INVALID_ESDB_CONNECTION_STRING: { status: 400, scope: 'none' },
+  INVALID_EVENT_ID: { status: 400, scope: 'none' },
+  INVALID_EVENT_TYPE: { status: 400, scope: /^\/v1\/events\/stream$/ },
+  INVALID_EXPECTED_REVISION: { status: 400, scope: 'none' },
+  INVALID_FIRE_ID: { status: 400, scope: /^\/v1\/jobs\/\{id\}\/runs\/\{fireId\}$/ },
+  INVALID_GATEWAY_ID: { status: 400, scope: /^\/v1\/(gateways|sessions\/resolve)/ },
+  INVALID_HERMES_EXPORT: { status: 400, scope: 'none' },
+  INVALID_JOB_ID: { status: 400, scope: jobs },
+  INVALID_LAST_EVENT_ID: { status: 400, scope: /\/stream$/ },
+  INVALID_MEMORY_NAME: { status: 400, scope: /^\/v1\/sessions\/\{id\}\/memory/ },
+  INVALID_MIN_POSITION: { status: 400, scope: 'readModel' },
+  INVALID_RUNTIME_SESSION_ID: { status: 400, scope: /^\/v1\/runtime-sessions/ },
+  INVALID_SCHEDULE: { status: 400, scope: jobs },
+  INVALID_SESSION_ID: { status: 400, scope: sessions },
+  INVALID_SESSION_KEY: { status: 400, scope: /\{key\}/ },
+  INVALID_SLOT_NAME: { status: 400, scope: /^\/v1\/sessions\/\{id\}\/slots/ },
+  INVALID_STREAM_NAME: { status: 400, scope: /^\/v1\/admin\/streams$/ },
+  INVALID_TIME_ZONE: { status: 400, scope: jobs },
+  JOB_COMPLETED: { status: 409, scope: jobById },
+  JOB_EXISTS: { status: 409, scope: /^\/v1\/jobs$/ },
+  JOB_NEEDS_PROMPT_OR_SKILL: { status: 400, scope: jobs },
+  JOB_NOT_FOUND: { status: 404, scope: jobById },
+  JOB_PAUSED: { status: 409, scope: /^\/v1\/jobs\/\{id\}\/fire$/ },
+  MALFORMED_JSON: { status: 400, scope: 'body' },
+  MALFORMED_REQUEST: { status: 400, scope: 'any' },
+  MALFORMED_URI: { status: 400, scope: 'any' },
+  MEMORY_ENTRY_NOT_FOUND: { status: 404, scope: /^\/v1\/sessions\/\{id\}\/memory\/\{name\}$/ },
+  MESSAGE_TOO_LARGE: { status: 413, scope: writesToSessions },
+  METHOD_NOT_ALLOWED: { status: 405, scope: 'none' },
+  NOT_ACCEPTABLE: { status: 406, scope: 'any' },
+  NO_TURN_IN_FLIGHT: { status: 409, scope: runtime },
+  PAYLOAD_TOO_LARGE: { status: 413, scope: 'body' },
+  PROJECTION_NOT_CAUGHT_UP: { status: 503, scope: 'readModel' },
+  PROJECTION_NOT_FOUND: { status: 404, scope: /^\/v1\/admin\/projections\/\{name\}/ },
+  PROVIDER_REQUIRED: { status: 400, scope: runtime },
+  QUESTION_ALREADY_ANSWERED: { status: 409, scope: /\/questions\/\{questionId\}$/ },
+  QUESTION_NOT_FOUND: { status: 404, scope: /\/questions\/\{questionId\}$/ },
+  QUEUE_FULL: { status: 429, scope: /^\/v1\/conversations\/\{key\}\/queue$/ },
+  REQUEST_TIMEOUT: { status: 408, scope: 'any' },
+  REVISION_NOT_FOUND: { status: 404, scope: /^\/v1\/sessions\/\{id\}\/state$/ },
+  ROUTE_NOT_FOUND: { status: 404, scope: 'none' },
+  RUNTIME_BUSY: { status: 409, scope: runtime },
+  RUNTIME_INTERRUPTED: { status: 409, scope: runtime },
+  RUNTIME_SESSION_NOT_FOUND: { status: 404, scope: runtime },
+  RUN_ALREADY_REPORTED: { status: 409, scope: /^\/v1\/jobs\/\{id\}\/runs\/\{fireId\}$/ },
+  SCHEDULE_IN_PAST: { status: 400, scope: jobs },
+  SCHEDULE_NEVER_RUNS: { status: 400, scope: jobs },
+  SESSION_DESTROYED: { status: 409, scope: sessions },
+  SESSION_ENDED: { status: 409, scope: writesToSessions },
+  SESSION_IN_USE: { status: 409, scope: sessions },
+  SESSION_NOT_FOUND: { status: 404, scope: /^\/v1\/(sessions\/(\{id\}|by-key)|conversations\/\{key\}\/(switch|runtime))/ },
+  SLOT_EXISTS: { status: 409, scope: /^\/v1\/sessions\/\{id\}\/slots$/ },
+  SLOT_NOT_DUE: { status: 409, scope: /^\/v1\/jobs\/\{id\}\/fire$/ },
+  SLOT_NOT_FOUND: { status: 404, scope: /^\/v1\/sessions\/\{id\}\/slots\/\{name\}/ },
+  SLOT_NOT_SCHEDULED: { status: 400, scope: /^\/v1\/jobs\/\{id\}\/fire$/ },
+  SLOT_PASSED: { status: 409, scope: /^\/v1\/jobs\/\{id\}\/fire$/ },
+  STREAM_NOT_FOUND: { status: 404, scope: /\/events$/ },
+  TOO_MANY_CHILDREN: { status: 409, scope: /^\/v1\/sessions\/\{id\}\/(children|fork)$/ },
+  TOO_MANY_MESSAGES: { status: 413, scope: writesToSessions },
+  TOO_MANY_REQUESTS: { status: 429, scope: 'any' },
+  TRANSCRIPT_FULL: { status: 409, scope: writesToSessions },
+  TREE_TOO_DEEP: { status: 409, scope: /^\/v1\/sessions\/\{id\}\/(children|fork)$/ },
+  TURN_IN_FLIGHT: { status: 409, scope: writesToSessions },
+  TURN_MISMATCH: { status: 409, scope: /^\/v1\/(sessions\/\{id\}\/turns|runtime-sessions)/ },
+  UNAUTHORIZED: { status: 401, scope: 'any' },
+  UNSUPPORTED_CHARACTER: { status: 400, scope: 'any' },
+  UNSUPPORTED_ENCODING: { status: 415, scope: 'body' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, scope: 'body' },
+  VALIDATION_FAILED: { status: 400, scope: 'input' },
+  WRONG_EXPECTED_REVISION: { status: 409, scope: 'none' },
+};
+
+export interface OperationShape {
+  method: string;
+  path: string;
+  hasBody: boolean;
+  hasInput: boolean;
+  readsReadModel: boolean;
+}
+
+/** The codes an operation can answer, by status. */
+export function errorCodesOf(operation: OperationShape): Map<number, string[]> {
+  const byStatus = new Map<number, string[]>();
+  for (const [code, { status, scope }] of Object.entries(errorCatalog)) {
+    const applies =
+      scope === 'any' ||
+      (scope === 'body' && operation.hasBody) ||
+      (scope === 'input' && (operation.hasBody || operation.hasInput)) ||
+      (scope === 'readModel' && operation.readsReadModel) ||
+      (scope instanceof RegExp && scope.test(operation.path));
+    if (!applies) continue;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return byStatus;
+}
