@@ -52,8 +52,8 @@ describe('the OpenAPI document', () => {
     for (const { path, method, operation } of operations()) {
       const statuses = Object.keys(operation.responses);
       const success = statuses.filter((status) => status.startsWith('2'));
-      expect(success, `${method} ${path}`).toHaveLength(1);
-      const content = operation.responses[success[0]!]!.content ?? {};
+      expect(success.length, `${method} ${path}`).toBeGreaterThan(0);
+      const content = operation.responses[success.find((status) => status !== '204')!]!.content ?? {};
       expect(Object.values(content)[0]?.schema, `${method} ${path}`).toBeDefined();
       const errors = statuses.filter((status) => /^[45]/.test(status));
       expect(errors, `${method} ${path}`).toEqual(expect.arrayContaining(['500', '503']));

@@ -82,10 +82,13 @@ export function finishOpenApiDocument(document: OpenAPIObject): OpenAPIObject {
 
       const operationName = operationNames.get(`${method.toUpperCase()} ${path}`);
       const responses = (operation.responses ?? {}) as Record<string, Json>;
-      const successStatus = Object.keys(responses).find((status) => status.startsWith('2')) ?? (method === 'post' ? '201' : '200');
-      const finished: Record<string, Json> = {
-        [successStatus]: { ...responses[successStatus], description: String(responses[successStatus]?.description || 'Success'), content: successContent(path, operationName) },
-      };
+      const successStatuses = Object.keys(responses).filter((status) => status.startsWith('2'));
+      const finished: Record<string, Json> = {};
+      for (const status of successStatuses.length > 0 ? successStatuses : [method === 'post' ? '201' : '200']) {
+        const documented = responses[status] ?? {};
+        // 204 answers carry no body; every other success answers the operation's schema.
+        finished[status] = status === '204' ? { description: String(documented.description || 'No content') } : { ...documented, description: String(documented.description || 'Success'), content: successContent(path, operationName) };
+      }
       const errors = errorCodesOf({
         method,
         path,

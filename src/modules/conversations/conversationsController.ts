@@ -1,7 +1,7 @@
 // HTTP for conversations: resolve (get or create), read, reset, switch, suspend, resume marks, context prompt.
 import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { LedgerConfig } from '../../config/config.js';
@@ -36,6 +36,8 @@ export class ConversationsController {
   ) {}
 
   @Post('sessions/resolve')
+  @ApiResponse({ status: 201, description: 'a session was created' })
+  @ApiResponse({ status: 200, description: "the conversation's current session" })
   @ApiOperation({ summary: 'Get or create the session a message belongs to (201 when created, 200 otherwise)' })
   @DocumentedBody(resolveRequestSchema, undefined, { source: { platform: 'telegram', chatType: 'dm', chatId: '12345', userId: '12345', userName: 'Alice' } })
   async resolve(

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { conversationStreamName, type QueuedMessage } from '../../events/conversation/conversationEvents.js';
@@ -40,13 +40,13 @@ export class QueueController {
   ) {}
 
   @Post()
+  @HttpCode(202)
   @ApiOperation({ summary: 'Queue a message: interrupt (the coalescing slot) or queue (FIFO overflow, capped: 429 QUEUE_FULL)' })
   @DocumentedBody(enqueueRequestSchema)
   async enqueue(
     @Param('key') key: string,
     @ValidBody(enqueueRequestSchema) body: z.infer<typeof enqueueRequestSchema>,
     @Req() request: Request,
-    @Res({ passthrough: true }) response: Response,
   ) {
     requireMessageSizesWithinLimit([body.message], this.config.limits);
     const message: QueuedMessage = {
@@ -60,7 +60,6 @@ export class QueueController {
     };
     const result: ConversationChangeResult = await this.commands.execute(new ChangeConversationCommand(validSessionKey(key), { type: 'enqueue', message }, requestMetadata(request)));
     const event = result.decided[0];
-    response.status(202);
     return {
       messageId: message.id,
       placement: event && 'placement' in event.data ? event.data.placement : null,
@@ -72,6 +71,8 @@ export class QueueController {
 
   @Post('next')
   @HttpCode(200)
+  @ApiResponse({ status: 200, description: 'the message taken' })
+  @ApiResponse({ status: 204, description: 'the queue is empty' })
   @ApiOperation({ summary: 'Take the next message (the slot first, then the oldest overflow item); 204 when empty. Each message is delivered once.' })
   async next(@Param('key') key: string, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
     const result: ConversationChangeResult = await this.commands.execute(new ChangeConversationCommand(validSessionKey(key), { type: 'dequeue' }, requestMetadata(request)));
