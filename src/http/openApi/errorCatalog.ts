@@ -7,6 +7,8 @@ export type ErrorScope =
   | 'any'
   /** Operations that take a JSON body. */
   | 'body'
+  /** Commands (every method but GET): they take an Idempotency-Key. */
+  | 'write'
   /** Operations that take a query string or path parameters to validate. */
   | 'input'
   /** Queries of the read models (their `minPosition`). */
@@ -49,6 +51,8 @@ export const errorCatalog: Record<string, CatalogedError> = {
   HEADERS_TOO_LARGE: { status: 431, scope: 'any' },
   HERMES_HOME_EMPTY: { status: 400, scope: 'none' },
   HERMES_HOME_NOT_FOUND: { status: 400, scope: 'none' },
+  IDEMPOTENCY_KEY_IN_USE: { status: 409, scope: 'write' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, scope: 'write' },
   INSUFFICIENT_SCOPE: { status: 403, scope: 'any' },
   INTERNAL_ERROR: { status: 500, scope: 'any' },
   INVALID_CURSOR: { status: 400, scope: /^\/v1\/(sessions|jobs|admin\/streams)$/ },
@@ -59,6 +63,7 @@ export const errorCatalog: Record<string, CatalogedError> = {
   INVALID_FIRE_ID: { status: 400, scope: /^\/v1\/jobs\/\{id\}\/runs\/\{fireId\}$/ },
   INVALID_GATEWAY_ID: { status: 400, scope: /^\/v1\/(gateways|sessions\/resolve)/ },
   INVALID_HERMES_EXPORT: { status: 400, scope: 'none' },
+  INVALID_IDEMPOTENCY_KEY: { status: 400, scope: 'write' },
   INVALID_JOB_ID: { status: 400, scope: jobs },
   INVALID_LAST_EVENT_ID: { status: 400, scope: /\/stream$/ },
   INVALID_MEMORY_NAME: { status: 400, scope: /^\/v1\/sessions\/\{id\}\/memory/ },
@@ -75,6 +80,7 @@ export const errorCatalog: Record<string, CatalogedError> = {
   JOB_NEEDS_PROMPT_OR_SKILL: { status: 400, scope: jobs },
   JOB_NOT_FOUND: { status: 404, scope: jobById },
   JOB_PAUSED: { status: 409, scope: /^\/v1\/jobs\/\{id\}\/fire$/ },
+  JSON_TOO_DEEP: { status: 400, scope: 'body' },
   MALFORMED_JSON: { status: 400, scope: 'body' },
   MALFORMED_REQUEST: { status: 400, scope: 'any' },
   MALFORMED_URI: { status: 400, scope: 'any' },
@@ -139,6 +145,7 @@ export function errorCodesOf(operation: OperationShape): Map<number, string[]> {
     const applies =
       scope === 'any' ||
       (scope === 'body' && operation.hasBody) ||
+      (scope === 'write' && operation.method !== 'get') ||
       (scope === 'input' && (operation.hasBody || operation.hasInput)) ||
       (scope === 'readModel' && operation.readsReadModel) ||
       (scope instanceof RegExp && scope.test(operation.path));
