@@ -174,6 +174,8 @@ export interface SessionView {
   parentSessionId: string | null;
   currentSlot: string;
   turnInFlight: { turnIndex: number; startedAt: string } | null;
+  /** The newest started turn given up unrecorded (`timeout` or `gateway_restart`), else null. */
+  lastAbandonedTurn: { turnIndex: number; startedAt: string; abandonedAt: string; reason: 'timeout' | 'gateway_restart' } | null;
   revision: number;
   position: number;
 }
@@ -258,6 +260,8 @@ export interface GatewayStartedResponse {
   resume: Array<{ sessionKey: string; sessionId: string; reason: string; origin: SessionSource }>;
   suspended: string[];
   marked: string[];
+  /** Started turns of this gateway's sessions that the start gave up (reason `gateway_restart`). */
+  abandonedTurns: Array<{ sessionId: string; turnIndex: number }>;
   replayed: boolean;
   position: number;
 }

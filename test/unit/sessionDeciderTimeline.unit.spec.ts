@@ -154,6 +154,39 @@ describe('session decider: turns in flight', () => {
 
   it('completes the turn in flight with the next recorded turn', () =>
     session.given([...history, started(3, 30)]).when(recordTurn('three', 40)).thenState({ turnInFlight: null, turnCount: 3 }));
+
+  const abandon = (reason: 'timeout' | 'gateway_restart', startedBy: number, seconds: number): SessionCommand => ({ type: 'AbandonTurn', reason, startedBy: at(startedBy), now: at(seconds) });
+  const abandoned = (turnIndex: number, startedSeconds: number, reason: 'timeout' | 'gateway_restart', seconds: number): SessionStreamEvent => ({
+    type: 'TurnAbandoned',
+    data: { turnIndex, startedAt: at(startedSeconds), reason, at: at(seconds) },
+  });
+
+  it('abandons a turn started at or before the cutoff, and keeps the turn index free', () =>
+    session.given([...history, started(3, 30)]).when(abandon('timeout', 30, 2000)).then([abandoned(3, 30, 'timeout', 2000)]));
+
+  it('leaves a turn started after the cutoff alone, and does nothing with no turn in flight', () => {
+    session.given([...history, started(3, 30)]).when(abandon('timeout', 29, 2000)).then([]);
+    session.given(history).when(abandon('timeout', 2000, 2000)).then([]);
+  });
+
+  it('names the gateway whose start abandoned the turn', () =>
+    session
+      .given([...history, started(3, 30)])
+      .when({ type: 'AbandonTurn', reason: 'gateway_restart', startedBy: at(40), gatewayId: 'gw-1', now: at(40) })
+      .then([{ type: 'TurnAbandoned', data: { turnIndex: 3, startedAt: at(30), reason: 'gateway_restart', gatewayId: 'gw-1', at: at(40) } }]));
+
+  it('after an abandonment the session is unpinned: rollback and a new start work, the abandoned turn stays in the state', () => {
+    const afterAbandon = [...history, started(3, 30), abandoned(3, 30, 'timeout', 2000)];
+    session.given(afterAbandon).when({ type: 'StartTurn', now: at(2001) }).then([started(3, 2001)]);
+    expect(decideSession(rollBack('cp-1', stateAt(1)), fold(afterAbandon)).map((event) => event.type)).toEqual(['RolledBack']);
+    expect(fold(afterAbandon)).toMatchObject({ turnInFlight: null, turnCount: 2, lastAbandonedTurn: { turnIndex: 3, startedAt: at(30), abandonedAt: at(2000), reason: 'timeout' } });
+  });
+
+  it('abandons a turn left in flight on a session that has ended since', () =>
+    session
+      .given([...history, started(3, 30), { type: 'SessionEnded', data: { reason: 'reset', at: at(40) } }])
+      .when(abandon('gateway_restart', 50, 50))
+      .thenState({ status: 'ended', turnInFlight: null, lastAbandonedTurn: { reason: 'gateway_restart' } }));
 });
 
 describe('session decider: memory and slots', () => {

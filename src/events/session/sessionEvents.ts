@@ -10,6 +10,9 @@ export type { MessageInput, MessageRole, StoredMessage } from './sessionMessages
 export type TurnStatus = 'completed' | 'failed' | 'interrupted';
 /** `superseded`: found still open after its conversation had moved on (a write cut short by a crash), closed on sight. */
 export type SessionEndReason = 'reset' | 'switch' | 'suspended' | 'resume_expired' | 'forced' | 'superseded';
+/** `timeout`: in flight past TURN_IN_FLIGHT_TIMEOUT_SECONDS; `gateway_restart`: its gateway started again, so nobody will record it. */
+export type TurnAbandonReason = 'timeout' | 'gateway_restart';
+export const turnAbandonReasons: readonly TurnAbandonReason[] = ['timeout', 'gateway_restart'];
 
 /** The context slot every session starts in; events written before slots existed belong to it. */
 export const DEFAULT_SLOT = 'main';
@@ -81,6 +84,11 @@ export type SessionEvent =
 /** The session manager and checkpointer's events (as agcore's execution engine has them): turns in flight, memory, slots, time travel, tree. */
 export type SessionEngineEvent =
   | { type: 'TurnStarted'; data: { turnIndex: number; at: string } }
+  /**
+   * A started turn nobody recorded, given up so the session is no longer pinned (rollback works again). The turn
+   * index stays free: a later turn takes it. `gatewayId` names the gateway whose start abandoned it.
+   */
+  | { type: 'TurnAbandoned'; data: { turnIndex: number; startedAt: string; reason: TurnAbandonReason; gatewayId?: string; at: string } }
   | { type: 'CheckpointCreated'; data: { checkpointId: string; label: string | null; turnIndex: number; at: string } }
   /**
    * Schema v2 (see upcasting/rolledBackV2.ts): v1 carried the whole restored timeline, transcript included, which

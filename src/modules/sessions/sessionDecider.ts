@@ -11,6 +11,7 @@ import {
   type SessionEndReason,
   type SessionStreamEvent,
   type StoredMessage,
+  type TurnAbandonReason,
   type TurnStatus,
   type TurnUsage,
 } from '../../events/session/sessionEvents.js';
@@ -41,6 +42,8 @@ export type SessionCommand =
     }
   | { type: 'RecordTurn'; messages: MessageInput[]; usage: TurnUsage; status: TurnStatus; now: string; autoCheckpoint?: boolean; maxTranscriptMessages?: number; maxSessionTokens?: number }
   | { type: 'StartTurn'; now: string }
+  /** Gives up the turn in flight if it started at or before `startedBy` (the caller's cutoff, checked again here on the stream). */
+  | { type: 'AbandonTurn'; reason: TurnAbandonReason; startedBy: string; gatewayId?: string; now: string }
   | { type: 'NoteStatus'; text: string; reason: string; now: string }
   | { type: 'RewindTranscript'; turns: number; now: string }
   | { type: 'RewriteTranscript'; messages: MessageInput[]; now: string; maxTranscriptMessages?: number }
@@ -174,6 +177,10 @@ export function evolveSession(current: SessionState, event: SessionStreamEvent):
       return { ...state, status: 'active', endedAt: null, endReason: null, updatedAt: event.data.at };
     case 'TurnStarted':
       return { ...state, turnInFlight: { turnIndex: event.data.turnIndex, startedAt: event.data.at }, updatedAt: event.data.at };
+    case 'TurnAbandoned': {
+      const { turnIndex, startedAt, reason, at } = event.data;
+      return { ...state, turnInFlight: null, lastAbandonedTurn: { turnIndex, startedAt, abandonedAt: at, reason }, updatedAt: at };
+    }
     case 'CheckpointCreated':
       return withCheckpoint(state, { checkpointId: event.data.checkpointId, label: event.data.label, revision: state.revision, turnIndex: event.data.turnIndex, createdAt: event.data.at, auto: false });
     case 'RolledBack':
@@ -342,6 +349,13 @@ export function decideSession(command: SessionCommand, state: SessionState): Ses
       requireWritable(state);
       if (state.turnInFlight) throw turnInFlight(state);
       return [{ type: 'TurnStarted', data: { turnIndex: state.turnCount + 1, at: command.now } }];
+    case 'AbandonTurn': {
+      // Nothing in flight, or a turn started after the cutoff (recorded and started again since the caller looked): nothing to do.
+      const inFlight = state.turnInFlight;
+      if (!inFlight || Date.parse(inFlight.startedAt) > Date.parse(command.startedBy)) return [];
+      const gateway = command.gatewayId === undefined ? {} : { gatewayId: command.gatewayId };
+      return [{ type: 'TurnAbandoned', data: { turnIndex: inFlight.turnIndex, startedAt: inFlight.startedAt, reason: command.reason, ...gateway, at: command.now } }];
+    }
     case 'RewindTranscript': {
       requireWritable(state);
       const live = toArray(state.transcript).filter((message) => !message.deleted && message.slot === state.currentSlot);
@@ -444,7 +458,7 @@ export const sessionDecider: Decider<SessionState, SessionCommand, SessionStream
   evolve: evolveSession,
   decide: decideSession,
   // Change it whenever SessionState changes shape: snapshots of another version are ignored and replaced.
-  snapshotVersion: 'session-state/4',
+  snapshotVersion: 'session-state/5',
   // A checkpoint's state is the one its event left: kept in memory, a rollback to the newest checkpoint replays nothing.
   isRestorePoint: (state) => lastItem(state.checkpoints)?.revision === state.revision,
 };

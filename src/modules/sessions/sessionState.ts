@@ -1,7 +1,7 @@
 // A session's folded state; the part of it a checkpoint captures (its timeline) is typed with the events that store it.
 import type { JsonObject } from '../../events/eventStore.js';
 import type { ContextSlot, MemoryEntry, SessionCounters, SessionTimeline, TranscriptMessage } from '../../events/session/sessionTimeline.js';
-import { DEFAULT_SLOT, type ForkOrigin, type SessionEndReason, type StoredMessage } from '../../events/session/sessionEvents.js';
+import { DEFAULT_SLOT, type ForkOrigin, type SessionEndReason, type StoredMessage, type TurnAbandonReason } from '../../events/session/sessionEvents.js';
 import { type ChunkedList, emptyList, listFrom, toArray } from './chunkedList.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
 
@@ -38,6 +38,8 @@ export interface SessionState extends Omit<SessionTimeline, 'transcript'> {
   metadata: JsonObject;
   forkOf: ForkOrigin | null;
   turnInFlight: { turnIndex: number; startedAt: string } | null;
+  /** The newest started turn that was given up unrecorded (TurnAbandoned), kept so the session shows why it was unpinned. */
+  lastAbandonedTurn: AbandonedTurn | null;
   /** In the order they were taken, whatever timeline they are on. */
   checkpoints: ChunkedList<CheckpointRecord>;
   destroyedAt: string | null;
@@ -45,6 +47,13 @@ export interface SessionState extends Omit<SessionTimeline, 'transcript'> {
   depth: number;
   /** Children and forks spawned from it over its life, destroyed ones included (MAX_CHILDREN_PER_SESSION). */
   childrenSpawned: number;
+}
+
+export interface AbandonedTurn {
+  turnIndex: number;
+  startedAt: string;
+  abandonedAt: string;
+  reason: TurnAbandonReason;
 }
 
 export const zeroCounters = (): SessionCounters => ({
@@ -81,6 +90,7 @@ export const initialSessionState = (): SessionState => ({
   metadata: {},
   forkOf: null,
   turnInFlight: null,
+  lastAbandonedTurn: null,
   checkpoints: emptyList(),
   destroyedAt: null,
   depth: 0,

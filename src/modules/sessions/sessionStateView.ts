@@ -23,6 +23,7 @@ export function sessionSummary(state: SessionState, revision: number, position: 
     currentSlot: state.currentSlot,
     lastSummaryTurn: state.lastSummaryTurn,
     turnInFlight: state.turnInFlight,
+    lastAbandonedTurn: state.lastAbandonedTurn,
     destroyedAt: state.destroyedAt,
     revision,
     position,
@@ -71,6 +72,7 @@ export function sessionStateView(state: SessionState, at: { revision: number; po
     endedAt: state.endedAt,
     destroyedAt: state.destroyedAt,
     turnInFlight: state.turnInFlight,
+    lastAbandonedTurn: state.lastAbandonedTurn,
     state: timelineView(state),
   };
 }

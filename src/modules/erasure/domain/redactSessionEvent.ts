@@ -35,6 +35,7 @@ export const sessionRedactors: Redactors<SessionStreamEvent> = {
   SessionReopened: unchanged,
   StatusNoted: (data) => ({ message: erasedMessage(data.message), reason: data.reason, at: data.at, ...optional('slot', data.slot) }),
   TurnStarted: unchanged,
+  TurnAbandoned: unchanged,
   CheckpointCreated: (data) => ({ checkpointId: data.checkpointId, label: erasedTextOrNull(data.label), turnIndex: data.turnIndex, at: data.at }),
   RolledBack: (data, context) => ({
     checkpointId: data.checkpointId,

@@ -4,7 +4,7 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { LedgerConfig } from '../../../config/config.js';
 import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata, JsonObject, JsonValue } from '../../../events/eventStore.js';
-import { type MessageInput, sessionStreamName, type TurnStatus, type TurnUsage } from '../../../events/session/sessionEvents.js';
+import { type MessageInput, sessionStreamName, type TurnAbandonReason, type TurnStatus, type TurnUsage } from '../../../events/session/sessionEvents.js';
 import { CONFIG } from '../../../http/tokens.js';
 import { type ConversationCommand, type ConversationState, conversationDecider } from '../../conversations/conversationDecider.js';
 import type { LoadedState } from '../../../events/streamStateStore.js';
@@ -15,6 +15,7 @@ import { rollbackTarget, type SessionCommand, sessionDecider, sessionNotFound, t
 export type SessionChange =
   | { type: 'recordTurn'; messages: MessageInput[]; usage: TurnUsage; status: TurnStatus }
   | { type: 'startTurn' }
+  | { type: 'abandonTurn'; reason: TurnAbandonReason; startedBy: string; gatewayId?: string }
   | { type: 'note'; text: string; reason: string }
   | { type: 'rewind'; turns: number }
   | { type: 'rewrite'; messages: MessageInput[] }
@@ -112,6 +113,8 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
         };
       case 'startTurn':
         return { type: 'StartTurn', now };
+      case 'abandonTurn':
+        return { type: 'AbandonTurn', reason: change.reason, startedBy: change.startedBy, ...(change.gatewayId === undefined ? {} : { gatewayId: change.gatewayId }), now };
       case 'rewind':
         return { type: 'RewindTranscript', turns: change.turns, now };
       case 'rewrite':
