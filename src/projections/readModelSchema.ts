@@ -206,4 +206,15 @@ export const readModelMigrations: readonly Migration[] = [
       ALTER TABLE {schema}.session_records ALTER COLUMN input_tokens TYPE numeric, ALTER COLUMN output_tokens TYPE numeric, ALTER COLUMN cache_read_tokens TYPE numeric, ALTER COLUMN cache_write_tokens TYPE numeric, ALTER COLUMN total_tokens TYPE numeric, ALTER COLUMN last_prompt_tokens TYPE numeric
     `,
   },
+  {
+    // Ids 1-9 belong to other read models. Sessions started before this migration show no turn in flight until a rebuild.
+    id: 10,
+    name: 'session turns in flight',
+    sql: `
+      ALTER TABLE {schema}.session_records ADD COLUMN turn_in_flight_index integer;
+      ALTER TABLE {schema}.session_records ADD COLUMN turn_in_flight_since timestamptz;
+      ALTER TABLE {schema}.session_records ADD COLUMN last_abandoned_turn jsonb;
+      CREATE INDEX session_records_turn_in_flight ON {schema}.session_records (turn_in_flight_since) WHERE turn_in_flight_since IS NOT NULL
+    `,
+  },
 ];

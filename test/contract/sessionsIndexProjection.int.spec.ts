@@ -173,6 +173,9 @@ for (const backend of testBackends()) {
         origin: alice,
         messageCount: 0,
         ...zero,
+        turnInFlightIndex: null,
+        turnInFlightSince: null,
+        lastAbandonedTurn: null,
       });
     });
 

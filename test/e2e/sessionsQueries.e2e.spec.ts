@@ -181,6 +181,9 @@ for (const backend of e2eBackends()) {
         estimatedCostUsd: 0.0042,
         lastPromptTokens: 12,
         turnCount: 1,
+        turnInFlightIndex: null,
+        turnInFlightSince: null,
+        lastAbandonedTurn: null,
       });
       const missing = await get('/v1/sessions/20260301_000000_deadbeef/record');
       expect(missing.status).toBe(404);

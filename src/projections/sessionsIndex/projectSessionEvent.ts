@@ -51,6 +51,7 @@ function liveMessageCount(current: number, event: SessionStreamEvent): number {
     case 'SessionEnded':
     case 'SessionReopened':
     case 'TurnStarted':
+    case 'TurnAbandoned':
     case 'CheckpointCreated':
     case 'MemoryEntrySet':
     case 'MemoryEntryRemoved':

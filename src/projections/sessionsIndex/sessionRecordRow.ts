@@ -3,6 +3,7 @@ import { EntitySchema } from 'typeorm';
 import type { SessionEndReason } from '../../events/session/sessionEvents.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
 import type { SessionState } from '../../modules/sessions/sessionDecider.js';
+import type { AbandonedTurn } from '../../modules/sessions/sessionState.js';
 import { type SessionCounterColumns, sessionCounterColumns } from './sessionCounterColumns.js';
 
 export interface SessionRecordRow extends SessionCounterColumns {
@@ -18,6 +19,10 @@ export interface SessionRecordRow extends SessionCounterColumns {
   origin: SessionSource;
   /** Messages of the transcript not rewound or rewritten away. */
   messageCount: number;
+  /** The turn started (POST /turns/start) and not yet recorded or abandoned: what the watchdog and a gateway's start look for. */
+  turnInFlightIndex: number | null;
+  turnInFlightSince: Date | null;
+  lastAbandonedTurn: AbandonedTurn | null;
 }
 
 export const SessionRecordEntity = new EntitySchema<SessionRecordRow>({
@@ -34,6 +39,9 @@ export const SessionRecordEntity = new EntitySchema<SessionRecordRow>({
     endReason: { name: 'end_reason', type: 'text', nullable: true },
     origin: { type: 'jsonb' },
     messageCount: { name: 'message_count', type: 'integer' },
+    turnInFlightIndex: { name: 'turn_in_flight_index', type: 'integer', nullable: true },
+    turnInFlightSince: { name: 'turn_in_flight_since', type: 'timestamptz', nullable: true },
+    lastAbandonedTurn: { name: 'last_abandoned_turn', type: 'jsonb', nullable: true },
     ...sessionCounterColumns,
   },
 });

@@ -18,6 +18,8 @@ export function sessionStateOf(row: SessionRecordRow): SessionState {
     endReason: row.endReason,
     turnCount,
     counters,
+    turnInFlight: row.turnInFlightIndex === null || row.turnInFlightSince === null ? null : { turnIndex: row.turnInFlightIndex, startedAt: row.turnInFlightSince.toISOString() },
+    lastAbandonedTurn: row.lastAbandonedTurn,
   };
 }
 
@@ -35,5 +37,8 @@ export function recordRowOf(tenant: string, sessionId: string, state: SessionSta
     origin: state.origin!,
     ...state.counters,
     turnCount: state.turnCount,
+    turnInFlightIndex: state.turnInFlight?.turnIndex ?? null,
+    turnInFlightSince: state.turnInFlight ? new Date(state.turnInFlight.startedAt) : null,
+    lastAbandonedTurn: state.lastAbandonedTurn,
   };
 }

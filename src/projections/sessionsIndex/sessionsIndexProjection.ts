@@ -38,6 +38,7 @@ const sessionEventTypes: Record<SessionStreamEventType, boolean> = {
   SessionReopened: true,
   StatusNoted: true,
   TurnStarted: true,
+  TurnAbandoned: true,
   CheckpointCreated: true,
   RolledBack: true,
   MemoryEntrySet: true,
