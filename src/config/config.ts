@@ -53,6 +53,7 @@ const environmentSchema = z.object({
   RUNTIME_HEARTBEAT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300),
   RUNTIME_WATCHDOG_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
   RUNTIME_RECOVER_ON_START: booleanFlag.default(true),
+  TURN_IN_FLIGHT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(31_536_000).default(1_800),
   AUTO_CHECKPOINT: booleanFlag.default(true),
   SNAPSHOT_EVERY: z.coerce.number().int().min(0).max(1_000_000).default(500),
   JOB_TICK_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
@@ -123,6 +124,8 @@ export interface LedgerConfig {
     /** Interrupt turns left in flight when this instance starts; off where several instances share the log. */
     recoverOnStart: boolean;
   };
+  /** A turn started with POST /turns/start and not recorded within this is abandoned by the watchdog (reason timeout). */
+  turnInFlightTimeoutSeconds: number;
   /** Every completed turn is also a checkpoint (recorded in its TurnRecorded event, no extra write). */
   autoCheckpoint: boolean;
   /** A session stream gets a snapshot of its folded state every this many events; 0: never. */
@@ -228,6 +231,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     cacheMaxBytes: env.CACHE_MAX_BYTES,
     cacheIdleTtlSeconds: env.CACHE_IDLE_TTL_SECONDS,
     runtime: { heartbeatTimeoutSeconds: env.RUNTIME_HEARTBEAT_TIMEOUT_SECONDS, watchdogIntervalMs: env.RUNTIME_WATCHDOG_INTERVAL_MS, recoverOnStart: env.RUNTIME_RECOVER_ON_START },
+    turnInFlightTimeoutSeconds: env.TURN_IN_FLIGHT_TIMEOUT_SECONDS,
     autoCheckpoint: env.AUTO_CHECKPOINT,
     snapshotEvery: env.SNAPSHOT_EVERY,
     jobs: {

@@ -16,6 +16,13 @@ export interface StartOutcome {
   suspended: string[];
   /** Conversations this start marked resume-pending (restart_interrupted). */
   marked: string[];
+  /** Started turns of this gateway's sessions that this start gave up (TurnAbandoned, gateway_restart). Absent in starts recorded before it existed. */
+  abandonedTurns?: AbandonedTurnRef[];
+}
+
+export interface AbandonedTurnRef {
+  sessionId: string;
+  turnIndex: number;
 }
 
 export type GatewayEvent =

@@ -1,4 +1,5 @@
-// Stale detection: on start, turns left in flight by the previous process are interrupted; then every interval, turns whose worker went quiet.
+// Stale detection: on start, turns left in flight by the previous process are interrupted; then every interval, turns whose
+// worker went quiet, and ledger turns started (POST /turns/start) longer ago than TURN_IN_FLIGHT_TIMEOUT_SECONDS.
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { DataSource } from 'typeorm';
@@ -10,6 +11,8 @@ import type { InterruptReason } from '../../events/runtime/runtimeSessionEvents.
 import { CLOCK, CONFIG, EVENT_STORE, LOGGER, PROJECTIONS, READ_MODELS } from '../../http/tokens.js';
 import type { Logger } from '../../logging/logger.js';
 import type { ProjectionRunner } from '../../projections/projectionRunner.js';
+import { ChangeSessionCommand, type SessionChangeResult } from '../sessions/commands/changeSession.js';
+import { turnsStartedBefore } from '../sessions/queries/turnsInFlightQueries.js';
 import { ChangeRuntimeSessionCommand, type RuntimeSessionChangeResult } from './commands/changeRuntimeSession.js';
 
 /** How long start-up recovery waits for the runtime-sessions read model to reach the log's head. */
@@ -20,6 +23,8 @@ export interface SweepSummary {
   candidates: number;
   interrupted: string[];
   failed: number;
+  /** Sessions whose started turn this sweep abandoned (reason `timeout`). */
+  abandonedTurns: string[];
 }
 
 @Injectable()
@@ -74,9 +79,14 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** One stale sweep now; tests call this with a ManualClock instead of waiting for the interval. */
   sweep(): Promise<SweepSummary> {
+    const now = this.clock.now().getTime();
     const timeoutSeconds = this.config.runtime.heartbeatTimeoutSeconds;
-    const quietSince = new Date(this.clock.now().getTime() - timeoutSeconds * 1000);
-    return this.serially(() => this.interruptQuietSince(quietSince, 'heartbeat_timeout', `no worker event for more than ${timeoutSeconds} s`, this.config.readWaitTimeoutMs));
+    const quietSince = new Date(now - timeoutSeconds * 1000);
+    const startedBefore = new Date(now - this.config.turnInFlightTimeoutSeconds * 1000);
+    return this.serially(async () => {
+      const summary = await this.interruptQuietSince(quietSince, 'heartbeat_timeout', `no worker event for more than ${timeoutSeconds} s`, this.config.readWaitTimeoutMs);
+      return this.abandonTurnsStartedBefore(startedBefore, summary);
+    });
   }
 
   private serially(run: () => Promise<SweepSummary>): Promise<SweepSummary> {
@@ -95,7 +105,7 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   private async interruptQuietSince(quietSince: Date, reason: InterruptReason, error: string, waitMs: number): Promise<SweepSummary> {
-    const summary: SweepSummary = { candidates: 0, interrupted: [], failed: 0 };
+    const summary: SweepSummary = { candidates: 0, interrupted: [], failed: 0, abandonedTurns: [] };
     if (this.stopped) return summary;
     // The read model only nominates candidates: the decider re-checks each on its own stream, so a lagging row cannot interrupt a live turn.
     const head = await this.store.lastCommittedPosition();
@@ -121,6 +131,33 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
       } catch (failure) {
         summary.failed += 1;
         this.logger.error({ err: failure, runtimeSessionId, tenant }, 'could not interrupt a runtime session; the next sweep retries');
+      }
+    }
+    return summary;
+  }
+
+  /** Ledger sessions pinned by a turn nobody recorded in time: each is given up by a TurnAbandoned (timeout). */
+  private async abandonTurnsStartedBefore(startedBefore: Date, summary: SweepSummary): Promise<SweepSummary> {
+    if (this.stopped) return summary;
+    const head = await this.store.lastCommittedPosition();
+    const deadline = Date.now() + this.config.readWaitTimeoutMs;
+    while (!this.stopped && !(await this.projections.waitForPosition(['sessions-index'], head, 200)) && Date.now() < deadline);
+    if (this.stopped) return summary;
+    const rows = await turnsStartedBefore(this.readModels, this.config.readModelSchema, startedBefore);
+    summary.candidates += rows.length;
+    for (const { tenant, sessionId } of rows) {
+      if (this.stopped) break;
+      try {
+        const result: SessionChangeResult = await this.commands.execute(
+          new ChangeSessionCommand(sessionId, { type: 'abandonTurn', reason: 'timeout', startedBy: startedBefore.toISOString() }, { actor: 'runtime-watchdog', ...(tenant ? { tenant } : {}) }),
+        );
+        if (result.decided.some((event) => event.type === 'TurnAbandoned')) {
+          summary.abandonedTurns.push(sessionId);
+          this.logger.warn({ sessionId, tenant, reason: 'timeout', sessionKey: result.state.sessionKey }, 'started turn abandoned');
+        }
+      } catch (failure) {
+        summary.failed += 1;
+        this.logger.error({ err: failure, sessionId, tenant }, 'could not abandon a started turn; the next sweep retries');
       }
     }
     return summary;

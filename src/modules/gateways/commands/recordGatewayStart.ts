@@ -7,11 +7,13 @@ import { quoteIdentifier } from '../../../database/migrate.js';
 import type { LedgerConfig } from '../../../config/config.js';
 import { conversationStreamName, resumeReasons } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata, EventStore } from '../../../events/eventStore.js';
-import { gatewayStreamName, type ResumeCandidate, type StartOutcome } from '../../../events/gateway/gatewayEvents.js';
+import { type AbandonedTurnRef, gatewayStreamName, type ResumeCandidate, type StartOutcome } from '../../../events/gateway/gatewayEvents.js';
 import { UnavailableError } from '../../../errors/ledgerError.js';
 import { CONFIG, EVENT_STORE, PROJECTIONS, READ_MODELS } from '../../../http/tokens.js';
 import type { ProjectionRunner } from '../../../projections/projectionRunner.js';
 import { ChangeConversationCommand, type ConversationChangeResult } from '../../conversations/commands/changeConversation.js';
+import { ChangeSessionCommand, type SessionChangeResult } from '../../sessions/commands/changeSession.js';
+import { gatewayTurnsInFlight } from '../../sessions/queries/turnsInFlightQueries.js';
 import { conversationDecider } from '../../conversations/conversationDecider.js';
 import { Lifecycle } from '../../lifecycle.js';
 import { gatewayDecider } from '../gatewayDecider.js';
@@ -24,7 +26,7 @@ export class RecordGatewayStartedCommand {
   ) {}
 }
 
-export interface GatewayStartResult extends StartOutcome {
+export interface GatewayStartResult extends Required<StartOutcome> {
   gatewayId: string;
   bootId: string;
   /** True when this boot was already recorded and the stored answer is repeated. */
@@ -47,7 +49,7 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
     const stream = gatewayStreamName(gatewayId, metadata.tenant);
     const gateway = await this.lifecycle.streams.load(stream, gatewayDecider);
     if (gateway.state.lastBootId === bootId && gateway.state.lastStart) {
-      return { gatewayId, bootId, ...gateway.state.lastStart, replayed: true, position: gateway.position };
+      return { gatewayId, bootId, abandonedTurns: [], ...gateway.state.lastStart, replayed: true, position: gateway.position };
     }
     // The index must have seen every conversation's latest activity before we pick the recent ones.
     const head = await this.eventStore.lastCommittedPosition();
@@ -71,14 +73,32 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
         else if (result.decided.some((event) => event.type === 'ResumeMarked')) marked.push(sessionKey);
       }
     }
+    // Clean stop or not, a turn this gateway started before now will never be recorded by it: unpin those sessions.
+    const abandoned = await this.abandonTurnsInFlight(gatewayId, now, metadata);
+    position = Math.max(position, abandoned.position);
     const pending = await this.conversationKeys(gatewayId, metadata.tenant, 'AND resume_pending AND NOT suspended', []);
     const resume = await this.resumeCandidates([...new Set([...pending, ...marked])], now, metadata.tenant);
-    const outcome: StartOutcome = { cleanShutdown, resume, suspended, marked };
+    const outcome: StartOutcome = { cleanShutdown, resume, suspended, marked, abandonedTurns: abandoned.turns };
     const recorded = await this.lifecycle.streams.handle(stream, gatewayDecider, { type: 'RecordStarted', bootId, outcome, now: now.toISOString() }, metadata);
     if (!recorded.written && recorded.state.lastStart) {
-      return { gatewayId, bootId, ...recorded.state.lastStart, replayed: true, position: recorded.position };
+      return { gatewayId, bootId, abandonedTurns: [], ...recorded.state.lastStart, replayed: true, position: recorded.position };
     }
-    return { gatewayId, bootId, ...outcome, replayed: false, position: Math.max(position, recorded.position) };
+    return { gatewayId, bootId, ...outcome, abandonedTurns: abandoned.turns, replayed: false, position: Math.max(position, recorded.position) };
+  }
+
+  private async abandonTurnsInFlight(gatewayId: string, now: Date, metadata: EventMetadata): Promise<{ turns: AbandonedTurnRef[]; position: number }> {
+    const turns: AbandonedTurnRef[] = [];
+    let position = 0;
+    for (const sessionId of await gatewayTurnsInFlight(this.readModels, this.config.readModelSchema, gatewayId, metadata.tenant, now)) {
+      const result: SessionChangeResult = await this.commands.execute(
+        new ChangeSessionCommand(sessionId, { type: 'abandonTurn', reason: 'gateway_restart', startedBy: now.toISOString(), gatewayId }, metadata),
+      );
+      position = Math.max(position, result.position);
+      for (const event of result.decided) {
+        if (event.type === 'TurnAbandoned') turns.push({ sessionId, turnIndex: (event.data as { turnIndex: number }).turnIndex });
+      }
+    }
+    return { turns, position };
   }
 
   /** A gateway belongs to one tenant: its recovery touches that tenant's conversations only. */
