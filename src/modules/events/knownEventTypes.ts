@@ -37,6 +37,7 @@ const listed: Record<KnownEventType, true> = {
   ChildSessionCreated: true,
   SessionReopened: true,
   TurnStarted: true,
+  TurnAbandoned: true,
   TurnRecorded: true,
   TranscriptRewound: true,
   TranscriptRewritten: true,
