@@ -119,6 +119,8 @@ describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
     forkId: string;
     suspendedKey: string;
     fireId: string;
+    toolsSessionId: string;
+    toolsKey: string;
   };
 
   const screenshot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
@@ -149,6 +151,21 @@ describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
     const other = await call('POST', '/v1/sessions/resolve', { source: { platform: 'webchat', chatType: 'dm', chatId: 'console-e2e-quiet', userName: 'Quiet' } });
     data.suspendedKey = other.sessionKey;
     await call('POST', `/v1/conversations/${encodeURIComponent(other.sessionKey)}/suspend`, { reason: 'operator' });
+
+    // A session whose assistant called a tool with no text (content null), with memory and a second slot.
+    const tools = await call('POST', '/v1/sessions/resolve', { source: { platform: 'webchat', chatType: 'group', chatId: 'console-e2e-tools-room', userId: 'u-42', userName: 'Tools' } });
+    data.toolsSessionId = tools.sessionId;
+    data.toolsKey = tools.sessionKey;
+    await call('POST', `/v1/sessions/${tools.sessionId}/turns`, {
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: null, toolCalls: [{ id: 'call-1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', content: 'sunny, 21°C', name: 'get_weather', toolCallId: 'call-1' },
+        { role: 'assistant', content: 'It is sunny in Paris.' },
+      ],
+    });
+    await call('PUT', `/v1/sessions/${tools.sessionId}/memory/preferred-units`, { value: { temperature: 'celsius' } });
+    await call('POST', `/v1/sessions/${tools.sessionId}/slots`, { name: 'scratch' });
 
     await call('POST', '/v1/jobs', { id: 'console-digest', name: 'Console digest', schedule: 'every 1m', prompt: 'Summarise the day' });
     data.fireId = (await call('POST', '/v1/jobs/console-digest/fire', {})).fireId;
@@ -188,7 +205,7 @@ describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
 
     await page.check('#conversation-filters input[name=suspended]');
     await page.click('#conversation-filters button[type=submit]');
-    await expect.poll(() => page.locator('#conversations a.session-key').allTextContents(), { timeout: 15_000 }).toEqual([data.suspendedKey]);
+    await expect.poll(() => page.locator('#conversations a.session-link').allTextContents(), { timeout: 15_000 }).toEqual([data.suspendedKey]);
     await page.fill('#conversation-filters input[name=platform]', 'Not A Platform!');
     await page.click('#conversation-filters button[type=submit]');
     await expect.poll(() => page.locator('#conversations .error-code').textContent(), { timeout: 15_000 }).toBe('VALIDATION_FAILED');
@@ -197,7 +214,7 @@ describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
   });
 
   it('shows the session: transcript as text (hostile markup included), counters, checkpoints and the event timeline', async () => {
-    await page.click(`a.session-key:text-is("${data.sessionKey}")`);
+    await page.click(`#conversations a.session-link[href="#/sessions/${encodeURIComponent(data.sessionId)}"]`);
     await page.locator('#session-id').waitFor();
     expect(await page.locator('#session-id').textContent()).toBe(data.sessionId);
     const transcript = page.locator('#transcript');
@@ -220,6 +237,9 @@ describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
 
   it('travels back in time with the slider', async () => {
     await page.locator(`#time-travel-summary[data-revision="${data.latestRevision}"]`).waitFor();
+    // At "now" the transcript above is the state: it is not drawn a second time.
+    expect(await page.locator('#time-travel-transcript').count()).toBe(0);
+    expect(await page.locator('#time-travel-now').textContent()).toContain('as it is now');
     await page.fill('#time-travel-slider', String(data.firstTurn.revision));
     await page.locator(`#time-travel-summary[data-revision="${data.firstTurn.revision}"]`).waitFor();
     const then = await page.locator('#time-travel-transcript').textContent();
@@ -280,6 +300,84 @@ describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
     await expect.poll(() => page.locator('#session-id').textContent(), { timeout: 15_000 }).toBe(newForkId);
     expect(await page.locator('#transcript').textContent()).toContain('Paris.');
     expect(await page.locator('#session-tree li.current').getAttribute('data-session')).toBe(newForkId);
+  });
+
+  it('renders a tool call without text as the tool and its arguments, and shows memory and context slots', async () => {
+    await page.goto(`${service.url}/console/#/sessions/${encodeURIComponent(data.toolsSessionId)}`);
+    const transcript = page.locator('#transcript');
+    await transcript.waitFor();
+    expect(await transcript.locator('li.message').nth(1).locator('.tool-call code').textContent()).toBe('get_weather({"city":"Paris"})');
+    expect(await transcript.innerText()).not.toMatch(/\bnull\b/);
+    const context = page.locator('#memory-and-slots');
+    expect(await context.innerText()).toContain('preferred-units');
+    expect(await context.innerText()).toContain('celsius');
+    expect(await context.innerText()).toContain('scratch');
+    await screenshot('09-tool-call-memory-slots');
+  });
+
+  it('goes to a session or a conversation from the box in the bar', async () => {
+    await page.fill('#goto-input', data.sessionId);
+    await page.press('#goto-input', 'Enter');
+    await expect.poll(() => page.locator('#session-id').textContent(), { timeout: 15_000 }).toBe(data.sessionId);
+    await page.fill('#goto-input', data.toolsKey);
+    await page.press('#goto-input', 'Enter');
+    await expect.poll(() => page.locator('#conversation-key').textContent(), { timeout: 15_000 }).toBe(data.toolsKey);
+    await page.fill('#goto-input', 'not an id!');
+    await page.press('#goto-input', 'Enter');
+    expect(await page.locator('#goto-state').textContent()).toContain('session id or a session key');
+  });
+
+  it('operates a conversation: its sessions, flags, queue and runtime; suspend and reset ask first and show the event written', async () => {
+    await page.goto(`${service.url}/console/#/conversations/${encodeURIComponent(data.toolsKey)}`);
+    await page.locator('#conversation-sessions').waitFor();
+    expect(await page.locator('#conversation-sessions tbody tr').count()).toBe(1);
+    expect(await page.locator('#conversation-flags').textContent()).toBe('none');
+    expect(await page.locator('#conversation-queue').textContent()).toContain('The queue is empty.');
+    expect(await page.locator('#conversation-runtime').textContent()).toContain('No runtime session');
+
+    await page.click('#conversation-actions button.action:text-is("Suspend")');
+    const panel = page.locator('.confirm-panel');
+    expect(await panel.textContent()).toContain('(Suspended)');
+    expect((await call('GET', `/v1/conversations/${encodeURIComponent(data.toolsKey)}`)).suspended).toBe(false);
+    await page.click('button.confirm:text-is("Confirm: Suspend")');
+    await page.locator('#conversation-actions .written .event-type', { hasText: 'Suspended' }).waitFor();
+    expect(await page.locator('#conversation-flags').textContent()).toContain('suspended');
+    await screenshot('10-conversation-suspended');
+
+    await page.click('#conversation-actions button.action:text-is("Reset")');
+    await page.click('button.confirm:text-is("Confirm: Reset")');
+    await page.locator('#conversation-actions .written .event-type', { hasText: 'SessionBound' }).waitFor();
+    expect(await page.locator('#conversation-sessions tbody tr').count()).toBe(2);
+    const entry = await call('GET', `/v1/conversations/${encodeURIComponent(data.toolsKey)}`);
+    expect(entry.sessionId).not.toBe(data.toolsSessionId);
+    expect(await page.locator('#view').innerText()).not.toMatch(/\b(undefined|NaN)\b/);
+    await screenshot('11-conversation-reset');
+  });
+
+  it('is readable 420 px wide: nothing wider than the window, session keys broken only between segments', async () => {
+    await page.setViewportSize({ width: 420, height: 900 });
+    for (const route of ['#/', `#/conversations/${encodeURIComponent(data.toolsKey)}`, `#/sessions/${encodeURIComponent(data.toolsSessionId)}`, '#/jobs']) {
+      await page.goto(`${service.url}/console/${route}`);
+      await page.locator('#view .page > *:not(.muted)').first().waitFor();
+      await page.waitForTimeout(300);
+      const overflow = await page.evaluate(() => {
+        const root = (globalThis as any).document.documentElement;
+        return root.scrollWidth - root.clientWidth;
+      });
+      expect([route, overflow]).toEqual([route, 0]);
+    }
+    await page.goto(`${service.url}/console/#/`);
+    const key = page.locator('#conversations .session-key', { hasText: data.toolsKey.split(':').at(-1)! }).first();
+    await key.waitFor();
+    // The key wraps (it is wider than its cell) but each segment stays on one line: breaks fall after a ':' only.
+    const segments = await key.evaluate((node: any) =>
+      [...node.querySelectorAll('.key-segment')].map((segment: any) => ({ text: segment.textContent as string, lines: new Set([...segment.getClientRects()].map((rect: any) => Math.round(rect.top))).size, top: Math.round(segment.getBoundingClientRect().top) })),
+    );
+    expect(segments.map((segment) => segment.text).join('')).toBe(data.toolsKey);
+    for (const segment of segments) expect([segment.text, segment.lines]).toEqual([segment.text, 1]);
+    expect(new Set(segments.map((segment) => segment.top)).size).toBeGreaterThan(1);
+    await screenshot('12-narrow-conversations');
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it('shows the projections and their lag', async () => {

@@ -2,6 +2,44 @@
 import { el } from './element.js';
 import { formatJson } from './format.js';
 
+/** A session key that wraps only between its segments (after each ':'), never inside one. */
+export function sessionKeyText(key, props = {}) {
+  const segments = String(key).split(':');
+  // Each segment holds together (no break at its hyphens); the <wbr> after each ':' is where a line may end.
+  return el(
+    'span',
+    { class: 'session-key', ...props },
+    segments.flatMap((segment, index) => [el('span', { class: 'key-segment' }, index < segments.length - 1 ? `${segment}:` : segment), index < segments.length - 1 ? el('wbr') : null]),
+  );
+}
+
+/**
+ * An action that asks first: a panel naming what will change, then Confirm or Cancel. `run` returns what to show
+ * afterwards (a node or text), e.g. the event the action wrote.
+ */
+export function confirmAction(label, { describe, run, kind = '' }) {
+  const outcome = el('div', { class: 'action-outcome' });
+  const holder = el('div', { class: 'confirm-holder' });
+  const button = el('button', { type: 'button', class: `action ${kind}`.trim(), on: { click: () => ask() } }, label);
+  const ask = () => {
+    const confirm = el('button', { type: 'button', class: 'confirm armed', on: { click: () => go() } }, `Confirm: ${label}`);
+    const cancel = el('button', { type: 'button', on: { click: () => holder.replaceChildren() } }, 'Cancel');
+    holder.replaceChildren(el('div', { class: 'confirm-panel', role: 'alertdialog' }, el('p', {}, describe()), el('div', { class: 'actions' }, confirm, cancel)));
+    confirm.focus();
+  };
+  const go = async () => {
+    holder.replaceChildren();
+    outcome.replaceChildren(el('p', { class: 'muted' }, `${label}…`));
+    try {
+      const shown = await run();
+      outcome.replaceChildren(shown);
+    } catch (error) {
+      outcome.replaceChildren(errorBox(error));
+    }
+  };
+  return el('div', { class: 'confirm-action' }, button, holder, outcome);
+}
+
 export function section(title, ...children) {
   return el('section', { class: 'panel' }, el('h2', {}, title), ...children);
 }
@@ -17,7 +55,8 @@ export function dataTable(headers, rows, { empty = 'Nothing here yet.', rowProps
     'table',
     {},
     el('thead', {}, el('tr', {}, headers.map((header) => el('th', { scope: 'col' }, header)))),
-    el('tbody', {}, rows.map((cells, index) => el('tr', rowProps ? rowProps(index) : {}, cells.map((cell) => el('td', {}, cell))))),
+    // data-label: on a narrow screen each row is a card whose cells name their column.
+    el('tbody', {}, rows.map((cells, index) => el('tr', rowProps ? rowProps(index) : {}, cells.map((cell, column) => el('td', { 'data-label': headers[column] }, cell))))),
   );
 }
 

@@ -17,6 +17,7 @@ export function formatCost(value) {
 
 /** Text parts as they read; anything else (tool calls, images, unknown shapes) as JSON. Never markup. */
 export function messageText(content) {
+  if (content === null || content === undefined) return '';
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content
@@ -24,6 +25,25 @@ export function messageText(content) {
       .join('\n');
   }
   return JSON.stringify(content, null, 2);
+}
+
+/** A tool call as it reads: `name(arguments)`, whichever shape the runtime used (OpenAI function calls, or flat). */
+export function toolCallText(call) {
+  if (!call || typeof call !== 'object') return JSON.stringify(call);
+  const fn = call.function && typeof call.function === 'object' ? call.function : call;
+  const name = typeof fn.name === 'string' ? fn.name : typeof call.name === 'string' ? call.name : 'tool';
+  const args = fn.arguments ?? call.arguments ?? call.input ?? call.args;
+  let argsText = '';
+  if (typeof args === 'string') {
+    try {
+      argsText = JSON.stringify(JSON.parse(args));
+    } catch {
+      argsText = args;
+    }
+  } else if (args !== undefined) {
+    argsText = JSON.stringify(args);
+  }
+  return `${name}(${argsText})`;
 }
 
 export function formatJson(value) {

@@ -2,6 +2,7 @@
 import { bearerToken } from './api.js';
 import { errorBox } from './components.js';
 import { el } from './element.js';
+import { renderConversation } from './pages/conversation.js';
 import { renderConversations } from './pages/conversations.js';
 import { renderJob, renderJobs } from './pages/jobs.js';
 import { renderProjections } from './pages/projections.js';
@@ -10,6 +11,7 @@ import { renderSession } from './pages/session.js';
 const routes = [
   { pattern: /^\/$/, section: 'conversations', render: renderConversations },
   { pattern: /^\/sessions\/([^/]+)$/, section: 'conversations', render: renderSession },
+  { pattern: /^\/conversations\/([^/]+)$/, section: 'conversations', render: renderConversation },
   { pattern: /^\/projections$/, section: 'projections', render: renderProjections },
   { pattern: /^\/jobs$/, section: 'jobs', render: renderJobs },
   { pattern: /^\/jobs\/([^/]+)$/, section: 'jobs', render: renderJob },
@@ -73,6 +75,40 @@ function setUpTokenForm() {
   showTokenState();
 }
 
+/** Go to: a session id opens the session, a session key (agent:…) the conversation; anything else says what it takes. */
+const SESSION_ID = /^[A-Za-z0-9_.-]{1,128}$/;
+function setUpGoTo() {
+  const form = document.getElementById('goto-form');
+  const input = document.getElementById('goto-input');
+  const state = document.getElementById('goto-state');
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const value = input.value.trim();
+    state.textContent = '';
+    if (value.includes(':')) window.location.hash = `#/conversations/${encodeURIComponent(value)}`;
+    else if (SESSION_ID.test(value)) window.location.hash = `#/sessions/${encodeURIComponent(value)}`;
+    else {
+      state.textContent = 'a session id or a session key (agent:main:…)';
+      return;
+    }
+    input.value = '';
+  });
+}
+
+/** With authentication off the API answers without a token: then the token box is only clutter, and is hidden. */
+async function showTokenFormIfNeeded() {
+  const form = document.getElementById('token-form');
+  if (bearerToken.get()) return;
+  try {
+    const probe = await fetch(new URL('../v1/sessions?limit=1', window.location.href), { headers: { accept: 'application/json' } });
+    form.hidden = probe.status !== 401;
+  } catch {
+    form.hidden = false;
+  }
+}
+
+setUpGoTo();
+showTokenFormIfNeeded();
 setUpTokenForm();
 window.addEventListener('hashchange', showRoute);
 showRoute();

@@ -1,6 +1,6 @@
 // The conversations list: GET /v1/sessions with its filters (platform, active within), and the entries' flags.
 import { enc, get, query } from '../api.js';
-import { badge, dataTable, errorBox, loading } from '../components.js';
+import { badge, dataTable, errorBox, loading, sessionKeyText } from '../components.js';
 import { appendChildren, el, replaceContent } from '../element.js';
 import { formatCost, formatCount, formatTime } from '../format.js';
 
@@ -21,7 +21,13 @@ function flagBadges(entry) {
 
 function entryRow(entry) {
   return [
-    el('a', { href: `#/sessions/${enc(entry.sessionId)}`, class: 'session-key' }, entry.sessionKey),
+    el(
+      'span',
+      { class: 'key-cell' },
+      el('a', { href: `#/sessions/${enc(entry.sessionId)}`, class: 'session-link' }, sessionKeyText(entry.sessionKey)),
+      ' ',
+      el('a', { href: `#/conversations/${enc(entry.sessionKey)}`, class: 'conversation-link muted', title: 'the conversation: its sessions, queue, runtime and actions' }, 'conversation'),
+    ),
     entry.displayName ?? '—',
     entry.platform,
     entry.chatType,

@@ -1,8 +1,8 @@
 // One session: summary and counters, transcript, time-travel slider, checkpoints (roll back, fork), event timeline, tree.
 import { enc, get } from '../api.js';
-import { badge, errorBox, loading, notice, section } from '../components.js';
+import { badge, dataTable, errorBox, loading, notice, section, sessionKeyText } from '../components.js';
 import { el, replaceContent } from '../element.js';
-import { formatTime } from '../format.js';
+import { formatJson, formatTime } from '../format.js';
 import { checkpointsTable } from '../session/checkpointsTable.js';
 import { eventTimeline } from '../session/eventTimeline.js';
 import { sessionTree } from '../session/sessionTree.js';
@@ -12,7 +12,7 @@ import { countersList, transcriptList } from '../session/transcriptList.js';
 function summaryList(summary) {
   const rows = [
     ['status', badge(summary.status, summary.status === 'active' ? 'ok' : 'muted')],
-    ['session key', summary.sessionKey ?? '—'],
+    ['session key', summary.sessionKey ? el('a', { href: `#/conversations/${enc(summary.sessionKey)}` }, sessionKeyText(summary.sessionKey)) : '—'],
     ['parent', summary.parentSessionId ? el('a', { href: `#/sessions/${enc(summary.parentSessionId)}` }, summary.parentSessionId) : '—'],
     ['fork of', summary.forkOf ? `${summary.forkOf.sessionId} at ${summary.forkOf.checkpointId ?? 'its state then'}` : '—'],
     ['agent', summary.agentName ?? '—'],
@@ -26,12 +26,43 @@ function summaryList(summary) {
   return el('dl', { class: 'summary' }, rows.map(([label, value]) => el('div', {}, el('dt', {}, label), el('dd', {}, value))));
 }
 
+/** Session memory (name, value, updated) and the context slots with their live message counts. */
+function memoryAndSlots(memory, slots) {
+  return el(
+    'div',
+    { class: 'columns', id: 'memory-and-slots' },
+    el(
+      'div',
+      {},
+      el('h3', {}, `Memory (${memory.entries.length})`),
+      dataTable(
+        ['Name', 'Value', 'Updated'],
+        memory.entries.map((entry) => [el('code', {}, entry.name), el('pre', { class: 'json' }, formatJson(entry.value)), formatTime(entry.updatedAt)]),
+        { empty: 'No memory entries.' },
+      ),
+    ),
+    el(
+      'div',
+      {},
+      el('h3', {}, `Context slots (${slots.slots.length})`),
+      dataTable(
+        ['Slot', 'Live messages', 'Created'],
+        slots.slots.map((slot) => [el('span', {}, slot.name, slot.current ? ' ' : null, slot.current ? badge('current', 'ok') : null), String(slot.messageCount), formatTime(slot.createdAt)]),
+        { empty: 'No slots.' },
+      ),
+    ),
+  );
+}
+
 export async function renderSession(page, { params: [sessionId], query }, status = el('div', { id: 'session-status' })) {
   const disposers = [];
   const summary = await get(`/v1/sessions/${enc(sessionId)}`);
-  const [transcript, checkpoints] = await Promise.all([
+  const destroyed = summary.status === 'destroyed';
+  const [transcript, checkpoints, memory, slots] = await Promise.all([
     get(`/v1/sessions/${enc(sessionId)}/transcript?includeDeleted=true`),
-    summary.status === 'destroyed' ? Promise.resolve({ checkpoints: [] }) : get(`/v1/sessions/${enc(sessionId)}/checkpoints?limit=200`),
+    destroyed ? Promise.resolve({ checkpoints: [] }) : get(`/v1/sessions/${enc(sessionId)}/checkpoints?limit=200`),
+    destroyed ? Promise.resolve({ entries: [] }) : get(`/v1/sessions/${enc(sessionId)}/memory`),
+    destroyed ? Promise.resolve({ slots: [] }) : get(`/v1/sessions/${enc(sessionId)}/slots`),
   ]);
 
   /** After a rollback or fork: redraw everything from the service, keeping the outcome on screen. */
@@ -61,6 +92,7 @@ export async function renderSession(page, { params: [sessionId], query }, status
     status,
     el('div', { class: 'columns' }, section('Summary', summaryList(summary)), section('Counters', countersList(summary.counters, [['turns', summary.turnCount], ['messages', summary.messageCount]]))),
     section(`Transcript (${live} live of ${transcript.messages.length})`, transcriptList(transcript.messages, { id: 'transcript' })),
+    section('Memory and context slots', memoryAndSlots(memory, slots)),
     section('Time travel', el('p', { class: 'muted' }, 'Move the slider to replay the session to any revision.'), travel.panel),
     section('Checkpoints', checkpointsTable(sessionId, checkpoints.checkpoints, { writable: summary.status === 'active', status, onChanged: reload })),
     section('Tree', tree),

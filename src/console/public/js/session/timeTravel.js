@@ -38,7 +38,10 @@ export function timeTravelPanel(sessionId, latestRevision, eventTypeAt) {
           `At revision ${then.revision}${type ? ` (${type})` : ''}, recorded ${formatTime(then.lastEventAt)}: status ${then.status}, turn ${then.state.turnIndex}, checkpoint ${then.state.checkpointId ?? 'none'}.`,
         ),
         countersList(then.state.counters, [['turns', then.state.turnIndex]]),
-        transcriptList(then.state.transcript, { id: 'time-travel-transcript' }),
+        // At "now" the transcript is the one shown above: repeating it here would only double the page.
+        revision === latestRevision
+          ? el('p', { class: 'muted', id: 'time-travel-now' }, 'This is the session as it is now: its transcript is the one above. Move the slider back to see an earlier one.')
+          : transcriptList(then.state.transcript, { id: 'time-travel-transcript' }),
       );
     } catch (error) {
       if (request === latestRequest) replaceContent(output, errorBox(error));

@@ -1,7 +1,20 @@
 // A transcript as a list of messages: role, turn, slot, text. Content is hostile input and only ever becomes text.
 import { badge } from '../components.js';
 import { el } from '../element.js';
-import { formatTime, messageText } from '../format.js';
+import { formatTime, messageText, toolCallText } from '../format.js';
+
+/** The text, and each tool call as `name(arguments)`; a message with neither says so instead of printing `null`. */
+function messageBody(message) {
+  const text = messageText(message.content);
+  const calls = Array.isArray(message.toolCalls) ? message.toolCalls : [];
+  return el(
+    'div',
+    { class: 'message-body' },
+    text ? el('div', { class: 'message-text' }, text) : null,
+    calls.map((call) => el('div', { class: 'tool-call' }, el('span', { class: 'muted' }, 'calls '), el('code', {}, toolCallText(call)))),
+    !text && calls.length === 0 ? el('div', { class: 'message-text muted' }, '(no content)') : null,
+  );
+}
 
 export function transcriptList(messages, { id } = {}) {
   if (messages.length === 0) return el('p', { class: 'muted', id }, 'No messages.');
@@ -21,8 +34,8 @@ export function transcriptList(messages, { id } = {}) {
           message.deleted ? badge('deleted', 'muted') : null,
           el('time', { class: 'muted', datetime: message.at }, formatTime(message.at)),
         ),
-        el('div', { class: 'message-text' }, messageText(message.content)),
-        message.toolCalls ? el('details', {}, el('summary', {}, 'tool calls'), el('pre', { class: 'json' }, JSON.stringify(message.toolCalls, null, 2))) : null,
+        messageBody(message),
+        message.toolCalls ? el('details', {}, el('summary', {}, 'tool calls as recorded'), el('pre', { class: 'json' }, JSON.stringify(message.toolCalls, null, 2))) : null,
       ),
     ),
   );

@@ -1,0 +1,165 @@
+// One conversation (a session key): its routing entry and flags, every session it has had, its queue and runtime
+// binding, and the operator's actions (reset, suspend, switch, resume mark), each confirmed and showing what it wrote.
+import { api, enc, get, post } from '../api.js';
+import { badge, confirmAction, dataTable, errorBox, jsonBlock, section, sessionKeyText } from '../components.js';
+import { el } from '../element.js';
+import { formatJson, formatTime, messageText } from '../format.js';
+
+const EVENTS_PAGE = 500;
+
+async function allEvents(key) {
+  const events = [];
+  for (let from = 0; from !== null; ) {
+    const page = await get(`/v1/conversations/${enc(key)}/events?fromRevision=${from}&limit=${EVENTS_PAGE}`);
+    events.push(...page.events);
+    from = page.nextRevision;
+  }
+  return events;
+}
+
+/** Every session the key has had, oldest first, from its SessionBound events: why each began and what it replaced. */
+function sessionsOf(events, currentId) {
+  const bound = events.filter((event) => event.type === 'SessionBound');
+  return dataTable(
+    ['Session', 'Bound', 'Why', 'Replaced'],
+    bound
+      .slice()
+      .reverse()
+      .map((event) => [
+        el('span', {}, el('a', { href: `#/sessions/${enc(event.data.sessionId)}` }, event.data.sessionId), event.data.sessionId === currentId ? ' ' : null, event.data.sessionId === currentId ? badge('current', 'ok') : null),
+        formatTime(event.data.at ?? event.createdAt),
+        event.data.reason,
+        event.data.previousSessionId ?? '—',
+      ]),
+    { empty: 'No session yet.' },
+  );
+}
+
+function flags(entry) {
+  const shown = [
+    entry.suspended && badge('suspended', 'warn'),
+    entry.resumePending && badge(`resume pending${entry.resumeReason ? `: ${entry.resumeReason}` : ''}`, 'info'),
+    entry.wasAutoReset && badge(`auto-reset${entry.autoResetReason ? `: ${entry.autoResetReason}` : ''}`),
+    entry.isFreshReset && badge('fresh reset'),
+  ].filter(Boolean);
+  return shown.length > 0 ? shown : el('span', { class: 'muted' }, 'none');
+}
+
+function queueView(queue) {
+  const items = [...(queue.slot ? [{ ...queue.slot, place: 'slot' }] : []), ...queue.overflow.map((message) => ({ ...message, place: 'overflow' }))];
+  return el(
+    'div',
+    { id: 'conversation-queue' },
+    el('p', { class: 'muted' }, `${queue.depth} waiting`),
+    dataTable(
+      ['Where', 'Message', 'Queued'],
+      items.map((message) => [message.place, message.text === null ? el('span', { class: 'muted' }, `(${message.media.length} media)`) : messageText(message.text), formatTime(message.queuedAt)]),
+      { empty: 'The queue is empty.' },
+    ),
+  );
+}
+
+/** The binding's fields that have a value: a runtime not bound yet shows as such, not as a list of nulls. */
+function runtimeView(runtime) {
+  const fields = runtime ? Object.entries(runtime).filter(([name, value]) => value !== null && value !== undefined && !['revision', 'position', 'sessionKey'].includes(name)) : [];
+  if (!runtime || !runtime.runtimeSessionId) return el('p', { class: 'muted', id: 'conversation-runtime' }, 'No runtime session is bound to this conversation.');
+  return el(
+    'dl',
+    { class: 'summary', id: 'conversation-runtime' },
+    fields.map(([name, value]) => el('div', {}, el('dt', {}, name), el('dd', {}, typeof value === 'object' ? jsonBlock(value) : String(value)))),
+  );
+}
+
+/** The events an action wrote to this conversation: those after the revision the page was drawn at. */
+async function writtenSince(key, revision, answer) {
+  const page = await get(`/v1/conversations/${enc(key)}/events?fromRevision=${revision + 1}&limit=50`);
+  if (page.events.length === 0) return el('div', { class: 'notice ok', role: 'status' }, `Nothing new was written (it was already so). Position ${answer?.position ?? '—'}.`);
+  return el(
+    'div',
+    { class: 'notice ok written', role: 'status' },
+    el('p', {}, `Written to conversation-${key}:`),
+    page.events.map((event) => el('div', { class: 'written-event' }, el('strong', { class: 'event-type' }, event.type), ` at revision ${event.revision}`, el('pre', { class: 'json' }, formatJson(event.data)))),
+  );
+}
+
+export async function renderConversation(page, { params: [key] }) {
+  const entry = await get(`/v1/conversations/${enc(key)}`);
+  const [events, queue, runtime] = await Promise.all([
+    allEvents(key),
+    get(`/v1/conversations/${enc(key)}/queue`),
+    get(`/v1/conversations/${enc(key)}/runtime`).catch(() => null),
+  ]);
+  const revision = entry.revision;
+  const redraw = async (outcome) => {
+    const shown = await writtenSince(key, revision, outcome);
+    page.replaceChildren();
+    try {
+      await renderConversation(page, { params: [key] });
+      page.querySelector('#conversation-actions')?.prepend(shown);
+    } catch (error) {
+      page.append(shown, errorBox(error));
+    }
+    return el('span');
+  };
+  const path = `/v1/conversations/${enc(key)}`;
+  const switchSelect = el(
+    'select',
+    { id: 'switch-to', 'aria-label': 'session to switch to' },
+    events.filter((event) => event.type === 'SessionBound' && event.data.sessionId !== entry.sessionId).map((event) => el('option', { value: event.data.sessionId }, event.data.sessionId)),
+  );
+  const actions = el(
+    'div',
+    { id: 'conversation-actions', class: 'action-list' },
+    confirmAction('Reset', {
+      describe: () => `Starts a new session for ${key} (SessionBound, reason reset); ${entry.sessionId} ends and stays readable.`,
+      run: async () => redraw(await post(`${path}/reset`, {})),
+    }),
+    confirmAction('Suspend', {
+      kind: 'warn',
+      describe: () => `Suspends ${key} (Suspended): its next message starts a new session, as /stop does.`,
+      run: async () => redraw(await post(`${path}/suspend`, { reason: 'console' })),
+    }),
+    el(
+      'div',
+      { class: 'switch' },
+      switchSelect.options.length > 0 ? switchSelect : el('span', { class: 'muted' }, 'No earlier session to switch to.'),
+      switchSelect.options.length > 0
+        ? confirmAction('Switch', {
+            describe: () => `Binds ${key} to ${switchSelect.value} (SessionBound, reason switch), as /resume does; ${entry.sessionId} stays as it is.`,
+            run: async () => redraw(await post(`${path}/switch`, { sessionId: switchSelect.value })),
+          })
+        : null,
+    ),
+    entry.resumePending
+      ? confirmAction('Clear resume mark', {
+          describe: () => `Clears the resume mark of ${key} (ResumeCleared, reason manual).`,
+          run: async () => redraw(await api('DELETE', `${path}/resume-pending`)),
+        })
+      : confirmAction('Mark for resume', {
+          describe: () => `Marks ${key} for a soft resume (ResumeMarked, reason restart_interrupted): its next message continues ${entry.sessionId}.`,
+          run: async () => redraw(await post(`${path}/resume-pending`, { reason: 'restart_interrupted' })),
+        }),
+  );
+
+  const summary = [
+    ['session key', sessionKeyText(entry.sessionKey ?? key)],
+    ['current session', el('a', { href: `#/sessions/${enc(entry.sessionId)}` }, entry.sessionId)],
+    ['flags', el('span', { class: 'flags', id: 'conversation-flags' }, flags(entry))],
+    ['platform', entry.platform ?? '—'],
+    ['name', entry.displayName ?? '—'],
+    ['updated', formatTime(entry.updatedAt)],
+    ['turns', String(entry.turnCount ?? '—')],
+    ['revision', String(revision)],
+  ];
+  page.append(
+    el('h1', {}, 'Conversation ', sessionKeyText(key, { id: 'conversation-key' })),
+    el(
+      'div',
+      { class: 'columns' },
+      section('Routing entry', el('dl', { class: 'summary' }, summary.map(([label, value]) => el('div', {}, el('dt', {}, label), el('dd', {}, value))))),
+      section('Actions', actions),
+    ),
+    section('Sessions of this key', el('div', { id: 'conversation-sessions' }, sessionsOf(events, entry.sessionId))),
+    el('div', { class: 'columns' }, section('Queue', queueView(queue)), section('Runtime binding', runtimeView(runtime))),
+  );
+}
