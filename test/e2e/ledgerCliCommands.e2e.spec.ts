@@ -12,9 +12,10 @@ import { e2eBackends } from '../support/testApp.js';
 const enc = encodeURIComponent;
 
 /** `session-ledger serve`, waited on until /health answers. */
-async function serveViaCli(env: Record<string, string>): Promise<{ url: string; child: ChildProcess; output: () => string }> {
+async function serveViaCli(env: Record<string, string>, spawned: (child: ChildProcess) => void = () => {}): Promise<{ url: string; child: ChildProcess; output: () => string }> {
   const port = await freePort();
   const child = spawn(process.execPath, [cliEntry, 'serve'], { env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  spawned(child);
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
@@ -42,6 +43,7 @@ for (const backend of e2eBackends()) {
   describe(`ledger CLI commands: ${backend}`, { timeout: 180_000 }, () => {
     let storage: ProcessStorage;
     let served: Awaited<ReturnType<typeof serveViaCli>>;
+    let starting: ChildProcess | undefined;
     let sessionKey: string;
     let sessionId: string;
     let suspendedAt: number;
@@ -51,15 +53,17 @@ for (const backend of e2eBackends()) {
 
     beforeAll(async () => {
       storage = processStorage(backend, 'clicmd');
-      served = await serveViaCli(storage.env);
+      served = await serveViaCli(storage.env, (child) => (starting = child));
       const first = await post('/v1/sessions/resolve', { source: { platform: 'cli', chatType: 'dm', chatId: 'tail-me' } });
       ({ sessionKey, sessionId } = first);
       await post('/v1/sessions/resolve', { source: { platform: 'cli', chatType: 'dm', chatId: 'someone-else' } });
       for (const text of ['one', 'two']) await post(`/v1/sessions/${sessionId}/turns`, { messages: [{ role: 'user', content: text }] });
       suspendedAt = (await post(`/v1/conversations/${enc(sessionKey)}/suspend`, {})).position;
-    }, 120_000);
+    }, 300_000);
     afterAll(async () => {
       if (served && served.child.exitCode === null) await stop(served.child);
+      // A start that timed out leaves its process: it must not outlive the file.
+      if (starting && starting.exitCode === null && starting.signalCode === null) starting.kill('SIGKILL');
       await storage?.dispose();
     });
 
