@@ -438,3 +438,133 @@ export interface JobFiresQuery {
   /** Start after this position; default: only new fires. */
   from?: number;
 }
+
+export interface CheckpointListing {
+  checkpointId: string;
+  label: string | null;
+  /** The revision whose state the checkpoint names. */
+  revision: number;
+  turnIndex: number;
+  createdAt: string;
+  /** Taken by the service after a turn (AUTO_CHECKPOINT), not asked for. */
+  auto: boolean;
+  /** Whether the current state descends from it (false once rolled back past it). */
+  onCurrentTimeline: boolean;
+}
+
+export interface CheckpointList {
+  sessionId: string;
+  /** Newest first. */
+  checkpoints: CheckpointListing[];
+  /** Pass as `before` for the next page; null on the last. */
+  nextBefore: number | null;
+  revision: number;
+  position: number;
+}
+
+export interface RollbackResponse {
+  checkpointId: string;
+  /** The checkpoint's revision: the state now equals the state then. */
+  targetRevision: number;
+  fromRevision: number;
+  turnIndex: number;
+  revision: number;
+  position: number;
+}
+
+/** A session's timeline at a revision: what a rollback to it would restore. */
+export interface SessionTimeline {
+  turnIndex: number;
+  counters: SessionCounters;
+  transcript: Json[];
+  memory: JsonObject[];
+  currentSlot: string;
+  slots: JsonObject[];
+  lastSummaryTurn: number | null;
+  checkpointId: string | null;
+  nextMessageIndex: number;
+}
+
+export interface SessionStateView {
+  sessionId: string;
+  revision: number;
+  position: number;
+  /** Present when the state is read as of a revision or a time. */
+  lastEventAt?: string | null;
+  status: 'active' | 'ended' | 'destroyed';
+  sessionKey: string;
+  parentSessionId: string | null;
+  agentName: string | null;
+  forkOf: Json;
+  createdAt: string;
+  updatedAt: string;
+  endedAt: string | null;
+  destroyedAt: string | null;
+  turnInFlight: Json;
+  state: SessionTimeline;
+}
+
+/** One session instance in the sessions index. */
+export interface SessionRecord extends SessionCounters {
+  sessionId: string;
+  sessionKey: string;
+  status: 'active' | 'ended' | 'destroyed';
+  createdAt: string;
+  updatedAt: string;
+  endedAt: string | null;
+  endReason: string | null;
+  origin: SessionSource;
+  messageCount: number;
+}
+
+export interface ForkRequest {
+  /** The checkpoint to fork from; the session's current state when left out. */
+  checkpointId?: string;
+  agentName?: string;
+  metadata?: JsonObject;
+}
+
+export interface ChildRequest {
+  agentName: string;
+  metadata?: JsonObject;
+}
+
+export interface SpawnedSession {
+  sessionId: string;
+  parentSessionId: string;
+  kind: 'child' | 'fork';
+  revision: number;
+  position: number;
+}
+
+export interface ForkResponse extends SpawnedSession {
+  forkOf: Json;
+  turnIndex: number;
+}
+
+export interface ChildResponse extends SpawnedSession {
+  agentName: string;
+}
+
+export interface SessionTreePage {
+  sessionId: string;
+  rootSessionId: string;
+  depth: number;
+  nodes: JsonObject[];
+  nextCursor: string | null;
+}
+
+export interface SessionMemory {
+  sessionId: string;
+  entries: JsonObject[];
+  revision: number;
+  position: number;
+}
+
+export interface SessionSlots {
+  sessionId: string;
+  currentSlot: string;
+  slots: JsonObject[];
+  revision: number;
+  position: number;
+}

@@ -216,6 +216,28 @@ export class LedgerClient {
     return this.call('reportRun', { id: jobId, fireId }, { body: request, ...options });
   }
 
+  /** A new session starting from this one's state (or a checkpoint's): same conversation history, its own future. */
+  forkSession(sessionId: string, request: Api.ForkRequest = {}, options?: CallOptions) {
+    return this.call('forkSession', { id: sessionId }, { body: request, ...options });
+  }
+
+  /** A child session (a sub-agent's), starting empty, under this one in the session tree. */
+  createChild(sessionId: string, request: Api.ChildRequest, options?: CallOptions) {
+    return this.call('createChild', { id: sessionId }, { body: request, ...options });
+  }
+
+  sessionTree(sessionId: string, options?: CallOptions) {
+    return this.call('sessionTree', { id: sessionId }, options);
+  }
+
+  sessionMemory(sessionId: string, options?: CallOptions) {
+    return this.call('sessionMemory', { id: sessionId }, options);
+  }
+
+  sessionSlots(sessionId: string, options?: CallOptions) {
+    return this.call('sessionSlots', { id: sessionId }, options);
+  }
+
   health(options?: CallOptions) {
     return this.call('health', {}, options);
   }

@@ -1,12 +1,14 @@
 // Every HTTP operation the client calls: method, path and the field names it sends. The drift test checks each against /openapi.json.
 import { fieldsOf } from './exhaustiveFields.js';
 import type {
+  ChildRequest,
   CreateCheckpointRequest,
   CreateJobRequest,
   DeliveryTarget,
   EnqueueRequest,
   EventStreamQuery,
   FireJobRequest,
+  ForkRequest,
   GatewayStartedRequest,
   GatewayStoppedRequest,
   GatewayStoppingRequest,
@@ -100,6 +102,11 @@ export const ledgerOperations = {
   rollback: { method: 'POST', path: '/v1/sessions/{id}/rollback', body: fieldsOf<RollbackRequest>()('checkpointId'), safeToRepeat: false },
   sessionState: { method: 'GET', path: '/v1/sessions/{id}/state', query: ['revision', 'at'], safeToRepeat: true },
   sessionEvents: { method: 'GET', path: '/v1/sessions/{id}/events', query: ['fromRevision', 'limit'], safeToRepeat: true },
+  forkSession: { method: 'POST', path: '/v1/sessions/{id}/fork', body: fieldsOf<ForkRequest>()('checkpointId', 'agentName', 'metadata'), safeToRepeat: false },
+  createChild: { method: 'POST', path: '/v1/sessions/{id}/children', body: fieldsOf<ChildRequest>()('agentName', 'metadata'), safeToRepeat: false },
+  sessionTree: { method: 'GET', path: '/v1/sessions/{id}/tree', safeToRepeat: true },
+  sessionMemory: { method: 'GET', path: '/v1/sessions/{id}/memory', safeToRepeat: true },
+  sessionSlots: { method: 'GET', path: '/v1/sessions/{id}/slots', safeToRepeat: true },
 
   gatewayStopping: { method: 'POST', path: '/v1/gateways/{gatewayId}/stopping', body: fieldsOf<GatewayStoppingRequest>()('activeKeys', 'mode'), safeToRepeat: true },
   gatewayStopped: { method: 'POST', path: '/v1/gateways/{gatewayId}/stopped', body: fieldsOf<GatewayStoppedRequest>()('drainTimedOut'), safeToRepeat: true },

@@ -44,16 +44,16 @@ export interface LedgerResponses {
   rewriteTranscript: RewriteTranscriptResponse;
   rewind: Api.RewindResponse;
   createCheckpoint: CreateCheckpointResponse;
-  listCheckpoints: Api.JsonObject;
-  rollback: Api.JsonObject & { position: number };
-  sessionState: Api.JsonObject;
+  listCheckpoints: Api.CheckpointList;
+  rollback: Api.RollbackResponse;
+  sessionState: Api.SessionStateView;
   sessionEvents: Api.StreamEventsPage;
   gatewayStopping: Api.JsonObject & { position: number };
   gatewayStopped: Api.JsonObject & { position: number };
   gatewayStarted: Api.GatewayStartedResponse;
   listSessions: Api.SessionsPage;
   sessionByKey: Api.SessionEntry;
-  sessionRecord: Api.JsonObject;
+  sessionRecord: Api.SessionRecord;
   exportSessionsJson: Record<string, Api.JsonObject>;
   createJob: Api.JobView;
   importJobs: Api.ImportJobsResponse;
@@ -62,4 +62,9 @@ export interface LedgerResponses {
   deleteJob: DeleteJobResponse;
   fireJob: Api.FireJobResponse;
   reportRun: Api.ReportRunResponse;
+  forkSession: Api.ForkResponse;
+  createChild: Api.ChildResponse;
+  sessionTree: Api.SessionTreePage;
+  sessionMemory: Api.SessionMemory;
+  sessionSlots: Api.SessionSlots;
 }

@@ -72,6 +72,11 @@ describe('answers ↔ the OpenAPI document', () => {
     if (turn.checkpointId) await client.rollback(id, turn.checkpointId);
     await client.rewriteTranscript(id, { messages: [{ role: 'user', content: 'rewritten' }] });
     await client.sessionState(id);
+    const fork = await client.forkSession(id, {});
+    await client.createChild(id, { agentName: 'researcher' });
+    await client.sessionMemory(id);
+    await client.sessionSlots(id);
+    await client.sessionTree(fork.sessionId);
     await client.sessionEvents(id);
     await client.conversationEvents(key);
     await client.startTurn(id);

@@ -71,24 +71,13 @@ export const operationResponseSchemas: Record<string, object> = {
     "$ref": "#/components/schemas/CreateCheckpointResponse"
   },
   "listCheckpoints": {
-    "$ref": "#/components/schemas/JsonObject"
+    "$ref": "#/components/schemas/CheckpointList"
   },
   "rollback": {
-    "type": "object",
-    "additionalProperties": {
-      "$ref": "#/components/schemas/Json"
-    },
-    "properties": {
-      "position": {
-        "type": "number"
-      }
-    },
-    "required": [
-      "position"
-    ]
+    "$ref": "#/components/schemas/RollbackResponse"
   },
   "sessionState": {
-    "$ref": "#/components/schemas/JsonObject"
+    "$ref": "#/components/schemas/SessionStateView"
   },
   "sessionEvents": {
     "$ref": "#/components/schemas/StreamEventsPage"
@@ -131,7 +120,7 @@ export const operationResponseSchemas: Record<string, object> = {
     "$ref": "#/components/schemas/SessionEntry"
   },
   "sessionRecord": {
-    "$ref": "#/components/schemas/JsonObject"
+    "$ref": "#/components/schemas/SessionRecord"
   },
   "exportSessionsJson": {
     "type": "object",
@@ -159,6 +148,21 @@ export const operationResponseSchemas: Record<string, object> = {
   },
   "reportRun": {
     "$ref": "#/components/schemas/ReportRunResponse"
+  },
+  "forkSession": {
+    "$ref": "#/components/schemas/ForkResponse"
+  },
+  "createChild": {
+    "$ref": "#/components/schemas/ChildResponse"
+  },
+  "sessionTree": {
+    "$ref": "#/components/schemas/SessionTreePage"
+  },
+  "sessionMemory": {
+    "$ref": "#/components/schemas/SessionMemory"
+  },
+  "sessionSlots": {
+    "$ref": "#/components/schemas/SessionSlots"
   }
 };
 
@@ -1192,6 +1196,252 @@ export const sharedResponseSchemas: Record<string, object> = {
       "position"
     ]
   },
+  "CheckpointList": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "checkpoints": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/CheckpointListing"
+        }
+      },
+      "nextBefore": {
+        "type": [
+          "number",
+          "null"
+        ]
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionId",
+      "checkpoints",
+      "nextBefore",
+      "revision",
+      "position"
+    ]
+  },
+  "CheckpointListing": {
+    "type": "object",
+    "properties": {
+      "checkpointId": {
+        "type": "string"
+      },
+      "label": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "revision": {
+        "type": "number"
+      },
+      "turnIndex": {
+        "type": "number"
+      },
+      "createdAt": {
+        "type": "string"
+      },
+      "auto": {
+        "type": "boolean"
+      },
+      "onCurrentTimeline": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "checkpointId",
+      "label",
+      "revision",
+      "turnIndex",
+      "createdAt",
+      "auto",
+      "onCurrentTimeline"
+    ]
+  },
+  "RollbackResponse": {
+    "type": "object",
+    "properties": {
+      "checkpointId": {
+        "type": "string"
+      },
+      "targetRevision": {
+        "type": "number"
+      },
+      "fromRevision": {
+        "type": "number"
+      },
+      "turnIndex": {
+        "type": "number"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "checkpointId",
+      "targetRevision",
+      "fromRevision",
+      "turnIndex",
+      "revision",
+      "position"
+    ]
+  },
+  "SessionStateView": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      },
+      "lastEventAt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "status": {
+        "type": "string",
+        "enum": [
+          "active",
+          "ended",
+          "destroyed"
+        ]
+      },
+      "sessionKey": {
+        "type": "string"
+      },
+      "parentSessionId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "agentName": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "forkOf": {
+        "$ref": "#/components/schemas/Json"
+      },
+      "createdAt": {
+        "type": "string"
+      },
+      "updatedAt": {
+        "type": "string"
+      },
+      "endedAt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "destroyedAt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "turnInFlight": {
+        "$ref": "#/components/schemas/Json"
+      },
+      "state": {
+        "$ref": "#/components/schemas/SessionTimeline"
+      }
+    },
+    "required": [
+      "sessionId",
+      "revision",
+      "position",
+      "status",
+      "sessionKey",
+      "parentSessionId",
+      "agentName",
+      "forkOf",
+      "createdAt",
+      "updatedAt",
+      "endedAt",
+      "destroyedAt",
+      "turnInFlight",
+      "state"
+    ]
+  },
+  "SessionTimeline": {
+    "type": "object",
+    "properties": {
+      "turnIndex": {
+        "type": "number"
+      },
+      "counters": {
+        "$ref": "#/components/schemas/SessionCounters"
+      },
+      "transcript": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/Json"
+        }
+      },
+      "memory": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/JsonObject"
+        }
+      },
+      "currentSlot": {
+        "type": "string"
+      },
+      "slots": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/JsonObject"
+        }
+      },
+      "lastSummaryTurn": {
+        "type": [
+          "number",
+          "null"
+        ]
+      },
+      "checkpointId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "nextMessageIndex": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "turnIndex",
+      "counters",
+      "transcript",
+      "memory",
+      "currentSlot",
+      "slots",
+      "lastSummaryTurn",
+      "checkpointId",
+      "nextMessageIndex"
+    ]
+  },
   "GatewayStartedResponse": {
     "type": "object",
     "properties": {
@@ -1271,6 +1521,88 @@ export const sharedResponseSchemas: Record<string, object> = {
     "required": [
       "sessions",
       "nextCursor"
+    ]
+  },
+  "SessionRecord": {
+    "type": "object",
+    "properties": {
+      "inputTokens": {
+        "type": "number"
+      },
+      "outputTokens": {
+        "type": "number"
+      },
+      "cacheReadTokens": {
+        "type": "number"
+      },
+      "cacheWriteTokens": {
+        "type": "number"
+      },
+      "totalTokens": {
+        "type": "number"
+      },
+      "estimatedCostUsd": {
+        "type": "number"
+      },
+      "lastPromptTokens": {
+        "type": "number"
+      },
+      "sessionId": {
+        "type": "string"
+      },
+      "sessionKey": {
+        "type": "string"
+      },
+      "status": {
+        "type": "string",
+        "enum": [
+          "active",
+          "ended",
+          "destroyed"
+        ]
+      },
+      "createdAt": {
+        "type": "string"
+      },
+      "updatedAt": {
+        "type": "string"
+      },
+      "endedAt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "endReason": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "origin": {
+        "$ref": "#/components/schemas/SessionSource"
+      },
+      "messageCount": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "cacheReadTokens",
+      "cacheWriteTokens",
+      "createdAt",
+      "endReason",
+      "endedAt",
+      "estimatedCostUsd",
+      "inputTokens",
+      "lastPromptTokens",
+      "messageCount",
+      "origin",
+      "outputTokens",
+      "sessionId",
+      "sessionKey",
+      "status",
+      "totalTokens",
+      "updatedAt"
     ]
   },
   "JobView": {
@@ -1605,6 +1937,169 @@ export const sharedResponseSchemas: Record<string, object> = {
     "required": [
       "jobId",
       "changed",
+      "revision",
+      "position"
+    ]
+  },
+  "ForkResponse": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "parentSessionId": {
+        "type": "string"
+      },
+      "kind": {
+        "type": "string",
+        "enum": [
+          "child",
+          "fork"
+        ]
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      },
+      "forkOf": {
+        "$ref": "#/components/schemas/Json"
+      },
+      "turnIndex": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "forkOf",
+      "kind",
+      "parentSessionId",
+      "position",
+      "revision",
+      "sessionId",
+      "turnIndex"
+    ]
+  },
+  "ChildResponse": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "parentSessionId": {
+        "type": "string"
+      },
+      "kind": {
+        "type": "string",
+        "enum": [
+          "child",
+          "fork"
+        ]
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      },
+      "agentName": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "agentName",
+      "kind",
+      "parentSessionId",
+      "position",
+      "revision",
+      "sessionId"
+    ]
+  },
+  "SessionTreePage": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "rootSessionId": {
+        "type": "string"
+      },
+      "depth": {
+        "type": "number"
+      },
+      "nodes": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/JsonObject"
+        }
+      },
+      "nextCursor": {
+        "type": [
+          "string",
+          "null"
+        ]
+      }
+    },
+    "required": [
+      "sessionId",
+      "rootSessionId",
+      "depth",
+      "nodes",
+      "nextCursor"
+    ]
+  },
+  "SessionMemory": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "entries": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/JsonObject"
+        }
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionId",
+      "entries",
+      "revision",
+      "position"
+    ]
+  },
+  "SessionSlots": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "currentSlot": {
+        "type": "string"
+      },
+      "slots": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/JsonObject"
+        }
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionId",
+      "currentSlot",
+      "slots",
       "revision",
       "position"
     ]
