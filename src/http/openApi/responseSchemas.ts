@@ -1014,6 +1014,40 @@ export const sharedResponseSchemas: Record<string, object> = {
           }
         ]
       },
+      "lastAbandonedTurn": {
+        "anyOf": [
+          {
+            "type": "object",
+            "properties": {
+              "turnIndex": {
+                "type": "number"
+              },
+              "startedAt": {
+                "type": "string"
+              },
+              "abandonedAt": {
+                "type": "string"
+              },
+              "reason": {
+                "type": "string",
+                "enum": [
+                  "timeout",
+                  "gateway_restart"
+                ]
+              }
+            },
+            "required": [
+              "turnIndex",
+              "startedAt",
+              "abandonedAt",
+              "reason"
+            ]
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
       "revision": {
         "type": "number"
       },
@@ -1036,6 +1070,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "parentSessionId",
       "currentSlot",
       "turnInFlight",
+      "lastAbandonedTurn",
       "revision",
       "position"
     ]
@@ -1486,6 +1521,24 @@ export const sharedResponseSchemas: Record<string, object> = {
           "type": "string"
         }
       },
+      "abandonedTurns": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "properties": {
+            "sessionId": {
+              "type": "string"
+            },
+            "turnIndex": {
+              "type": "number"
+            }
+          },
+          "required": [
+            "sessionId",
+            "turnIndex"
+          ]
+        }
+      },
       "replayed": {
         "type": "boolean"
       },
@@ -1498,6 +1551,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "resume",
       "suspended",
       "marked",
+      "abandonedTurns",
       "replayed",
       "position"
     ]
