@@ -29,6 +29,7 @@ import { GatewaysController } from '../modules/gateways/gatewaysController.js';
 import { HealthController } from '../modules/health/healthController.js';
 import { ChangeRuntimeSessionHandler } from '../modules/runtime/commands/changeRuntimeSession.js';
 import { DetachRuntimeHandler } from '../modules/runtime/commands/detachRuntime.js';
+import { EndConversationRuntimeHandler } from '../modules/runtime/commands/endConversationRuntime.js';
 import { StartRuntimeTurnHandler } from '../modules/runtime/commands/startRuntimeTurn.js';
 import { ConversationRuntimeController } from '../modules/runtime/conversationRuntimeController.js';
 import { RuntimeSessionsController } from '../modules/runtime/runtimeSessionsController.js';
@@ -130,6 +131,7 @@ export class AppModule {
         RecordGatewayStoppedHandler,
         StartRuntimeTurnHandler,
         DetachRuntimeHandler,
+        EndConversationRuntimeHandler,
         ChangeRuntimeSessionHandler,
         RuntimeWatchdog,
         ...erasureProviders(infrastructure, config),

@@ -89,12 +89,29 @@ export interface ConversationChangeResponse {
   position: number;
 }
 
+/** A reset or a suspend: the conversation change, and what it did to the runtime binding. */
+export interface ConversationRuntimeEndResponse extends ConversationChangeResponse {
+  /** The runtime session unbound, or null (none was bound, or keepRuntime). */
+  detachedRuntimeSessionId: string | null;
+  /** A forced reset: the runtime turn it interrupted, or null. */
+  interruptedTurnId: string | null;
+}
+
+export interface ResetRequest {
+  /** Keep the conversation's runtime binding (by default a reset ends it). */
+  keepRuntime?: boolean;
+  /** Interrupt a runtime turn in flight instead of answering 409 RUNTIME_BUSY. */
+  force?: boolean;
+}
+
 export interface SwitchRequest {
   sessionId: string;
 }
 
 export interface SuspendRequest {
   reason?: string;
+  /** Keep the conversation's runtime binding (by default a suspend ends it). */
+  keepRuntime?: boolean;
 }
 
 export type ResumeReason = 'restart_timeout' | 'shutdown_timeout' | 'restart_interrupted';

@@ -99,8 +99,8 @@ export class LedgerClient {
   getConversation(sessionKey: string, options?: CallOptions) {
     return this.call('getConversation', { key: sessionKey }, options);
   }
-  resetConversation(sessionKey: string, options?: CallOptions) {
-    return this.call('resetConversation', { key: sessionKey }, { body: {}, ...options });
+  resetConversation(sessionKey: string, request: Api.ResetRequest = {}, options?: CallOptions) {
+    return this.call('resetConversation', { key: sessionKey }, { body: request, ...options });
   }
   switchSession(sessionKey: string, sessionId: string, options?: CallOptions) {
     return this.call('switchSession', { key: sessionKey }, { body: { sessionId } satisfies Api.SwitchRequest, ...options });

@@ -27,9 +27,9 @@ export interface LedgerResponses {
   ready: Api.JsonObject;
   resolveSession: Api.ResolveResponse;
   getConversation: Api.ConversationResponse;
-  resetConversation: Api.ConversationChangeResponse;
+  resetConversation: Api.ConversationRuntimeEndResponse;
   switchSession: Api.ConversationChangeResponse;
-  suspendConversation: Api.ConversationChangeResponse;
+  suspendConversation: Api.ConversationRuntimeEndResponse;
   markResumePending: Api.ConversationChangeResponse;
   clearResumePending: Api.ConversationChangeResponse;
   conversationContext: Api.ContextResponse;

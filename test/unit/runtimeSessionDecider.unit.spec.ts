@@ -171,6 +171,13 @@ describe('runtime session: interruption and recovery', () => {
     runtime.given([started, turn(1), running(1), completed(1)]).when({ type: 'Interrupt', reason: 'service_restart', error: 'restart', quietSince: at(400), now: at(400) }).then([]);
   });
 
+  it('a forced reset (quietSince null) interrupts the turn in flight however recently the worker reported', () => {
+    runtime.given(quietTurn).when({ type: 'Interrupt', reason: 'conversation_reset', error: 'reset', quietSince: null, now: at(21) }).then([
+      { type: 'RuntimeInterrupted', data: { turnId: 'turn_1', reason: 'conversation_reset', error: 'reset', previousState: 'waiting_approval', at: at(21) } },
+    ]);
+    runtime.given([started, turn(1), running(1), completed(1)]).when({ type: 'Interrupt', reason: 'conversation_reset', error: 'reset', quietSince: null, now: at(400) }).then([]);
+  });
+
   it('a starting turn left by the previous process is interrupted on restart', () => {
     runtime.given([started, turn(1)]).when({ type: 'Interrupt', reason: 'service_restart', error: 'restart', quietSince: at(60), now: at(60) }).thenState({ status: 'interrupted', lastError: { reason: 'service_restart' } });
   });

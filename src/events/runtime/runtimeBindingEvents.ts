@@ -3,7 +3,8 @@ import { scopedStreamName } from '../streamScope.js';
 
 /** new: nothing was bound; drift: provider/model changed; new_command: `/new` or newSession; task: `/new <task>`. */
 export type BindReason = 'new' | 'drift' | 'new_command' | 'task';
-export type DetachReason = 'detach' | 'new_command';
+/** conversation_reset / conversation_suspended: the conversation's reset or suspend ended the binding (unless keepRuntime). */
+export type DetachReason = 'detach' | 'new_command' | 'conversation_reset' | 'conversation_suspended';
 
 export type RuntimeBindingEvent =
   | {

@@ -6,8 +6,11 @@ export type ApprovalDecision = 'allow' | 'deny';
 export type ApprovalMemory = 'none' | 'session' | 'conversation';
 /** Who ended a wait: the worker reporting it, or a person answering through the API. */
 export type Responder = 'worker' | 'user';
-/** service_restart: the service started while the turn was in flight; heartbeat_timeout: the worker went quiet. */
-export type InterruptReason = 'service_restart' | 'heartbeat_timeout';
+/**
+ * service_restart: the service started while the turn was in flight; heartbeat_timeout: the worker went quiet;
+ * conversation_reset: its conversation was reset with `force: true` while the turn ran.
+ */
+export type InterruptReason = 'service_restart' | 'heartbeat_timeout' | 'conversation_reset';
 
 export type RuntimeSessionEvent =
   | { type: 'RuntimeSessionStarted'; data: { runtimeSessionId: string; provider: string; model: string; sessionKey: string; at: string } }

@@ -18,6 +18,7 @@ import { conversationDecider, conversationNotFound } from './conversationDecider
 import { conversationEntry } from './conversationEntry.js';
 import {
   contextQuerySchema,
+  resetRequestSchema,
   resolveRequestSchema,
   resumePendingRequestSchema,
   suspendRequestSchema,
@@ -64,9 +65,12 @@ export class ConversationsController {
 
   @Post('conversations/:key/reset')
   @HttpCode(200)
-  @ApiOperation({ summary: '/new, /reset: a new session for this key; the old one ends (reason reset)' })
-  reset(@Param('key') key: string, @Req() request: Request) {
-    return this.change(key, { type: 'reset' }, request);
+  @ApiOperation({
+    summary: '/new, /reset: a new session for this key; the old one ends (reason reset), and so does the runtime binding unless keepRuntime (409 RUNTIME_BUSY while a runtime turn runs, unless force)',
+  })
+  @DocumentedBody(resetRequestSchema)
+  reset(@Param('key') key: string, @ValidBody(resetRequestSchema) body: z.infer<typeof resetRequestSchema>, @Req() request: Request) {
+    return this.change(key, { type: 'reset', keepRuntime: body.keepRuntime, force: body.force }, request);
   }
 
   @Post('conversations/:key/switch')
@@ -79,10 +83,10 @@ export class ConversationsController {
 
   @Post('conversations/:key/suspend')
   @HttpCode(200)
-  @ApiOperation({ summary: '/stop escalation: the next message starts a new session' })
+  @ApiOperation({ summary: '/stop escalation: the next message starts a new session; the runtime binding ends unless keepRuntime' })
   @DocumentedBody(suspendRequestSchema)
   suspend(@Param('key') key: string, @ValidBody(suspendRequestSchema) body: z.infer<typeof suspendRequestSchema>, @Req() request: Request) {
-    return this.change(key, { type: 'suspend', reason: body.reason }, request);
+    return this.change(key, { type: 'suspend', reason: body.reason, keepRuntime: body.keepRuntime }, request);
   }
 
   @Post('conversations/:key/resume-pending')

@@ -108,8 +108,11 @@ export type RuntimeSessionCommand =
   | { type: 'ReportWorkerEvent'; report: WorkerReport; turnId: string | null; now: string }
   | { type: 'ResolveApproval'; approvalId: string; decision: ApprovalDecision; remember: ApprovalMemory; now: string }
   | { type: 'AnswerQuestion'; questionId: string; answer: string; now: string }
-  /** Interrupts the turn in flight unless the worker reported at or after `quietSince` (it is alive after all). */
-  | { type: 'Interrupt'; reason: InterruptReason; error: string; quietSince: string; now: string };
+  /**
+   * Interrupts the turn in flight unless the worker reported at or after `quietSince` (it is alive after all);
+   * `quietSince: null` interrupts it whatever the worker last said (a forced reset).
+   */
+  | { type: 'Interrupt'; reason: InterruptReason; error: string; quietSince: string | null; now: string };
 
 const keepRecent = <T>(items: T[]): T[] => items.slice(-RECENT_LIMIT);
 
@@ -307,7 +310,7 @@ export function decideRuntimeSession(command: RuntimeSessionCommand, state: Runt
       return decideAnswer(state, command.questionId, command.answer, command.now);
     case 'Interrupt': {
       if (!turnInFlight(state)) return [];
-      if (state.lastWorkerEventAt !== null && Date.parse(state.lastWorkerEventAt) >= Date.parse(command.quietSince)) return [];
+      if (command.quietSince !== null && state.lastWorkerEventAt !== null && Date.parse(state.lastWorkerEventAt) >= Date.parse(command.quietSince)) return [];
       const { reason, error, now } = command;
       return [{ type: 'RuntimeInterrupted', data: { turnId: state.currentTurnId, reason, error, previousState: state.status, at: now } }];
     }

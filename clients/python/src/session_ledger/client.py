@@ -111,11 +111,20 @@ class LedgerClient:
     def get_conversation(self, session_key: str, *, min_position: Optional[int] = None) -> api.ConversationResponse:
         return cast(api.ConversationResponse, self._call("get_conversation", {"key": session_key}, min_position=min_position))
 
-    def reset_conversation(self, session_key: str, *, idempotency_key: Optional[str] = None) -> api.ConversationChangeResponse:
-        """``/new``: a new session for the conversation; the old one ends."""
+    def reset_conversation(
+        self,
+        session_key: str,
+        *,
+        keep_runtime: Optional[bool] = None,
+        force: Optional[bool] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> api.ConversationChangeResponse:
+        """``/new``: a new session for the conversation; the old one ends, and so does its runtime binding unless
+        ``keep_runtime`` (a runtime turn in flight answers 409 RUNTIME_BUSY unless ``force`` interrupts it)."""
+        body = _present(keepRuntime=keep_runtime, force=force)
         return cast(
             api.ConversationChangeResponse,
-            self._call("reset_conversation", {"key": session_key}, body={}, idempotency_key=idempotency_key),
+            self._call("reset_conversation", {"key": session_key}, body=body, idempotency_key=idempotency_key),
         )
 
     def switch_session(
@@ -129,12 +138,18 @@ class LedgerClient:
         )
 
     def suspend_conversation(
-        self, session_key: str, reason: Optional[str] = None, *, idempotency_key: Optional[str] = None
+        self,
+        session_key: str,
+        reason: Optional[str] = None,
+        *,
+        keep_runtime: Optional[bool] = None,
+        idempotency_key: Optional[str] = None,
     ) -> api.ConversationChangeResponse:
-        """``/stop``: the next resolve starts a new session."""
+        """``/stop``: the next resolve starts a new session; the runtime binding ends unless ``keep_runtime``."""
+        body = _present(reason=reason, keepRuntime=keep_runtime)
         return cast(
             api.ConversationChangeResponse,
-            self._call("suspend_conversation", {"key": session_key}, body=_present(reason=reason), idempotency_key=idempotency_key),
+            self._call("suspend_conversation", {"key": session_key}, body=body, idempotency_key=idempotency_key),
         )
 
     def mark_resume_pending(

@@ -1,18 +1,20 @@
 // Reset, switch, suspend and resume marks on one conversation: decide on its stream, then follow on the session streams.
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { type ConversationEvent, conversationStreamName, type QueuedMessage, type ResumeReason } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
 import { Lifecycle } from '../../lifecycle.js';
+import { type ConversationRuntimeEndResult, EndConversationRuntimeCommand } from '../../runtime/commands/endConversationRuntime.js';
 import { sessionDecider, sessionDestroyed } from '../../sessions/sessionDecider.js';
 import { type ConversationCommand, conversationDecider, conversationNotFound, type ConversationState } from '../conversationDecider.js';
 import { conversationEntry, type ConversationEntry } from '../conversationEntry.js';
 import { followSessionBinding } from '../sessionBinding.js';
 
 export type ConversationChange =
-  | { type: 'reset' }
+  /** keepRuntime: leave the runtime binding; force: interrupt a runtime turn in flight instead of refusing (409 RUNTIME_BUSY). */
+  | { type: 'reset'; keepRuntime?: boolean; force?: boolean }
   | { type: 'switch'; sessionId: string }
-  | { type: 'suspend'; reason: string }
+  | { type: 'suspend'; reason: string; keepRuntime?: boolean }
   | { type: 'markResumePending'; reason: ResumeReason }
   | { type: 'clearResumePending'; reason?: 'manual' | 'drained' }
   | { type: 'countRestartInterruption'; bootId: string; stuckThreshold: number }
@@ -39,14 +41,24 @@ export interface ConversationChangeResult {
   /** The state the decision was taken on (the last attempt's, after any conflict retries). */
   decidedOn: ConversationState;
   decided: ConversationEvent[];
+  /** Reset and suspend: the runtime session they unbound (null when none was bound, or keepRuntime). */
+  detachedRuntimeSessionId?: string | null;
+  /** A forced reset: the runtime turn it interrupted. */
+  interruptedTurnId?: string | null;
 }
 
 @CommandHandler(ChangeConversationCommand)
 export class ChangeConversationHandler implements ICommandHandler<ChangeConversationCommand, ConversationChangeResult> {
-  constructor(private readonly lifecycle: Lifecycle) {}
+  constructor(
+    private readonly lifecycle: Lifecycle,
+    private readonly commands: CommandBus,
+  ) {}
 
   async execute({ sessionKey, change, metadata }: ChangeConversationCommand): Promise<ConversationChangeResult> {
     const { lifecycle } = this;
+    // The runtime binding ends first: a crash between the two leaves a conversation that was asked for a new thread
+    // without one, which the next runtime turn binds anyway, never a new session still on the old thread.
+    const runtime = await this.endRuntime(sessionKey, change, metadata);
     let previousSessionId: string | null = null;
     let decidedOn: ConversationState | undefined;
     const result = await lifecycle.streams.handle(
@@ -60,7 +72,7 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
       },
       metadata,
     );
-    const position = Math.max(result.position, await followSessionBinding(lifecycle, sessionKey, result.events, metadata));
+    const position = Math.max(result.position, runtime?.position ?? 0, await followSessionBinding(lifecycle, sessionKey, result.events, metadata));
     // A pruned conversation has no current session any more.
     const session = result.state.sessionId ? await lifecycle.streams.load(sessionStreamName(result.state.sessionId, metadata.tenant), sessionDecider) : undefined;
     return {
@@ -73,7 +85,20 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
       state: result.state,
       decidedOn: decidedOn ?? result.state,
       decided: result.events,
+      ...(runtime ? { detachedRuntimeSessionId: runtime.detachedRuntimeSessionId, interruptedTurnId: runtime.interruptedTurnId } : {}),
     };
+  }
+
+  /** Reset and suspend end the conversation's runtime binding unless asked to keep it; other changes leave it alone. */
+  private async endRuntime(sessionKey: string, change: ConversationChange, metadata: EventMetadata): Promise<ConversationRuntimeEndResult | undefined> {
+    if (change.type !== 'reset' && change.type !== 'suspend') return undefined;
+    if (change.keepRuntime) return { detachedRuntimeSessionId: null, interruptedTurnId: null, position: 0 };
+    // Nothing is written for a conversation that is not there: the conversation's own decision answers 404 below.
+    const conversation = await this.lifecycle.streams.load(conversationStreamName(sessionKey, metadata.tenant), conversationDecider);
+    if (conversation.state.status !== 'open') throw conversationNotFound();
+    const turnInFlight = change.type === 'suspend' ? 'ignore' : change.force ? 'interrupt' : 'refuse';
+    const reason = change.type === 'reset' ? 'conversation_reset' : 'conversation_suspended';
+    return this.commands.execute(new EndConversationRuntimeCommand(sessionKey, reason, turnInFlight, metadata));
   }
 
   private async toCommand(change: ConversationChange, state: ConversationState, tenant: string | undefined): Promise<ConversationCommand> {

@@ -1,0 +1,71 @@
+// A conversation reset or suspend ends its runtime thread: Hermes drops the cached agent on /new, CliGate's /new unbinds the Codex/Claude thread.
+import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { ConflictError } from '../../../errors/ledgerError.js';
+import type { EventMetadata } from '../../../events/eventStore.js';
+import { runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
+import { runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
+import { Lifecycle } from '../../lifecycle.js';
+import { runtimeBindingDecider } from '../runtimeBindingDecider.js';
+import { runtimeSessionDecider } from '../runtimeSessionDecider.js';
+import { ChangeRuntimeSessionCommand, type RuntimeSessionChangeResult } from './changeRuntimeSession.js';
+
+export type ConversationRuntimeEnd = 'conversation_reset' | 'conversation_suspended';
+
+export class EndConversationRuntimeCommand {
+  constructor(
+    readonly sessionKey: string,
+    readonly reason: ConversationRuntimeEnd,
+    /** A runtime turn in flight: refuse (409 RUNTIME_BUSY), interrupt it first (a forced reset), or unbind regardless (suspend). */
+    readonly turnInFlight: 'refuse' | 'interrupt' | 'ignore',
+    readonly metadata: EventMetadata,
+  ) {}
+}
+
+export interface ConversationRuntimeEndResult {
+  detachedRuntimeSessionId: string | null;
+  interruptedTurnId: string | null;
+  position: number;
+}
+
+@CommandHandler(EndConversationRuntimeCommand)
+export class EndConversationRuntimeHandler implements ICommandHandler<EndConversationRuntimeCommand, ConversationRuntimeEndResult> {
+  constructor(
+    private readonly lifecycle: Lifecycle,
+    private readonly commands: CommandBus,
+  ) {}
+
+  async execute({ sessionKey, reason, turnInFlight, metadata }: EndConversationRuntimeCommand): Promise<ConversationRuntimeEndResult> {
+    const { lifecycle } = this;
+    const bindingStream = runtimeBindingStreamName(sessionKey, metadata.tenant);
+    const binding = await lifecycle.streams.load(bindingStream, runtimeBindingDecider);
+    const runtimeSessionId = binding.state.runtimeSessionId;
+    if (runtimeSessionId === null) return { detachedRuntimeSessionId: null, interruptedTurnId: null, position: binding.position };
+    let interruptedTurnId: string | null = null;
+    let position = binding.position;
+    if (turnInFlight !== 'ignore') {
+      const runtime = await lifecycle.streams.load(runtimeSessionStreamName(runtimeSessionId, metadata.tenant), runtimeSessionDecider);
+      if (runtime.state.currentTurnId !== null) {
+        if (turnInFlight === 'refuse') {
+          throw new ConflictError('RUNTIME_BUSY', `runtime session ${runtimeSessionId} has turn ${runtime.state.currentTurnId} in flight; reset with force: true to interrupt it`, {
+            runtimeSessionId,
+            currentTurnId: runtime.state.currentTurnId,
+            state: runtime.state.status,
+          });
+        }
+        const interrupted: RuntimeSessionChangeResult = await this.commands.execute(
+          new ChangeRuntimeSessionCommand(runtimeSessionId, { type: 'Interrupt', reason: 'conversation_reset', error: 'the conversation was reset while this turn was in flight', quietSince: null }, metadata),
+        );
+        const event = interrupted.decided.find((decided) => decided.type === 'RuntimeInterrupted');
+        interruptedTurnId = event?.type === 'RuntimeInterrupted' ? event.data.turnId : null;
+        position = Math.max(position, interrupted.position);
+      }
+    }
+    const unbound = await lifecycle.streams.handle(bindingStream, runtimeBindingDecider, { type: 'Unbind', reason, now: lifecycle.now() }, metadata);
+    const detached = unbound.events.find((event) => event.type === 'RuntimeDetached');
+    return {
+      detachedRuntimeSessionId: detached?.type === 'RuntimeDetached' ? detached.data.runtimeSessionId : null,
+      interruptedTurnId,
+      position: Math.max(position, unbound.position),
+    };
+  }
+}
