@@ -33,6 +33,7 @@ export async function importCommand(args: string[]): Promise<number> {
         groupSessionsPerUser: config.sessions.groupSessionsPerUser,
         threadSessionsPerUser: config.sessions.threadSessionsPerUser,
         whatsappAliases: config.sessions.whatsappAliases,
+        escapeIds: config.sessions.escapeKeyIds,
       },
       autoCheckpoint: config.autoCheckpoint,
       gatewayId,

@@ -44,6 +44,7 @@ const environmentSchema = z.object({
   AGENT_NAME: z.string().regex(/^[a-z0-9_-]{1,32}$/, 'must be 1-32 of a-z 0-9 _ -').default('main'),
   GROUP_SESSIONS_PER_USER: booleanFlag.default(true),
   THREAD_SESSIONS_PER_USER: booleanFlag.default(false),
+  SESSION_KEY_ESCAPE_IDS: booleanFlag.default(false),
   WHATSAPP_ALIASES_FILE: z.string().optional(),
   RESUME_FRESHNESS_SECONDS: z.coerce.number().int().min(0).default(3_600),
   TOUCH_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(3_600).default(10),
@@ -107,6 +108,8 @@ export interface LedgerConfig {
     agent: string;
     groupSessionsPerUser: boolean;
     threadSessionsPerUser: boolean;
+    /** Escape ':' and '%' inside ids in session keys (collision-free, unlike Hermes' keys); existing keys keep resolving either way. */
+    escapeKeyIds: boolean;
     whatsappAliases: Record<string, string>;
     resumeFreshnessSeconds: number;
     touchIntervalSeconds: number;
@@ -223,6 +226,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
       agent: env.AGENT_NAME,
       groupSessionsPerUser: env.GROUP_SESSIONS_PER_USER,
       threadSessionsPerUser: env.THREAD_SESSIONS_PER_USER,
+      escapeKeyIds: env.SESSION_KEY_ESCAPE_IDS,
       whatsappAliases: env.WHATSAPP_ALIASES_FILE ? loadAliases(env.WHATSAPP_ALIASES_FILE) : {},
       resumeFreshnessSeconds: env.RESUME_FRESHNESS_SECONDS,
       touchIntervalSeconds: env.TOUCH_INTERVAL_SECONDS,

@@ -46,14 +46,14 @@ for (const backend of e2eBackends()) {
       expect(firstRun).toMatchObject({
         dryRun: false,
         nothingNew: false,
-        conversations: { alreadyThere: [], rekeyed: [{ hermesKey: hermesKeys.carol, sessionKey: 'agent:main:slack:dm:D%3A42' }] },
+        conversations: { alreadyThere: [], rekeyed: [] },
         sessions: { imported: 5, alreadyThere: 0 },
         turns: 6,
         messages: 15,
         jobs: { alreadyThere: [], refused: [{ job: 'broken', code: 'INVALID_SCHEDULE' }] },
       });
       // The CLI session has no routing entry: it gets a conversation of its own.
-      expect([...firstRun.conversations.imported].sort()).toEqual([hermesKeys.alice, hermesKeys.bob, 'agent:main:slack:dm:D%3A42', 'agent:main:cli:dm'].sort());
+      expect([...firstRun.conversations.imported].sort()).toEqual([hermesKeys.alice, hermesKeys.bob, hermesKeys.carol, 'agent:main:cli:dm'].sort());
       expect(firstRun.jobs.imported).toHaveLength(4);
       expect(firstRun.jobs.imported).toEqual(expect.arrayContaining(['daily-news-summary', 'weekly-code-review', 'health-check']));
       expect(firstRun.jobs.imported.find((id: string) => id.startsWith('hermes-'))).toMatch(/^hermes-[0-9a-f]{12}$/);
@@ -93,7 +93,7 @@ for (const backend of e2eBackends()) {
 
       const exported = await get(`/v1/export/sessions.json?minPosition=${firstRun.position}`);
       expect(exported.body[hermesKeys.alice]).toMatchObject({ session_id: hermesIds.alice, input_tokens: 120, last_prompt_tokens: 96, resume_pending: true, updated_at: '2026-03-01T09:30:00.250Z', last_resume_marked_at: '2026-03-01T09:31:00.000Z' });
-      expect(Object.keys(exported.body).sort()).toEqual([hermesKeys.alice, hermesKeys.bob, 'agent:main:slack:dm:D%3A42', 'agent:main:cli:dm'].sort());
+      expect(Object.keys(exported.body).sort()).toEqual([hermesKeys.alice, hermesKeys.bob, hermesKeys.carol, 'agent:main:cli:dm'].sort());
     });
 
     it('keeps every transcript: turns from user messages, tool calls, ended sessions', async () => {
@@ -129,7 +129,7 @@ for (const backend of e2eBackends()) {
       expect(turn.body).toMatchObject({ turnIndex: 2 });
       // Ids with ':' are keyed the ledger's way, so the resolve finds Carol's imported conversation.
       const carol = await post('/v1/sessions/resolve', { source: { platform: 'slack', chatType: 'dm', chatId: 'D:42', userId: 'U42' } });
-      expect(carol.body).toMatchObject({ sessionKey: 'agent:main:slack:dm:D%3A42', sessionId: hermesIds.carol, created: false });
+      expect(carol.body).toMatchObject({ sessionKey: hermesKeys.carol, sessionId: hermesIds.carol, created: false });
       // Suspended in Hermes: the next message starts a new session, as Hermes' own get_or_create_session would.
       const bob = await post('/v1/sessions/resolve', { source: { platform: 'discord', chatType: 'group', chatId: '998877', userId: '42' } });
       expect(bob.body.sessionKey).toBe(hermesKeys.bob);

@@ -58,7 +58,10 @@ describe('which conversation a Hermes session belongs to', () => {
 
   it("keys a conversation the ledger's way when its real origin says so", () => {
     const origin = { platform: 'slack', chatType: 'dm' as const, chatId: 'D:1', isBot: false, roleAuthorized: false };
-    expect(ledgerKeyFor('agent:main:slack:dm:D:1', origin, true, {})).toBe('agent:main:slack:dm:D%3A1');
+    // Hermes keeps ':' inside ids, and so does the ledger by default: the same key. SESSION_KEY_ESCAPE_IDS rekeys it.
+    expect(ledgerKeyFor('agent:main:slack:dm:D:1', origin, true, {})).toBe('agent:main:slack:dm:D:1');
+    expect(ledgerKeyFor('agent:main:slack:dm:D:1', origin, true, { escapeIds: true })).toBe('agent:main:slack:dm:D%3A1');
+    expect(ledgerKeyFor('agent:main:slack:dm:D:1', origin, true, { groupSessionsPerUser: false, agent: 'ops' })).toBe('agent:ops:slack:dm:D:1');
     expect(ledgerKeyFor('agent:main:slack:dm:D:1', origin, false, {})).toBe('agent:main:slack:dm:D:1');
     expect(ledgerKeyFor('agent:main:x:dm', { platform: 'x', chatType: 'dm', isBot: false, roleAuthorized: false }, true, {})).toBe('agent:main:x:dm');
   });

@@ -20,13 +20,13 @@ describe('isSharedMultiUserSession', () => {
     expect(isSharedMultiUserSession(dm, flags)).toBe(false);
   });
 
-  it.each(flagSets)('a group is shared exactly when groupSessionsPerUser is off (%o)', (flags) => {
+  it.each(flagSets)('a group, and a thread-typed chat without a thread id, is shared exactly when groupSessionsPerUser is off (%o)', (flags) => {
     expect(isSharedMultiUserSession(group, flags)).toBe(!flags.groupSessionsPerUser);
+    expect(isSharedMultiUserSession(discordThread, flags)).toBe(!flags.groupSessionsPerUser);
   });
 
   it.each(flagSets)('a thread is shared exactly when threadSessionsPerUser is off (%o)', (flags) => {
     expect(isSharedMultiUserSession(topic, flags)).toBe(!flags.threadSessionsPerUser);
-    expect(isSharedMultiUserSession(discordThread, flags)).toBe(!flags.threadSessionsPerUser);
   });
 
   it('defaults: groups isolated, threads shared', () => {

@@ -39,9 +39,9 @@ describe('sessionKeyFor', () => {
       expect(keyOf({ platform: 'signal', chatType: 'dm', userId: 'user_abc' })).toBe('agent:main:signal:dm:user_abc');
     });
 
-    it('without a chat id keeps the thread before the participant', () => {
+    it("without a chat id puts the participant before the thread, as Hermes does", () => {
       expect(keyOf({ platform: 'signal', chatType: 'dm', userId: 'user_abc', threadId: 't9' })).toBe(
-        'agent:main:signal:dm:t9:user_abc',
+        'agent:main:signal:dm:user_abc:t9',
       );
     });
 
@@ -131,11 +131,18 @@ describe('sessionKeyFor', () => {
 
     it.each([
       [{ groupSessionsPerUser: true, threadSessionsPerUser: true }, 'agent:main:discord:thread:999:user_abc'],
-      [{ groupSessionsPerUser: true, threadSessionsPerUser: false }, 'agent:main:discord:thread:999'],
+      [{ groupSessionsPerUser: true, threadSessionsPerUser: false }, 'agent:main:discord:thread:999:user_abc'],
       [{ groupSessionsPerUser: false, threadSessionsPerUser: true }, 'agent:main:discord:thread:999'],
       [{ groupSessionsPerUser: false, threadSessionsPerUser: false }, 'agent:main:discord:thread:999'],
-    ])('counts as a thread even without a thread id (%o)', (flags, key) => {
+    ])("without a thread id is keyed like a group, as Hermes keys it (%o)", (flags, key) => {
       expect(keyOf(thread, flags)).toBe(key);
+    });
+
+    it.each([
+      [{ groupSessionsPerUser: true, threadSessionsPerUser: true }, 'agent:main:discord:thread:999:t1:user_abc'],
+      [{ groupSessionsPerUser: true, threadSessionsPerUser: false }, 'agent:main:discord:thread:999:t1'],
+    ])('with a thread id is a thread (%o)', (flags, key) => {
+      expect(keyOf({ ...thread, threadId: 't1' }, flags)).toBe(key);
     });
   });
 
@@ -156,10 +163,10 @@ describe('sessionKeyFor', () => {
       );
     });
 
-    it('leaves group chat ids as sent (only the separator inside them is escaped)', () => {
-      expect(keyOf({ platform: 'whatsapp', chatType: 'group', chatId: '+120363025246125486:1@g.us' }, { groupSessionsPerUser: false })).toBe(
-        'agent:main:whatsapp:group:+120363025246125486%3A1@g.us',
-      );
+    it('leaves group chat ids as sent (with SESSION_KEY_ESCAPE_IDS, the separator inside them is escaped)', () => {
+      const source = { platform: 'whatsapp', chatType: 'group', chatId: '+120363025246125486:1@g.us' } as const;
+      expect(keyOf(source, { groupSessionsPerUser: false })).toBe('agent:main:whatsapp:group:+120363025246125486:1@g.us');
+      expect(keyOf(source, { groupSessionsPerUser: false, escapeIds: true })).toBe('agent:main:whatsapp:group:+120363025246125486%3A1@g.us');
     });
 
     it('maps linked-device ids through the alias map after canonicalising', () => {
@@ -205,15 +212,17 @@ describe('sessionKeyFor', () => {
 });
 
 describe('sessionKeyFor: ids that contain the separator', () => {
-  it('escapes ":" and "%" inside a part so that different sources never share a key', () => {
-    const joined = sessionKeyFor(parseSessionSource({ platform: 'matrix', chatType: 'group', chatId: 'a:b' }), { groupSessionsPerUser: false });
-    const split = sessionKeyFor(parseSessionSource({ platform: 'matrix', chatType: 'group', chatId: 'a', threadId: 'b' }), {
-      groupSessionsPerUser: false,
-    });
-    expect(joined).toBe('agent:main:matrix:group:a%3Ab');
-    expect(split).toBe('agent:main:matrix:group:a:b');
-    expect(sessionKeyFor(parseSessionSource({ platform: 'matrix', chatType: 'group', chatId: 'a%3Ab' }), { groupSessionsPerUser: false })).toBe(
-      'agent:main:matrix:group:a%253Ab',
-    );
+  const options = { groupSessionsPerUser: false };
+  const keyOfChat = (input: SessionSourceInput, escapeIds: boolean) => sessionKeyFor(parseSessionSource(input), { ...options, escapeIds });
+
+  it("keeps them as they are by default, as Hermes does (so 'a:b' and 'a' in thread 'b' share a key)", () => {
+    expect(keyOfChat({ platform: 'matrix', chatType: 'group', chatId: 'a:b' }, false)).toBe('agent:main:matrix:group:a:b');
+    expect(keyOfChat({ platform: 'matrix', chatType: 'group', chatId: 'a', threadId: 'b' }, false)).toBe('agent:main:matrix:group:a:b');
+  });
+
+  it('with SESSION_KEY_ESCAPE_IDS escapes ":" and "%" inside a part so that different sources never share a key', () => {
+    expect(keyOfChat({ platform: 'matrix', chatType: 'group', chatId: 'a:b' }, true)).toBe('agent:main:matrix:group:a%3Ab');
+    expect(keyOfChat({ platform: 'matrix', chatType: 'group', chatId: 'a', threadId: 'b' }, true)).toBe('agent:main:matrix:group:a:b');
+    expect(keyOfChat({ platform: 'matrix', chatType: 'group', chatId: 'a%3Ab' }, true)).toBe('agent:main:matrix:group:a%253Ab');
   });
 });

@@ -4,7 +4,8 @@ import { conversationStreamName } from '../../../events/conversation/conversatio
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
 import { Lifecycle } from '../../lifecycle.js';
-import { sessionKeyFor } from '../../sessions/domain/sessionKey.js';
+import { type SessionKeyOptions, sessionKeyFor } from '../../sessions/domain/sessionKey.js';
+import { earlierSessionKeysFor } from '../../sessions/domain/sessionKeyAliases.js';
 import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 import { sessionDecider } from '../../sessions/sessionDecider.js';
 import { type ConversationState, conversationDecider } from '../conversationDecider.js';
@@ -44,12 +45,13 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
   async execute(command: ResolveSessionCommand): Promise<ResolveSessionResult> {
     const { lifecycle } = this;
     const settings = lifecycle.settings;
-    const sessionKey = sessionKeyFor(command.source, {
+    const sessionKey = await this.sessionKeyOf(command.source, {
       agent: command.options.agent ?? settings.agent,
       groupSessionsPerUser: command.options.groupSessionsPerUser ?? settings.groupSessionsPerUser,
       threadSessionsPerUser: command.options.threadSessionsPerUser ?? settings.threadSessionsPerUser,
       whatsappAliases: settings.whatsappAliases,
-    });
+      escapeIds: settings.escapeKeyIds,
+    }, command.metadata.tenant);
     const result = await lifecycle.streams.handle(
       conversationStreamName(sessionKey, command.metadata.tenant),
       conversationDecider,
@@ -91,6 +93,24 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
       entry: conversationEntry(conversation, session.state),
       position,
     };
+  }
+
+  /**
+   * The source's key, unless its conversation already lives under the key an earlier setting or version gave it
+   * (SESSION_KEY_ESCAPE_IDS flipped, keys from before Hermes parity): that one is an alias, never a second
+   * conversation. Only a key with no conversation yet looks further, and most sources have no other form at all.
+   */
+  private async sessionKeyOf(source: SessionSource, options: SessionKeyOptions, tenant: string | undefined): Promise<string> {
+    const sessionKey = sessionKeyFor(source, options);
+    const earlier = earlierSessionKeysFor(source, options);
+    if (earlier.length === 0) return sessionKey;
+    const current = await this.lifecycle.streams.load(conversationStreamName(sessionKey, tenant), conversationDecider);
+    if (current.state.status !== 'absent') return sessionKey;
+    for (const key of earlier) {
+      const existing = await this.lifecycle.streams.load(conversationStreamName(key, tenant), conversationDecider);
+      if (existing.state.status === 'open') return key;
+    }
+    return sessionKey;
   }
 
   /** Only a decision that may replace the session needs to know whether the current one was used. */

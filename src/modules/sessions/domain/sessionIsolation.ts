@@ -15,9 +15,12 @@ export function isolationFlags(flags: Partial<SessionIsolationFlags> = {}): Sess
   };
 }
 
-/** A thread is either a thread id inside a chat or a chat that is itself a thread (Discord). */
+/**
+ * In a thread, as Hermes reads it: the source has a thread id. A chat whose type is `thread` but that names no
+ * thread id is keyed like any group chat (Hermes' build_session_key and is_shared_multi_user_session agree on this).
+ */
 export function isInThread(source: SessionSource): boolean {
-  return Boolean(source.threadId) || source.chatType === 'thread';
+  return Boolean(source.threadId);
 }
 
 /** Whether the session key carries the participant: a thread needs both flags, since it is nested in a group. */
@@ -29,7 +32,7 @@ export function isolatesParticipant(source: SessionSource, flags: Partial<Sessio
 
 /**
  * Whether several users talk in one session, so the prompt must not name a single user.
- * Kept as the source document states it; it differs from isolatesParticipant only for a thread
+ * Kept as Hermes states it; it differs from isolatesParticipant only for a thread
  * with groupSessionsPerUser off and threadSessionsPerUser on (see docs/session-keys.md).
  */
 export function isSharedMultiUserSession(source: SessionSource, flags: Partial<SessionIsolationFlags> = {}): boolean {
