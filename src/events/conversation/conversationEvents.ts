@@ -20,10 +20,27 @@ export interface QueuedMessage {
   queuedAt: string;
 }
 
+/** Whether a resolve kept group members, and thread participants, in sessions of their own. */
+export interface ConversationIsolation {
+  groupSessionsPerUser: boolean;
+  threadSessionsPerUser: boolean;
+}
+
 export type ConversationEvent =
   | {
       type: 'ConversationOpened';
-      data: { sessionKey: string; origin: SessionSource; displayName: string | null; gatewayId: string; at: string };
+      data: {
+        sessionKey: string;
+        origin: SessionSource;
+        displayName: string | null;
+        gatewayId: string;
+        at: string;
+        /**
+         * The group/thread isolation the conversation was resolved with (a resolve may override the server's
+         * settings): what decides whether its prompt says "multi-user". Conversations opened before it was kept lack it.
+         */
+        isolation?: ConversationIsolation;
+      };
     }
   | {
       type: 'SessionBound';

@@ -3,6 +3,7 @@ import { ConflictError, LedgerError, NotFoundError } from '../../errors/ledgerEr
 import { type CarriedEntryFields, type ConversationEvent, type ImportedRoutingEntry, type QueuedMessage, type ResumeReason, SESSION_SCOPED_CARRIED_FIELDS, type SessionBindReason } from '../../events/conversation/conversationEvents.js';
 import type { Decider } from '../../events/decider.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
+import type { SessionIsolationFlags } from '../sessions/domain/sessionIsolation.js';
 
 export interface ConversationState {
   status: 'absent' | 'open';
@@ -33,6 +34,8 @@ export interface ConversationState {
   queue: { slot: QueuedMessage | null; overflow: QueuedMessage[] };
   /** Fields of an imported entry the ledger does not model, kept for the sessions.json export. */
   carried: CarriedEntryFields | null;
+  /** The isolation settings the conversation was opened with; null for conversations opened before they were kept. */
+  isolation: SessionIsolationFlags | null;
 }
 
 export const initialConversationState = (): ConversationState => ({
@@ -58,6 +61,7 @@ export const initialConversationState = (): ConversationState => ({
   lastInterruptedBootId: null,
   queue: { slot: null, overflow: [] },
   carried: null,
+  isolation: null,
 });
 
 export type ConversationCommand =
@@ -67,6 +71,8 @@ export type ConversationCommand =
       source: SessionSource;
       gatewayId: string;
       forceNew: boolean;
+      /** The isolation settings this resolve keyed the source with (the request's, else the server's); kept when it opens the conversation. */
+      isolation?: SessionIsolationFlags;
       /** Used only if the decision creates a session. */
       newSessionId: string;
       /** Whether the current session has had a turn; asked only when a reset may happen. */
@@ -99,6 +105,7 @@ export function evolveConversation(state: ConversationState, event: Conversation
         displayName: event.data.displayName,
         gatewayId: event.data.gatewayId,
         updatedAt: event.data.at,
+        isolation: event.data.isolation ?? null,
       };
     case 'SessionBound': {
       const { reason } = event.data;
@@ -201,7 +208,17 @@ export function decideConversation(command: ConversationCommand, state: Conversa
       const { source, gatewayId, now } = command;
       if (state.status === 'absent') {
         return [
-          { type: 'ConversationOpened', data: { sessionKey: command.sessionKey, origin: source, displayName: source.chatName ?? null, gatewayId, at: now } },
+          {
+            type: 'ConversationOpened',
+            data: {
+              sessionKey: command.sessionKey,
+              origin: source,
+              displayName: source.chatName ?? null,
+              gatewayId,
+              at: now,
+              ...(command.isolation === undefined ? {} : { isolation: command.isolation }),
+            },
+          },
           { ...bind(state, command.newSessionId, 'new', false, source, gatewayId, now) },
         ];
       }

@@ -108,13 +108,12 @@ export class ConversationsController {
   async context(@Param('key') key: string, @ValidQuery(contextQuerySchema) query: z.infer<typeof contextQuerySchema>, @Req() request: Request) {
     const conversation = await this.lifecycle.streams.load(conversationStreamName(validSessionKey(key), requestTenant(request)), conversationDecider);
     if (conversation.state.status !== 'open' || !conversation.state.origin) throw conversationNotFound();
+    // The settings the conversation was resolved with, not the server's current ones (a resolve may override them);
+    // a conversation opened before they were kept falls back to the server's.
     const settings = this.config.sessions;
-    const prompt = sessionContextPrompt(conversation.state.origin, {
-      redactPii: query.redactPii,
-      connectedPlatforms: query.connectedPlatforms,
-      flags: { groupSessionsPerUser: settings.groupSessionsPerUser, threadSessionsPerUser: settings.threadSessionsPerUser },
-    });
-    return { sessionKey: conversation.state.sessionKey, sessionId: conversation.state.sessionId, redactPii: query.redactPii, prompt };
+    const isolation = conversation.state.isolation ?? { groupSessionsPerUser: settings.groupSessionsPerUser, threadSessionsPerUser: settings.threadSessionsPerUser };
+    const prompt = sessionContextPrompt(conversation.state.origin, { redactPii: query.redactPii, connectedPlatforms: query.connectedPlatforms, flags: isolation });
+    return { sessionKey: conversation.state.sessionKey, sessionId: conversation.state.sessionId, redactPii: query.redactPii, isolation, prompt };
   }
 
   private change(key: string, change: ConversationChange, request: Request): Promise<ConversationChangeResult> {

@@ -6,6 +6,7 @@ import { type ConversationCommand, conversationDecider, type ConversationState }
 import { sessionFollowUpsOf } from '../conversations/sessionFollowUps.js';
 import type { SessionKeyOptions } from '../sessions/domain/sessionKey.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
+import { isolationFlags } from '../sessions/domain/sessionIsolation.js';
 import { type SessionCommand, sessionDecider, type SessionState } from '../sessions/sessionDecider.js';
 import { carriedFieldsOf, importedRoutingEntry } from './hermesEntryFields.js';
 import type { HermesExport } from './hermesHome.js';
@@ -159,7 +160,7 @@ export function planHermesImport(hermes: HermesExport, settings: HermesImportSet
     sessions.forEach((session, index) => {
       const command: ConversationCommand =
         index === 0
-          ? { type: 'ResolveSession', sessionKey, source: origin, gatewayId: settings.gatewayId, forceNew: false, newSessionId: session.id, currentSessionHadActivity: false, freshnessSeconds: Number.MAX_SAFE_INTEGER, touchIntervalSeconds: 0, now: session.startedAt }
+          ? { type: 'ResolveSession', sessionKey, source: origin, gatewayId: settings.gatewayId, forceNew: false, isolation: isolationFlags(settings.keyOptions), newSessionId: session.id, currentSessionHadActivity: false, freshnessSeconds: Number.MAX_SAFE_INTEGER, touchIntervalSeconds: 0, now: session.startedAt }
           : { type: 'ResetConversation', newSessionId: session.id, currentSessionHadActivity: hadActivity(conversation.state.sessionId), now: session.startedAt };
       follow(conversation.apply(command), sessionOf);
       bound.add(session.id);

@@ -45,13 +45,15 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
   async execute(command: ResolveSessionCommand): Promise<ResolveSessionResult> {
     const { lifecycle } = this;
     const settings = lifecycle.settings;
-    const sessionKey = await this.sessionKeyOf(command.source, {
-      agent: command.options.agent ?? settings.agent,
+    const isolation = {
       groupSessionsPerUser: command.options.groupSessionsPerUser ?? settings.groupSessionsPerUser,
       threadSessionsPerUser: command.options.threadSessionsPerUser ?? settings.threadSessionsPerUser,
-      whatsappAliases: settings.whatsappAliases,
-      escapeIds: settings.escapeKeyIds,
-    }, command.metadata.tenant);
+    };
+    const sessionKey = await this.sessionKeyOf(
+      command.source,
+      { agent: command.options.agent ?? settings.agent, ...isolation, whatsappAliases: settings.whatsappAliases, escapeIds: settings.escapeKeyIds },
+      command.metadata.tenant,
+    );
     const result = await lifecycle.streams.handle(
       conversationStreamName(sessionKey, command.metadata.tenant),
       conversationDecider,
@@ -61,6 +63,7 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
         source: command.source,
         gatewayId: command.gatewayId,
         forceNew: command.forceNew,
+        isolation,
         newSessionId: lifecycle.newSessionId(),
         currentSessionHadActivity: await this.hadActivity(state, command.forceNew, command.metadata.tenant),
         freshnessSeconds: settings.resumeFreshnessSeconds,

@@ -8,7 +8,14 @@ import { type Redactors, unchanged } from './redactors.js';
 const SERVICE_SUSPEND_REASONS = new Set(['stop', 'stuck_loop']);
 
 export const conversationRedactors: Redactors<ConversationEvent> = {
-  ConversationOpened: (data, context) => ({ sessionKey: context.pseudonymousKey, origin: erasedSource(data.origin), displayName: null, gatewayId: data.gatewayId, at: data.at }),
+  ConversationOpened: (data, context) => ({
+    sessionKey: context.pseudonymousKey,
+    origin: erasedSource(data.origin),
+    displayName: null,
+    gatewayId: data.gatewayId,
+    at: data.at,
+    ...(data.isolation === undefined ? {} : { isolation: data.isolation }),
+  }),
   SessionBound: (data) => ({
     sessionId: data.sessionId,
     reason: data.reason,

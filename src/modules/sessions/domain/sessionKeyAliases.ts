@@ -1,7 +1,7 @@
 // The other keys a source's conversation may already live under: a store keeps resolving what it was written with.
 import { isolationFlags } from './sessionIsolation.js';
 import { joinKey, participantOf, type SessionKeyOptions, sessionKeyFor, whatsappCanonical } from './sessionKey.js';
-import type { SessionSource } from './sessionSource.js';
+import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 
 /**
  * Keys this source had under other settings or earlier versions, most likely first, without the current key:
