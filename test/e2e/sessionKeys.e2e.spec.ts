@@ -75,7 +75,8 @@ for (const backend of e2eBackends()) {
       } finally {
         await backToHermes.close();
       }
-    });
+      // Three apps opened one after another on one store.
+    }, 900_000);
 
     it("keeps resolving a conversation stored under the ledger's key from before Hermes parity (a DM's thread before its participant)", async () => {
       const service = await open(false);
@@ -99,6 +100,6 @@ for (const backend of e2eBackends()) {
       } finally {
         await service.close();
       }
-    });
+    }, 300_000);
   });
 }
