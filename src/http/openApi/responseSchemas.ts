@@ -13,13 +13,13 @@ export const operationResponseSchemas: Record<string, object> = {
     "$ref": "#/components/schemas/ConversationResponse"
   },
   "resetConversation": {
-    "$ref": "#/components/schemas/ConversationChangeResponse"
+    "$ref": "#/components/schemas/ConversationRuntimeEndResponse"
   },
   "switchSession": {
     "$ref": "#/components/schemas/ConversationChangeResponse"
   },
   "suspendConversation": {
-    "$ref": "#/components/schemas/ConversationChangeResponse"
+    "$ref": "#/components/schemas/ConversationRuntimeEndResponse"
   },
   "markResumePending": {
     "$ref": "#/components/schemas/ConversationChangeResponse"
@@ -583,6 +583,54 @@ export const sharedResponseSchemas: Record<string, object> = {
       "turnCount",
       "updatedAt",
       "wasAutoReset"
+    ]
+  },
+  "ConversationRuntimeEndResponse": {
+    "type": "object",
+    "properties": {
+      "sessionKey": {
+        "type": "string"
+      },
+      "sessionId": {
+        "type": "string"
+      },
+      "previousSessionId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "changed": {
+        "type": "boolean"
+      },
+      "entry": {
+        "$ref": "#/components/schemas/SessionEntry"
+      },
+      "position": {
+        "type": "number"
+      },
+      "detachedRuntimeSessionId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "interruptedTurnId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      }
+    },
+    "required": [
+      "changed",
+      "detachedRuntimeSessionId",
+      "entry",
+      "interruptedTurnId",
+      "position",
+      "previousSessionId",
+      "sessionId",
+      "sessionKey"
     ]
   },
   "ConversationChangeResponse": {
