@@ -103,6 +103,7 @@ export async function openInfrastructure(config: LedgerConfig, logger: Logger, p
       batchSize: config.projectionBatchSize,
       catchUpBatchSize: config.projectionCatchUpBatchSize,
       wakeDelayMs: config.projectionWakeDelayMs,
+      parkAfterFailures: config.projectionParkAfterFailures,
     });
     metrics.watchProjections(runner);
     if (config.projectionsEnabled) {

@@ -40,6 +40,7 @@ const environmentSchema = z.object({
   PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(500),
   PROJECTION_CATCH_UP_BATCH_SIZE: z.coerce.number().int().min(1).max(10_000).default(2_000),
   PROJECTION_WAKE_DELAY_MS: z.coerce.number().int().min(0).max(1_000).default(10),
+  PROJECTION_PARK_AFTER_FAILURES: z.coerce.number().int().min(0).max(1_000).default(5),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   AGENT_NAME: z.string().regex(/^[a-z0-9_-]{1,32}$/, 'must be 1-32 of a-z 0-9 _ -').default('main'),
   GROUP_SESSIONS_PER_USER: booleanFlag.default(true),
@@ -103,6 +104,8 @@ export interface LedgerConfig {
   projectionCatchUpBatchSize: number;
   /** How long the projections wait after an append before reading, so a burst of appends is one batch. */
   projectionWakeDelayMs: number;
+  /** Failures in a row on one event's own data before its stream is parked (0: never park, stop instead). */
+  projectionParkAfterFailures: number;
   shutdownTimeoutMs: number;
   sessions: {
     agent: string;
@@ -221,6 +224,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     projectionBatchSize: env.PROJECTION_BATCH_SIZE,
     projectionCatchUpBatchSize: env.PROJECTION_CATCH_UP_BATCH_SIZE,
     projectionWakeDelayMs: env.PROJECTION_WAKE_DELAY_MS,
+    projectionParkAfterFailures: env.PROJECTION_PARK_AFTER_FAILURES,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     sessions: {
       agent: env.AGENT_NAME,

@@ -48,6 +48,7 @@ export class LedgerMetrics {
   private readonly projectionPosition = this.registry.gauge('ledger_projection_position', 'Global position up to which the projection has applied the log', ['projection']);
   private readonly projectionLag = this.registry.gauge('ledger_projection_lag_events', 'Events the projection has yet to apply (counted up to 10,000)', ['projection']);
   private readonly projectionFailing = this.registry.gauge('ledger_projection_failing', '1 while the projection is stopped at an event it cannot apply (it retries with backoff)', ['projection']);
+  private readonly projectionParked = this.registry.gauge('ledger_projection_parked_streams', 'Streams the projection went on without (an event kept failing on its data); stale until a rebuild: alert on > 0', ['projection']);
   private readonly projectionOwned = this.registry.gauge('ledger_projection_owned', '1 when this instance runs the projection (holds its lease)', ['projection']);
   private readonly projectionState = this.registry.gauge('ledger_projection_state', 'The projection\'s state: 1 for the current one', ['projection', 'state']);
   private readonly headPosition = this.registry.gauge('ledger_event_store_head_position', 'Position of the newest event a subscriber may read');
@@ -125,6 +126,7 @@ export class LedgerMetrics {
         this.projectionPosition.set({ projection }, status.position);
         this.projectionLag.set({ projection }, status.lagEvents);
         this.projectionFailing.set({ projection }, status.state === 'failed' ? 1 : 0);
+        this.projectionParked.set({ projection }, status.parkedStreams.length);
         this.projectionOwned.set({ projection }, status.ownedHere ? 1 : 0);
         this.projectionState.set({ projection, state: status.state }, 1);
         this.headPosition.set({}, status.headPosition);

@@ -20,12 +20,14 @@ export interface Projection {
 /** An event a projection could not apply: `position` tells the runner where to stop. */
 export class ProjectionApplyError extends Error {
   readonly position: number;
+  readonly streamName: string;
 
   constructor(projection: string, event: RecordedEvent, cause: unknown) {
     super(`${projection} could not apply ${event.type} at position ${event.position} (${event.streamName}@${event.revision}): ${(cause as Error)?.message ?? String(cause)}`, {
       cause,
     });
     this.position = event.position;
+    this.streamName = event.streamName;
   }
 }
 

@@ -5,6 +5,7 @@ import { quoteIdentifier } from '../database/migrate.js';
 import { NotFoundError } from '../errors/ledgerError.js';
 import type { EventStore, RecordedEvent } from '../events/eventStore.js';
 import type { Logger } from '../logging/logger.js';
+import { isParkable, type ParkedStream, ParkedStreams } from './parkedStreams.js';
 import { type Projection, ProjectionApplyError } from './projection.js';
 import type { ProjectionLease } from './projectionLease.js';
 import { SharedPages } from './sharedPages.js';
@@ -25,6 +26,8 @@ export interface ProjectionStatus {
   consecutiveFailures: number;
   /** When this instance's loop first failed on the event it is stuck at; null while healthy. */
   failingSince: Date | null;
+  /** Streams this projection went on without (oldest first, at most 100): their rows are stale until a rebuild. */
+  parkedStreams: ParkedStream[];
   updatedAt: Date;
 }
 
@@ -62,6 +65,11 @@ export interface ProjectionRunnerOptions {
   /** Standby runners try to take ownership this often. */
   standbyPollMs?: number;
   maxRetryDelayMs?: number;
+  /**
+   * After this many failures in a row on one event that its own data caused, that event's stream is parked and the
+   * projection goes on without it (default 0: never; the projection then stops at the event until it applies).
+   */
+  parkAfterFailures?: number;
 }
 
 /** The checkpoint moved under us (a rebuild, or another owner): reload instead of applying twice. */
@@ -82,6 +90,11 @@ class ProjectionLoop {
    * moved checkpoint; a checkpoint moved by someone else is caught inside the next batch's transaction anyway.
    */
   positionKnown = false;
+  /** Streams parked for this projection, read with the stored position: their events are passed over. */
+  parked = new Set<string>();
+  /** The event the last failure named, and how many failures in a row named it. */
+  private failedAt: number | null = null;
+  private failuresAtEvent = 0;
   /** Appends were announced since the last read began: the head may be past what that read saw. */
   private announced = false;
   running = false;
@@ -125,6 +138,8 @@ class ProjectionLoop {
         await this.runner.applyNextBatch(this);
         this.failures = 0;
         this.failingSince = null;
+        this.failedAt = null;
+        this.failuresAtEvent = 0;
         // A full batch: more is waiting. Otherwise this read reached the head as it was when it began; an append since
         // then was announced, and without one the loop sleeps instead of reading an empty page to learn that.
         if (!this.behind && !this.announced) {
@@ -135,6 +150,7 @@ class ProjectionLoop {
       } catch (error) {
         this.positionKnown = false;
         if (error instanceof CheckpointMoved) continue;
+        if (await this.parkIfStuck(error)) continue;
         this.failures += 1;
         this.failingSince ??= new Date();
         this.lastError = error instanceof Error ? error.message : String(error);
@@ -149,6 +165,31 @@ class ProjectionLoop {
         await this.sleep(delay);
       }
     }
+  }
+
+  /** Parks the failing event's stream once the same event has failed `parkAfterFailures` times on its own data. */
+  private async parkIfStuck(error: unknown): Promise<boolean> {
+    const parkAfter = this.runner.options.parkAfterFailures ?? 0;
+    if (!(error instanceof ProjectionApplyError) || parkAfter <= 0 || !isParkable(error)) {
+      this.failedAt = null;
+      this.failuresAtEvent = 0;
+      return false;
+    }
+    this.failuresAtEvent = error.position === this.failedAt ? this.failuresAtEvent + 1 : 1;
+    this.failedAt = error.position;
+    if (this.failuresAtEvent < parkAfter) return false;
+    try {
+      await this.runner.parkStream(this, error);
+    } catch (parkError) {
+      if (parkError instanceof CheckpointMoved) return true;
+      this.runner.options.logger.error({ projection: this.projection.name, err: parkError }, 'projection could not park a stream');
+      return false;
+    }
+    this.failures = 0;
+    this.failingSince = null;
+    this.failedAt = null;
+    this.failuresAtEvent = 0;
+    return true;
   }
 
   private sleep(ms: number): Promise<'timed out' | 'woken'> {
@@ -170,11 +211,13 @@ export class ProjectionRunner {
   private readonly progress = new EventEmitter();
   private readonly pages: SharedPages;
   private readonly checkpoints: string;
+  private readonly parkedStreams: ParkedStreams;
   private unsubscribe?: () => void;
   private wakeTimer?: NodeJS.Timeout;
 
   constructor(readonly options: ProjectionRunnerOptions) {
     this.checkpoints = `${quoteIdentifier(options.schema)}.projection_checkpoints`;
+    this.parkedStreams = new ParkedStreams(`${quoteIdentifier(options.schema)}.projection_parked_streams`);
     this.pages = new SharedPages(options.store);
     for (const projection of options.projections) this.loops.set(projection.name, new ProjectionLoop(projection, this));
     this.progress.setMaxListeners(0);
@@ -221,6 +264,7 @@ export class ProjectionRunner {
       // Back to an earlier position: a rebuild, maybe after an erasure rewrote events, so pages read before are stale.
       if (stored < loop.position) this.pages.clear();
       loop.position = stored;
+      loop.parked = await this.parkedStreams.load(this.options.dataSource.manager, loop.projection.name);
       loop.positionKnown = true;
     }
     const stored = loop.position;
@@ -295,8 +339,10 @@ export class ProjectionRunner {
     const last = batch[batch.length - 1]!;
     await this.options.dataSource.transaction(async (manager) => {
       if ((await this.storedPosition(manager, name, true)) !== stored) throw new CheckpointMoved();
+      const applicable = loop.parked.size === 0 ? batch : batch.filter((event) => !loop.parked.has(event.streamName));
+      if (applicable.length < batch.length) await this.parkedStreams.noteSkipped(manager, name, batch.filter((event) => loop.parked.has(event.streamName)));
       try {
-        await loop.projection.applyBatch(batch, manager);
+        if (applicable.length > 0) await loop.projection.applyBatch(applicable, manager);
       } catch (error) {
         // One event alone: the error is that event's, whatever it says.
         throw batch.length === 1 && !(error instanceof ProjectionApplyError) ? new ProjectionApplyError(name, batch[0]!, error) : error;
@@ -309,6 +355,38 @@ export class ProjectionRunner {
     loop.position = last.position;
     loop.lastError = null;
     this.progress.emit('advanced', name, last.position);
+  }
+
+  /**
+   * Moves the projection past an event that keeps failing on its own data, parking its stream: recorded with the
+   * checkpoint in one transaction, logged as an error, listed in the status; later events of the stream are
+   * passed over and counted until a rebuild, so no row of that stream is ever built from part of its history.
+   */
+  async parkStream(loop: ProjectionLoop, error: ProjectionApplyError): Promise<void> {
+    const name = loop.projection.name;
+    await this.options.dataSource.transaction(async (manager) => {
+      const stored = await this.storedPosition(manager, name, true);
+      if (stored >= error.position) throw new CheckpointMoved();
+      await this.parkedStreams.park(manager, name, error);
+      await manager.query(
+        `UPDATE ${this.checkpoints} SET position = $2, state = 'running', last_error = NULL, failed_position = NULL, updated_at = now() WHERE name = $1`,
+        [name, error.position],
+      );
+    });
+    loop.parked.add(error.streamName);
+    loop.position = error.position;
+    loop.lastError = null;
+    this.options.logger.error(
+      { projection: name, streamName: error.streamName, position: error.position, err: error },
+      'projection parked a stream it cannot apply and goes on without it; the stream stays stale until a rebuild',
+    );
+    this.progress.emit('advanced', name, error.position);
+  }
+
+  /** The parked streams among these, for reads that must not answer from a stale row. */
+  async parkedAmong(name: string, streamNames: readonly string[]): Promise<ParkedStream[]> {
+    this.requireLoop(name);
+    return this.parkedStreams.list(this.options.dataSource.manager, name, streamNames);
   }
 
   async recordFailure(name: string, message: string, failedPosition?: number): Promise<void> {
@@ -328,6 +406,8 @@ export class ProjectionRunner {
     await this.options.dataSource.transaction(async (manager) => {
       await this.storedPosition(manager, name, true);
       for (const table of loop.projection.tables) await manager.query(`TRUNCATE ${schema}.${quoteIdentifier(table)}`);
+      // A rebuild tries every parked stream again (after a fix, it applies; if not, it is parked again).
+      await this.parkedStreams.clear(manager, name);
       await manager.query(
         `UPDATE ${this.checkpoints} SET position = 0, state = 'rebuilding', last_error = NULL, failed_position = NULL, updated_at = now() WHERE name = $1`,
         [name],
@@ -336,6 +416,7 @@ export class ProjectionRunner {
     this.options.logger.info({ projection: name }, 'projection reset to position 0 for rebuild');
     this.pages.clear();
     loop.position = 0;
+    loop.parked = new Set();
     // A batch in flight may still set its own position when it ends: the loop reads the stored one next.
     loop.positionKnown = false;
     loop.poke();
@@ -369,6 +450,7 @@ export class ProjectionRunner {
       failedPosition: stored.failedPosition,
       consecutiveFailures: ownedHere ? loop.failures : 0,
       failingSince: ownedHere ? loop.failingSince : null,
+      parkedStreams: await this.parkedStreams.list(this.options.dataSource.manager, name),
       updatedAt: stored.updatedAt ?? new Date(),
     };
   }

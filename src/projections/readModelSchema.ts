@@ -217,4 +217,22 @@ export const readModelMigrations: readonly Migration[] = [
       CREATE INDEX session_records_turn_in_flight ON {schema}.session_records (turn_in_flight_since) WHERE turn_in_flight_since IS NOT NULL
     `,
   },
+  {
+    // Ids 1-10 belong to other read models. A stream a projection cannot apply is parked here, with the events it
+    // skipped, instead of stopping the projection for every tenant (see the projection runner).
+    id: 11,
+    name: 'parked streams',
+    sql: `
+      CREATE TABLE {schema}.projection_parked_streams (
+        projection text NOT NULL,
+        stream_name text NOT NULL,
+        first_position bigint NOT NULL,
+        last_position bigint NOT NULL,
+        skipped_events integer NOT NULL,
+        error text NOT NULL,
+        parked_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (projection, stream_name)
+      )
+    `,
+  },
 ];

@@ -4,7 +4,8 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { PostgresEventStore } from '../../src/events/postgres/postgresEventStore.js';
 import type { RecordedEvent } from '../../src/events/eventStore.js';
 import { createLogger } from '../../src/logging/logger.js';
-import type { Projection } from '../../src/projections/projection.js';
+import { type Projection, ProjectionApplyError } from '../../src/projections/projection.js';
+import { isParkable } from '../../src/projections/parkedStreams.js';
 import { AdvisoryLockLease, SoleOwnerLease } from '../../src/projections/projectionLease.js';
 import { ProjectionRunner } from '../../src/projections/projectionRunner.js';
 import { openReadModelDatabase } from '../../src/projections/readModelDatabase.js';
@@ -32,6 +33,37 @@ function fragileProjection(): Projection & { healed: boolean; seen: number[] } {
   };
   return projection;
 }
+
+/** Refuses events of type `Toxic` until healed, naming the event; records every event it applies. */
+function parkingProjection(): Projection & { healed: boolean; seen: RecordedEvent[] } {
+  const projection = {
+    name: 'parking',
+    tables: [] as string[],
+    entities: [],
+    healed: false,
+    seen: [] as RecordedEvent[],
+    async applyBatch(events: readonly RecordedEvent[], _manager: EntityManager) {
+      for (const event of events) {
+        if (event.type === 'Toxic' && !projection.healed) throw new ProjectionApplyError('parking', event, new RangeError('cannot apply toxic'));
+        projection.seen.push(event);
+      }
+    },
+  };
+  return projection;
+}
+
+describe('which failures park a stream', () => {
+  const event = { streamName: 's', type: 'T', position: 1, revision: 0 } as RecordedEvent;
+  const withCode = (code: string) => Object.assign(new Error('database said no'), { code });
+  it('parks on the data (a fold error, a data exception, a constraint), never on the database being away or busy', () => {
+    expect(isParkable(new ProjectionApplyError('p', event, new TypeError('x is undefined')))).toBe(true);
+    expect(isParkable(new ProjectionApplyError('p', event, withCode('22003')))).toBe(true);
+    expect(isParkable(new ProjectionApplyError('p', event, withCode('23505')))).toBe(true);
+    expect(isParkable(new ProjectionApplyError('p', event, { driverError: withCode('22003') }))).toBe(true);
+    for (const code of ['57P01', '08006', '40001', '55P03', '53100', 'ECONNRESET']) expect(isParkable(new ProjectionApplyError('p', event, withCode(code))), code).toBe(false);
+    expect(isParkable(new ProjectionApplyError('p', event, new Error('Connection terminated unexpectedly')))).toBe(false);
+  });
+});
 
 for (const backend of testBackends()) {
   describe(`projection runner: ${backend.label}`, () => {
@@ -210,6 +242,36 @@ for (const backend of testBackends()) {
         expect((await withStuck.status('pace-stuck')).position).toBe(0);
       } finally {
         await withStuck.stop();
+      }
+    });
+
+    it('parks a stream whose event keeps failing on its own data, goes on with every other stream, and lists it until a rebuild', async () => {
+      const parking = parkingProjection();
+      const parkingRunner = new ProjectionRunner({ store, dataSource, schema: database.schema, projections: [parking], lease: newLease(), logger, batchSize: 50, maxRetryDelayMs: 20, parkAfterFailures: 3 });
+      await parkingRunner.start();
+      try {
+        const toxic = await store.append('session-poisoned', [{ type: 'Fine', data: {} }, { type: 'Toxic', data: {} }], 'any');
+        const later = await store.append('session-poisoned', [{ type: 'Fine', data: {} }], 'any');
+        const other = await store.append('session-bystander', [{ type: 'Fine', data: {} }], 'any');
+        expect(await parkingRunner.waitForPosition(['parking'], other.position, 20_000)).toBe(true);
+        const status = await parkingRunner.status('parking');
+        expect(status).toMatchObject({ state: expect.not.stringMatching(/failed/), lastError: null });
+        expect(status.parkedStreams).toEqual([
+          { streamName: 'session-poisoned', firstPosition: toxic.position, lastPosition: later.position, skippedEvents: 2, error: expect.stringContaining('cannot apply toxic'), parkedAt: expect.any(Date) },
+        ]);
+        // The bystander's event went in; nothing of the parked stream after the poison did.
+        expect(parking.seen.map((event) => event.position)).toContain(other.position);
+        expect(parking.seen.map((event) => event.position)).not.toContain(later.position);
+        expect((await parkingRunner.parkedAmong('parking', ['session-poisoned', 'session-bystander'])).map((parked) => parked.streamName)).toEqual(['session-poisoned']);
+        // Fixed and rebuilt: the stream is tried again, applies, and is no longer parked.
+        parking.healed = true;
+        parking.seen.length = 0;
+        await parkingRunner.rebuild('parking');
+        expect(await parkingRunner.waitForPosition(['parking'], other.position, 20_000)).toBe(true);
+        expect((await parkingRunner.status('parking')).parkedStreams).toEqual([]);
+        expect(parking.seen.map((event) => event.position)).toEqual(expect.arrayContaining([toxic.position, later.position, other.position]));
+      } finally {
+        await parkingRunner.stop();
       }
     });
 

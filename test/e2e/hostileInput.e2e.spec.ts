@@ -3,6 +3,7 @@
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { deeplyNested, encodeSegment, hostileJson, hostileString, sendRaw } from '../support/hostileInput.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -89,7 +90,7 @@ for (const backend of e2eBackends()) {
 
     beforeAll(async () => {
       // Nothing writes on its own (no ticker, no watchdog): any move of the log comes from a request.
-      service = await startTestApp(backend, { env: { JOB_TICK_INTERVAL_MS: '0', RUNTIME_WATCHDOG_INTERVAL_MS: '0', READ_WAIT_TIMEOUT_MS: '100', BODY_LIMIT: '256kb', MAX_SESSION_TOKENS: String(SESSION_TOKENS) } });
+      service = await startTestApp(backend, { env: { JOB_TICK_INTERVAL_MS: '0', RUNTIME_WATCHDOG_INTERVAL_MS: '0', READ_WAIT_TIMEOUT_MS: '100', BODY_LIMIT: '256kb', MAX_SESSION_TOKENS: String(SESSION_TOKENS), PROJECTION_PARK_AFTER_FAILURES: '2' } });
       routes = routesOf((await service.request('GET', '/openapi.json')).body);
       const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'telegram', chatType: 'group', chatId: 'a:b/c', userId: 'u:1/2' } } });
       const { sessionId, sessionKey } = resolved.body;
@@ -440,6 +441,30 @@ for (const backend of e2eBackends()) {
       for (const projection of projections) {
         expect([projection.name, projection.position >= lastWrite, projection.state === 'failed', projection.lastError]).toEqual([projection.name, true, false, null]);
       }
+      expect((await service.request('GET', '/ready')).status).toBe(200);
+    });
+
+    it('parks a stream the sessions index cannot apply: its reads answer 503 PROJECTION_STREAM_PARKED, every other read goes on', { timeout: 120_000 }, async () => {
+      const poisoned = await freshSession('parked');
+      const bystander = await freshSession('bystander');
+      // An event no API request can write any more (a turn without usage), as an older log may hold.
+      await service.infrastructure.eventStore.append(sessionStreamName(poisoned.sessionId), [{ type: 'TurnRecorded', data: { turnIndex: 1, status: 'completed', messages: [], at: new Date().toISOString() } }], 'any');
+      const turn = await service.request('POST', `/v1/sessions/${bystander.sessionId}/turns`, { body: { messages: [{ role: 'user', content: 'still here' }] } });
+      expect(turn.status).toBe(201);
+      let record = await service.request('GET', `/v1/sessions/${bystander.sessionId}/record?minPosition=${turn.body.position}`);
+      for (let attempt = 0; record.status === 503 && attempt < 300; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        record = await service.request('GET', `/v1/sessions/${bystander.sessionId}/record?minPosition=${turn.body.position}`);
+      }
+      expect([record.status, record.body.turnCount]).toEqual([200, 1]);
+      for (const path of [`/v1/sessions/${poisoned.sessionId}/record`, `/v1/sessions/by-key/${poisoned.key}`]) {
+        const parked = await service.request('GET', path);
+        expect([parked.status, parked.body.error.code, parked.body.error.details.streams[0].streamName], path).toEqual([503, 'PROJECTION_STREAM_PARKED', sessionStreamName(poisoned.sessionId)]);
+      }
+      const { projections } = (await service.request('GET', '/v1/admin/projections')).body;
+      const index = projections.find((projection: { name: string }) => projection.name === 'sessions-index');
+      expect(index).toMatchObject({ lastError: null, parkedStreams: [{ streamName: sessionStreamName(poisoned.sessionId), skippedEvents: 1 }] });
+      expect(index.state).not.toBe('failed');
       expect((await service.request('GET', '/ready')).status).toBe(200);
     });
 

@@ -155,6 +155,7 @@ for (const backend of e2eBackends()) {
         ['ledger_projection_lag_events', 'gauge'],
         ['ledger_projection_position', 'gauge'],
         ['ledger_projection_failing', 'gauge'],
+        ['ledger_projection_parked_streams', 'gauge'],
         ['ledger_state_loads_total', 'counter'],
         ['ledger_state_cache_entries', 'gauge'],
         ['ledger_queue_messages', 'gauge'],

@@ -93,6 +93,7 @@ export const errorCatalog: Record<string, CatalogedError> = {
   PAYLOAD_TOO_LARGE: { status: 413, scope: 'body' },
   PROJECTION_NOT_CAUGHT_UP: { status: 503, scope: 'readModel' },
   PROJECTION_NOT_FOUND: { status: 404, scope: /^\/v1\/admin\/projections\/\{name\}/ },
+  PROJECTION_STREAM_PARKED: { status: 503, scope: /^\/v1\/sessions\/(\{id\}\/record|by-key\/\{key\})$/ },
   PROVIDER_REQUIRED: { status: 400, scope: runtime },
   QUESTION_ALREADY_ANSWERED: { status: 409, scope: /\/questions\/\{questionId\}$/ },
   QUESTION_NOT_FOUND: { status: 404, scope: /\/questions\/\{questionId\}$/ },

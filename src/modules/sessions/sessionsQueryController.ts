@@ -7,7 +7,11 @@ import { z } from 'zod';
 import type { Clock } from '../../clock.js';
 import { requestTenant } from '../../http/auth.js';
 import { ReadsProjections } from '../../http/readYourWrites.js';
-import { CLOCK, READ_MODELS } from '../../http/tokens.js';
+import { CLOCK, PROJECTIONS, READ_MODELS } from '../../http/tokens.js';
+import { conversationStreamName } from '../../events/conversation/conversationEvents.js';
+import { sessionStreamName } from '../../events/session/sessionEvents.js';
+import { streamParked } from '../../projections/parkedStreams.js';
+import type { ProjectionRunner } from '../../projections/projectionRunner.js';
 import { ValidQuery } from '../../http/zodValidation.js';
 import { conversationNotFound } from '../conversations/conversationDecider.js';
 import { validSessionKey } from '../conversations/conversationRequests.js';
@@ -38,7 +42,14 @@ export class SessionsQueryController {
   constructor(
     @Inject(READ_MODELS) private readonly readModels: DataSource,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(PROJECTIONS) private readonly projections: ProjectionRunner,
   ) {}
+
+  /** A row built from part of a stream's history is never answered as if it were whole. */
+  private async requireNotParked(streamNames: string[]): Promise<void> {
+    const parked = await this.projections.parkedAmong('sessions-index', streamNames);
+    if (parked.length > 0) throw streamParked('sessions-index', parked);
+  }
 
   @Get('sessions')
   @ReadsProjections('sessions-index')
@@ -63,7 +74,10 @@ export class SessionsQueryController {
   @ApiOperation({ summary: 'The conversation entry of one session key' })
   @ApiParam({ name: 'key', description: 'The session key, URL-encoded' })
   async byKey(@Param('key') key: string, @ValidQuery(lookupQuery) _query: z.infer<typeof lookupQuery>, @Req() request: Request) {
-    const row = await findConversationEntry(this.readModels, validSessionKey(key), requestTenant(request));
+    const tenant = requestTenant(request);
+    const sessionKey = validSessionKey(key);
+    const row = await findConversationEntry(this.readModels, sessionKey, tenant);
+    await this.requireNotParked([conversationStreamName(sessionKey, tenant), ...(row?.sessionId ? [sessionStreamName(row.sessionId, tenant)] : [])]);
     if (!row) throw conversationNotFound();
     return toSessionEntryView(row);
   }
@@ -72,7 +86,10 @@ export class SessionsQueryController {
   @ReadsProjections('sessions-index')
   @ApiOperation({ summary: 'One session instance: status, live message count and usage counters' })
   async record(@Param('id') id: string, @ValidQuery(lookupQuery) _query: z.infer<typeof lookupQuery>, @Req() request: Request) {
-    const row = await findSessionRecord(this.readModels, validSessionId(id), requestTenant(request));
+    const tenant = requestTenant(request);
+    const sessionId = validSessionId(id);
+    const row = await findSessionRecord(this.readModels, sessionId, tenant);
+    await this.requireNotParked([sessionStreamName(sessionId, tenant)]);
     if (!row) throw sessionNotFound(id);
     const { tenant: _tenant, ...record } = row;
     return record;
