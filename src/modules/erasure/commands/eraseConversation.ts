@@ -136,7 +136,7 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
       // Its rewrite committed: the streams carry their new names, and this pass takes them in and catches late writes.
       const settle = await this.requireRedaction().rewrite(this.scope(context, taken, { scan: false, anchors: record.streams }));
       const totals = { eventsRead: record.eventsRead, eventsRewritten: record.eventsRewritten + settle.eventsRewritten, streamsRenamed: record.streamsRenamed + settle.streamsRenamed };
-      return this.finish(context, taken, totals, record.streams, erasure.position, metadata);
+      return this.finish(context, taken, totals, record.streams, erasure.position, metadata, { resumed: true });
     });
   }
 
@@ -148,10 +148,18 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
     return finished;
   }
 
-  private async finish(context: ErasureContext, taken: Taken, totals: Totals, firstStreams: string[], recordedAt: number, metadata: EventMetadata): Promise<EraseConversationResult> {
+  private async finish(
+    context: ErasureContext,
+    taken: Taken,
+    totals: Totals,
+    firstStreams: string[],
+    recordedAt: number,
+    metadata: EventMetadata,
+    { resumed }: { resumed: boolean } = { resumed: false },
+  ): Promise<EraseConversationResult> {
     const redaction = this.requireRedaction();
     await this.forget(taken);
-    const { position: closedAt, ...closed } = await this.close(taken, metadata);
+    const { position: closedAt, ...closed } = await this.close(taken, metadata, resumed);
     for (let pass = 0; pass < MAX_SETTLE_PASSES; pass++) {
       const settle = await redaction.rewrite(this.scope(context, taken, { scan: false }));
       totals.eventsRewritten += settle.eventsRewritten;
@@ -225,7 +233,7 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
    * The person's sessions are destroyed and their jobs removed, through the deciders like any other request: a
    * gateway still holding an erased session id is refused instead of writing new content under the skeleton.
    */
-  private async close(taken: Taken, metadata: EventMetadata): Promise<{ sessionsDestroyed: number; jobsRemoved: number; position: number }> {
+  private async close(taken: Taken, metadata: EventMetadata, resumed: boolean): Promise<{ sessionsDestroyed: number; jobsRemoved: number; position: number }> {
     const now = this.lifecycle.now();
     const byRole = (role: StreamRole) =>
       [...taken.roles]
@@ -237,12 +245,14 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
     let position = 0;
     for (const name of byRole('session')) {
       const written = await this.refusalsSkipped(name, () => this.lifecycle.streams.handle(name, sessionDecider, { type: 'DestroySession', reason: 'destroyed', now }, metadata));
-      if (written?.written) sessionsDestroyed += 1;
+      // A resumed pass counts what the pass cut short already closed: its answer is the whole erasure's.
+      if (written?.written || (resumed && written?.state.status === 'destroyed')) sessionsDestroyed += 1;
       position = Math.max(position, written?.position ?? 0);
     }
     let jobsRemoved = 0;
     for (const name of byRole('job')) {
       const job = await this.lifecycle.streams.load(name, jobDecider);
+      if (job.state.status === 'removed' && resumed) jobsRemoved += 1;
       if (job.state.status === 'absent' || job.state.status === 'removed') continue;
       const written = await this.refusalsSkipped(name, () => this.lifecycle.streams.handle(name, jobDecider, { type: 'RemoveJob', now }, metadata));
       if (written?.written) jobsRemoved += 1;
