@@ -71,15 +71,17 @@ class LedgerSessionStore:
         return SessionEntry.from_ledger(answer["entry"])
 
     def update_session(self, session_key: str, last_prompt_tokens: Optional[int] = None, touch_activity: bool = True) -> None:
-        """Records ``last_prompt_tokens`` (as a turn with no messages that carries only that count). Activity is
-        recorded by resolves and turns already, so a touch alone changes nothing."""
+        """Records ``last_prompt_tokens`` as a turn with no messages that carries only that count. The service takes a
+        turn without messages only as ``interrupted`` (a completed turn records at least one), which also leaves a
+        resume mark as it is, as Hermes' ``update_session`` does. Activity is recorded by resolves and turns already,
+        so a touch alone changes nothing."""
         if last_prompt_tokens is None:
             return
         conversation = self._conversation(session_key)
         if conversation is None:
             return
         usage: api.TurnUsage = {"lastPromptTokens": int(last_prompt_tokens)}
-        self.client.record_turn(conversation["sessionId"], [], usage=usage)
+        self.client.record_turn(conversation["sessionId"], [], usage=usage, status="interrupted")
 
     def reset_session(self, session_key: str, display_name: Optional[str] = None) -> Optional[SessionEntry]:
         """``/new``: a new session id; None when the key has no entry. The display name stays the conversation's."""
