@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import { importX } from 'eslint-plugin-import-x';
+import prettierConfig from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -10,6 +11,8 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   importX.flatConfigs.typescript,
+  // Layout is Prettier's: no lint rule argues with it.
+  prettierConfig,
   {
     settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
     languageOptions: { globals: globals.node },
@@ -28,7 +31,10 @@ export default tseslint.config(
     // The event contract stands on its own: a stored shape never depends on domain code.
     files: ['src/events/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/modules/**'], message: 'src/events imports nothing from src/modules: move the stored type under src/events.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/modules/**'], message: 'src/events imports nothing from src/modules: move the stored type under src/events.' }] },
+      ],
     },
   },
   {

@@ -148,7 +148,9 @@ export class BenchContext {
         },
       });
       const events = count * eventsPerConversation(SEEDED_TURNS);
-      this.log(`${backend}: seeded ${count.toLocaleString('en-US')} conversations (${events.toLocaleString('en-US')} events) in ${((Date.now() - started) / 1000).toFixed(0)} s; projecting them…`);
+      this.log(
+        `${backend}: seeded ${count.toLocaleString('en-US')} conversations (${events.toLocaleString('en-US')} events) in ${((Date.now() - started) / 1000).toFixed(0)} s; projecting them…`,
+      );
       const projecting = Date.now();
       await catchUpProjections(opened, 4 * 3_600_000);
       const seconds = (Date.now() - projecting) / 1000;

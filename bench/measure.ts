@@ -26,7 +26,11 @@ export interface RateSummary {
  * Runs `first` and `second` for `rounds` rounds each, swapping which goes first every round, so drift during
  * the run (a growing table, a checkpoint) falls on both alike.
  */
-export async function alternate(rounds: number, first: (round: number) => Promise<Rate>, second: (round: number) => Promise<Rate>): Promise<[RateSummary, RateSummary]> {
+export async function alternate(
+  rounds: number,
+  first: (round: number) => Promise<Rate>,
+  second: (round: number) => Promise<Rate>,
+): Promise<[RateSummary, RateSummary]> {
   const firstRates: Rate[] = [];
   const secondRates: Rate[] = [];
   for (let round = 0; round < rounds; round++) {
@@ -65,6 +69,9 @@ export function formatRatio(ratio: number): string {
 export function renderTable(rows: readonly (readonly string[])[], align: readonly ('left' | 'right')[]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
   const line = (row: readonly string[]) =>
-    row.map((cell, column) => (align[column] === 'right' ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ').trimEnd();
+    row
+      .map((cell, column) => (align[column] === 'right' ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!)))
+      .join('  ')
+      .trimEnd();
   return [line(rows[0]!), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }

@@ -36,7 +36,11 @@ export function atLeastShare(ratio: number, min: number, of = 'baseline'): Verdi
 
 /** The ratio must stay at or under `max` (a multiple of the baseline, e.g. 1.5 or 10). */
 export function atMostTimes(ratio: number, max: number, of = 'baseline'): Verdict {
-  return { target: `≤ ${max}× ${of}`, met: ratio <= max, margin: ratio <= max ? `${times(ratio)}` : `missed: ${times(ratio)}, ${percent(ratio / max - 1)} over` };
+  return {
+    target: `≤ ${max}× ${of}`,
+    met: ratio <= max,
+    margin: ratio <= max ? `${times(ratio)}` : `missed: ${times(ratio)}, ${percent(ratio / max - 1)} over`,
+  };
 }
 
 export function atLeastValue(value: number, min: number, unit: string): Verdict {

@@ -44,12 +44,17 @@ async function main(): Promise<void> {
   console.log(`load average at end: ${loadAverage()}; ${((Date.now() - started.getTime()) / 60_000).toFixed(1)} minutes\n`);
   console.log(renderFigures(figures));
   const missed = figures.filter((figure) => figure.verdict && !figure.verdict.met);
-  console.log(`\n${figures.filter((figure) => figure.verdict).length - missed.length} targets met, ${missed.length} missed${missed.length ? `: ${missed.map((figure) => `${figure.backend} ${figure.name}`).join('; ')}` : ''}`);
+  console.log(
+    `\n${figures.filter((figure) => figure.verdict).length - missed.length} targets met, ${missed.length} missed${missed.length ? `: ${missed.map((figure) => `${figure.backend} ${figure.name}`).join('; ')}` : ''}`,
+  );
   if (options.writeResults) {
     const folder = new URL('../../bench/results/', import.meta.url);
     await mkdir(folder, { recursive: true });
     const file = new URL(`run-${started.toISOString().replace(/[:.]/g, '-')}.json`, folder);
-    await writeFile(file, `${JSON.stringify({ startedAt: started, machine, loadAverageAtEnd: loadAverage(), options: { ...options, postgresUrl: undefined }, figures }, null, 2)}\n`);
+    await writeFile(
+      file,
+      `${JSON.stringify({ startedAt: started, machine, loadAverageAtEnd: loadAverage(), options: { ...options, postgresUrl: undefined }, figures }, null, 2)}\n`,
+    );
     console.error(`wrote ${file.pathname}`);
   }
 }

@@ -46,7 +46,13 @@ export function roundEventCounts(counts: EventCounts): EventCounts {
 export async function measureStore(store: EventStore, baseline: RawBaseline, counts: EventCounts): Promise<MeasurementResult[]> {
   // Warms connections, plans and the JIT so the first timed round does not pay for them.
   const written = { lastPosition: 0 };
-  await compareAppends(store, baseline, { label: 'warmup', writers: 4, events: WARMUP_EVENTS, eventsPerAppend: 1, appendsPerStream: APPENDS_PER_STREAM }, 1, written);
+  await compareAppends(
+    store,
+    baseline,
+    { label: 'warmup', writers: 4, events: WARMUP_EVENTS, eventsPerAppend: 1, appendsPerStream: APPENDS_PER_STREAM },
+    1,
+    written,
+  );
 
   const results: MeasurementResult[] = [];
   const record = (name: string, target: Target | undefined, [storeRate, baselineRate]: [RateSummary, RateSummary]) => {

@@ -46,7 +46,10 @@ async function measureStore(context: BenchContext, backend: ServiceBackend, seed
     await load('resolve, first since start', { kind: 'resolve', chatPrefix: seeded.chatPrefix, pick: { indices: workingSet } }, workingSet.length);
     await load('resolve, warm', { kind: 'resolve', chatPrefix: seeded.chatPrefix, pick: { indices: workingSet } });
     await load('turn append', { kind: 'turns', sessionIds: sessions.map((session) => session.sessionId) });
-    await load('rollback', { kind: 'rollback', targets: sessions.map((session) => ({ sessionId: session.sessionId, checkpointId: session.checkpointIds[0]! })) });
+    await load('rollback', {
+      kind: 'rollback',
+      targets: sessions.map((session) => ({ sessionId: session.sessionId, checkpointId: session.checkpointIds[0]! })),
+    });
   } finally {
     await service.stop();
   }

@@ -27,7 +27,9 @@ async function measureBackend(context: BenchContext, backend: ServiceBackend): P
     await service.waitForProjections(600_000);
     const load = async (name: string, scenario: LoadScenario, amount?: number) => {
       const result = await runLoad({ url: service.url, connections: options.connections, durationSeconds: options.durationSeconds, amount, scenario });
-      context.log(`http, ${backend}: ${name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.latencyMs.p99} ms, ${result.errors + result.non2xx} errors`);
+      context.log(
+        `http, ${backend}: ${name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.latencyMs.p99} ms, ${result.errors + result.non2xx} errors`,
+      );
       results.set(name, result);
       // The projections' share of this scenario's writes must not fall into the next one.
       await service.waitForProjections(600_000);
@@ -37,7 +39,12 @@ async function measureBackend(context: BenchContext, backend: ServiceBackend): P
     const sessions = seeded.conversations.slice(0, options.workingSet);
     // Not timed: JIT and connections warm up, and the warm conversations get into the cache.
     await runLoad({ url: service.url, connections: options.connections, durationSeconds: 2, scenario: { kind: 'health' } });
-    await runLoad({ url: service.url, connections: options.connections, amount: warm.length * 2, scenario: { kind: 'resolve', chatPrefix: seeded.chatPrefix, pick: { indices: warm } } });
+    await runLoad({
+      url: service.url,
+      connections: options.connections,
+      amount: warm.length * 2,
+      scenario: { kind: 'resolve', chatPrefix: seeded.chatPrefix, pick: { indices: warm } },
+    });
 
     await load('health, first', { kind: 'health' });
     await load('resolve, warm', { kind: 'resolve', chatPrefix: seeded.chatPrefix, pick: { indices: warm } });
@@ -80,7 +87,14 @@ function httpFigures(backend: ServiceBackend, results: Map<string, LoadResult>, 
   const errors = [...results.values()].reduce((sum, result) => sum + result.errors + result.non2xx, 0);
   const requests = [...results.values()].reduce((sum, result) => sum + result.requests, 0);
   return [
-    { part: 'http', backend, name: 'GET /health req/s (the baseline)', value: health.requestsPerSecond, unit: 'req/s', note: `p99 ${health.p99} ms, mean of first and last run` },
+    {
+      part: 'http',
+      backend,
+      name: 'GET /health req/s (the baseline)',
+      value: health.requestsPerSecond,
+      unit: 'req/s',
+      note: `p99 ${health.p99} ms, mean of first and last run`,
+    },
     warm,
     {
       part: 'http',
@@ -117,6 +131,13 @@ function httpFigures(backend: ServiceBackend, results: Map<string, LoadResult>, 
       note: `p99 ${get('turn append, keyed').latencyMs.p99} ms`,
     },
     perSecond('transcript read', `transcript read (${SEEDED_TURNS}+ turns)`),
-    { part: 'http', backend, name: 'errors (all HTTP scenarios)', value: errors, unit: '', verdict: exactly(errors === 0, 'zero errors', `${errors} of ${requests.toLocaleString('en-US')} requests`) },
+    {
+      part: 'http',
+      backend,
+      name: 'errors (all HTTP scenarios)',
+      value: errors,
+      unit: '',
+      verdict: exactly(errors === 0, 'zero errors', `${errors} of ${requests.toLocaleString('en-US')} requests`),
+    },
   ];
 }

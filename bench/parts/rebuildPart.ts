@@ -33,7 +33,9 @@ async function measureBackend(context: BenchContext, backend: ServiceBackend, ta
       // Live: the projections follow the appends as they would in the service.
       const conversations = Math.ceil(targetEvents / eventsPerConversation(TURNS_PER_SESSION));
       const events = conversations * eventsPerConversation(TURNS_PER_SESSION);
-      context.log(`rebuild, ${backend}: writing ${events.toLocaleString('en-US')} events (${conversations.toLocaleString('en-US')} conversations) with the projections live…`);
+      context.log(
+        `rebuild, ${backend}: writing ${events.toLocaleString('en-US')} events (${conversations.toLocaleString('en-US')} conversations) with the projections live…`,
+      );
       await seedConversations(opened.store, {
         chatPrefix: 'rebuild',
         conversations,
@@ -90,7 +92,11 @@ async function measureBackend(context: BenchContext, backend: ServiceBackend, ta
           name: 'rebuilt read models equal the live ones',
           value: Object.keys(live).length - different.length,
           unit: `of ${Object.keys(live).length} tables`,
-          verdict: exactly(different.length === 0, 'every row equal', different.length === 0 ? `${rows.toLocaleString('en-US')} rows compared` : `differ: ${different.join(', ')}`),
+          verdict: exactly(
+            different.length === 0,
+            'every row equal',
+            different.length === 0 ? `${rows.toLocaleString('en-US')} rows compared` : `differ: ${different.join(', ')}`,
+          ),
         },
       ];
     } finally {

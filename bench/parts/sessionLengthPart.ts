@@ -109,7 +109,13 @@ const APPENDS = 200;
 
 /** The cache as src/app/appModule.ts builds it with the default settings: its size estimate is part of every load's cost. */
 function serviceCache(): BoundedStateCache {
-  return new BoundedStateCache({ maxEntries: 10_000, maxBytes: 268_435_456, idleTtlMs: 3_600_000, isInFlight: stateHasTurnInFlight, sizeOf: approximateJsonSize });
+  return new BoundedStateCache({
+    maxEntries: 10_000,
+    maxBytes: 268_435_456,
+    idleTtlMs: 3_600_000,
+    isInFlight: stateHasTurnInFlight,
+    sizeOf: approximateJsonSize,
+  });
 }
 
 async function measure(store: PostgresEventStore, snapshots: SqlSnapshotStore, sessionId: string, turns: number): Promise<Figures> {
@@ -232,10 +238,30 @@ async function measureBackend(context: BenchContext, backend: ServiceBackend): P
       figure('session load, cold full replay (no snapshot)', (f) => f.coldLoadReplay, false, `${large.events.toLocaleString('en-US')} events`),
       figure(`turn append (median of ${APPENDS})`, (f) => f.append, true, `mean ${large.appendMean.toFixed(1)} ms vs ${small.appendMean.toFixed(1)} ms`),
       figure('rollback to the first checkpoint', (f) => f.rollbackFirst, true),
-      figure('rollback to the newest checkpoint (undoing a rewind)', (f) => f.rollbackRecent, true, `RolledBack event ${kib(large.rolledBackBytes)} vs ${kib(small.rolledBackBytes)}`),
-      figure('roll forward from the first checkpoint to the newest', (f) => f.rollForward, false, `RolledBack event ${kib(large.rolledForwardBytes)} vs ${kib(small.rolledForwardBytes)}: every message restored`),
-      figure('rollback to the newest checkpoint, undoing a rewind right after a roll forward', (f) => f.rollbackRecentAfterForward, false, 'messages compared one by one'),
-      figure(`snapshot write (every ${SNAPSHOT_EVERY} events)`, (f) => f.snapshotWrite, false, `${(large.snapshotWrite / SNAPSHOT_EVERY).toFixed(2)} ms per event amortised`),
+      figure(
+        'rollback to the newest checkpoint (undoing a rewind)',
+        (f) => f.rollbackRecent,
+        true,
+        `RolledBack event ${kib(large.rolledBackBytes)} vs ${kib(small.rolledBackBytes)}`,
+      ),
+      figure(
+        'roll forward from the first checkpoint to the newest',
+        (f) => f.rollForward,
+        false,
+        `RolledBack event ${kib(large.rolledForwardBytes)} vs ${kib(small.rolledForwardBytes)}: every message restored`,
+      ),
+      figure(
+        'rollback to the newest checkpoint, undoing a rewind right after a roll forward',
+        (f) => f.rollbackRecentAfterForward,
+        false,
+        'messages compared one by one',
+      ),
+      figure(
+        `snapshot write (every ${SNAPSHOT_EVERY} events)`,
+        (f) => f.snapshotWrite,
+        false,
+        `${(large.snapshotWrite / SNAPSHOT_EVERY).toFixed(2)} ms per event amortised`,
+      ),
     ];
   } finally {
     if (postgresUrl) await pool.query(`DROP SCHEMA IF EXISTS ${quoteIdentifier(schema)} CASCADE`);

@@ -21,7 +21,9 @@ export async function storePart(context: BenchContext): Promise<Figure[]> {
     const open = await backend.open();
     try {
       const { settings } = open;
-      context.log(`store, ${backend.name}: PostgreSQL ${settings.serverVersion}, shared_buffers ${settings.sharedBuffers}, synchronous_commit ${settings.synchronousCommit}`);
+      context.log(
+        `store, ${backend.name}: PostgreSQL ${settings.serverVersion}, shared_buffers ${settings.sharedBuffers}, synchronous_commit ${settings.synchronousCommit}`,
+      );
       for (const measurement of await measureStore(open.store, open.baseline, counts)) {
         // The issue's targets are for PostgreSQL; PGlite is the embedded default and has none.
         const target = backend.name === 'postgres' ? measurement.target : undefined;
@@ -33,7 +35,11 @@ export async function storePart(context: BenchContext): Promise<Figure[]> {
           unit: 'ev/s',
           baseline: { name: 'raw pg', value: measurement.baseline.eventsPerSecond },
           ratio: measurement.ratio,
-          verdict: !target ? undefined : target.kind === 'ratio' ? atLeastShare(measurement.ratio, target.min) : atLeastValue(measurement.store.eventsPerSecond, target.min, 'ev/s'),
+          verdict: !target
+            ? undefined
+            : target.kind === 'ratio'
+              ? atLeastShare(measurement.ratio, target.min)
+              : atLeastValue(measurement.store.eventsPerSecond, target.min, 'ev/s'),
         });
       }
     } finally {

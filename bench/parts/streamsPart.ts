@@ -25,7 +25,8 @@ async function measureBackend(context: BenchContext, backend: ServiceBackend): P
   const open: ClientRequest[] = [];
   try {
     // A few writes and one stream opened and closed, so the code paths are loaded before the baseline.
-    for (let index = 0; index < 20; index++) await service.post('/v1/sessions/resolve', { source: { platform: 'telegram', chatType: 'dm', chatId: `warm${index}` } });
+    for (let index = 0; index < 20; index++)
+      await service.post('/v1/sessions/resolve', { source: { platform: 'telegram', chatType: 'dm', chatId: `warm${index}` } });
     open.push(await openStream(service.url));
     open.pop()!.destroy();
     await sleep(SETTLE_MS);

@@ -45,7 +45,9 @@ export async function startProjections(opened: OpenedStorage): Promise<RunningPr
  * in the cluster, so on a shared server it can trail the log for as long as someone else's transaction runs.
  */
 export async function lastWrittenPosition(opened: OpenedStorage): Promise<number> {
-  const result = await opened.pool.query<{ head: string | number | null }>(`SELECT max(position) AS head FROM ${quoteIdentifier(opened.eventStoreSchema)}.events`);
+  const result = await opened.pool.query<{ head: string | number | null }>(
+    `SELECT max(position) AS head FROM ${quoteIdentifier(opened.eventStoreSchema)}.events`,
+  );
   return Number(result.rows[0]?.head ?? 0);
 }
 
@@ -57,7 +59,8 @@ export async function catchUpProjections(opened: OpenedStorage, timeoutMs: numbe
   const projections = await startProjections(opened);
   try {
     const head = await lastWrittenPosition(opened);
-    if (!(await projections.runner.waitForPosition(projections.runner.projectionNames, head, timeoutMs))) throw new Error('the projections did not catch up with the seeded log');
+    if (!(await projections.runner.waitForPosition(projections.runner.projectionNames, head, timeoutMs)))
+      throw new Error('the projections did not catch up with the seeded log');
   } finally {
     await projections.stop();
   }

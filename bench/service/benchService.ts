@@ -31,7 +31,9 @@ export class BenchService {
     const entry = fileURLToPath(new URL('../../src/main.js', import.meta.url));
     const nodeOptions = process.env.BENCH_SERVICE_NODE_OPTIONS?.split(' ').filter(Boolean) ?? [];
     // BENCH_SERVICE_ENV="NAME=value NAME=value": settings to try on the benchmarked service, e.g. a batch size.
-    const tried = Object.fromEntries((process.env.BENCH_SERVICE_ENV?.split(' ').filter(Boolean) ?? []).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+    const tried = Object.fromEntries(
+      (process.env.BENCH_SERVICE_ENV?.split(' ').filter(Boolean) ?? []).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+    );
     const child = spawn(process.execPath, [...nodeOptions, entry], {
       env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env, ...tried },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -40,7 +42,13 @@ export class BenchService {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}:\n${service.output}`);
-      if (await service.get('/health').then((response) => response.ok, () => false)) return service;
+      if (
+        await service.get('/health').then(
+          (response) => response.ok,
+          () => false,
+        )
+      )
+        return service;
       await sleep(100);
     }
     await service.stop();

@@ -58,11 +58,25 @@ function requestsFor(scenario: LoadScenario): AutocannonRequest[] {
       return [{ method: 'GET', path: '/health' }];
     case 'resolve': {
       const nextIndex = cycle(scenario.pick);
-      return [{ method: 'POST', path: '/v1/sessions/resolve', headers: JSON_HEADERS, setupRequest: (request) => ({ ...request, body: resolveBody(scenario.chatPrefix, nextIndex()) }) }];
+      return [
+        {
+          method: 'POST',
+          path: '/v1/sessions/resolve',
+          headers: JSON_HEADERS,
+          setupRequest: (request) => ({ ...request, body: resolveBody(scenario.chatPrefix, nextIndex()) }),
+        },
+      ];
     }
     case 'resolve-new': {
       let next = 0;
-      return [{ method: 'POST', path: '/v1/sessions/resolve', headers: JSON_HEADERS, setupRequest: (request) => ({ ...request, body: resolveBody(scenario.chatPrefix, next++) }) }];
+      return [
+        {
+          method: 'POST',
+          path: '/v1/sessions/resolve',
+          headers: JSON_HEADERS,
+          setupRequest: (request) => ({ ...request, body: resolveBody(scenario.chatPrefix, next++) }),
+        },
+      ];
     }
     case 'turns': {
       const nextSession = roundRobin(scenario.sessionIds);

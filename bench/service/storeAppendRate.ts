@@ -4,7 +4,13 @@ import { planWorkload } from '../workload.js';
 import { createServiceStorage, type ServiceBackend } from './serviceStorage.js';
 
 /** Appends/s of `writers` concurrent single-event appends through a pool of `poolSize`, as the service's own pool. */
-export async function storeAppendRate(backend: ServiceBackend, postgresUrl: string | undefined, writers: number, poolSize: number, appends: number): Promise<number> {
+export async function storeAppendRate(
+  backend: ServiceBackend,
+  postgresUrl: string | undefined,
+  writers: number,
+  poolSize: number,
+  appends: number,
+): Promise<number> {
   const storage = await createServiceStorage(backend, postgresUrl, 'append_rate');
   try {
     const opened = await storage.open({ poolSize });
@@ -14,7 +20,12 @@ export async function storeAppendRate(backend: ServiceBackend, postgresUrl: stri
       const run = (plans: typeof plan) =>
         inParallel(writers, async (writer) => {
           // Without ids, as the service appends: the store generates them and skips the retry lookup.
-          for (const append of plans[writer]!) await opened.store.append(append.streamName, append.events.map(({ id: _id, ...event }) => event), append.revision - 1);
+          for (const append of plans[writer]!)
+            await opened.store.append(
+              append.streamName,
+              append.events.map(({ id: _id, ...event }) => event),
+              append.revision - 1,
+            );
         });
       await run(warmup);
       return (await measureRate(appends, () => run(plan))).eventsPerSecond;

@@ -53,7 +53,7 @@ export class ConsoleBot {
       keys.add(resume.sessionKey);
     }
     // The sessions index is a read model; the client sends the position gatewayStarted wrote, so it is current.
-    for (let cursor: string | undefined; ; ) {
+    for (let cursor: string | undefined; ;) {
       const page = await this.ledger.listSessions({ platform: PLATFORM, limit: 100, cursor });
       for (const entry of page.sessions) keys.add(entry.sessionKey);
       if (!page.nextCursor) break;
@@ -126,7 +126,11 @@ export class ConsoleBot {
       if (!(error instanceof LedgerNetworkError && error.maybeApplied)) throw error;
       // The answer was lost, maybe not the dequeue: the conversation's log says which message was taken last.
       const taken = await this.lastDequeued(sessionKey);
-      if (taken && (await this.findTurn((await this.ledger.resolveSession({ source: ConsoleBot.source(chat), gatewayId: this.gatewayId })).sessionId, taken.id)) === null) return taken;
+      if (
+        taken &&
+        (await this.findTurn((await this.ledger.resolveSession({ source: ConsoleBot.source(chat), gatewayId: this.gatewayId })).sessionId, taken.id)) === null
+      )
+        return taken;
       return this.dequeue(chat, sessionKey);
     }
   }
@@ -137,7 +141,9 @@ export class ConsoleBot {
     const dequeued = events.filter((event) => event.type === 'MessageDequeued').at(-1);
     if (!dequeued) return null;
     const id = dequeued.data.messageId as string;
-    const queued = events.filter((event) => (event.type === 'MessageQueued' || event.type === 'QueuedMessageReplaced') && (event.data.message as { id?: string }).id === id).at(-1);
+    const queued = events
+      .filter((event) => (event.type === 'MessageQueued' || event.type === 'QueuedMessageReplaced') && (event.data.message as { id?: string }).id === id)
+      .at(-1);
     return queued ? { id, text: (queued.data.message as { text?: string | null }).text ?? '' } : null;
   }
 

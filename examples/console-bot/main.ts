@@ -15,7 +15,8 @@ const ledger = new LedgerClient({
   token: process.env.LEDGER_TOKEN,
   // A ledger restart takes seconds: keep trying a refused connection for a minute before giving up on a message.
   retry: { maxAttempts: 60, maxDelayMs: 1_000, maxElapsedMs: 60_000 },
-  onRetry: (operation, attempt, reason) => process.stderr.write(`retrying ${operation} (${attempt}): ${reason instanceof Error ? reason.message : String(reason)}\n`),
+  onRetry: (operation, attempt, reason) =>
+    process.stderr.write(`retrying ${operation} (${attempt}): ${reason instanceof Error ? reason.message : String(reason)}\n`),
 });
 const bot = new ConsoleBot(ledger, new EchoAgent(Number(env('BOT_THINK_MS', '300'))), env('BOT_GATEWAY_ID', 'console-bot'), out);
 const drainMs = Number(env('BOT_DRAIN_MS', '10000'));

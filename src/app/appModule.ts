@@ -73,7 +73,8 @@ export interface AppDependencies {
 export class AppModule {
   static register({ config, logger, clock, infrastructure }: AppDependencies): DynamicModule {
     // Only a PostgreSQL server has other sessions whose transactions can hold the log's readers back.
-    const logHorizon = config.eventStore.kind === 'postgres' && infrastructure.eventStorePool ? new LogHorizonProbe(infrastructure.eventStorePool, clock) : null;
+    const logHorizon =
+      config.eventStore.kind === 'postgres' && infrastructure.eventStorePool ? new LogHorizonProbe(infrastructure.eventStorePool, clock) : null;
     if (logHorizon) infrastructure.metrics.watchLogHorizon(logHorizon);
     const shared = [
       { provide: CONFIG, useValue: config },
@@ -97,7 +98,28 @@ export class AppModule {
       module: AppModule,
       global: true,
       imports: [CqrsModule.forRoot()],
-      controllers: [HealthController, ProjectionsController, StreamsController, PruneController, ErasureController, ConversationsController, QueueController, GatewaysController, SessionsController, SessionsQueryController, SessionCheckpointsController, SessionContextController, SessionTreeController, SessionHistoryController, JobFiresStreamController, EventStreamController, JobsController, ConversationRuntimeController, RuntimeSessionsController, MetricsController],
+      controllers: [
+        HealthController,
+        ProjectionsController,
+        StreamsController,
+        PruneController,
+        ErasureController,
+        ConversationsController,
+        QueueController,
+        GatewaysController,
+        SessionsController,
+        SessionsQueryController,
+        SessionCheckpointsController,
+        SessionContextController,
+        SessionTreeController,
+        SessionHistoryController,
+        JobFiresStreamController,
+        EventStreamController,
+        JobsController,
+        ConversationRuntimeController,
+        RuntimeSessionsController,
+        MetricsController,
+      ],
       providers: [
         ...shared,
         { provide: STATE_CACHE, useValue: stateCache },
@@ -108,7 +130,8 @@ export class AppModule {
             // Snapshots live in the read-model database: every backend has one, and they are as disposable as read models.
             snapshots: new SqlSnapshotStore(infrastructure.readModelPool, config.readModelSchema),
             snapshotEvery: config.snapshotEvery,
-            onSnapshotError: (error, streamName) => logger.warn({ err: error, streamName }, 'snapshot not read or written; loads replay more events until the next one'),
+            onSnapshotError: (error, streamName) =>
+              logger.warn({ err: error, streamName }, 'snapshot not read or written; loads replay more events until the next one'),
             // Only this process can open the embedded database, so nobody else appends behind the cache's back.
             soleWriter: config.eventStore.kind === 'embedded',
           }),

@@ -48,16 +48,18 @@ export async function createApp(dependencies: AppDependencies): Promise<INestApp
   app.use(limitJsonDepth(config.limits.jsonDepth));
   app.use(rejectUnsupportedCharacters);
 
-  const document = finishOpenApiDocument(SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Session Ledger')
-      .setDescription('Durable, event-sourced session lifecycle for AI-agent gateways and orchestrators')
-      .setVersion('0.1.0')
-      .addBearerAuth()
-      .addSecurityRequirements('bearer')
-      .build(),
-  ));
+  const document = finishOpenApiDocument(
+    SwaggerModule.createDocument(
+      app,
+      new DocumentBuilder()
+        .setTitle('Session Ledger')
+        .setDescription('Durable, event-sourced session lifecycle for AI-agent gateways and orchestrators')
+        .setVersion('0.1.0')
+        .addBearerAuth()
+        .addSecurityRequirements('bearer')
+        .build(),
+    ),
+  );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'] });
   mountConsole(app);
 

@@ -92,7 +92,8 @@ export async function openInfrastructure(config: LedgerConfig, logger: Logger, p
     const readModels = await openReadModelDatabase(readModelPool, config.readModelSchema, projections);
     closers.push(() => readModels.destroy());
 
-    const lease = config.readModels.kind === 'postgres' ? new AdvisoryLockLease(config.readModels.url, `projections:${config.readModelSchema}`) : new SoleOwnerLease();
+    const lease =
+      config.readModels.kind === 'postgres' ? new AdvisoryLockLease(config.readModels.url, `projections:${config.readModelSchema}`) : new SoleOwnerLease();
     const runner = new ProjectionRunner({
       store: eventStore,
       dataSource: readModels,
@@ -116,4 +117,3 @@ export async function openInfrastructure(config: LedgerConfig, logger: Logger, p
     throw error;
   }
 }
-

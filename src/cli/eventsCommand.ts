@@ -58,7 +58,8 @@ async function fromStore(store: EventStore, options: EventsOptions): Promise<num
   const sessionKeys = new StreamSessionKeys(store);
   let printed = 0;
   const keep = async (event: RecordedEvent) =>
-    (options.stream === undefined || event.streamName === options.stream) && (await matchesLifecycleFilter(options.filter, event, (candidate) => sessionKeys.of(candidate)));
+    (options.stream === undefined || event.streamName === options.stream) &&
+    (await matchesLifecycleFilter(options.filter, event, (candidate) => sessionKeys.of(candidate)));
 
   let position = options.from;
   for (;;) {
@@ -102,7 +103,10 @@ async function fromService(url: string, token: string | undefined, options: Even
   let printed = 0;
   const events = client.events(
     { types: [...options.filter.types], sessionKey: options.filter.sessionKey, fromPosition: options.from },
-    { signal: stop.signal, onReconnect: (attempt, reason) => process.stderr.write(`reconnecting (${attempt}): ${reason instanceof Error ? reason.message : String(reason)}\n`) },
+    {
+      signal: stop.signal,
+      onReconnect: (attempt, reason) => process.stderr.write(`reconnecting (${attempt}): ${reason instanceof Error ? reason.message : String(reason)}\n`),
+    },
   );
   for await (const event of events) {
     if (options.stream !== undefined && event.streamName !== options.stream) continue;

@@ -19,7 +19,14 @@ export async function importCommand(args: string[]): Promise<number> {
     options: { 'dry-run': { type: 'boolean', default: false }, tenant: { type: 'string' }, 'gateway-id': { type: 'string', default: 'hermes-import' } },
   });
   const [source, home, ...rest] = positionals;
-  if (source !== 'hermes' || home === undefined || rest.length > 0) throw new UsageError(source && source !== 'hermes' ? `cannot import from ${source}: only hermes` : rest.length > 0 ? `unexpected argument ${rest[0]}` : 'give hermes <hermes home>');
+  if (source !== 'hermes' || home === undefined || rest.length > 0)
+    throw new UsageError(
+      source && source !== 'hermes'
+        ? `cannot import from ${source}: only hermes`
+        : rest.length > 0
+          ? `unexpected argument ${rest[0]}`
+          : 'give hermes <hermes home>',
+    );
   if (values.tenant !== undefined && !isTenantName(values.tenant)) throw new ValidationError(`--tenant must be ${TENANT_RULE}`);
   const gatewayId = values['gateway-id']!;
   if (!GATEWAY_ID.test(gatewayId)) throw new ValidationError('--gateway-id must be 1-128 of A-Z a-z 0-9 . _ : -');
@@ -39,7 +46,11 @@ export async function importCommand(args: string[]): Promise<number> {
       gatewayId,
       tenant: values.tenant,
     });
-    return applyHermesImport(infrastructure.eventStore, config, hermes, plan, { dryRun: values['dry-run']!, tenant: values.tenant, correlationId: randomUUID() });
+    return applyHermesImport(infrastructure.eventStore, config, hermes, plan, {
+      dryRun: values['dry-run']!,
+      tenant: values.tenant,
+      correlationId: randomUUID(),
+    });
   }, []);
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   process.stderr.write(`${summary(report)}\n`);
@@ -48,12 +59,16 @@ export async function importCommand(args: string[]): Promise<number> {
 
 function summary(report: HermesImportReport): string {
   const verb = report.dryRun ? 'would import' : 'imported';
-  if (report.nothingNew) return `nothing new: everything in ${report.home} was imported before (${report.conversations.alreadyThere.length} conversations, ${report.sessions.alreadyThere} sessions, ${report.jobs.alreadyThere.length} jobs already there)`;
+  if (report.nothingNew)
+    return `nothing new: everything in ${report.home} was imported before (${report.conversations.alreadyThere.length} conversations, ${report.sessions.alreadyThere} sessions, ${report.jobs.alreadyThere.length} jobs already there)`;
   const lines = [
     `${verb} ${report.conversations.imported.length} conversations, ${report.sessions.imported} sessions (${report.turns} turns, ${report.messages} messages), ${report.jobs.imported.length} jobs from ${report.home}`,
     `already there: ${report.conversations.alreadyThere.length} conversations, ${report.sessions.alreadyThere} sessions, ${report.jobs.alreadyThere.length} jobs`,
   ];
-  if (report.conversations.rekeyed.length > 0) lines.push(`rekeyed (the ledger's key for their origin differs from Hermes'): ${report.conversations.rekeyed.map((r) => `${r.hermesKey} → ${r.sessionKey}`).join(', ')}`);
+  if (report.conversations.rekeyed.length > 0)
+    lines.push(
+      `rekeyed (the ledger's key for their origin differs from Hermes'): ${report.conversations.rekeyed.map((r) => `${r.hermesKey} → ${r.sessionKey}`).join(', ')}`,
+    );
   if (report.jobs.refused.length > 0) lines.push(`jobs refused: ${report.jobs.refused.map((r) => `${r.job} (${r.code})`).join(', ')}`);
   if (report.leftOut.length > 0) lines.push(`left out: ${report.leftOut.map((item) => `${item.item}: ${item.reason}`).join('; ')}`);
   return lines.join('\n');

@@ -41,7 +41,9 @@ async function main([command, ...args]: string[]): Promise<number | 'running'> {
     return 0;
   }
   try {
-    return await (await commands[command]())(args);
+    return await (
+      await commands[command]()
+    )(args);
   } catch (error) {
     throw asUsageError(error, command) ?? error;
   }

@@ -14,5 +14,8 @@ export function isoTime(text: string, flag: string): Date {
 
 /** `--type A --type B,C` → [A, B, C]. */
 export function commaList(values: string[] | undefined): string[] {
-  return (values ?? []).flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value.length > 0);
+  return (values ?? [])
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter((value) => value.length > 0);
 }

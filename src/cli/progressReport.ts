@@ -16,7 +16,9 @@ export class ProgressReport {
     if (this.output.isTTY) {
       const filled = Math.round(fraction * BAR_WIDTH);
       const bar = `${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}`;
-      this.output.write(`\r${this.label} [${bar}] ${String(Math.floor(fraction * 100)).padStart(3)}% ${done.toLocaleString('en')}/${total.toLocaleString('en')} ${detail}\u001b[K`);
+      this.output.write(
+        `\r${this.label} [${bar}] ${String(Math.floor(fraction * 100)).padStart(3)}% ${done.toLocaleString('en')}/${total.toLocaleString('en')} ${detail}\u001b[K`,
+      );
       return;
     }
     const line = `${this.label}: ${Math.floor(fraction * 100)}% (${done}/${total}), ${detail}`;

@@ -29,7 +29,13 @@ export async function replayCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { session: { type: 'string' }, conversation: { type: 'string' }, revision: { type: 'string' }, at: { type: 'string' }, tenant: { type: 'string' } },
+    options: {
+      session: { type: 'string' },
+      conversation: { type: 'string' },
+      revision: { type: 'string' },
+      at: { type: 'string' },
+      tenant: { type: 'string' },
+    },
   });
   const options = values as ReplayOptions;
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
@@ -46,7 +52,10 @@ async function replay(store: EventStore, options: ReplayOptions) {
   const streams = new StreamStateStore(store, new BoundedStateCache({ maxEntries: 0 }), systemClock);
   if (options.revision !== undefined && options.at !== undefined) throw new ValidationError('give --revision or --at, not both');
   // No bound: everything recorded up to the end of time.
-  const bound = options.revision !== undefined ? { revision: wholeNumber(options.revision, '--revision') } : { at: options.at === undefined ? new Date(8.64e15) : isoTime(options.at, '--at') };
+  const bound =
+    options.revision !== undefined
+      ? { revision: wholeNumber(options.revision, '--revision') }
+      : { at: options.at === undefined ? new Date(8.64e15) : isoTime(options.at, '--at') };
   if (options.session !== undefined) {
     const id = validSessionId(options.session);
     const then = await stateAsOf(streams, sessionStreamName(id, options.tenant), sessionDecider, bound, () => sessionNotFound(id));

@@ -2,5 +2,7 @@
 
 /** Every key of T, each once, or a compile error naming what is missing. */
 export function fieldsOf<T>() {
-  return <const Keys extends readonly (keyof T & string)[]>(...keys: Keys & ([Exclude<keyof T, Keys[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, Keys[number]> })): Keys => keys;
+  return <const Keys extends readonly (keyof T & string)[]>(
+    ...keys: Keys & ([Exclude<keyof T, Keys[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, Keys[number]> })
+  ): Keys => keys;
 }

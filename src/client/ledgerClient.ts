@@ -265,7 +265,8 @@ export class LedgerClient {
       retry: this.retry,
       signal: options.signal,
       onReconnect: options.onReconnect,
-      open: (lastEventId, signal) => this.fetch(url, { headers: { ...this.headers(), accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) }, signal }),
+      open: (lastEventId, signal) =>
+        this.fetch(url, { headers: { ...this.headers(), accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) }, signal }),
       refuse: (response) => this.apiError(name, response),
     });
   }
@@ -274,12 +275,19 @@ export class LedgerClient {
     return this.options.token ? { authorization: `Bearer ${this.options.token}` } : {};
   }
 
-  private async call<N extends keyof LedgerResponses>(name: N, params: Params, options: CallOptions & { body?: unknown; query?: Query } = {}): Promise<LedgerResponses[N]> {
+  private async call<N extends keyof LedgerResponses>(
+    name: N,
+    params: Params,
+    options: CallOptions & { body?: unknown; query?: Query } = {},
+  ): Promise<LedgerResponses[N]> {
     const operation: Operation = ledgerOperations[name];
     const url = `${this.baseUrl}${encodePath(operation.path, params)}${queryString(operation, options.query)}`;
     const started = Date.now();
     // One key for the whole call: every retry of it is the same request to the service.
-    const idempotencyKey = operation.method === 'GET' ? undefined : (options.idempotencyKey ?? (this.options.idempotencyKeys !== false ? globalThis.crypto.randomUUID() : undefined));
+    const idempotencyKey =
+      operation.method === 'GET'
+        ? undefined
+        : (options.idempotencyKey ?? (this.options.idempotencyKeys !== false ? globalThis.crypto.randomUUID() : undefined));
     const safeToRepeat = operation.safeToRepeat || idempotencyKey !== undefined;
     for (let attempt = 0; ; attempt++) {
       let failure: Failure;
@@ -338,6 +346,13 @@ export class LedgerClient {
       error = undefined;
     }
     const requestId = error?.requestId ?? response.headers.get('x-request-id') ?? undefined;
-    return new LedgerApiError(response.status, error?.code ?? `HTTP_${response.status}`, error?.message ?? (text.slice(0, 200) || response.statusText), requestId, error?.details, name);
+    return new LedgerApiError(
+      response.status,
+      error?.code ?? `HTTP_${response.status}`,
+      error?.message ?? (text.slice(0, 200) || response.statusText),
+      requestId,
+      error?.details,
+      name,
+    );
   }
 }

@@ -30,7 +30,9 @@ export class LedgerNetworkError extends Error {
      */
     readonly idempotencyKey?: string,
   ) {
-    super(`${operation}: no answer from the service (${describeCause(cause)})${maybeApplied ? '; it may have been carried out' : ''}${idempotencyKey ? `; resend it with Idempotency-Key ${idempotencyKey}` : ''}`);
+    super(
+      `${operation}: no answer from the service (${describeCause(cause)})${maybeApplied ? '; it may have been carried out' : ''}${idempotencyKey ? `; resend it with Idempotency-Key ${idempotencyKey}` : ''}`,
+    );
     this.name = 'LedgerNetworkError';
   }
 }

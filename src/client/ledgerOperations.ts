@@ -52,7 +52,23 @@ export interface Operation {
   stream?: true;
 }
 
-const source = fieldsOf<SessionSource>()('platform', 'chatType', 'chatId', 'chatName', 'userId', 'userName', 'threadId', 'chatTopic', 'userIdAlt', 'chatIdAlt', 'isBot', 'guildId', 'parentChatId', 'messageId', 'roleAuthorized');
+const source = fieldsOf<SessionSource>()(
+  'platform',
+  'chatType',
+  'chatId',
+  'chatName',
+  'userId',
+  'userName',
+  'threadId',
+  'chatTopic',
+  'userIdAlt',
+  'chatIdAlt',
+  'isBot',
+  'guildId',
+  'parentChatId',
+  'messageId',
+  'roleAuthorized',
+);
 const message = fieldsOf<MessageInput>()('role', 'content', 'name', 'toolCallId', 'toolCalls', 'metadata');
 const usage = fieldsOf<TurnUsage>()('inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'lastPromptTokens', 'costUsd');
 
@@ -70,7 +86,12 @@ export const ledgerOperations = {
   getConversation: { method: 'GET', path: '/v1/conversations/{key}', safeToRepeat: true },
   resetConversation: { method: 'POST', path: '/v1/conversations/{key}/reset', body: fieldsOf<ResetRequest>()('keepRuntime', 'force'), safeToRepeat: false },
   switchSession: { method: 'POST', path: '/v1/conversations/{key}/switch', body: fieldsOf<SwitchRequest>()('sessionId'), safeToRepeat: true },
-  suspendConversation: { method: 'POST', path: '/v1/conversations/{key}/suspend', body: fieldsOf<SuspendRequest>()('reason', 'keepRuntime'), safeToRepeat: true },
+  suspendConversation: {
+    method: 'POST',
+    path: '/v1/conversations/{key}/suspend',
+    body: fieldsOf<SuspendRequest>()('reason', 'keepRuntime'),
+    safeToRepeat: true,
+  },
   markResumePending: { method: 'POST', path: '/v1/conversations/{key}/resume-pending', body: fieldsOf<ResumePendingRequest>()('reason'), safeToRepeat: true },
   clearResumePending: { method: 'DELETE', path: '/v1/conversations/{key}/resume-pending', safeToRepeat: true },
   conversationContext: { method: 'GET', path: '/v1/conversations/{key}/context', query: ['redactPii', 'connectedPlatforms'], safeToRepeat: true },
@@ -96,7 +117,13 @@ export const ledgerOperations = {
   startTurn: { method: 'POST', path: '/v1/sessions/{id}/turns/start', safeToRepeat: false },
   getSession: { method: 'GET', path: '/v1/sessions/{id}', safeToRepeat: true },
   getTranscript: { method: 'GET', path: '/v1/sessions/{id}/transcript', query: ['includeDeleted'], safeToRepeat: true },
-  rewriteTranscript: { method: 'PUT', path: '/v1/sessions/{id}/transcript', body: fieldsOf<RewriteTranscriptRequest>()('messages'), nested: { messages: message }, safeToRepeat: false },
+  rewriteTranscript: {
+    method: 'PUT',
+    path: '/v1/sessions/{id}/transcript',
+    body: fieldsOf<RewriteTranscriptRequest>()('messages'),
+    nested: { messages: message },
+    safeToRepeat: false,
+  },
   rewind: { method: 'POST', path: '/v1/sessions/{id}/rewind', body: fieldsOf<RewindRequest>()('turns'), safeToRepeat: false },
   createCheckpoint: { method: 'POST', path: '/v1/sessions/{id}/checkpoints', body: fieldsOf<CreateCheckpointRequest>()('label'), safeToRepeat: false },
   listCheckpoints: { method: 'GET', path: '/v1/sessions/{id}/checkpoints', query: ['before', 'limit'], safeToRepeat: true },
@@ -109,11 +136,21 @@ export const ledgerOperations = {
   sessionMemory: { method: 'GET', path: '/v1/sessions/{id}/memory', safeToRepeat: true },
   sessionSlots: { method: 'GET', path: '/v1/sessions/{id}/slots', safeToRepeat: true },
 
-  gatewayStopping: { method: 'POST', path: '/v1/gateways/{gatewayId}/stopping', body: fieldsOf<GatewayStoppingRequest>()('activeKeys', 'mode'), safeToRepeat: true },
+  gatewayStopping: {
+    method: 'POST',
+    path: '/v1/gateways/{gatewayId}/stopping',
+    body: fieldsOf<GatewayStoppingRequest>()('activeKeys', 'mode'),
+    safeToRepeat: true,
+  },
   gatewayStopped: { method: 'POST', path: '/v1/gateways/{gatewayId}/stopped', body: fieldsOf<GatewayStoppedRequest>()('drainTimedOut'), safeToRepeat: true },
   gatewayStarted: { method: 'POST', path: '/v1/gateways/{gatewayId}/started', body: fieldsOf<GatewayStartedRequest>()('bootId'), safeToRepeat: true },
 
-  listSessions: { method: 'GET', path: '/v1/sessions', query: fieldsOf<ListSessionsQuery>()('activeMinutes', 'platform', 'limit', 'cursor'), safeToRepeat: true },
+  listSessions: {
+    method: 'GET',
+    path: '/v1/sessions',
+    query: fieldsOf<ListSessionsQuery>()('activeMinutes', 'platform', 'limit', 'cursor'),
+    safeToRepeat: true,
+  },
   sessionByKey: { method: 'GET', path: '/v1/sessions/by-key/{key}', safeToRepeat: true },
   sessionRecord: { method: 'GET', path: '/v1/sessions/{id}/record', safeToRepeat: true },
   exportSessionsJson: { method: 'GET', path: '/v1/export/sessions.json', safeToRepeat: true },
@@ -121,8 +158,24 @@ export const ledgerOperations = {
   createJob: {
     method: 'POST',
     path: '/v1/jobs',
-    body: fieldsOf<CreateJobRequest>()('id', 'name', 'description', 'prompt', 'skill', 'schedule', 'timeZone', 'deliverTo', 'origin', 'model', 'repeat', 'enabled'),
-    nested: { deliverTo: fieldsOf<DeliveryTarget>()('platform', 'chatId', 'threadId'), origin: fieldsOf<JobOrigin>()('platform', 'chatId', 'chatName', 'threadId', 'userId', 'sessionKey') },
+    body: fieldsOf<CreateJobRequest>()(
+      'id',
+      'name',
+      'description',
+      'prompt',
+      'skill',
+      'schedule',
+      'timeZone',
+      'deliverTo',
+      'origin',
+      'model',
+      'repeat',
+      'enabled',
+    ),
+    nested: {
+      deliverTo: fieldsOf<DeliveryTarget>()('platform', 'chatId', 'threadId'),
+      origin: fieldsOf<JobOrigin>()('platform', 'chatId', 'chatName', 'threadId', 'userId', 'sessionKey'),
+    },
     safeToRepeat: false,
   },
   importJobs: { method: 'POST', path: '/v1/jobs/import', body: ['jobs'], safeToRepeat: true },
@@ -132,7 +185,13 @@ export const ledgerOperations = {
   fireJob: { method: 'POST', path: '/v1/jobs/{id}/fire', body: fieldsOf<FireJobRequest>()('slot'), safeToRepeat: false },
   reportRun: { method: 'POST', path: '/v1/jobs/{id}/runs/{fireId}', body: fieldsOf<ReportRunRequest>()('status', 'error'), safeToRepeat: true },
 
-  lifecycleEvents: { method: 'GET', path: '/v1/events/stream', query: fieldsOf<EventStreamQuery>()('types', 'sessionKey', 'fromPosition'), safeToRepeat: true, stream: true },
+  lifecycleEvents: {
+    method: 'GET',
+    path: '/v1/events/stream',
+    query: fieldsOf<EventStreamQuery>()('types', 'sessionKey', 'fromPosition'),
+    safeToRepeat: true,
+    stream: true,
+  },
   jobFires: { method: 'GET', path: '/v1/jobs/fires/stream', query: fieldsOf<JobFiresQuery>()('from'), safeToRepeat: true, stream: true },
 } as const satisfies Record<string, Operation>;
 

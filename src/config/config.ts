@@ -4,9 +4,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { type ApiToken, parseApiTokens } from './apiTokens.js';
 
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
-  .transform((value) => ['true', '1', 'yes', 'on'].includes(value));
+const booleanFlag = z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).transform((value) => ['true', '1', 'yes', 'on'].includes(value));
 
 const schemaName = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lowercase SQL identifier');
 
@@ -22,7 +20,10 @@ const environmentSchema = z.object({
     .string()
     .regex(/^(postgres|postgresql|esdb|esdb\+discover|kurrentdb|kurrentdb\+discover):\/\//, 'must start with postgres:// or esdb://')
     .optional(),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres://').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must start with postgres://')
+    .optional(),
   EVENT_STORE_SCHEMA: schemaName.default('ledger'),
   READ_MODEL_SCHEMA: schemaName.default('ledger_read'),
   API_TOKEN: z.string().optional(),
@@ -42,7 +43,10 @@ const environmentSchema = z.object({
   PROJECTION_WAKE_DELAY_MS: z.coerce.number().int().min(0).max(1_000).default(10),
   PROJECTION_PARK_AFTER_FAILURES: z.coerce.number().int().min(0).max(1_000).default(5),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
-  AGENT_NAME: z.string().regex(/^[a-z0-9_-]{1,32}$/, 'must be 1-32 of a-z 0-9 _ -').default('main'),
+  AGENT_NAME: z
+    .string()
+    .regex(/^[a-z0-9_-]{1,32}$/, 'must be 1-32 of a-z 0-9 _ -')
+    .default('main'),
   GROUP_SESSIONS_PER_USER: booleanFlag.default(true),
   THREAD_SESSIONS_PER_USER: booleanFlag.default(false),
   SESSION_KEY_ESCAPE_IDS: booleanFlag.default(false),
@@ -199,7 +203,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     }
   }
   if (apiTokens.length === 0 && !isLoopback(env.HOST)) {
-    throw new ConfigError(`HOST=${env.HOST}: without API_TOKEN the service only binds to loopback (127.0.0.1, ::1, localhost). Set API_TOKEN to serve other hosts.`);
+    throw new ConfigError(
+      `HOST=${env.HOST}: without API_TOKEN the service only binds to loopback (127.0.0.1, ::1, localhost). Set API_TOKEN to serve other hosts.`,
+    );
   }
   if (env.JOBS_WEBHOOK_URL && !env.JOBS_WEBHOOK_SECRET) {
     throw new ConfigError('JOBS_WEBHOOK_URL is set without JOBS_WEBHOOK_SECRET: fire webhooks are always signed.');
@@ -238,7 +244,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     cacheMaxEntries: env.CACHE_MAX_ENTRIES,
     cacheMaxBytes: env.CACHE_MAX_BYTES,
     cacheIdleTtlSeconds: env.CACHE_IDLE_TTL_SECONDS,
-    runtime: { heartbeatTimeoutSeconds: env.RUNTIME_HEARTBEAT_TIMEOUT_SECONDS, watchdogIntervalMs: env.RUNTIME_WATCHDOG_INTERVAL_MS, recoverOnStart: env.RUNTIME_RECOVER_ON_START },
+    runtime: {
+      heartbeatTimeoutSeconds: env.RUNTIME_HEARTBEAT_TIMEOUT_SECONDS,
+      watchdogIntervalMs: env.RUNTIME_WATCHDOG_INTERVAL_MS,
+      recoverOnStart: env.RUNTIME_RECOVER_ON_START,
+    },
     turnInFlightTimeoutSeconds: env.TURN_IN_FLIGHT_TIMEOUT_SECONDS,
     autoCheckpoint: env.AUTO_CHECKPOINT,
     snapshotEvery: env.SNAPSHOT_EVERY,

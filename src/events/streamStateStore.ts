@@ -150,7 +150,10 @@ export class StreamStateStore {
     if (options.soleWriter) store.onAppended((appended) => appended && cache.delete(appended.streamName));
   }
 
-  async load<State, Command, Event extends { type: string; data: object }>(streamName: string, decider: Decider<State, Command, Event>): Promise<LoadedState<State>> {
+  async load<State, Command, Event extends { type: string; data: object }>(
+    streamName: string,
+    decider: Decider<State, Command, Event>,
+  ): Promise<LoadedState<State>> {
     const { loaded } = await this.loadTracked(streamName, decider);
     this.cache.recordLoad?.(loaded.source === 'empty' ? 'cold' : loaded.source);
     return loaded;
@@ -172,7 +175,9 @@ export class StreamStateStore {
     let start: Start<State>;
     try {
       const recent = 'revision' in bound && current !== undefined ? await this.recentStart(streamName, current, bound.revision) : undefined;
-      start = recent ?? ('revision' in bound ? await this.startingPoint(streamName, decider, bound.revision) : await this.startingPoint(streamName, decider, undefined, false));
+      start =
+        recent ??
+        ('revision' in bound ? await this.startingPoint(streamName, decider, bound.revision) : await this.startingPoint(streamName, decider, undefined, false));
     } catch (error) {
       if (error instanceof StreamNotFoundError) return empty;
       throw error;
@@ -273,7 +278,7 @@ export class StreamStateStore {
     const first = await this.store.findEvent(streamName, keyed.eventId(streamName, append, 0));
     if (!first) return undefined;
     const events: RecordedEvent[] = [];
-    for (let matched = true; matched; ) {
+    for (let matched = true; matched;) {
       const page = await this.store.readStream(streamName, { fromRevision: first.revision + events.length, maxCount: EARLIER_APPEND_PAGE });
       matched = page.length === EARLIER_APPEND_PAGE;
       for (const event of page) {
@@ -321,7 +326,10 @@ export class StreamStateStore {
     const now = this.clock.now().getTime();
     const cached = this.cache.get<State>(streamName, now);
     if (cached && this.options.soleWriter) {
-      return { loaded: { state: cached.state, revision: cached.revision, position: cached.position, source: 'warm' }, snapshotRevision: cached.snapshotRevision };
+      return {
+        loaded: { state: cached.state, revision: cached.revision, position: cached.position, source: 'warm' },
+        snapshotRevision: cached.snapshotRevision,
+      };
     }
     let start: Start<State>;
     try {
@@ -330,7 +338,8 @@ export class StreamStateStore {
         ? { ...cached, lastEventAt: null, events: await this.store.readStream(streamName, { fromRevision: cached.revision + 1 }) }
         : await this.startingPoint(streamName, decider);
     } catch (error) {
-      if (error instanceof StreamNotFoundError) return { loaded: { state: decider.initialState(), revision: -1, position: 0, source: 'empty' }, snapshotRevision: -1 };
+      if (error instanceof StreamNotFoundError)
+        return { loaded: { state: decider.initialState(), revision: -1, position: 0, source: 'empty' }, snapshotRevision: -1 };
       throw error;
     }
     let { state, revision, position } = start;
@@ -373,23 +382,41 @@ export class StreamStateStore {
   private async recentStart<State>(streamName: string, current: State, toRevision: number): Promise<Start<State> | undefined> {
     const recent = isObject(current) ? this.recent.get(current) : undefined;
     if (!recent) return undefined;
-    const point = [{ state: current as unknown, revision: recent.revision, position: recent.position }, ...recent.restorePoints].find((candidate) => candidate.revision <= toRevision);
+    const point = [{ state: current as unknown, revision: recent.revision, position: recent.position }, ...recent.restorePoints].find(
+      (candidate) => candidate.revision <= toRevision,
+    );
     if (!point) return undefined;
     const [first, ...rest] = await this.store.readStream(streamName, { fromRevision: point.revision, toRevision });
     if (!first || first.revision !== point.revision || first.position !== point.position) return undefined;
-    return { state: point.state as State, revision: point.revision, position: point.position, lastEventAt: first.createdAt, snapshotRevision: -1, events: rest };
+    return {
+      state: point.state as State,
+      revision: point.revision,
+      position: point.position,
+      lastEventAt: first.createdAt,
+      snapshotRevision: -1,
+      events: rest,
+    };
   }
 
   /** The newest trustworthy snapshot at or before `toRevision` and the events after it; else the whole stream. */
   private async startingPoint<State>(streamName: string, decider: { initialState(): State }, toRevision?: number, useSnapshot = true): Promise<Start<State>> {
     const version = useSnapshot && this.snapshotEvery > 0 ? snapshotVersionOf(decider) : undefined;
-    const snapshot = version ? await this.options.snapshots!.read(streamName, version, toRevision).catch((error: unknown) => this.snapshotFailed(error, streamName)) : undefined;
+    const snapshot = version
+      ? await this.options.snapshots!.read(streamName, version, toRevision).catch((error: unknown) => this.snapshotFailed(error, streamName))
+      : undefined;
     if (snapshot) {
       // Read from the snapshot's own revision: the event there must be the one the snapshot ended with.
       const events = await this.store.readStream(streamName, { fromRevision: snapshot.revision, toRevision });
       const [first, ...rest] = events;
       if (first && first.revision === snapshot.revision && first.position === snapshot.position) {
-        return { state: snapshot.state as State, revision: snapshot.revision, position: snapshot.position, lastEventAt: first.createdAt, snapshotRevision: snapshot.revision, events: rest };
+        return {
+          state: snapshot.state as State,
+          revision: snapshot.revision,
+          position: snapshot.position,
+          lastEventAt: first.createdAt,
+          snapshotRevision: snapshot.revision,
+          events: rest,
+        };
       }
       // A log that does not hold that event (restored from backup, reset, another store): never trust the snapshot.
       await this.options.snapshots!.delete(streamName).catch((error: unknown) => this.snapshotFailed(error, streamName));
@@ -399,7 +426,14 @@ export class StreamStateStore {
   }
 
   /** Writes a snapshot when the stream is snapshotEvery events past its last one; returns the newest snapshot's revision. */
-  private async snapshotIfDue<State>(streamName: string, decider: object, state: State, revision: number, position: number, snapshotRevision: number): Promise<number> {
+  private async snapshotIfDue<State>(
+    streamName: string,
+    decider: object,
+    state: State,
+    revision: number,
+    position: number,
+    snapshotRevision: number,
+  ): Promise<number> {
     if (this.snapshotEvery <= 0 || revision - snapshotRevision < this.snapshotEvery) return snapshotRevision;
     const version = snapshotVersionOf(decider);
     if (!version) return snapshotRevision;

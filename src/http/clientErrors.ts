@@ -15,7 +15,12 @@ interface ParserRefusal {
 export function describeClientError(error: NodeJS.ErrnoException): ParserRefusal {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { status: 431, reason: 'Request Header Fields Too Large', code: 'HEADERS_TOO_LARGE', message: 'the URL and headers together exceed the server limit; send large values in the body' };
+      return {
+        status: 431,
+        reason: 'Request Header Fields Too Large',
+        code: 'HEADERS_TOO_LARGE',
+        message: 'the URL and headers together exceed the server limit; send large values in the body',
+      };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return { status: 413, reason: 'Payload Too Large', code: 'PAYLOAD_TOO_LARGE', message: 'the chunk extensions exceed the server limit' };
     case 'ERR_HTTP_REQUEST_TIMEOUT':

@@ -34,7 +34,8 @@ export function describeError(error: unknown): { status: number; body: ErrorBody
   }
   // body-parser's own errors carry a `type` and a status.
   const parserType = (error as { type?: unknown } | null)?.type;
-  if (parserType === 'entity.parse.failed') return { status: 400, body: { code: 'MALFORMED_JSON', message: 'the request body is not valid JSON' }, unexpected: false };
+  if (parserType === 'entity.parse.failed')
+    return { status: 400, body: { code: 'MALFORMED_JSON', message: 'the request body is not valid JSON' }, unexpected: false };
   if (parserType === 'entity.too.large') {
     const limit = (error as { limit?: number }).limit;
     return { status: 413, body: { code: 'PAYLOAD_TOO_LARGE', message: `the request body exceeds the limit of ${limit} bytes` }, unexpected: false };
@@ -50,9 +51,14 @@ export function describeError(error: unknown): { status: number; body: ErrorBody
     // Nest wraps body-parser and URI errors; the original says what went wrong.
     const cause = error.cause as { type?: unknown } | undefined;
     if (cause && typeof cause.type === 'string') return describeError(cause);
-    if (cause instanceof URIError) return { status: 400, body: { code: 'MALFORMED_URI', message: 'the URL holds an invalid percent-encoding' }, unexpected: false };
+    if (cause instanceof URIError)
+      return { status: 400, body: { code: 'MALFORMED_URI', message: 'the URL holds an invalid percent-encoding' }, unexpected: false };
     const status = error.getStatus();
-    return { status, body: { code: HTTP_CODES[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'BAD_REQUEST'), message: error.message }, unexpected: status >= 500 };
+    return {
+      status,
+      body: { code: HTTP_CODES[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'BAD_REQUEST'), message: error.message },
+      unexpected: status >= 500,
+    };
   }
   if (isConnectionError(error)) {
     return { status: 503, body: { code: 'DATABASE_UNAVAILABLE', message: 'the database is unreachable; retry shortly' }, unexpected: false };

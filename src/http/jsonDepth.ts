@@ -34,7 +34,11 @@ export function limitJsonDepth(limit: number): RequestHandler {
     const path = findTooDeep(request.body, limit);
     if (path === null) return next();
     next(
-      new ValidationError(`the body nests arrays and objects more than ${limit} levels deep${path ? ` at ${path.slice(0, 200)}` : ''}; the limit is JSON_MAX_DEPTH (${limit})`, { limit, path: path.slice(0, 1_000) }, 'JSON_TOO_DEEP'),
+      new ValidationError(
+        `the body nests arrays and objects more than ${limit} levels deep${path ? ` at ${path.slice(0, 200)}` : ''}; the limit is JSON_MAX_DEPTH (${limit})`,
+        { limit, path: path.slice(0, 1_000) },
+        'JSON_TOO_DEEP',
+      ),
     );
   };
 }

@@ -18,7 +18,8 @@ export function requestedMinPosition(request: Request): number | undefined {
   const raw = (request.query.minPosition as string | undefined) ?? request.headers['x-min-position'];
   if (raw === undefined || raw === '') return undefined;
   const text = Array.isArray(raw) ? raw[0] : raw;
-  if (typeof text !== 'string' || !/^\d{1,16}$/.test(text)) throw new ValidationError('minPosition must be a non-negative whole number', { minPosition: raw }, 'INVALID_MIN_POSITION');
+  if (typeof text !== 'string' || !/^\d{1,16}$/.test(text))
+    throw new ValidationError('minPosition must be a non-negative whole number', { minPosition: raw }, 'INVALID_MIN_POSITION');
   return Number(text);
 }
 
@@ -40,10 +41,14 @@ export class ReadYourWritesInterceptor implements NestInterceptor {
       switchMap(async (reached) => {
         if (!reached) {
           await this.blameHorizon(minPosition);
-          throw new UnavailableError('PROJECTION_NOT_CAUGHT_UP', `the read model has not reached position ${minPosition} within ${this.config.readWaitTimeoutMs} ms; retry`, {
-            minPosition,
-            projections: names,
-          });
+          throw new UnavailableError(
+            'PROJECTION_NOT_CAUGHT_UP',
+            `the read model has not reached position ${minPosition} within ${this.config.readWaitTimeoutMs} ms; retry`,
+            {
+              minPosition,
+              projections: names,
+            },
+          );
         }
         return next.handle();
       }),

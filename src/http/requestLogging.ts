@@ -16,7 +16,10 @@ export function requestLogging(logger: Logger) {
     response.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const level = response.statusCode >= 500 ? 'error' : 'debug';
-      logger[level]({ requestId: id, method: request.method, path: request.path, status: response.statusCode, durationMs: Math.round(durationMs * 100) / 100 }, 'request');
+      logger[level](
+        { requestId: id, method: request.method, path: request.path, status: response.statusCode, durationMs: Math.round(durationMs * 100) / 100 },
+        'request',
+      );
     });
     runInRequestContext({ requestId: id }, next);
   };

@@ -54,9 +54,14 @@ export function routeGate(routes: () => readonly RouteLayer[]): RequestHandler {
     if (BODY_METHODS.has(request.method) && hasBody(request) && !isJson(request.headers['content-type'])) {
       const given = request.headers['content-type'];
       return next(
-        new LedgerError('UNSUPPORTED_MEDIA_TYPE', `the body must be JSON sent as Content-Type: application/json${given ? `, not ${given}` : '; no Content-Type was given'}`, 415, {
-          contentType: given ?? null,
-        }),
+        new LedgerError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          `the body must be JSON sent as Content-Type: application/json${given ? `, not ${given}` : '; no Content-Type was given'}`,
+          415,
+          {
+            contentType: given ?? null,
+          },
+        ),
       );
     }
     next();

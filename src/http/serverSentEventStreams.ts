@@ -30,7 +30,8 @@ export function formatServerSentEvent(message: ServerSentMessage): string {
 export function resumePosition(lastEventId: string | string[] | undefined, fromQuery: number | undefined): number | undefined {
   const header = Array.isArray(lastEventId) ? lastEventId[0] : lastEventId;
   if (header !== undefined && header !== '') {
-    if (!/^\d{1,16}$/.test(header)) throw new ValidationError('Last-Event-ID must be a position this stream sent', { lastEventId: header }, 'INVALID_LAST_EVENT_ID');
+    if (!/^\d{1,16}$/.test(header))
+      throw new ValidationError('Last-Event-ID must be a position this stream sent', { lastEventId: header }, 'INVALID_LAST_EVENT_ID');
     return Number(header);
   }
   return fromQuery;
@@ -74,7 +75,12 @@ export class ServerSentEventStreams {
   start(response: Response, stream: { owner: string; label: string; fromPosition: number; messageOf: MessageOf }): void {
     this.checkLimits(stream.owner);
     response.status(200);
-    response.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    response.set({
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
     response.flushHeaders();
     // An id with no data moves the client's Last-Event-ID to the start: a reconnect before the first event
     // resumes here instead of at whatever the head is by then.
@@ -168,7 +174,11 @@ export class ServerSentEventStreams {
       },
       (error: unknown) => {
         // A failed read ends the stream; the client reconnects with Last-Event-ID and loses nothing.
-        if (!closed) this.logger.warn({ err: error, fromPosition: stream.fromPosition, stream: stream.label }, 'event stream ended by a failed read; the client will reconnect');
+        if (!closed)
+          this.logger.warn(
+            { err: error, fromPosition: stream.fromPosition, stream: stream.label },
+            'event stream ended by a failed read; the client will reconnect',
+          );
         if (!closed) void open.close();
       },
     );
@@ -187,7 +197,11 @@ export class ServerSentEventStreams {
   private checkLimits(owner: string): void {
     const retryAfterSeconds = EVENT_STREAM_RETRY_AFTER_SECONDS;
     if (this.open.size >= this.limits.total) {
-      throw new TooManyEventStreamsError(`this instance holds its maximum of ${this.limits.total} event streams (MAX_EVENT_STREAMS); retry later`, { limit: this.limits.total, scope: 'instance' }, retryAfterSeconds);
+      throw new TooManyEventStreamsError(
+        `this instance holds its maximum of ${this.limits.total} event streams (MAX_EVENT_STREAMS); retry later`,
+        { limit: this.limits.total, scope: 'instance' },
+        retryAfterSeconds,
+      );
     }
     const owned = [...this.open].filter((open) => open.owner === owner).length;
     if (owned >= this.limits.perToken) {

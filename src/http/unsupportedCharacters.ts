@@ -26,10 +26,19 @@ export function findUnsupportedCharacter(value: unknown): string | null {
 
 /** Express middleware, after the body parser: checks the parsed body and the query string. */
 export function rejectUnsupportedCharacters(request: Request, _response: Response, next: NextFunction): void {
-  for (const [where, value] of [['body', request.body], ['query', request.query]] as const) {
+  for (const [where, value] of [
+    ['body', request.body],
+    ['query', request.query],
+  ] as const) {
     const path = findUnsupportedCharacter(value);
     if (path !== null) {
-      next(new ValidationError(`${where}${path ? `.${path}` : ''} holds a NUL character or an unpaired UTF-16 surrogate, which cannot be stored`, { in: where, path }, 'UNSUPPORTED_CHARACTER'));
+      next(
+        new ValidationError(
+          `${where}${path ? `.${path}` : ''} holds a NUL character or an unpaired UTF-16 surrogate, which cannot be stored`,
+          { in: where, path },
+          'UNSUPPORTED_CHARACTER',
+        ),
+      );
       return;
     }
   }

@@ -72,7 +72,8 @@ export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit {
     this.running.set(local, new Promise<void>((resolve) => (finished = resolve)));
     const renewal = setInterval(() => void this.keys.renew(claim).catch(() => undefined), this.keys.options.leaseMs / 3);
     renewal.unref();
-    if (!enterIdempotentWrite(claim.write)) this.logger.warn({ key: IDEMPOTENCY_KEY_HEADER }, 'no idempotent-write slot around this request: its events get random ids');
+    if (!enterIdempotentWrite(claim.write))
+      this.logger.warn({ key: IDEMPOTENCY_KEY_HEADER }, 'no idempotent-write slot around this request: its events get random ids');
     try {
       let result: unknown;
       try {

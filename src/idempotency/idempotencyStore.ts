@@ -123,7 +123,10 @@ export class IdempotencyStore {
       [claim.tenant, claim.key, claim.nonce, answer.status, answer.body, this.clock.now()],
     );
     if (updated.rowCount === 1) return undefined;
-    const { rows } = await this.pool.query<KeyRow>(`SELECT status, body, nonce FROM ${this.table} WHERE tenant = $1 AND idempotency_key = $2`, [claim.tenant, claim.key]);
+    const { rows } = await this.pool.query<KeyRow>(`SELECT status, body, nonce FROM ${this.table} WHERE tenant = $1 AND idempotency_key = $2`, [
+      claim.tenant,
+      claim.key,
+    ]);
     const row = rows[0];
     return row && row.nonce === claim.nonce && row.status !== null ? { status: Number(row.status), body: row.body } : undefined;
   }

@@ -17,7 +17,19 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       },
       // Tokens and secrets never reach a log line, whatever object a caller passes.
       redact: {
-        paths: ['authorization', 'req.headers.authorization', '*.authorization', 'apiToken', '*.apiToken', 'apiTokens', '*.apiTokens', 'token', '*.token', 'secret', '*.secret'],
+        paths: [
+          'authorization',
+          'req.headers.authorization',
+          '*.authorization',
+          'apiToken',
+          '*.apiToken',
+          'apiTokens',
+          '*.apiTokens',
+          'token',
+          '*.token',
+          'secret',
+          '*.secret',
+        ],
         censor: '[redacted]',
       },
     },

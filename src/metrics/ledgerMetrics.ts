@@ -28,29 +28,70 @@ const APPEND_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
 export class LedgerMetrics {
   readonly registry = new MetricsRegistry();
 
-  readonly httpRequests = this.registry.counter('ledger_http_requests_total', 'HTTP requests by method, route template and status class', ['method', 'route', 'status_class']);
-  readonly httpDuration = this.registry.histogram('ledger_http_request_duration_seconds', 'HTTP request duration by method and route template', ['method', 'route'], REQUEST_SECONDS);
+  readonly httpRequests = this.registry.counter('ledger_http_requests_total', 'HTTP requests by method, route template and status class', [
+    'method',
+    'route',
+    'status_class',
+  ]);
+  readonly httpDuration = this.registry.histogram(
+    'ledger_http_request_duration_seconds',
+    'HTTP request duration by method and route template',
+    ['method', 'route'],
+    REQUEST_SECONDS,
+  );
 
-  readonly eventsAppended = this.registry.counter('ledger_events_appended_total', 'Events appended by this instance, by stream category and event type', ['category', 'type']);
-  readonly appendDuration = this.registry.histogram('ledger_event_store_append_duration_seconds', 'Duration of successful appends, by stream category', ['category'], APPEND_SECONDS);
+  readonly eventsAppended = this.registry.counter('ledger_events_appended_total', 'Events appended by this instance, by stream category and event type', [
+    'category',
+    'type',
+  ]);
+  readonly appendDuration = this.registry.histogram(
+    'ledger_event_store_append_duration_seconds',
+    'Duration of successful appends, by stream category',
+    ['category'],
+    APPEND_SECONDS,
+  );
   readonly appendConflicts = this.registry.counter(
     'ledger_append_conflicts_total',
     'Appends refused because the stream had moved on (wrong expected revision); the command reloads and decides again',
     ['category'],
   );
-  readonly eventStoreErrors = this.registry.counter('ledger_event_store_errors_total', 'Event-store operations that failed, by operation and error kind', ['operation', 'kind']);
+  readonly eventStoreErrors = this.registry.counter('ledger_event_store_errors_total', 'Event-store operations that failed, by operation and error kind', [
+    'operation',
+    'kind',
+  ]);
   readonly jobFires = this.registry.counter('ledger_job_fires_total', 'Job slots fired by this instance (JobFired appended)');
   readonly jobRuns = this.registry.counter('ledger_job_runs_total', 'Job runs reported to this instance, by outcome (ok, error, skipped)', ['status']);
-  readonly httpErrors = this.registry.counter('ledger_http_errors_total', 'Error answers by error code (the code in the body) and HTTP status', ['code', 'status']);
-  readonly tokens = this.registry.counter('ledger_tokens_total', 'Tokens recorded in turns through this instance, by platform and kind (input, output, cache_read, cache_write)', ['platform', 'kind']);
+  readonly httpErrors = this.registry.counter('ledger_http_errors_total', 'Error answers by error code (the code in the body) and HTTP status', [
+    'code',
+    'status',
+  ]);
+  readonly tokens = this.registry.counter(
+    'ledger_tokens_total',
+    'Tokens recorded in turns through this instance, by platform and kind (input, output, cache_read, cache_write)',
+    ['platform', 'kind'],
+  );
   readonly costUsd = this.registry.counter('ledger_cost_usd_total', 'Estimated cost in USD recorded in turns through this instance, by platform', ['platform']);
 
-  private readonly projectionPosition = this.registry.gauge('ledger_projection_position', 'Global position up to which the projection has applied the log', ['projection']);
-  private readonly projectionLag = this.registry.gauge('ledger_projection_lag_events', 'Events the projection has yet to apply (counted up to 10,000)', ['projection']);
-  private readonly projectionFailing = this.registry.gauge('ledger_projection_failing', '1 while the projection is stopped at an event it cannot apply (it retries with backoff)', ['projection']);
-  private readonly projectionParked = this.registry.gauge('ledger_projection_parked_streams', 'Streams the projection went on without (an event kept failing on its data); stale until a rebuild: alert on > 0', ['projection']);
-  private readonly projectionOwned = this.registry.gauge('ledger_projection_owned', '1 when this instance runs the projection (holds its lease)', ['projection']);
-  private readonly projectionState = this.registry.gauge('ledger_projection_state', 'The projection\'s state: 1 for the current one', ['projection', 'state']);
+  private readonly projectionPosition = this.registry.gauge('ledger_projection_position', 'Global position up to which the projection has applied the log', [
+    'projection',
+  ]);
+  private readonly projectionLag = this.registry.gauge('ledger_projection_lag_events', 'Events the projection has yet to apply (counted up to 10,000)', [
+    'projection',
+  ]);
+  private readonly projectionFailing = this.registry.gauge(
+    'ledger_projection_failing',
+    '1 while the projection is stopped at an event it cannot apply (it retries with backoff)',
+    ['projection'],
+  );
+  private readonly projectionParked = this.registry.gauge(
+    'ledger_projection_parked_streams',
+    'Streams the projection went on without (an event kept failing on its data); stale until a rebuild: alert on > 0',
+    ['projection'],
+  );
+  private readonly projectionOwned = this.registry.gauge('ledger_projection_owned', '1 when this instance runs the projection (holds its lease)', [
+    'projection',
+  ]);
+  private readonly projectionState = this.registry.gauge('ledger_projection_state', "The projection's state: 1 for the current one", ['projection', 'state']);
   private readonly headPosition = this.registry.gauge('ledger_event_store_head_position', 'Position of the newest event a subscriber may read');
   private readonly horizonHeld = this.registry.gauge(
     'ledger_event_log_horizon_held_seconds',
@@ -61,11 +102,25 @@ export class LedgerMetrics {
   private readonly cacheEntries = this.registry.gauge('ledger_state_cache_entries', 'Folded stream states held in memory');
   private readonly cacheBytes = this.registry.gauge('ledger_state_cache_bytes', 'Approximate size of those states (JSON length)');
   private readonly cachePinned = this.registry.gauge('ledger_state_cache_pinned_entries', 'States kept against eviction (a turn in flight)');
-  private readonly cacheLoads = this.registry.counter('ledger_state_loads_total', 'State loads by how they were served: warm (cache), resumed (rehydrated from the store), cold (new stream)', ['kind']);
-  private readonly cacheEvictions = this.registry.counter('ledger_state_cache_evictions_total', 'States dropped by reason: lru (over budget), idle (idle reclaim), too_large (alone over the byte budget)', ['reason']);
+  private readonly cacheLoads = this.registry.counter(
+    'ledger_state_loads_total',
+    'State loads by how they were served: warm (cache), resumed (rehydrated from the store), cold (new stream)',
+    ['kind'],
+  );
+  private readonly cacheEvictions = this.registry.counter(
+    'ledger_state_cache_evictions_total',
+    'States dropped by reason: lru (over budget), idle (idle reclaim), too_large (alone over the byte budget)',
+    ['reason'],
+  );
 
-  private readonly queueMessages = this.registry.gauge('ledger_queue_messages', 'Messages waiting in conversation queues, as this instance last saw each conversation');
-  private readonly queueConversations = this.registry.gauge('ledger_queue_conversations', 'Conversations with at least one message waiting, as this instance last saw them');
+  private readonly queueMessages = this.registry.gauge(
+    'ledger_queue_messages',
+    'Messages waiting in conversation queues, as this instance last saw each conversation',
+  );
+  private readonly queueConversations = this.registry.gauge(
+    'ledger_queue_conversations',
+    'Conversations with at least one message waiting, as this instance last saw them',
+  );
   private readonly queueDepthMax = this.registry.gauge('ledger_queue_depth_max', 'The deepest conversation queue, as this instance last saw it');
 
   private readonly queueDepths = new ConversationQueueDepths();
@@ -99,7 +154,10 @@ export class LedgerMetrics {
   }
 
   /** A recorded turn's usage, under the platform of the session's origin. */
-  countUsage(platform: string | undefined, usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; costUsd: number }): void {
+  countUsage(
+    platform: string | undefined,
+    usage: { inputTokens: number; outputTokens: number; cacheReadTokens: number; cacheWriteTokens: number; costUsd: number },
+  ): void {
     const label = platform ?? 'unknown';
     const byKind: Record<(typeof TOKEN_KINDS)[number], number> = {
       input: usage.inputTokens,

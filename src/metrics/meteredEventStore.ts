@@ -2,7 +2,19 @@
 import { performance } from 'node:perf_hooks';
 import { isConnectionError } from '../database/connectionErrors.js';
 import { LedgerError } from '../errors/ledgerError.js';
-import type { AppendNotice, AppendResult, EventHandler, EventStore, ExpectedRevision, NewEvent, ReadAllOptions, ReadStreamOptions, RecordedEvent, SubscribeOptions, Subscription } from '../events/eventStore.js';
+import type {
+  AppendNotice,
+  AppendResult,
+  EventHandler,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  Subscription,
+} from '../events/eventStore.js';
 import { StreamNotFoundError, WrongExpectedRevisionError } from '../events/eventStoreErrors.js';
 import type { Counter, Histogram } from './metricFamilies.js';
 import { streamCategoryLabel } from './streamCategoryLabel.js';

@@ -113,7 +113,8 @@ export class Histogram<Name extends string = never> extends LabelledFamily<Name,
   ) {
     super(name, help, labelNames);
     if ((labelNames as readonly string[]).includes('le')) throw new Error('a histogram cannot have a label named le');
-    if (buckets.length === 0 || buckets.some((bound, index) => index > 0 && bound <= buckets[index - 1]!)) throw new Error(`histogram ${name}: buckets must increase`);
+    if (buckets.length === 0 || buckets.some((bound, index) => index > 0 && bound <= buckets[index - 1]!))
+      throw new Error(`histogram ${name}: buckets must increase`);
   }
 
   observe(labels: Labels<Name>, value: number): void {

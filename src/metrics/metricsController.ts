@@ -16,7 +16,9 @@ export class MetricsController {
   @Header('Content-Type', PROMETHEUS_CONTENT_TYPE)
   @Header('Cache-Control', 'no-store')
   @ApiProduces('text/plain')
-  @ApiOperation({ summary: 'Prometheus metrics: requests, appends, conflicts, projection lag, cache loads, queue depths, job fires, event-store errors, process' })
+  @ApiOperation({
+    summary: 'Prometheus metrics: requests, appends, conflicts, projection lag, cache loads, queue depths, job fires, event-store errors, process',
+  })
   async scrape(@Req() request: Request): Promise<string> {
     // The figures count every tenant's traffic: a tenant's token has no business seeing the others'.
     if (requestTenant(request)) throw new LedgerError('INSUFFICIENT_SCOPE', 'service-wide metrics need a token bound to no tenant', 403);

@@ -10,7 +10,11 @@ export class MetricsRegistry {
   private readonly collectorFailures: Counter<'collector'>;
 
   constructor() {
-    this.collectorFailures = this.counter('ledger_metrics_collector_failures_total', 'Scrapes where a collector failed (its figures are then the previous ones)', ['collector']);
+    this.collectorFailures = this.counter(
+      'ledger_metrics_collector_failures_total',
+      'Scrapes where a collector failed (its figures are then the previous ones)',
+      ['collector'],
+    );
   }
 
   /** A counter without labels starts with its 0 sample; a labelled one gets its zeros from `Counter.zero`. */

@@ -6,4 +6,10 @@ import { sessionsIndexProjection } from './sessionsIndex/sessionsIndexProjection
 import { sessionTreeProjection } from './sessionTree/sessionTreeProjection.js';
 import { streamIndexProjection } from './streamIndex/streamIndexProjection.js';
 
-export const allProjections: readonly Projection[] = [streamIndexProjection, sessionsIndexProjection, jobsProjection, sessionTreeProjection, runtimeSessionsProjection];
+export const allProjections: readonly Projection[] = [
+  streamIndexProjection,
+  sessionsIndexProjection,
+  jobsProjection,
+  sessionTreeProjection,
+  runtimeSessionsProjection,
+];

@@ -38,7 +38,8 @@ export class BatchRows<Row extends ObjectLiteral, Key extends keyof Row & string
       manager,
       [...groups.values()].flatMap(({ fixed, values }) => {
         const chunks: FindOptionsWhere<Row>[] = [];
-        for (let start = 0; start < values.length; start += LOAD_CHUNK) chunks.push({ ...fixed, [last]: In(values.slice(start, start + LOAD_CHUNK)) } as FindOptionsWhere<Row>);
+        for (let start = 0; start < values.length; start += LOAD_CHUNK)
+          chunks.push({ ...fixed, [last]: In(values.slice(start, start + LOAD_CHUNK)) } as FindOptionsWhere<Row>);
         return chunks;
       }),
     );
@@ -102,13 +103,18 @@ export class BatchRows<Row extends ObjectLiteral, Key extends keyof Row & string
     const metadata = manager.connection.getMetadata(this.entity);
     const escape = (name: string) => manager.connection.driver.escape(name);
     const table = metadata.schema ? `${escape(metadata.schema)}.${escape(metadata.tableName)}` : escape(metadata.tableName);
-    const columns = metadata.columns.map((column) => ({ property: column.propertyName, name: column.databaseName, transformers: transformersOf(column.transformer) }));
+    const columns = metadata.columns.map((column) => ({
+      property: column.propertyName,
+      name: column.databaseName,
+      transformers: transformersOf(column.transformer),
+    }));
     const keys = new Set(this.keyColumns.map((key) => metadata.findColumnWithPropertyName(key)!.databaseName));
     const names = columns.map((column) => escape(column.name)).join(', ');
     const updates = columns.filter((column) => !keys.has(column.name)).map((column) => `${escape(column.name)} = EXCLUDED.${escape(column.name)}`);
     const records = rows.map((row) => {
       const record: Record<string, unknown> = {};
-      for (const column of columns) record[column.name] = column.transformers.reduce((value, transformer) => transformer.to(value), row[column.property] as unknown) ?? null;
+      for (const column of columns)
+        record[column.name] = column.transformers.reduce((value, transformer) => transformer.to(value), row[column.property] as unknown) ?? null;
       return record;
     });
     await manager.query(

@@ -63,7 +63,12 @@ export class ParkedStreams {
       byStream.set(event.streamName, { count: seen.count + 1, last: event.position });
     }
     for (const [streamName, { count, last }] of byStream) {
-      await manager.query(`UPDATE ${this.table} SET skipped_events = skipped_events + $3, last_position = $4 WHERE projection = $1 AND stream_name = $2`, [projection, streamName, count, last]);
+      await manager.query(`UPDATE ${this.table} SET skipped_events = skipped_events + $3, last_position = $4 WHERE projection = $1 AND stream_name = $2`, [
+        projection,
+        streamName,
+        count,
+        last,
+      ]);
     }
   }
 
@@ -72,7 +77,14 @@ export class ParkedStreams {
   }
 
   async list(manager: EntityManager, projection: string, streamNames?: readonly string[]): Promise<ParkedStream[]> {
-    const rows: Array<{ stream_name: string; first_position: string | number; last_position: string | number; skipped_events: number; error: string; parked_at: Date | string }> = await manager.query(
+    const rows: Array<{
+      stream_name: string;
+      first_position: string | number;
+      last_position: string | number;
+      skipped_events: number;
+      error: string;
+      parked_at: Date | string;
+    }> = await manager.query(
       `SELECT stream_name, first_position, last_position, skipped_events, error, parked_at FROM ${this.table} WHERE projection = $1${streamNames ? ' AND stream_name = ANY($2)' : ''} ORDER BY first_position LIMIT 100`,
       streamNames ? [projection, streamNames] : [projection],
     );

@@ -23,9 +23,12 @@ export class ProjectionApplyError extends Error {
   readonly streamName: string;
 
   constructor(projection: string, event: RecordedEvent, cause: unknown) {
-    super(`${projection} could not apply ${event.type} at position ${event.position} (${event.streamName}@${event.revision}): ${(cause as Error)?.message ?? String(cause)}`, {
-      cause,
-    });
+    super(
+      `${projection} could not apply ${event.type} at position ${event.position} (${event.streamName}@${event.revision}): ${(cause as Error)?.message ?? String(cause)}`,
+      {
+        cause,
+      },
+    );
     this.position = event.position;
     this.streamName = event.streamName;
   }

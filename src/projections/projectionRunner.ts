@@ -156,7 +156,14 @@ class ProjectionLoop {
         this.lastError = error instanceof Error ? error.message : String(error);
         const delay = Math.min(options.maxRetryDelayMs ?? 30_000, 250 * 2 ** Math.min(this.failures, 10));
         options.logger.error(
-          { projection: this.projection.name, position: this.position, failedPosition: (error as { position?: number }).position, attempt: this.failures, err: error, retryInMs: delay },
+          {
+            projection: this.projection.name,
+            position: this.position,
+            failedPosition: (error as { position?: number }).position,
+            attempt: this.failures,
+            err: error,
+            retryInMs: delay,
+          },
           'projection failed to apply events; retrying without skipping',
         );
         await this.runner.recordFailure(this.projection.name, this.lastError, (error as { position?: number }).position).catch(() => undefined);
@@ -305,7 +312,13 @@ export class ProjectionRunner {
   private async keepPace(loop: ProjectionLoop, position: number, wanted: number): Promise<void> {
     while (loop.running && !this.pages.has(position, wanted)) {
       const behind = [...this.loops.values()].filter(
-        (other) => other !== loop && other.running && other.state === 'catching_up' && other.failures === 0 && other.position < position && this.options.lease.holds(other.projection.name),
+        (other) =>
+          other !== loop &&
+          other.running &&
+          other.state === 'catching_up' &&
+          other.failures === 0 &&
+          other.position < position &&
+          this.options.lease.holds(other.projection.name),
       );
       if (behind.length === 0 || !this.pages.wouldDropUnread(Math.min(...behind.map((other) => other.position)))) return;
       await this.nextAdvance(100);
@@ -340,7 +353,12 @@ export class ProjectionRunner {
     await this.options.dataSource.transaction(async (manager) => {
       if ((await this.storedPosition(manager, name, true)) !== stored) throw new CheckpointMoved();
       const applicable = loop.parked.size === 0 ? batch : batch.filter((event) => !loop.parked.has(event.streamName));
-      if (applicable.length < batch.length) await this.parkedStreams.noteSkipped(manager, name, batch.filter((event) => loop.parked.has(event.streamName)));
+      if (applicable.length < batch.length)
+        await this.parkedStreams.noteSkipped(
+          manager,
+          name,
+          batch.filter((event) => loop.parked.has(event.streamName)),
+        );
       try {
         if (applicable.length > 0) await loop.projection.applyBatch(applicable, manager);
       } catch (error) {
@@ -425,7 +443,12 @@ export class ProjectionRunner {
 
   /** What this instance's loops are doing, without touching the database (for /ready). */
   localStates(): Array<{ name: string; state: ProjectionState; lastError: string | null; consecutiveFailures: number }> {
-    return [...this.loops.values()].map((loop) => ({ name: loop.projection.name, state: loop.state, lastError: loop.lastError, consecutiveFailures: loop.failures }));
+    return [...this.loops.values()].map((loop) => ({
+      name: loop.projection.name,
+      state: loop.state,
+      lastError: loop.lastError,
+      consecutiveFailures: loop.failures,
+    }));
   }
 
   async statuses(): Promise<ProjectionStatus[]> {
@@ -438,7 +461,13 @@ export class ProjectionRunner {
     // A runner that was never started (the CLI) runs nothing, whatever its lease would allow.
     const ownedHere = loop.running && this.options.lease.holds(name);
     // The row says what the owner last wrote; this instance knows better for the projections it runs.
-    const state = ownedHere ? (loop.state === 'live' && stored.lagEvents > 0 ? 'catching_up' : loop.state) : stored.storedState === 'running' ? 'running elsewhere' : stored.storedState;
+    const state = ownedHere
+      ? loop.state === 'live' && stored.lagEvents > 0
+        ? 'catching_up'
+        : loop.state
+      : stored.storedState === 'running'
+        ? 'running elsewhere'
+        : stored.storedState;
     return {
       name,
       position: stored.position,
@@ -504,10 +533,9 @@ export class ProjectionRunner {
       }
     }
     if (remote.length === 0) return true;
-    const rows: Array<{ position: string | number }> = await this.options.dataSource.query(
-      `SELECT position FROM ${this.checkpoints} WHERE name = ANY($1)`,
-      [remote],
-    );
+    const rows: Array<{ position: string | number }> = await this.options.dataSource.query(`SELECT position FROM ${this.checkpoints} WHERE name = ANY($1)`, [
+      remote,
+    ]);
     return rows.length === remote.length && rows.every((row) => Number(row.position) >= position);
   }
 

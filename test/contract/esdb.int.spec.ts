@@ -46,6 +46,8 @@ describe('EsdbEventStore connection string', () => {
   });
 
   it('does not echo the credentials of a rejected connection string', () => {
-    expect(() => new EsdbEventStore('esdb://admin:s3cret@127.0.0.1:notaport')).toThrow(expect.objectContaining({ message: expect.not.stringContaining('s3cret') }));
+    expect(() => new EsdbEventStore('esdb://admin:s3cret@127.0.0.1:notaport')).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('s3cret') }),
+    );
   });
 });

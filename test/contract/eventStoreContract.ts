@@ -183,9 +183,12 @@ export function describeEventStoreContract(label: string, open: () => Promise<Op
       const start = await store.headPosition();
       await store.append(stream, events(3), 'no_stream');
       const seen: RecordedEvent[] = [];
-      const subscription = store.subscribe((event) => {
-        if (event.streamName === stream) seen.push(event);
-      }, { fromPosition: start });
+      const subscription = store.subscribe(
+        (event) => {
+          if (event.streamName === stream) seen.push(event);
+        },
+        { fromPosition: start },
+      );
       try {
         await waitFor(() => seen.length === 3);
         await store.append(stream, events(2), 2);
@@ -206,9 +209,12 @@ export function describeEventStoreContract(label: string, open: () => Promise<Op
       const streams = Array.from({ length: writers }, (_, index) => newStream(`w${index}`));
       const mine = new Set(streams);
       const seen: RecordedEvent[] = [];
-      const subscription = store.subscribe((event) => {
-        if (mine.has(event.streamName)) seen.push(event);
-      }, { fromPosition: start, batchSize: 7 });
+      const subscription = store.subscribe(
+        (event) => {
+          if (mine.has(event.streamName)) seen.push(event);
+        },
+        { fromPosition: start, batchSize: 7 },
+      );
       try {
         await Promise.all(
           streams.map(async (stream) => {

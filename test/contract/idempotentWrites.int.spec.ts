@@ -44,18 +44,28 @@ for (const backend of testBackends()) {
     async function createdSession(streams: StreamStateStore): Promise<string> {
       const sessionId = `s-${randomUUID().slice(0, 8)}`;
       const origin = parseSessionSource({ platform: 'cli', chatType: 'dm', chatId: sessionId });
-      await streams.handle(sessionStreamName(sessionId), sessionDecider, { type: 'CreateSession', sessionId, sessionKey: `agent:main:cli:dm:${sessionId}`, origin, reason: 'new', now: clock.now().toISOString() }, metadata);
+      await streams.handle(
+        sessionStreamName(sessionId),
+        sessionDecider,
+        { type: 'CreateSession', sessionId, sessionKey: `agent:main:cli:dm:${sessionId}`, origin, reason: 'new', now: clock.now().toISOString() },
+        metadata,
+      );
       return sessionId;
     }
 
     const recordTurn = (streams: StreamStateStore, sessionId: string, text: string) =>
-      streams.handle(sessionStreamName(sessionId), sessionDecider, {
+      streams.handle(
+        sessionStreamName(sessionId),
+        sessionDecider,
+        {
           type: 'RecordTurn',
           messages: [{ role: 'user', content: text }],
           usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, lastPromptTokens: null, costUsd: 0 },
           status: 'completed',
           now: clock.now().toISOString(),
-        }, metadata);
+        },
+        metadata,
+      );
 
     it('stamps a keyed append with ids derived from the key and the key tag in its metadata', async () => {
       const sessionId = await createdSession(first);
@@ -76,7 +86,9 @@ for (const backend of testBackends()) {
       expect(retry).toMatchObject({ revision: firstAttempt.revision, position: firstAttempt.position, written: true });
       expect(retry.events).toEqual(JSON.parse(JSON.stringify(firstAttempt.events)));
       expect(retry.state).toEqual(firstAttempt.state);
-      const texts = (await store.readStream(sessionStreamName(sessionId))).filter((event) => event.type === 'TurnRecorded').map((event) => JSON.stringify(event.data));
+      const texts = (await store.readStream(sessionStreamName(sessionId)))
+        .filter((event) => event.type === 'TurnRecorded')
+        .map((event) => JSON.stringify(event.data));
       expect(texts.filter((text) => text.includes('"once"'))).toHaveLength(1);
     });
 
@@ -103,7 +115,8 @@ for (const backend of testBackends()) {
     it('numbers a request’s appends per stream, so two appends to one stream get different ids', async () => {
       const sessionId = await createdSession(first);
       const seed = randomUUID();
-      const both = () => keyed(new IdempotentWrite(seed, 'tag-5', true), async () => [await recordTurn(first, sessionId, 'a'), await recordTurn(first, sessionId, 'b')]);
+      const both = () =>
+        keyed(new IdempotentWrite(seed, 'tag-5', true), async () => [await recordTurn(first, sessionId, 'a'), await recordTurn(first, sessionId, 'b')]);
       const [a, b] = await both();
       expect(b!.revision).toBe(a!.revision + 1);
       const [retryA, retryB] = await both();

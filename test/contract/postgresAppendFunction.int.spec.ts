@@ -32,7 +32,9 @@ for (const backend of testBackends()) {
     });
 
     it('upgrades a log of the first schema and appends after its existing events', async () => {
-      const applied = await database.pool.query<{ id: number }>(`SELECT id FROM "${database.schema}".schema_migrations WHERE component = 'event-store' ORDER BY id`);
+      const applied = await database.pool.query<{ id: number }>(
+        `SELECT id FROM "${database.schema}".schema_migrations WHERE component = 'event-store' ORDER BY id`,
+      );
       expect(applied.rows.map((row) => Number(row.id))).toEqual([1, 2]);
       expect(await store.append('old-stream', [event(2)], 1)).toMatchObject({ nextExpectedRevision: 2 });
       expect((await store.readStream('old-stream')).map((recorded) => recorded.revision)).toEqual([0, 1, 2]);

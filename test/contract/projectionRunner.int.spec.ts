@@ -60,7 +60,8 @@ describe('which failures park a stream', () => {
     expect(isParkable(new ProjectionApplyError('p', event, withCode('22003')))).toBe(true);
     expect(isParkable(new ProjectionApplyError('p', event, withCode('23505')))).toBe(true);
     expect(isParkable(new ProjectionApplyError('p', event, { driverError: withCode('22003') }))).toBe(true);
-    for (const code of ['57P01', '08006', '40001', '55P03', '53100', 'ECONNRESET']) expect(isParkable(new ProjectionApplyError('p', event, withCode(code))), code).toBe(false);
+    for (const code of ['57P01', '08006', '40001', '55P03', '53100', 'ECONNRESET'])
+      expect(isParkable(new ProjectionApplyError('p', event, withCode(code))), code).toBe(false);
     expect(isParkable(new ProjectionApplyError('p', event, new Error('Connection terminated unexpectedly')))).toBe(false);
   });
 });
@@ -73,8 +74,7 @@ for (const backend of testBackends()) {
     let runner: ProjectionRunner;
     const fragile = fragileProjection();
 
-    const newLease = () =>
-      database.connectionString ? new AdvisoryLockLease(database.connectionString, `test:${database.schema}`) : new SoleOwnerLease();
+    const newLease = () => (database.connectionString ? new AdvisoryLockLease(database.connectionString, `test:${database.schema}`) : new SoleOwnerLease());
 
     beforeAll(async () => {
       database = await backend.open();
@@ -103,7 +103,14 @@ for (const backend of testBackends()) {
     const rows = async () => (await dataSource.getRepository(StreamIndexEntity).find({ order: { streamName: 'ASC' } })).map((row) => ({ ...row }));
 
     it('projects appended events and reaches the position a command wrote', async () => {
-      await store.append('conversation-a', [{ type: 'Opened', data: {} }, { type: 'Bound', data: {} }], 'no_stream');
+      await store.append(
+        'conversation-a',
+        [
+          { type: 'Opened', data: {} },
+          { type: 'Bound', data: {} },
+        ],
+        'no_stream',
+      );
       const { position } = await store.append('session-b', [{ type: 'Created', data: {} }], 'no_stream');
       expect(await runner.waitForPosition(['stream-index'], position, 5_000)).toBe(true);
       const index = await rows();
@@ -164,7 +171,16 @@ for (const backend of testBackends()) {
         },
       };
       // A long idle poll: only the append notices wake this runner, so what it batches is the delay's doing.
-      const delayed = new ProjectionRunner({ store, dataSource, schema: database.schema, projections: [counting], lease: new SoleOwnerLease(), logger, wakeDelayMs: 1_000, idlePollMs: 600_000 });
+      const delayed = new ProjectionRunner({
+        store,
+        dataSource,
+        schema: database.schema,
+        projections: [counting],
+        lease: new SoleOwnerLease(),
+        logger,
+        wakeDelayMs: 1_000,
+        idlePollMs: 600_000,
+      });
       await delayed.start();
       try {
         expect(await delayed.waitForPosition(['counting'], await store.headPosition(), 10_000)).toBe(true);
@@ -195,7 +211,11 @@ for (const backend of testBackends()) {
 
     it('reads each page of a catch-up once for projections of different speeds, and a stuck one holds nobody', async () => {
       for (let index = 0; index < 4; index++) {
-        await store.append(`session-pace${index}`, Array.from({ length: 100 }, (_, turn) => ({ type: 'Turn', data: { turn } })), 'no_stream');
+        await store.append(
+          `session-pace${index}`,
+          Array.from({ length: 100 }, (_, turn) => ({ type: 'Turn', data: { turn } })),
+          'no_stream',
+        );
       }
       const head = await store.headPosition();
       // Reads stop below the oldest open transaction: with the other runner still applying these appends, pages
@@ -216,7 +236,12 @@ for (const backend of testBackends()) {
           return typeof value === 'function' ? value.bind(target) : value;
         },
       });
-      const projection = (name: string, apply: (events: readonly RecordedEvent[]) => Promise<void>): Projection => ({ name, tables: [], entities: [], applyBatch: apply });
+      const projection = (name: string, apply: (events: readonly RecordedEvent[]) => Promise<void>): Projection => ({
+        name,
+        tables: [],
+        entities: [],
+        applyBatch: apply,
+      });
       const slow = projection('pace-slow', () => new Promise((resolve) => setTimeout(resolve, 5)));
       const fast = projection('pace-fast', async () => undefined);
       const stuck = projection('pace-stuck', async () => {
@@ -224,7 +249,16 @@ for (const backend of testBackends()) {
       });
       // Pages of 10 events: the log is far more pages than the 16 kept, so a fast projection left to run ahead
       // would leave the slow one to read every page again.
-      const options = { store: counting, dataSource, schema: database.schema, lease: new SoleOwnerLease(), logger, batchSize: 10, catchUpBatchSize: 10, maxRetryDelayMs: 50 };
+      const options = {
+        store: counting,
+        dataSource,
+        schema: database.schema,
+        lease: new SoleOwnerLease(),
+        logger,
+        batchSize: 10,
+        catchUpBatchSize: 10,
+        maxRetryDelayMs: 50,
+      };
       const paced = new ProjectionRunner({ ...options, projections: [slow, fast] });
       await paced.start();
       try {
@@ -247,22 +281,48 @@ for (const backend of testBackends()) {
 
     it('parks a stream whose event keeps failing on its own data, goes on with every other stream, and lists it until a rebuild', async () => {
       const parking = parkingProjection();
-      const parkingRunner = new ProjectionRunner({ store, dataSource, schema: database.schema, projections: [parking], lease: newLease(), logger, batchSize: 50, maxRetryDelayMs: 20, parkAfterFailures: 3 });
+      const parkingRunner = new ProjectionRunner({
+        store,
+        dataSource,
+        schema: database.schema,
+        projections: [parking],
+        lease: newLease(),
+        logger,
+        batchSize: 50,
+        maxRetryDelayMs: 20,
+        parkAfterFailures: 3,
+      });
       await parkingRunner.start();
       try {
-        const toxic = await store.append('session-poisoned', [{ type: 'Fine', data: {} }, { type: 'Toxic', data: {} }], 'any');
+        const toxic = await store.append(
+          'session-poisoned',
+          [
+            { type: 'Fine', data: {} },
+            { type: 'Toxic', data: {} },
+          ],
+          'any',
+        );
         const later = await store.append('session-poisoned', [{ type: 'Fine', data: {} }], 'any');
         const other = await store.append('session-bystander', [{ type: 'Fine', data: {} }], 'any');
         expect(await parkingRunner.waitForPosition(['parking'], other.position, 20_000)).toBe(true);
         const status = await parkingRunner.status('parking');
         expect(status).toMatchObject({ state: expect.not.stringMatching(/failed/), lastError: null });
         expect(status.parkedStreams).toEqual([
-          { streamName: 'session-poisoned', firstPosition: toxic.position, lastPosition: later.position, skippedEvents: 2, error: expect.stringContaining('cannot apply toxic'), parkedAt: expect.any(Date) },
+          {
+            streamName: 'session-poisoned',
+            firstPosition: toxic.position,
+            lastPosition: later.position,
+            skippedEvents: 2,
+            error: expect.stringContaining('cannot apply toxic'),
+            parkedAt: expect.any(Date),
+          },
         ]);
         // The bystander's event went in; nothing of the parked stream after the poison did.
         expect(parking.seen.map((event) => event.position)).toContain(other.position);
         expect(parking.seen.map((event) => event.position)).not.toContain(later.position);
-        expect((await parkingRunner.parkedAmong('parking', ['session-poisoned', 'session-bystander'])).map((parked) => parked.streamName)).toEqual(['session-poisoned']);
+        expect((await parkingRunner.parkedAmong('parking', ['session-poisoned', 'session-bystander'])).map((parked) => parked.streamName)).toEqual([
+          'session-poisoned',
+        ]);
         // Fixed and rebuilt: the stream is tried again, applies, and is no longer parked.
         parking.healed = true;
         parking.seen.length = 0;

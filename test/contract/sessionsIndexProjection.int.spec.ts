@@ -20,13 +20,44 @@ import { testBackends, type TestDatabase } from '../support/testDatabases.js';
 const logger = createLogger('silent');
 
 const at = (minute: number) => new Date(Date.UTC(2026, 2, 1, 9, minute)).toISOString();
-const alice: SessionSource = { platform: 'telegram', chatType: 'dm', chatId: '12345', chatName: 'Alice', userId: '12345', userName: 'Alice', isBot: false, roleAuthorized: false };
-const guild: SessionSource = { platform: 'discord', chatType: 'group', chatId: '777', chatName: 'Builders', userId: 'u9', guildId: 'g1', isBot: false, roleAuthorized: true };
+const alice: SessionSource = {
+  platform: 'telegram',
+  chatType: 'dm',
+  chatId: '12345',
+  chatName: 'Alice',
+  userId: '12345',
+  userName: 'Alice',
+  isBot: false,
+  roleAuthorized: false,
+};
+const guild: SessionSource = {
+  platform: 'discord',
+  chatType: 'group',
+  chatId: '777',
+  chatName: 'Builders',
+  userId: 'u9',
+  guildId: 'g1',
+  isBot: false,
+  roleAuthorized: true,
+};
 const aliceKey = 'agent:main:telegram:dm:12345';
 const guildKey = 'agent:main:discord:group:777:u9';
-const [s1, s2, s3, g1, g2] = ['20260301_090000_aaaaaaaa', '20260301_090400_bbbbbbbb', '20260301_091000_cccccccc', '20260301_090100_dddddddd', '20260301_091600_dddddddd'];
+const [s1, s2, s3, g1, g2] = [
+  '20260301_090000_aaaaaaaa',
+  '20260301_090400_bbbbbbbb',
+  '20260301_091000_cccccccc',
+  '20260301_090100_dddddddd',
+  '20260301_091600_dddddddd',
+];
 
-const usage = (inputTokens: number, outputTokens: number, cacheReadTokens: number, cacheWriteTokens: number, lastPromptTokens: number | null, costUsd: number): TurnUsage => ({
+const usage = (
+  inputTokens: number,
+  outputTokens: number,
+  cacheReadTokens: number,
+  cacheWriteTokens: number,
+  lastPromptTokens: number | null,
+  costUsd: number,
+): TurnUsage => ({
   inputTokens,
   outputTokens,
   cacheReadTokens,
@@ -44,7 +75,17 @@ function turnMessages(turnIndex: number, firstIndex: number, minute: number): St
 }
 
 function turn(turnIndex: number, firstIndex: number, turnUsage: TurnUsage, minute: number, slot?: string): SessionStreamEvent {
-  return { type: 'TurnRecorded', data: { turnIndex, status: 'completed', messages: turnMessages(turnIndex, firstIndex, minute), usage: turnUsage, at: at(minute), ...(slot ? { slot } : {}) } };
+  return {
+    type: 'TurnRecorded',
+    data: {
+      turnIndex,
+      status: 'completed',
+      messages: turnMessages(turnIndex, firstIndex, minute),
+      usage: turnUsage,
+      at: at(minute),
+      ...(slot ? { slot } : {}),
+    },
+  };
 }
 
 /** What a checkpoint captured: here just counters and transcript, in the main slot. */
@@ -65,7 +106,10 @@ function timeline(turnCount: number, counters: SessionCounters, transcript: Sess
 function opened(sessionKey: string, origin: SessionSource, sessionId: string, minute: number): ConversationEvent[] {
   return [
     { type: 'ConversationOpened', data: { sessionKey, origin, displayName: origin.chatName ?? null, gatewayId: 'gw-1', at: at(minute) } },
-    { type: 'SessionBound', data: { sessionId, reason: 'new', previousSessionId: null, previousHadActivity: false, origin, gatewayId: 'gw-1', at: at(minute) } },
+    {
+      type: 'SessionBound',
+      data: { sessionId, reason: 'new', previousSessionId: null, previousHadActivity: false, origin, gatewayId: 'gw-1', at: at(minute) },
+    },
   ];
 }
 
@@ -132,7 +176,16 @@ for (const backend of testBackends()) {
       lastPromptTokens: 160,
       turnCount: 2,
     };
-    const zero = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 0, estimatedCostUsd: 0, lastPromptTokens: 0, turnCount: 0 };
+    const zero = {
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      totalTokens: 0,
+      estimatedCostUsd: 0,
+      lastPromptTokens: 0,
+      turnCount: 0,
+    };
 
     it('opens an entry bound to a new session with zero counters', async () => {
       await conversation(aliceKey, ...opened(aliceKey, alice, s1, 0));
@@ -195,10 +248,21 @@ for (const backend of testBackends()) {
     });
 
     it('zeroes the entry counters on a reset to a new session and ends the old one', async () => {
-      await conversation(aliceKey, { type: 'SessionBound', data: { sessionId: s2, reason: 'reset', previousSessionId: s1, previousHadActivity: true, origin: alice, gatewayId: 'gw-1', at: at(5) } });
+      await conversation(aliceKey, {
+        type: 'SessionBound',
+        data: { sessionId: s2, reason: 'reset', previousSessionId: s1, previousHadActivity: true, origin: alice, gatewayId: 'gw-1', at: at(5) },
+      });
       await session(s1, { type: 'SessionEnded', data: { reason: 'reset', at: at(5) } });
       await session(s2, created(s2, aliceKey, alice, 5));
-      expect(await entry(aliceKey)).toMatchObject({ sessionId: s2, createdAt: new Date(at(5)), updatedAt: new Date(at(5)), isFreshReset: true, resetHadActivity: true, wasAutoReset: false, ...zero });
+      expect(await entry(aliceKey)).toMatchObject({
+        sessionId: s2,
+        createdAt: new Date(at(5)),
+        updatedAt: new Date(at(5)),
+        isFreshReset: true,
+        resetHadActivity: true,
+        wasAutoReset: false,
+        ...zero,
+      });
       expect(await record(s1)).toMatchObject({ status: 'ended', endReason: 'reset', endedAt: new Date(at(5)), ...s1AfterTwoTurns });
 
       await conversation(aliceKey, { type: 'ConversationTouched', data: { gatewayId: 'gw-2', at: at(6) } });
@@ -213,38 +277,94 @@ for (const backend of testBackends()) {
     });
 
     it('shows the old counters again when switching back to an old session', async () => {
-      await conversation(aliceKey, { type: 'SessionBound', data: { sessionId: s1, reason: 'switch', previousSessionId: s2, previousHadActivity: true, origin: guild, gatewayId: 'gw-2', at: at(9) } });
+      await conversation(aliceKey, {
+        type: 'SessionBound',
+        data: { sessionId: s1, reason: 'switch', previousSessionId: s2, previousHadActivity: true, origin: guild, gatewayId: 'gw-2', at: at(9) },
+      });
       await session(s2, { type: 'SessionEnded', data: { reason: 'switch', at: at(9) } });
       await session(s1, { type: 'SessionReopened', data: { reason: 'switch', at: at(9) } });
       // A switch keeps the entry's origin and, as a switch, reports no reset activity.
-      expect(await entry(aliceKey)).toMatchObject({ sessionId: s1, origin: alice, resetHadActivity: false, isFreshReset: false, createdAt: new Date(at(9)), ...s1AfterTwoTurns });
+      expect(await entry(aliceKey)).toMatchObject({
+        sessionId: s1,
+        origin: alice,
+        resetHadActivity: false,
+        isFreshReset: false,
+        createdAt: new Date(at(9)),
+        ...s1AfterTwoTurns,
+      });
       expect(await record(s1)).toMatchObject({ status: 'active', endedAt: null, endReason: null, updatedAt: new Date(at(9)) });
 
       await session(s1, turn(3, 4, usage(1, 1, 0, 0, 170, 0), 10));
-      expect(await entry(aliceKey)).toMatchObject({ inputTokens: 251, outputTokens: 51, totalTokens: 319, lastPromptTokens: 170, turnCount: 3, updatedAt: new Date(at(10)) });
+      expect(await entry(aliceKey)).toMatchObject({
+        inputTokens: 251,
+        outputTokens: 51,
+        totalTokens: 319,
+        lastPromptTokens: 170,
+        turnCount: 3,
+        updatedAt: new Date(at(10)),
+      });
       // The ended session's turns of the past do not touch the entry that moved on.
       expect(await record(s2)).toMatchObject({ status: 'ended', totalTokens: 15 });
     });
 
     it('sets and clears the resume and suspend flags as the conversation state does', async () => {
       await conversation(aliceKey, { type: 'ResumeMarked', data: { reason: 'restart_timeout', at: at(11) } });
-      expect(await entry(aliceKey)).toMatchObject({ resumePending: true, resumeReason: 'restart_timeout', lastResumeMarkedAt: new Date(at(11)), updatedAt: new Date(at(11)) });
+      expect(await entry(aliceKey)).toMatchObject({
+        resumePending: true,
+        resumeReason: 'restart_timeout',
+        lastResumeMarkedAt: new Date(at(11)),
+        updatedAt: new Date(at(11)),
+      });
       await conversation(aliceKey, { type: 'ResumeCleared', data: { reason: 'turn_completed', at: at(12) } });
-      expect(await entry(aliceKey)).toMatchObject({ resumePending: false, resumeReason: null, lastResumeMarkedAt: new Date(at(11)), updatedAt: new Date(at(11)) });
+      expect(await entry(aliceKey)).toMatchObject({
+        resumePending: false,
+        resumeReason: null,
+        lastResumeMarkedAt: new Date(at(11)),
+        updatedAt: new Date(at(11)),
+      });
       await conversation(aliceKey, { type: 'Suspended', data: { reason: 'stop', at: at(13) } });
       expect(await entry(aliceKey)).toMatchObject({ suspended: true, updatedAt: new Date(at(13)) });
 
-      await conversation(aliceKey, { type: 'SessionBound', data: { sessionId: s3, reason: 'suspended', previousSessionId: s1, previousHadActivity: true, origin: alice, gatewayId: 'gw-1', at: at(14) } });
+      await conversation(aliceKey, {
+        type: 'SessionBound',
+        data: { sessionId: s3, reason: 'suspended', previousSessionId: s1, previousHadActivity: true, origin: alice, gatewayId: 'gw-1', at: at(14) },
+      });
       await session(s1, { type: 'SessionEnded', data: { reason: 'suspended', at: at(14) } });
       await session(s3, created(s3, aliceKey, alice, 14));
-      expect(await entry(aliceKey)).toMatchObject({ sessionId: s3, suspended: false, wasAutoReset: true, autoResetReason: 'suspended', resetHadActivity: true, lastResumeMarkedAt: null, ...zero });
+      expect(await entry(aliceKey)).toMatchObject({
+        sessionId: s3,
+        suspended: false,
+        wasAutoReset: true,
+        autoResetReason: 'suspended',
+        resetHadActivity: true,
+        lastResumeMarkedAt: null,
+        ...zero,
+      });
 
       await conversation(guildKey, { type: 'ResumeMarked', data: { reason: 'shutdown_timeout', at: at(15) } });
-      await conversation(guildKey, { type: 'SessionBound', data: { sessionId: g2, reason: 'resume_expired', previousSessionId: g1, previousHadActivity: false, origin: guild, gatewayId: 'gw-1', at: at(16) } });
+      await conversation(guildKey, {
+        type: 'SessionBound',
+        data: { sessionId: g2, reason: 'resume_expired', previousSessionId: g1, previousHadActivity: false, origin: guild, gatewayId: 'gw-1', at: at(16) },
+      });
       // Every flag the entry holds is the one evolveConversation folds from the same stream.
-      const folded = appended[conversationStreamName(guildKey)]!.reduce((state, event) => evolveConversation(state, event as ConversationEvent), initialConversationState());
+      const folded = appended[conversationStreamName(guildKey)]!.reduce(
+        (state, event) => evolveConversation(state, event as ConversationEvent),
+        initialConversationState(),
+      );
       const row = (await entry(guildKey))!;
-      const fields = ['sessionId', 'gatewayId', 'origin', 'displayName', 'suspended', 'resumePending', 'resumeReason', 'wasAutoReset', 'autoResetReason', 'resetHadActivity', 'isFreshReset'] as const;
+      const fields = [
+        'sessionId',
+        'gatewayId',
+        'origin',
+        'displayName',
+        'suspended',
+        'resumePending',
+        'resumeReason',
+        'wasAutoReset',
+        'autoResetReason',
+        'resetHadActivity',
+        'isFreshReset',
+      ] as const;
       for (const field of fields) expect(row[field], field).toEqual(folded[field]);
       expect(row.createdAt?.toISOString()).toBe(folded.createdAt);
       expect(row.lastResumeMarkedAt?.toISOString() ?? null).toBe(folded.lastResumeMarkedAt);
@@ -254,22 +374,45 @@ for (const backend of testBackends()) {
       const slackKey = 'agent:main:slack:channel:c1';
       const slack: SessionSource = { platform: 'slack', chatType: 'channel', chatId: 'c1', isBot: false, roleAuthorized: false };
       const [k1, k2] = ['20260301_092100_11111111', '20260301_093000_22222222'];
-      const afterFirstTurn = { inputTokens: 100, outputTokens: 10, cacheReadTokens: 0, cacheWriteTokens: 0, totalTokens: 110, estimatedCostUsd: 0.5, lastPromptTokens: 100 };
+      const afterFirstTurn = {
+        inputTokens: 100,
+        outputTokens: 10,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+        totalTokens: 110,
+        estimatedCostUsd: 0.5,
+        lastPromptTokens: 100,
+      };
       await conversation(slackKey, ...opened(slackKey, slack, k1, 21));
       await session(k1, created(k1, slackKey, slack, 21), turn(1, 0, usage(100, 10, 0, 0, 100, 0.5), 22));
-      await session(k1, { type: 'CheckpointCreated', data: { checkpointId: 'cp-2', label: 'before', turnIndex: 1, at: at(23) } }, turn(2, 2, usage(50, 5, 0, 0, 150, 0.25), 24));
+      await session(
+        k1,
+        { type: 'CheckpointCreated', data: { checkpointId: 'cp-2', label: 'before', turnIndex: 1, at: at(23) } },
+        turn(2, 2, usage(50, 5, 0, 0, 150, 0.25), 24),
+      );
       expect(await record(k1)).toMatchObject({ totalTokens: 165, turnCount: 2, messageCount: 4 });
 
       // The first turn's two messages are kept as they are, the second turn's dropped.
-      const { transcript: _transcript, ...restored } = timeline(1, afterFirstTurn, turnMessages(1, 0, 22).map((message) => ({ ...message, slot: 'main', deleted: false })));
+      const { transcript: _transcript, ...restored } = timeline(
+        1,
+        afterFirstTurn,
+        turnMessages(1, 0, 22).map((message) => ({ ...message, slot: 'main', deleted: false })),
+      );
       const transcript = { kept: 2, following: [], liveCount: 2 };
-      await session(k1, { type: 'RolledBack', data: { checkpointId: 'cp-2', targetRevision: 2, fromRevision: 3, fromTurnIndex: 2, restored: { ...restored, transcript }, at: at(25) } });
+      await session(k1, {
+        type: 'RolledBack',
+        data: { checkpointId: 'cp-2', targetRevision: 2, fromRevision: 3, fromTurnIndex: 2, restored: { ...restored, transcript }, at: at(25) },
+      });
       expect(await record(k1)).toMatchObject({ ...afterFirstTurn, turnCount: 1, messageCount: 2, updatedAt: new Date(at(25)) });
       // The entry shows the restored counters; a rollback is not a turn, so its activity time stays.
       expect(await entry(slackKey)).toMatchObject({ ...afterFirstTurn, turnCount: 1, updatedAt: new Date(at(24)) });
 
       // A rewrite replaces only its own slot's live messages.
-      await session(k1, { type: 'SlotCreated', data: { name: 'side', at: at(26) } }, { type: 'SlotSwitched', data: { name: 'side', previous: 'main', at: at(26) } });
+      await session(
+        k1,
+        { type: 'SlotCreated', data: { name: 'side', at: at(26) } },
+        { type: 'SlotSwitched', data: { name: 'side', previous: 'main', at: at(26) } },
+      );
       await session(k1, turn(2, 4, usage(1, 1, 0, 0, null, 0), 27, 'side'));
       const summary: StoredMessage[] = [{ role: 'system', content: 'summary', index: 6, turnIndex: 2, at: at(28) }];
       await session(k1, { type: 'TranscriptRewritten', data: { messages: summary, replacedCount: 2, at: at(28), slot: 'side' } });
@@ -283,7 +426,16 @@ for (const backend of testBackends()) {
       ]);
       await session(k2, {
         type: 'SessionCreated',
-        data: { sessionId: k2, sessionKey: slackKey, origin: slack, reason: 'fork', at: at(30), parentSessionId: k1, forkOf: { sessionId: k1, checkpointId: 'cp-2', revision: 2 }, startingState },
+        data: {
+          sessionId: k2,
+          sessionKey: slackKey,
+          origin: slack,
+          reason: 'fork',
+          at: at(30),
+          parentSessionId: k1,
+          forkOf: { sessionId: k1, checkpointId: 'cp-2', revision: 2 },
+          startingState,
+        },
       });
       expect(await record(k2)).toMatchObject({ ...afterFirstTurn, turnCount: 1, messageCount: 2, status: 'active', createdAt: new Date(at(30)) });
       await session(k2, { type: 'SessionDestroyed', data: { reason: 'destroyed', at: at(31) } });

@@ -58,7 +58,12 @@ describe('sole-writer state cache: pglite', () => {
     reads.length = 0;
     const loaded = await streams.load(sessionStreamName('sole-a'), sessionDecider);
     expect(loaded).toMatchObject({ source: 'warm', revision: created.revision });
-    const ended = await streams.handle(sessionStreamName('sole-a'), sessionDecider, { type: 'EndSession', reason: 'forced', now: clock.now().toISOString() }, metadata);
+    const ended = await streams.handle(
+      sessionStreamName('sole-a'),
+      sessionDecider,
+      { type: 'EndSession', reason: 'forced', now: clock.now().toISOString() },
+      metadata,
+    );
     expect(ended.state.status).toBe('ended');
     expect(reads).toEqual([]);
   });
@@ -67,7 +72,11 @@ describe('sole-writer state cache: pglite', () => {
     const created = await create('sole-b');
     const stream = sessionStreamName('sole-b');
     // An importer or a test writing behind the state store's back: the store's notice drops the entry.
-    await store.append(stream, [{ type: 'SessionEnded', data: { reason: 'forced', at: clock.now().toISOString() }, metadata: { schemaVersion: 1 } }], created.revision);
+    await store.append(
+      stream,
+      [{ type: 'SessionEnded', data: { reason: 'forced', at: clock.now().toISOString() }, metadata: { schemaVersion: 1 } }],
+      created.revision,
+    );
     reads.length = 0;
     const loaded = await streams.load(stream, sessionDecider);
     expect(reads).toEqual([stream]);
@@ -78,7 +87,19 @@ describe('sole-writer state cache: pglite', () => {
   it('without soleWriter, a cache hit still reads the tail (another instance may have written)', async () => {
     const shared = new StreamStateStore(store, new BoundedStateCache({ maxEntries: 100 }), clock);
     const stream = sessionStreamName('sole-c');
-    await shared.handle(stream, sessionDecider, { type: 'CreateSession', sessionId: 'sole-c', sessionKey: 'agent:main:cli:dm:sole-c', origin: parseSessionSource({ platform: 'cli', chatType: 'dm', chatId: 'sole-c' }), reason: 'new', now: clock.now().toISOString() }, metadata);
+    await shared.handle(
+      stream,
+      sessionDecider,
+      {
+        type: 'CreateSession',
+        sessionId: 'sole-c',
+        sessionKey: 'agent:main:cli:dm:sole-c',
+        origin: parseSessionSource({ platform: 'cli', chatType: 'dm', chatId: 'sole-c' }),
+        reason: 'new',
+        now: clock.now().toISOString(),
+      },
+      metadata,
+    );
     reads.length = 0;
     expect((await shared.load(stream, sessionDecider)).source).toBe('warm');
     expect(reads).toEqual([stream]);

@@ -33,7 +33,12 @@ for (const backend of testBackends()) {
     async function sessionWithTurns(sessionId: string, turns: number, writer = streams(true)): Promise<{ stream: string; warm: unknown }> {
       const stream = sessionStreamName(sessionId);
       const origin = parseSessionSource({ platform: 'telegram', chatType: 'dm', chatId: sessionId });
-      await writer.handle(stream, sessionDecider, { type: 'CreateSession', sessionId, sessionKey: `agent:main:telegram:dm:${sessionId}`, origin, reason: 'new', now: now() }, metadata);
+      await writer.handle(
+        stream,
+        sessionDecider,
+        { type: 'CreateSession', sessionId, sessionKey: `agent:main:telegram:dm:${sessionId}`, origin, reason: 'new', now: now() },
+        metadata,
+      );
       let warm: unknown;
       for (let turn = 1; turn <= turns; turn++) {
         clock.advance(1_000);
@@ -42,7 +47,10 @@ for (const backend of testBackends()) {
             ? { type: 'SetMemoryEntry', name: `k${turn}`, value: { nested: { z: turn, a: [turn, 'x'] } }, metadata: { at: turn }, now: now() }
             : {
                 type: 'RecordTurn',
-                messages: [{ role: 'user', content: [{ type: 'text', text: `turn ${turn}` }], metadata: { z: 1, a: 2 } }, { role: 'assistant', content: 'ok' }],
+                messages: [
+                  { role: 'user', content: [{ type: 'text', text: `turn ${turn}` }], metadata: { z: 1, a: 2 } },
+                  { role: 'assistant', content: 'ok' },
+                ],
                 usage: { inputTokens: turn, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, lastPromptTokens: null, costUsd: 0.001 },
                 status: 'completed',
                 autoCheckpoint: true,
@@ -137,7 +145,12 @@ for (const backend of testBackends()) {
       expect(JSON.stringify(stranger.state)).toBe(JSON.stringify(then.state));
 
       // The rollback that uses it writes only what the rewind changed.
-      const rolledBack = await writer.handle(stream, sessionDecider, { type: 'RollBack', checkpointId: checkpoint.checkpointId, restored: then.state, now: now() }, metadata);
+      const rolledBack = await writer.handle(
+        stream,
+        sessionDecider,
+        { type: 'RollBack', checkpointId: checkpoint.checkpointId, restored: then.state, now: now() },
+        metadata,
+      );
       const [event] = rolledBack.events;
       expect(event?.type === 'RolledBack' && event.data.restored.transcript).toMatchObject({ kept: 20, liveCount: 22 });
       expect(JSON.stringify(rolledBack.state.transcript)).toBe(JSON.stringify(then.state.transcript));

@@ -12,7 +12,9 @@ for (const backend of e2eBackends()) {
 
     /** A conversation's session with one completed turn (checkpoint cp-1) and a second turn started. */
     const pinnedSession = async (gatewayId = 'gw-turns') => {
-      const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'web', chatType: 'dm', chatId: `${backend}-abandon-${++chat}` }, gatewayId } });
+      const resolved = await service.request('POST', '/v1/sessions/resolve', {
+        body: { source: { platform: 'web', chatType: 'dm', chatId: `${backend}-abandon-${++chat}` }, gatewayId },
+      });
       const { sessionId } = resolved.body;
       const turn = await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: 'hello' }] } });
       expect(turn.body.checkpointId).toBe('cp-1');
@@ -22,7 +24,8 @@ for (const backend of e2eBackends()) {
       return { sessionId: sessionId as string, sessionKey: resolved.body.sessionKey as string, startedAt: clock.now().toISOString() };
     };
     const rollback = (sessionId: string) => service.request('POST', `/v1/sessions/${sessionId}/rollback`, { body: { checkpointId: 'cp-1' } });
-    const eventTypes = async (sessionId: string) => (await service.request('GET', `/v1/sessions/${sessionId}/events`)).body.events.map((event: { type: string }) => event.type);
+    const eventTypes = async (sessionId: string) =>
+      (await service.request('GET', `/v1/sessions/${sessionId}/events`)).body.events.map((event: { type: string }) => event.type);
 
     beforeAll(async () => {
       // The default TURN_IN_FLIGHT_TIMEOUT_SECONDS (1800) is what is tested: nothing sets it.
@@ -51,7 +54,11 @@ for (const backend of e2eBackends()) {
       });
       expect((await eventTypes(stale.sessionId)).slice(-2)).toEqual(['TurnStarted', 'TurnAbandoned']);
       const events = (await service.request('GET', `/v1/sessions/${stale.sessionId}/events`)).body.events;
-      expect(events.at(-1)).toMatchObject({ type: 'TurnAbandoned', data: { turnIndex: 2, startedAt: stale.startedAt, reason: 'timeout' }, metadata: { actor: 'runtime-watchdog' } });
+      expect(events.at(-1)).toMatchObject({
+        type: 'TurnAbandoned',
+        data: { turnIndex: 2, startedAt: stale.startedAt, reason: 'timeout' },
+        metadata: { actor: 'runtime-watchdog' },
+      });
       const record = await service.request('GET', `/v1/sessions/${stale.sessionId}/record?minPosition=${events.at(-1).position}`);
       expect(record.body).toMatchObject({ turnInFlightIndex: null, turnInFlightSince: null, lastAbandonedTurn: { turnIndex: 2, reason: 'timeout' } });
 
@@ -59,7 +66,11 @@ for (const backend of e2eBackends()) {
       expect(rolledBack.status).toBe(200);
       // The fresh one is still pinned, and its record says so.
       expect((await rollback(fresh.sessionId)).body.error.code).toBe('TURN_IN_FLIGHT');
-      expect((await service.request('GET', `/v1/sessions/${fresh.sessionId}/record`)).body).toMatchObject({ turnInFlightIndex: 2, turnInFlightSince: fresh.startedAt, lastAbandonedTurn: null });
+      expect((await service.request('GET', `/v1/sessions/${fresh.sessionId}/record`)).body).toMatchObject({
+        turnInFlightIndex: 2,
+        turnInFlightSince: fresh.startedAt,
+        lastAbandonedTurn: null,
+      });
       // The turn index stays free: the next start takes it again; a second sweep does nothing more.
       expect((await service.request('POST', `/v1/sessions/${stale.sessionId}/turns/start`)).body.turnIndex).toBe(2);
       expect((await watchdog.sweep()).abandonedTurns).toEqual([]);

@@ -3,7 +3,15 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fieldsOf } from '../../src/client/exhaustiveFields.js';
 import { LedgerApiError, LedgerClient, LedgerNetworkError } from '../../src/client/index.js';
-import type { DequeueResponse, EnqueueResponse, LifecycleEvent, RecordTurnResponse, ResolveResponse, SessionEntry, TranscriptResponse } from '../../src/client/index.js';
+import type {
+  DequeueResponse,
+  EnqueueResponse,
+  LifecycleEvent,
+  RecordTurnResponse,
+  ResolveResponse,
+  SessionEntry,
+  TranscriptResponse,
+} from '../../src/client/index.js';
 import { freePort } from '../support/serviceProcess.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -13,9 +21,34 @@ const TOKEN = 'client-e2e-token-0123456789';
 const responseFields = {
   resolve: fieldsOf<ResolveResponse>()('sessionKey', 'sessionId', 'state', 'created', 'entry', 'position'),
   entry: fieldsOf<SessionEntry>()(
-    'sessionKey', 'sessionId', 'createdAt', 'updatedAt', 'origin', 'displayName', 'platform', 'chatType', 'gatewayId', 'suspended', 'resumePending',
-    'resumeReason', 'lastResumeMarkedAt', 'wasAutoReset', 'autoResetReason', 'resetHadActivity', 'isFreshReset', 'expiryFinalized', 'inputTokens',
-    'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'totalTokens', 'estimatedCostUsd', 'lastPromptTokens', 'costStatus', 'turnCount', 'sessionIds',
+    'sessionKey',
+    'sessionId',
+    'createdAt',
+    'updatedAt',
+    'origin',
+    'displayName',
+    'platform',
+    'chatType',
+    'gatewayId',
+    'suspended',
+    'resumePending',
+    'resumeReason',
+    'lastResumeMarkedAt',
+    'wasAutoReset',
+    'autoResetReason',
+    'resetHadActivity',
+    'isFreshReset',
+    'expiryFinalized',
+    'inputTokens',
+    'outputTokens',
+    'cacheReadTokens',
+    'cacheWriteTokens',
+    'totalTokens',
+    'estimatedCostUsd',
+    'lastPromptTokens',
+    'costStatus',
+    'turnCount',
+    'sessionIds',
   ),
   turn: fieldsOf<RecordTurnResponse>()('turnIndex', 'revision', 'position', 'counters', 'checkpointId'),
   transcript: fieldsOf<TranscriptResponse>()('sessionId', 'messages', 'revision', 'position'),
@@ -62,7 +95,13 @@ for (const backend of e2eBackends()) {
       expect(Object.keys(resolved.entry)).toEqual(expect.arrayContaining([...responseFields.entry]));
       expect(resolved).toMatchObject({ state: 'cold', created: true, entry: { gatewayId: 'client-test' } });
 
-      const turn = await client.recordTurn(resolved.sessionId, { messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }], usage: { inputTokens: 3, outputTokens: 2 } });
+      const turn = await client.recordTurn(resolved.sessionId, {
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'hello' },
+        ],
+        usage: { inputTokens: 3, outputTokens: 2 },
+      });
       expect(Object.keys(turn)).toEqual(expect.arrayContaining([...responseFields.turn]));
       expect(turn).toMatchObject({ turnIndex: 1, counters: { totalTokens: 5 } });
       const transcript = await client.getTranscript(resolved.sessionId);
@@ -167,7 +206,10 @@ for (const backend of e2eBackends()) {
       const from = await service.lastPosition();
       const resolved = await client.resolveSession({ source: source() });
       await client.suspendConversation(resolved.sessionKey, { reason: 'stop' });
-      const events: LifecycleEvent[] = await take(client.events({ sessionKey: resolved.sessionKey, types: ['SessionBound', 'Suspended'], fromPosition: from }), 2);
+      const events: LifecycleEvent[] = await take(
+        client.events({ sessionKey: resolved.sessionKey, types: ['SessionBound', 'Suspended'], fromPosition: from }),
+        2,
+      );
       expect(events.map((event) => [event.type, event.streamName])).toEqual([
         ['SessionBound', `conversation-${resolved.sessionKey}`],
         ['Suspended', `conversation-${resolved.sessionKey}`],
@@ -210,7 +252,11 @@ describe('typed client retries', () => {
     answers.push(conflict, conflict, turned);
     served = 0;
     const retries: number[] = [];
-    const client = new LedgerClient({ baseUrl: `http://127.0.0.1:${port}`, retry: { baseDelayMs: 1, maxDelayMs: 5 }, onRetry: (_, attempt) => retries.push(attempt) });
+    const client = new LedgerClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      retry: { baseDelayMs: 1, maxDelayMs: 5 },
+      onRetry: (_, attempt) => retries.push(attempt),
+    });
     const turn = await client.recordTurn('20260101_000000_aaaaaaaa', { messages: [{ role: 'user', content: 'x' }] });
     expect(turn.position).toBe(42);
     expect([served, retries]).toEqual([3, [1, 2]]);
@@ -244,7 +290,10 @@ describe('typed client retries', () => {
     answers.push(conflict, conflict, conflict);
     served = 0;
     const client = new LedgerClient({ baseUrl: `http://127.0.0.1:${port}`, retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 } });
-    await expect(client.recordTurn('20260101_000000_aaaaaaaa', { messages: [] })).rejects.toMatchObject({ code: 'WRONG_EXPECTED_REVISION', requestId: 'r-409' });
+    await expect(client.recordTurn('20260101_000000_aaaaaaaa', { messages: [] })).rejects.toMatchObject({
+      code: 'WRONG_EXPECTED_REVISION',
+      requestId: 'r-409',
+    });
     expect(served).toBe(3);
 
     answers.push({ status: 409, body: { error: { code: 'RUNTIME_BUSY', message: 'a turn runs' } } });

@@ -50,7 +50,17 @@ describe('the client package for a TypeScript consumer', () => {
     await writeFile(
       join(folder, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2023', module: 'nodenext', moduleResolution: 'nodenext', lib: ['ES2023', 'DOM'], types: ['node'], strict: true, exactOptionalPropertyTypes: true, skipLibCheck: false, noEmit: true },
+        compilerOptions: {
+          target: 'ES2023',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          lib: ['ES2023', 'DOM'],
+          types: ['node'],
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          skipLibCheck: false,
+          noEmit: true,
+        },
         include: ['consumer.ts'],
       }),
     );
@@ -59,7 +69,11 @@ describe('the client package for a TypeScript consumer', () => {
     await rm(folder, { recursive: true, force: true });
   });
 
-  const compile = () => promisify(execFile)(process.execPath, [TSC, '-p', folder], { cwd: folder }).then(() => '', (error: { stdout: string }) => error.stdout);
+  const compile = () =>
+    promisify(execFile)(process.execPath, [TSC, '-p', folder], { cwd: folder }).then(
+      () => '',
+      (error: { stdout: string }) => error.stdout,
+    );
 
   it('points its types at compiled declaration files', async () => {
     const manifest = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, { types: string }> };
@@ -73,7 +87,10 @@ describe('the client package for a TypeScript consumer', () => {
   });
 
   it('refuses a consumer that misuses the types (the check can fail)', { timeout: 120_000 }, async () => {
-    await writeFile(join(folder, 'consumer.ts'), `${CONSUMER}\nexport const wrong: ResolveRequest = { source: { platform: 'telegram', chatType: 'dm', chatId: undefined } };\n`);
+    await writeFile(
+      join(folder, 'consumer.ts'),
+      `${CONSUMER}\nexport const wrong: ResolveRequest = { source: { platform: 'telegram', chatType: 'dm', chatId: undefined } };\n`,
+    );
     expect(await compile()).toContain('exactOptionalPropertyTypes');
   });
 });

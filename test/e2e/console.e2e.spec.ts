@@ -127,7 +127,9 @@ describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    const resolved = await call('POST', '/v1/sessions/resolve', { source: { platform: 'webchat', chatType: 'dm', chatId: 'console-e2e', userName: 'Console Tester' } });
+    const resolved = await call('POST', '/v1/sessions/resolve', {
+      source: { platform: 'webchat', chatType: 'dm', chatId: 'console-e2e', userName: 'Console Tester' },
+    });
     data.sessionId = resolved.sessionId;
     data.sessionKey = resolved.sessionKey;
     const turn = (user: unknown, assistant: string) =>
@@ -148,12 +150,16 @@ describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
     data.latestRevision = (await call('GET', `/v1/sessions/${data.sessionId}`)).revision;
     expect(data.latestRevision).toBeGreaterThan(data.thirdTurnRevision);
 
-    const other = await call('POST', '/v1/sessions/resolve', { source: { platform: 'webchat', chatType: 'dm', chatId: 'console-e2e-quiet', userName: 'Quiet' } });
+    const other = await call('POST', '/v1/sessions/resolve', {
+      source: { platform: 'webchat', chatType: 'dm', chatId: 'console-e2e-quiet', userName: 'Quiet' },
+    });
     data.suspendedKey = other.sessionKey;
     await call('POST', `/v1/conversations/${encodeURIComponent(other.sessionKey)}/suspend`, { reason: 'operator' });
 
     // A session whose assistant called a tool with no text (content null), with memory and a second slot.
-    const tools = await call('POST', '/v1/sessions/resolve', { source: { platform: 'webchat', chatType: 'group', chatId: 'console-e2e-tools-room', userId: 'u-42', userName: 'Tools' } });
+    const tools = await call('POST', '/v1/sessions/resolve', {
+      source: { platform: 'webchat', chatType: 'group', chatId: 'console-e2e-tools-room', userId: 'u-42', userName: 'Tools' },
+    });
     data.toolsSessionId = tools.sessionId;
     data.toolsKey = tools.sessionKey;
     await call('POST', `/v1/sessions/${tools.sessionId}/turns`, {
@@ -176,7 +182,16 @@ describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.setDefaultTimeout(15_000);
@@ -371,7 +386,11 @@ describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
     await key.waitFor();
     // The key wraps (it is wider than its cell) but each segment stays on one line: breaks fall after a ':' only.
     const segments = await key.evaluate((node: any) =>
-      [...node.querySelectorAll('.key-segment')].map((segment: any) => ({ text: segment.textContent as string, lines: new Set([...segment.getClientRects()].map((rect: any) => Math.round(rect.top))).size, top: Math.round(segment.getBoundingClientRect().top) })),
+      [...node.querySelectorAll('.key-segment')].map((segment: any) => ({
+        text: segment.textContent as string,
+        lines: new Set([...segment.getClientRects()].map((rect: any) => Math.round(rect.top))).size,
+        top: Math.round(segment.getBoundingClientRect().top),
+      })),
     );
     expect(segments.map((segment) => segment.text).join('')).toBe(data.toolsKey);
     for (const segment of segments) expect([segment.text, segment.lines]).toEqual([segment.text, 1]);

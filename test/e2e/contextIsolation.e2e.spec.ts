@@ -12,7 +12,14 @@ for (const backend of e2eBackends()) {
     describe(`context prompt follows the conversation's own isolation (server GROUP_SESSIONS_PER_USER=${serverPerUser}): ${backend}`, () => {
       let service: TestApp;
       let chat = 0;
-      const group = () => ({ platform: 'telegram', chatType: 'group', chatId: `-100${serverPerUser ? 1 : 2}${++chat}`, userId: '42', userName: 'Alice', chatName: 'Team' });
+      const group = () => ({
+        platform: 'telegram',
+        chatType: 'group',
+        chatId: `-100${serverPerUser ? 1 : 2}${++chat}`,
+        userId: '42',
+        userName: 'Alice',
+        chatName: 'Team',
+      });
       const context = async (key: string) => {
         const answer = await service.request('GET', `/v1/conversations/${enc(key)}/context`);
         expect(answer.status).toBe(200);
@@ -27,7 +34,9 @@ for (const backend of e2eBackends()) {
       });
 
       it('a conversation resolved against the server setting gets the opposite prompt from one resolved with the server default', async () => {
-        const overridden = await service.request('POST', '/v1/sessions/resolve', { body: { source: group(), options: { groupSessionsPerUser: !serverPerUser } } });
+        const overridden = await service.request('POST', '/v1/sessions/resolve', {
+          body: { source: group(), options: { groupSessionsPerUser: !serverPerUser } },
+        });
         expect(overridden.status).toBe(201);
         const plain = await service.request('POST', '/v1/sessions/resolve', { body: { source: group() } });
         expect(plain.status).toBe(201);
@@ -50,9 +59,14 @@ for (const backend of e2eBackends()) {
       });
 
       it('keeps the settings in the conversation stream (ConversationOpened), where the prompt reads them from', async () => {
-        const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source: group(), options: { groupSessionsPerUser: !serverPerUser, threadSessionsPerUser: true } } });
+        const resolved = await service.request('POST', '/v1/sessions/resolve', {
+          body: { source: group(), options: { groupSessionsPerUser: !serverPerUser, threadSessionsPerUser: true } },
+        });
         const events = (await service.request('GET', `/v1/conversations/${enc(resolved.body.sessionKey)}/events`)).body.events;
-        expect(events[0]).toMatchObject({ type: 'ConversationOpened', data: { isolation: { groupSessionsPerUser: !serverPerUser, threadSessionsPerUser: true } } });
+        expect(events[0]).toMatchObject({
+          type: 'ConversationOpened',
+          data: { isolation: { groupSessionsPerUser: !serverPerUser, threadSessionsPerUser: true } },
+        });
       });
     });
   }

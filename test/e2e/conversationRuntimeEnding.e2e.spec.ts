@@ -11,13 +11,17 @@ for (const backend of e2eBackends()) {
     let chat = 0;
 
     const conversation = async () => {
-      const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'web', chatType: 'dm', chatId: `${backend}-end-${++chat}` } } });
+      const resolved = await service.request('POST', '/v1/sessions/resolve', {
+        body: { source: { platform: 'web', chatType: 'dm', chatId: `${backend}-end-${++chat}` } },
+      });
       return { key: resolved.body.sessionKey as string, sessionId: resolved.body.sessionId as string };
     };
-    const turn = (key: string) => service.request('POST', `/v1/conversations/${enc(key)}/runtime/turns`, { body: { provider: 'codex', model: 'gpt-5', input: 'go' } });
+    const turn = (key: string) =>
+      service.request('POST', `/v1/conversations/${enc(key)}/runtime/turns`, { body: { provider: 'codex', model: 'gpt-5', input: 'go' } });
     const report = (id: string, body: object) => service.request('POST', `/v1/runtime-sessions/${id}/events`, { body });
     const runtimeOf = async (key: string) => (await service.request('GET', `/v1/conversations/${enc(key)}/runtime`)).body;
-    const act = (key: string, step: 'reset' | 'suspend' | 'switch', body?: object) => service.request('POST', `/v1/conversations/${enc(key)}/${step}`, body === undefined ? {} : { body });
+    const act = (key: string, step: 'reset' | 'suspend' | 'switch', body?: object) =>
+      service.request('POST', `/v1/conversations/${enc(key)}/${step}`, body === undefined ? {} : { body });
     /** The last event of the conversation's runtime-binding stream, read from the log. */
     const lastBindingEvent = async (key: string) => (await service.infrastructure.eventStore.readStream(runtimeBindingStreamName(key))).at(-1);
     /** A conversation whose runtime session finished its turn (bound, idle). */
@@ -93,7 +97,11 @@ for (const backend of e2eBackends()) {
       expect(forced.body).toMatchObject({ previousSessionId: sessionId, detachedRuntimeSessionId: runtimeSessionId, interruptedTurnId: 'turn_1' });
       expect(forced.body.sessionId).not.toBe(sessionId);
       const runtime = (await service.request('GET', `/v1/runtime-sessions/${runtimeSessionId}`)).body;
-      expect(runtime).toMatchObject({ state: 'interrupted', lastError: { kind: 'interrupted', reason: 'conversation_reset', turnId: 'turn_1' }, boundConversations: [] });
+      expect(runtime).toMatchObject({
+        state: 'interrupted',
+        lastError: { kind: 'interrupted', reason: 'conversation_reset', turnId: 'turn_1' },
+        boundConversations: [],
+      });
       expect((await runtimeOf(key)).state).toBe('unbound');
       // The worker's late report is refused like any report to an interrupted turn.
       expect((await report(runtimeSessionId, { type: 'completed' })).body.error.code).toBe('RUNTIME_INTERRUPTED');

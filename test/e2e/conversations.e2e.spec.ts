@@ -12,7 +12,13 @@ for (const backend of e2eBackends()) {
     const resolve = (source: object, extra: object = {}) => service.request('POST', '/v1/sessions/resolve', { body: { source, ...extra } });
     const turn = (sessionId: string, body: object) => service.request('POST', `/v1/sessions/${sessionId}/turns`, { body });
     const userTurn = (sessionId: string, text: string, usage: object = {}) =>
-      turn(sessionId, { messages: [{ role: 'user', content: text }, { role: 'assistant', content: `re: ${text}` }], usage });
+      turn(sessionId, {
+        messages: [
+          { role: 'user', content: text },
+          { role: 'assistant', content: `re: ${text}` },
+        ],
+        usage,
+      });
 
     beforeAll(async () => {
       service = await startTestApp(backend);
@@ -52,7 +58,10 @@ for (const backend of e2eBackends()) {
       expect(first.status).toBe(201);
       expect(first.body.turnIndex).toBe(1);
       const second = await userTurn(body.sessionId, 'again', { inputTokens: 20, outputTokens: 7, cacheReadTokens: 3, costUsd: 0.2 });
-      expect(second.body).toMatchObject({ turnIndex: 2, counters: { inputTokens: 30, outputTokens: 12, cacheReadTokens: 3, totalTokens: 45, estimatedCostUsd: 0.3, lastPromptTokens: 10 } });
+      expect(second.body).toMatchObject({
+        turnIndex: 2,
+        counters: { inputTokens: 30, outputTokens: 12, cacheReadTokens: 3, totalTokens: 45, estimatedCostUsd: 0.3, lastPromptTokens: 10 },
+      });
       const entry = await service.request('GET', `/v1/conversations/${enc(body.sessionKey)}`);
       expect(entry.body).toMatchObject({ sessionId: body.sessionId, inputTokens: 30, totalTokens: 45, turnCount: 2 });
       const transcript = await service.request('GET', `/v1/sessions/${body.sessionId}/transcript`);
@@ -75,7 +84,9 @@ for (const backend of e2eBackends()) {
       const clamped = await service.request('POST', `/v1/sessions/${body.sessionId}/rewind`, { body: { turns: 0 } });
       expect(clamped.body).toMatchObject({ rewoundCount: 2, turnsUndone: 1, targetText: 'one' });
       await userTurn(body.sessionId, 'four');
-      const rewrite = await service.request('PUT', `/v1/sessions/${body.sessionId}/transcript`, { body: { messages: [{ role: 'system', content: 'summary of four' }] } });
+      const rewrite = await service.request('PUT', `/v1/sessions/${body.sessionId}/transcript`, {
+        body: { messages: [{ role: 'system', content: 'summary of four' }] },
+      });
       expect(rewrite.body).toMatchObject({ messageCount: 1, replacedCount: 2 });
       const after = await service.request('GET', `/v1/sessions/${body.sessionId}/transcript`);
       expect(after.body.messages).toHaveLength(1);

@@ -51,7 +51,9 @@ function startLoad(baseUrl: () => string, ledger: Ledger, round: number) {
   const clients = Array.from({ length: CLIENTS }, async (_, client) => {
     let counter = 0;
     while (running) {
-      const resolved = await post(`${baseUrl()}/v1/sessions/resolve`, { source: { platform: 'cli', chatType: 'dm', chatId: `crash-${client % CONVERSATIONS}` } });
+      const resolved = await post(`${baseUrl()}/v1/sessions/resolve`, {
+        source: { platform: 'cli', chatType: 'dm', chatId: `crash-${client % CONVERSATIONS}` },
+      });
       if (resolved === 'lost' || resolved.status >= 300) continue;
       const { sessionId, sessionKey } = resolved.body as { sessionId: string; sessionKey: string };
       const session = `${baseUrl()}/v1/sessions/${sessionId}`;
@@ -65,13 +67,15 @@ function startLoad(baseUrl: () => string, ledger: Ledger, round: number) {
         else if (turn.status < 500) ledger.refusedTurns.push(tag);
       } else if (dice < 0.6) {
         const checkpoint = await post(`${session}/checkpoints`, { label: tag });
-        if (checkpoint !== 'lost' && checkpoint.status === 201) ledger.checkpoints.push({ sessionId, checkpointId: checkpoint.body.checkpointId, label: tag, revision: checkpoint.body.revision });
+        if (checkpoint !== 'lost' && checkpoint.status === 201)
+          ledger.checkpoints.push({ sessionId, checkpointId: checkpoint.body.checkpointId, label: tag, revision: checkpoint.body.revision });
       } else if (dice < 0.7) {
         const known = ledger.checkpoints.filter((checkpoint) => checkpoint.sessionId === sessionId);
         if (known.length === 0) continue;
         const target = known[Math.floor(Math.random() * known.length)]!;
         const rollback = await post(`${session}/rollback`, { checkpointId: target.checkpointId });
-        if (rollback !== 'lost' && rollback.status === 200) ledger.rollbacks.push({ sessionId, checkpointId: target.checkpointId, revision: rollback.body.revision });
+        if (rollback !== 'lost' && rollback.status === 200)
+          ledger.rollbacks.push({ sessionId, checkpointId: target.checkpointId, revision: rollback.body.revision });
       } else if (dice < 0.88) {
         const queued = await post(queue, { message: { id: tag, text: tag }, mode: 'queue' });
         if (queued === 'lost') continue;
@@ -90,11 +94,14 @@ function startLoad(baseUrl: () => string, ledger: Ledger, round: number) {
 }
 
 async function readWholeLog(backend: 'pglite' | 'postgres', dataDir: string, schema: string): Promise<RecordedEvent[]> {
-  const pool = backend === 'postgres' ? new PostgresPool({ connectionString: process.env.TEST_DATABASE_URL! }) : await PglitePool.open({ dataDir: join(dataDir, 'pglite') });
+  const pool =
+    backend === 'postgres'
+      ? new PostgresPool({ connectionString: process.env.TEST_DATABASE_URL! })
+      : await PglitePool.open({ dataDir: join(dataDir, 'pglite') });
   const store = await PostgresEventStore.open(pool, { schema });
   try {
     const all: RecordedEvent[] = [];
-    for (let from = 0; ; ) {
+    for (let from = 0; ;) {
       const page = await store.readAll({ fromPosition: from, maxCount: 5_000 });
       if (page.length === 0) return all;
       all.push(...page);
@@ -217,13 +224,19 @@ for (const backend of e2eBackends()) {
       }
       for (const text of ledger.refusedTurns) expect(turnsByText.has(text), text).toBe(false);
 
-      const checkpointsByLabel = index(all.filter((event) => event.type === 'CheckpointCreated'), (event) => [String(event.data.label)]);
+      const checkpointsByLabel = index(
+        all.filter((event) => event.type === 'CheckpointCreated'),
+        (event) => [String(event.data.label)],
+      );
       for (const ack of ledger.checkpoints) {
         const stored = checkpointsByLabel.get(ack.label) ?? [];
         expect(stored, ack.label).toHaveLength(1);
         expect(stored[0]).toMatchObject({ streamName: `session-${ack.sessionId}`, revision: ack.revision, data: { checkpointId: ack.checkpointId } });
       }
-      const rollbacksAt = index(all.filter((event) => event.type === 'RolledBack'), (event) => [`${event.streamName}@${event.revision}`]);
+      const rollbacksAt = index(
+        all.filter((event) => event.type === 'RolledBack'),
+        (event) => [`${event.streamName}@${event.revision}`],
+      );
       for (const ack of ledger.rollbacks) {
         const stored = rollbacksAt.get(`session-${ack.sessionId}@${ack.revision}`) ?? [];
         expect(stored, `${ack.sessionId}@${ack.revision}`).toHaveLength(1);
@@ -232,8 +245,14 @@ for (const backend of e2eBackends()) {
 
       // The queue: each accepted message stored once, each stored message dequeued exactly once (during the load
       // or by the drain), no message handed out twice, and nothing refused stored.
-      const queuedById = index(all.filter((event) => event.type === 'MessageQueued'), (event) => [(event.data as { message: { id: string } }).message.id]);
-      const dequeuedById = index(all.filter((event) => event.type === 'MessageDequeued'), (event) => [String(event.data.messageId)]);
+      const queuedById = index(
+        all.filter((event) => event.type === 'MessageQueued'),
+        (event) => [(event.data as { message: { id: string } }).message.id],
+      );
+      const dequeuedById = index(
+        all.filter((event) => event.type === 'MessageDequeued'),
+        (event) => [String(event.data.messageId)],
+      );
       for (const id of ledger.queued) expect(queuedById.get(id) ?? [], id).toHaveLength(1);
       for (const id of ledger.refusedQueued) expect(queuedById.has(id), id).toBe(false);
       for (const [id] of queuedById) expect(dequeuedById.get(id) ?? [], id).toHaveLength(1);

@@ -30,7 +30,9 @@ async function expectRecovered(service: TestApp): Promise<void> {
   await waitUntil(async () => {
     const ready = await service.request('GET', '/ready');
     const { projections } = (await service.request('GET', '/v1/admin/projections')).body;
-    return ready.status === 200 && projections.every((projection: { lagEvents: number; state: string }) => projection.lagEvents === 0 && projection.state === 'live');
+    return (
+      ready.status === 200 && projections.every((projection: { lagEvents: number; state: string }) => projection.lagEvents === 0 && projection.state === 'live')
+    );
   }, 'the service to recover');
 }
 
@@ -93,66 +95,78 @@ if (databaseUrl) {
       await proxy?.close();
     });
 
-    it(`answers 503 with a code while the database is away (${OUTAGES} outages), reconnects by itself, and loses nothing acknowledged`, { timeout: 240_000 }, async () => {
-      const score = emptyScore();
-      const stop = startWriteLoad({ baseUrl: () => service.url, score, clients: 8, conversations: 4, label: 'away' });
-      try {
-        for (let outage = 0; outage < OUTAGES; outage++) {
-          await acknowledgedMore(score, 10);
-          const before = score.unavailable.length + score.unavailableCodes.size;
-          proxy.goAway();
-          await sleep(1_500);
-          const ready = await service.request('GET', '/ready');
-          expect(ready.status).toBe(503);
-          expect(ready.body.status).toBe('not_ready');
-          expect(ready.body.checks.eventStore.ok).toBe(false);
-          expect((await service.request('GET', '/health')).status).toBe(200);
-          // A read that needs the database is a 503 with a code too.
-          const read = await service.request('GET', '/v1/sessions?limit=1');
-          expect(read.status).toBe(503);
-          expect(read.body.error.code).toEqual(expect.stringMatching(/UNAVAILABLE$/));
-          expect(score.unavailable.length + score.unavailableCodes.size).toBeGreaterThan(before);
+    it(
+      `answers 503 with a code while the database is away (${OUTAGES} outages), reconnects by itself, and loses nothing acknowledged`,
+      { timeout: 240_000 },
+      async () => {
+        const score = emptyScore();
+        const stop = startWriteLoad({ baseUrl: () => service.url, score, clients: 8, conversations: 4, label: 'away' });
+        try {
+          for (let outage = 0; outage < OUTAGES; outage++) {
+            await acknowledgedMore(score, 10);
+            const before = score.unavailable.length + score.unavailableCodes.size;
+            proxy.goAway();
+            await sleep(1_500);
+            const ready = await service.request('GET', '/ready');
+            expect(ready.status).toBe(503);
+            expect(ready.body.status).toBe('not_ready');
+            expect(ready.body.checks.eventStore.ok).toBe(false);
+            expect((await service.request('GET', '/health')).status).toBe(200);
+            // A read that needs the database is a 503 with a code too.
+            const read = await service.request('GET', '/v1/sessions?limit=1');
+            expect(read.status).toBe(503);
+            expect(read.body.error.code).toEqual(expect.stringMatching(/UNAVAILABLE$/));
+            expect(score.unavailable.length + score.unavailableCodes.size).toBeGreaterThan(before);
+            proxy.comeBack();
+            await acknowledgedMore(score, 10);
+          }
+        } finally {
           proxy.comeBack();
-          await acknowledgedMore(score, 10);
+          await stop();
         }
-      } finally {
-        proxy.comeBack();
-        await stop();
-      }
-      expect([...score.unavailableCodes].sort()).toEqual(expect.arrayContaining([expect.stringMatching(/^(DATABASE|EVENT_STORE)_UNAVAILABLE$/)]));
-      await expectRecovered(service);
-      await expectNothingLostIn(service, score);
-      console.info(`database away: ${OUTAGES} outages; ${score.acknowledged.length} turns acknowledged, ${score.unavailable.length} answered 503 (${[...score.unavailableCodes].join(', ')}), none lost`);
-    });
+        expect([...score.unavailableCodes].sort()).toEqual(expect.arrayContaining([expect.stringMatching(/^(DATABASE|EVENT_STORE)_UNAVAILABLE$/)]));
+        await expectRecovered(service);
+        await expectNothingLostIn(service, score);
+        console.info(
+          `database away: ${OUTAGES} outages; ${score.acknowledged.length} turns acknowledged, ${score.unavailable.length} answered 503 (${[...score.unavailableCodes].join(', ')}), none lost`,
+        );
+      },
+    );
 
-    it(`survives its connections terminated mid-transaction (${TERMINATIONS} rounds of pg_terminate_backend) with nothing acknowledged lost`, { timeout: 240_000 }, async () => {
-      const admin = new pg.Client({ connectionString: databaseUrl });
-      await admin.connect();
-      const score = emptyScore();
-      let terminated = 0;
-      let inTransaction = 0;
-      const stop = startWriteLoad({ baseUrl: () => service.url, score, clients: 8, conversations: 4, label: 'terminated' });
-      try {
-        for (let round = 0; round < TERMINATIONS; round++) {
-          await acknowledgedMore(score, 10);
-          const result = await admin.query<{ state: string | null; terminated: boolean }>(
-            `SELECT state, pg_terminate_backend(pid) AS terminated FROM pg_stat_activity
+    it(
+      `survives its connections terminated mid-transaction (${TERMINATIONS} rounds of pg_terminate_backend) with nothing acknowledged lost`,
+      { timeout: 240_000 },
+      async () => {
+        const admin = new pg.Client({ connectionString: databaseUrl });
+        await admin.connect();
+        const score = emptyScore();
+        let terminated = 0;
+        let inTransaction = 0;
+        const stop = startWriteLoad({ baseUrl: () => service.url, score, clients: 8, conversations: 4, label: 'terminated' });
+        try {
+          for (let round = 0; round < TERMINATIONS; round++) {
+            await acknowledgedMore(score, 10);
+            const result = await admin.query<{ state: string | null; terminated: boolean }>(
+              `SELECT state, pg_terminate_backend(pid) AS terminated FROM pg_stat_activity
              WHERE application_name = $1 AND client_port = ANY($2::int[]) AND pid <> pg_backend_pid()`,
-            [applicationName, proxy.upstreamPorts()],
-          );
-          terminated += result.rows.filter((row) => row.terminated).length;
-          inTransaction += result.rows.filter((row) => row.state === 'active' || row.state?.startsWith('idle in transaction')).length;
+              [applicationName, proxy.upstreamPorts()],
+            );
+            terminated += result.rows.filter((row) => row.terminated).length;
+            inTransaction += result.rows.filter((row) => row.state === 'active' || row.state?.startsWith('idle in transaction')).length;
+          }
+          await acknowledgedMore(score, 10);
+        } finally {
+          await stop();
+          await admin.end();
         }
-        await acknowledgedMore(score, 10);
-      } finally {
-        await stop();
-        await admin.end();
-      }
-      expect(terminated).toBeGreaterThan(TERMINATIONS);
-      expect(inTransaction).toBeGreaterThan(0);
-      await expectRecovered(service);
-      await expectNothingLostIn(service, score);
-      console.info(`database faults: ${terminated} backends terminated (${inTransaction} mid-statement or mid-transaction), ${score.acknowledged.length} turns acknowledged, ${score.unavailable.length} answered 503`);
-    });
+        expect(terminated).toBeGreaterThan(TERMINATIONS);
+        expect(inTransaction).toBeGreaterThan(0);
+        await expectRecovered(service);
+        await expectNothingLostIn(service, score);
+        console.info(
+          `database faults: ${terminated} backends terminated (${inTransaction} mid-statement or mid-transaction), ${score.acknowledged.length} turns acknowledged, ${score.unavailable.length} answered 503`,
+        );
+      },
+    );
   });
 }

@@ -45,7 +45,9 @@ const GIVEN: Array<{ when: RegExp; given: (service: TestApp) => Promise<void> }>
   {
     when: /console%3Adm%3Aalice\/suspend/,
     given: async (service) => {
-      const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'console', chatType: 'dm', chatId: 'alice', userName: 'alice' } } });
+      const resolved = await service.request('POST', '/v1/sessions/resolve', {
+        body: { source: { platform: 'console', chatType: 'dm', chatId: 'alice', userName: 'alice' } },
+      });
       expect(resolved.status).toBe(201);
     },
   },
@@ -80,7 +82,10 @@ for (const document of ['README.md', 'docs/getting-started.md']) {
           ({ stdout } = await run('bash', ['-c', script], { cwd: root, env, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 }));
         } catch (error) {
           const failed = error as { code: number; stdout: string; stderr: string };
-          throw new Error(`${document} line ${block.line} exited ${failed.code}:\n${block.script}\n--- stdout\n${failed.stdout}\n--- stderr\n${failed.stderr}`, { cause: error });
+          throw new Error(
+            `${document} line ${block.line} exited ${failed.code}:\n${block.script}\n--- stdout\n${failed.stdout}\n--- stderr\n${failed.stderr}`,
+            { cause: error },
+          );
         }
         const [output, environment] = stdout.split('\n--- env ---\n') as [string, string];
         expect(output, `${document} line ${block.line}:\n${block.script}`).not.toMatch(/\{"error":/);

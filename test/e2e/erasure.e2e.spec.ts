@@ -81,13 +81,21 @@ for (const backend of e2eBackends()) {
     /** Rows holding any of the needles, in the event log's schema and the read models' schema. */
     const traces = async (needles: string[]) => {
       const pool = service.infrastructure.eventStorePool!;
-      const rows = [...(await everyRow(pool, service.config.eventStoreSchema)), ...(await everyRow(service.infrastructure.readModelPool, service.config.readModelSchema))];
+      const rows = [
+        ...(await everyRow(pool, service.config.eventStoreSchema)),
+        ...(await everyRow(service.infrastructure.readModelPool, service.config.readModelSchema)),
+      ];
       return rows.filter((row) => needles.some((needle) => row.includes(needle)));
     };
 
     beforeAll(async () => {
       service = await startTestApp(backend, {
-        env: { API_TOKEN: `ops:admin=${ADMIN},gateway:write=${WRITER},acme:write:acme=${ACME},reader:read=${READER}`, RUNTIME_WATCHDOG_INTERVAL_MS: '0', JOB_TICK_INTERVAL_MS: '0', SNAPSHOT_EVERY: '3' },
+        env: {
+          API_TOKEN: `ops:admin=${ADMIN},gateway:write=${WRITER},acme:write:acme=${ACME},reader:read=${READER}`,
+          RUNTIME_WATCHDOG_INTERVAL_MS: '0',
+          JOB_TICK_INTERVAL_MS: '0',
+          SNAPSHOT_EVERY: '3',
+        },
       });
     });
     afterAll(async () => {
@@ -126,7 +134,10 @@ for (const backend of e2eBackends()) {
       const child = (await ok('POST', `/v1/sessions/${first}/children`, { agentName: 'researcher', metadata: { goal: said('research') } })).sessionId as string;
       await turn(child, 'child work');
       const fork = (await ok('POST', `/v1/sessions/${first}/fork`, { metadata: { why: marker } })).sessionId as string;
-      await ok('POST', `/v1/conversations/${enc(key)}/queue`, { message: { id: `tg:${source.chatId}:1`, text: said('queued'), sender: { name: source.userName }, metadata: { chat: source.chatName } }, mode: 'queue' });
+      await ok('POST', `/v1/conversations/${enc(key)}/queue`, {
+        message: { id: `tg:${source.chatId}:1`, text: said('queued'), sender: { name: source.userName }, metadata: { chat: source.chatName } },
+        mode: 'queue',
+      });
       await ok('POST', `/v1/conversations/${enc(key)}/queue`, { message: { id: `tg:${source.chatId}:2`, text: said('follow-up') }, mode: 'interrupt' });
       await ok('POST', `/v1/conversations/${enc(key)}/queue`, { message: { id: `tg:${source.chatId}:3`, text: said('burst') }, mode: 'interrupt' });
       await ok('POST', `/v1/conversations/${enc(key)}/queue/next`);
@@ -155,12 +166,23 @@ for (const backend of e2eBackends()) {
 
       // Bob shares the service, and even writes Alice's key in a message: only that mention changes.
       const bobSession = (await ok('POST', '/v1/sessions/resolve', { source: bob.source })).sessionId as string;
-      await ok('POST', `/v1/sessions/${bobSession}/turns`, { messages: [{ role: 'user', content: `${bob.marker} says hi` }, { role: 'user', content: key }] });
+      await ok('POST', `/v1/sessions/${bobSession}/turns`, {
+        messages: [
+          { role: 'user', content: `${bob.marker} says hi` },
+          { role: 'user', content: key },
+        ],
+      });
 
       // An event from before a schema change: v1 of TranscriptRewound still copied the rewound message's text.
       const legacy = await service.infrastructure.eventStore.append(
         sessionStreamName(first),
-        [{ type: 'TranscriptRewound', data: { fromMessageIndex: 1_000_000, rewoundCount: 0, turnsUndone: 0, targetText: said('copied'), at: new Date().toISOString() }, metadata: { schemaVersion: 1 } }],
+        [
+          {
+            type: 'TranscriptRewound',
+            data: { fromMessageIndex: 1_000_000, rewoundCount: 0, turnsUndone: 0, targetText: said('copied'), at: new Date().toISOString() },
+            metadata: { schemaVersion: 1 },
+          },
+        ],
         'any',
       );
       head = Math.max(head, legacy.position);
@@ -170,12 +192,22 @@ for (const backend of e2eBackends()) {
       const before = await traces(needles);
       // In the log, the read models and the snapshots (SNAPSHOT_EVERY=3) alike.
       for (const table of ['events', 'streams', 'conversation_entries', 'session_records', 'stream_snapshots', 'jobs', 'runtime_sessions', 'stream_index']) {
-        expect(before.some((row) => row.startsWith(`${table}: `)), table).toBe(true);
+        expect(
+          before.some((row) => row.startsWith(`${table}: `)),
+          table,
+        ).toBe(true);
       }
 
       // Refused: a write token, a malformed body, an unknown key; nothing changes.
       expect((await erase({ sessionKey: key }, WRITER)).body.error.code).toBe('INSUFFICIENT_SCOPE');
-      for (const body of [{}, { sessionKey: 42 }, { sessionKey: key, extra: true }, { sessionKey: '' }, { sessionKey: 'a\u001bb' }, { sessionKey: key, tenant: 'Not A Tenant' }]) {
+      for (const body of [
+        {},
+        { sessionKey: 42 },
+        { sessionKey: key, extra: true },
+        { sessionKey: '' },
+        { sessionKey: 'a\u001bb' },
+        { sessionKey: key, tenant: 'Not A Tenant' },
+      ]) {
         const refused = await erase(body);
         expect(refused.status, JSON.stringify(body)).toBe(400);
         // A control character may already be refused by the edge's character check.
@@ -202,7 +234,17 @@ for (const backend of e2eBackends()) {
       const events = await ok('GET', `/v1/sessions/${first}/events?limit=1000`);
       const types = events.events.map((event: { type: string }) => event.type);
       expect(types[0]).toBe('SessionCreated');
-      expect(types).toEqual(expect.arrayContaining(['TurnRecorded', 'MemoryEntrySet', 'CheckpointCreated', 'RolledBack', 'TranscriptRewound', 'TranscriptRewritten', 'ChildSessionCreated']));
+      expect(types).toEqual(
+        expect.arrayContaining([
+          'TurnRecorded',
+          'MemoryEntrySet',
+          'CheckpointCreated',
+          'RolledBack',
+          'TranscriptRewound',
+          'TranscriptRewritten',
+          'ChildSessionCreated',
+        ]),
+      );
       expect(types.at(-1)).toBe('SessionDestroyed');
       const recorded = events.events.find((event: { type: string }) => event.type === 'TurnRecorded');
       expect(recorded.data.messages.map((message: { role: string; content: unknown }) => [message.role, message.content])).toEqual([
@@ -216,7 +258,10 @@ for (const backend of e2eBackends()) {
       expect(record.turnCount).toBeGreaterThan(0);
       expect(record.sessionKey).toMatch(/^erased:[0-9a-f]{24}$/);
       expect(JSON.stringify(record)).not.toContain(marker);
-      expect((await ok('GET', `/v1/sessions/${child}/transcript`)).messages.map((message: { content: unknown }) => message.content)).toEqual(['[erased]', '[erased]']);
+      expect((await ok('GET', `/v1/sessions/${child}/transcript`)).messages.map((message: { content: unknown }) => message.content)).toEqual([
+        '[erased]',
+        '[erased]',
+      ]);
 
       // The erased sessions take no new content; the old key is unknown; a retried erasure answers the same result.
       const refusedTurn = await call('POST', `/v1/sessions/${first}/turns`, { messages: [{ role: 'user', content: 'more' }] });
@@ -245,7 +290,11 @@ for (const backend of e2eBackends()) {
 
       const log = await service.infrastructure.eventStore.readStream(ERASURE_LOG_STREAM);
       expect(log.at(-2)).toMatchObject({ type: 'PersonalDataErased', metadata: { actor: 'ops' }, data: { erasureId: erased.body.erasureId } });
-      expect(log.at(-1)).toMatchObject({ type: 'PersonalDataErasureCompleted', metadata: { actor: 'ops' }, data: { erasureId: erased.body.erasureId, result: erased.body } });
+      expect(log.at(-1)).toMatchObject({
+        type: 'PersonalDataErasureCompleted',
+        metadata: { actor: 'ops' },
+        data: { erasureId: erased.body.erasureId, result: erased.body },
+      });
       expect(JSON.stringify(log)).not.toMatch(new RegExp(`${marker}|${source.chatId}|${source.userId}`));
       // Her job is removed (a removed job reads as not found), so nothing more is sent to her chat.
       expect((await call('GET', `/v1/jobs/${job.id}`)).body.error.code).toBe('JOB_NOT_FOUND');
@@ -360,7 +409,11 @@ for (const backend of e2eBackends()) {
       // A stream's events and a session's replayed state are addressed within the caller's tenant: acme's ids reach nothing elsewhere.
       const erasedSession = acmeStreams.find((name) => name.startsWith('acme~session-'))!.slice('acme~session-'.length);
       const erasedKey = acmeStreams.find((name) => name.startsWith('acme~conversation-'))!.slice('acme~conversation-'.length);
-      for (const path of [`/v1/sessions/${erasedSession}/events`, `/v1/sessions/${erasedSession}/state?revision=0`, `/v1/conversations/${enc(erasedKey)}/events`]) {
+      for (const path of [
+        `/v1/sessions/${erasedSession}/events`,
+        `/v1/sessions/${erasedSession}/state?revision=0`,
+        `/v1/conversations/${enc(erasedKey)}/events`,
+      ]) {
         expect((await call('GET', path, undefined, READER)).status, path).toBe(404);
         expect((await call('GET', path, undefined, ACME)).status, path).toBe(200);
       }

@@ -25,7 +25,11 @@ for (const backend of e2eBackends()) {
       service = new ServiceProcess(port, env);
       await service.start(120_000);
       const call = async (method: string, path: string, body?: unknown) => {
-        const response = await fetch(`${service!.url}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+        const response = await fetch(`${service!.url}${path}`, {
+          method,
+          headers: body === undefined ? {} : { 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
         const text = await response.text();
         return { status: response.status, text, body: text ? JSON.parse(text) : undefined };
       };
@@ -40,7 +44,10 @@ for (const backend of e2eBackends()) {
       expect(turn.status, turn.text).toBe(201);
       // Enough other conversations that rebuilding the read models takes a while after the rewrite.
       for (let index = 0; index < 40; index++) {
-        expect((await call('POST', '/v1/sessions/resolve', { source: { platform: 'telegram', chatType: 'dm', chatId: `bystander${index}` }, gatewayId: 'gw' })).status).toBe(201);
+        expect(
+          (await call('POST', '/v1/sessions/resolve', { source: { platform: 'telegram', chatType: 'dm', chatId: `bystander${index}` }, gatewayId: 'gw' }))
+            .status,
+        ).toBe(201);
       }
       const listed = await call('GET', `/v1/sessions?limit=500&minPosition=${turn.body.position}`);
       expect(listed.text).toContain(marker);
@@ -59,7 +66,10 @@ for (const backend of e2eBackends()) {
       await service.kill('SIGKILL');
       const cut = await request;
       expect(cut, 'the erase request got no answer').toBeInstanceOf(Error);
-      const recordedLine = service.output.slice(outputBefore).split('\n').find((line) => line.includes(RECORDED))!;
+      const recordedLine = service.output
+        .slice(outputBefore)
+        .split('\n')
+        .find((line) => line.includes(RECORDED))!;
       const erasureId: string = JSON.parse(recordedLine).erasureId;
       expect(erasureId).toMatch(/^erasure_[0-9a-f]{16}$/);
 

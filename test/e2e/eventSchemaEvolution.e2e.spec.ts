@@ -20,7 +20,14 @@ for (const backend of e2eBackends()) {
     });
 
     const turn = (sessionId: string, text: string) =>
-      service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: text }, { role: 'assistant', content: `re: ${text}` }] } });
+      service.request('POST', `/v1/sessions/${sessionId}/turns`, {
+        body: {
+          messages: [
+            { role: 'user', content: text },
+            { role: 'assistant', content: `re: ${text}` },
+          ],
+        },
+      });
 
     /** The events of a stream as the database holds them, bypassing every reader. */
     const storedEvents = async (streamName: string) => {
@@ -32,7 +39,9 @@ for (const backend of e2eBackends()) {
     };
 
     it('replays a v1 TranscriptRewound appended raw as the current shape, and writes new ones as v2', async () => {
-      const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'cli', chatType: 'dm', chatId: `schema-${backend}` } } });
+      const resolved = await service.request('POST', '/v1/sessions/resolve', {
+        body: { source: { platform: 'cli', chatType: 'dm', chatId: `schema-${backend}` } },
+      });
       const { sessionId } = resolved.body as { sessionId: string };
       const stream = sessionStreamName(sessionId);
       expect((await turn(sessionId, 'first question')).status).toBe(201);
@@ -55,7 +64,9 @@ for (const backend of e2eBackends()) {
 
       // State (the cached fold catches up through the upcaster): the second turn is soft-deleted in the main slot.
       const transcript = await service.request('GET', `/v1/sessions/${sessionId}/transcript?includeDeleted=true`);
-      expect(transcript.body.messages.map((message: { content: string; deleted: boolean; slot: string }) => [message.content, message.deleted, message.slot])).toEqual([
+      expect(
+        transcript.body.messages.map((message: { content: string; deleted: boolean; slot: string }) => [message.content, message.deleted, message.slot]),
+      ).toEqual([
         ['first question', false, 'main'],
         ['re: first question', false, 'main'],
         ['second question', true, 'main'],
@@ -103,7 +114,9 @@ for (const backend of e2eBackends()) {
     });
 
     it('replays a v1 RolledBack (the whole timeline) appended raw, and writes new ones as v2 carrying only what changed', async () => {
-      const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'cli', chatType: 'dm', chatId: `rollback-schema-${backend}` } } });
+      const resolved = await service.request('POST', '/v1/sessions/resolve', {
+        body: { source: { platform: 'cli', chatType: 'dm', chatId: `rollback-schema-${backend}` } },
+      });
       const { sessionId } = resolved.body as { sessionId: string };
       const stream = sessionStreamName(sessionId);
       await turn(sessionId, 'first question');
@@ -113,14 +126,24 @@ for (const backend of e2eBackends()) {
 
       // Version 1, as a service from before the change wrote it: the checkpoint's whole timeline, transcript and all.
       const history = await service.infrastructure.eventStore.readStream(stream, { toRevision: second.body.revision });
-      const atCheckpoint = history.reduce((state, event) => evolveSession(state, canonicalJson({ type: event.type, data: event.data }) as SessionStreamEvent), initialSessionState());
+      const atCheckpoint = history.reduce(
+        (state, event) => evolveSession(state, canonicalJson({ type: event.type, data: event.data }) as SessionStreamEvent),
+        initialSessionState(),
+      );
       const before = await service.request('GET', `/v1/sessions/${sessionId}`);
       const appended = await service.infrastructure.eventStore.append(
         stream,
         [
           {
             type: 'RolledBack',
-            data: { checkpointId: second.body.checkpointId, targetRevision: second.body.revision, fromRevision: before.body.revision, fromTurnIndex: 2, restored: timelineOf(atCheckpoint) as unknown as JsonObject, at: new Date().toISOString() },
+            data: {
+              checkpointId: second.body.checkpointId,
+              targetRevision: second.body.revision,
+              fromRevision: before.body.revision,
+              fromTurnIndex: 2,
+              restored: timelineOf(atCheckpoint) as unknown as JsonObject,
+              at: new Date().toISOString(),
+            },
             metadata: { schemaVersion: 1, actor: 'old-service' },
           },
         ],
@@ -129,10 +152,23 @@ for (const backend of e2eBackends()) {
       const v1Revision = appended.nextExpectedRevision;
 
       // State, cached and replayed: the rewind undone, all four messages live again.
-      const transcript = async () => (await service.request('GET', `/v1/sessions/${sessionId}/transcript?includeDeleted=true`)).body.messages.map((message: { index: number; deleted: boolean }) => [message.index, message.deleted]);
-      expect(await transcript()).toEqual([[0, false], [1, false], [2, false], [3, false]]);
+      const transcript = async () =>
+        (await service.request('GET', `/v1/sessions/${sessionId}/transcript?includeDeleted=true`)).body.messages.map(
+          (message: { index: number; deleted: boolean }) => [message.index, message.deleted],
+        );
+      expect(await transcript()).toEqual([
+        [0, false],
+        [1, false],
+        [2, false],
+        [3, false],
+      ]);
       const replayed = await service.request('GET', `/v1/sessions/${sessionId}/state?revision=${v1Revision}`);
-      expect(replayed.body.state.transcript.map((message: { index: number; deleted: boolean }) => [message.index, message.deleted])).toEqual([[0, false], [1, false], [2, false], [3, false]]);
+      expect(replayed.body.state.transcript.map((message: { index: number; deleted: boolean }) => [message.index, message.deleted])).toEqual([
+        [0, false],
+        [1, false],
+        [2, false],
+        [3, false],
+      ]);
 
       // History: the current shape, a change that keeps none of the transcript and carries it all.
       const events = await service.request('GET', `/v1/sessions/${sessionId}/events?fromRevision=${v1Revision}`);
@@ -159,7 +195,12 @@ for (const backend of e2eBackends()) {
       const written = stored.at(-1)!;
       expect(written).toMatchObject({ type: 'RolledBack', metadata: { schemaVersion: 2 }, data: { restored: { transcript: { kept: 2, liveCount: 4 } } } });
       expect((written.data as { restored: { transcript: { following: unknown[] } } }).restored.transcript.following).toHaveLength(2);
-      expect(await transcript()).toEqual([[0, false], [1, false], [2, false], [3, false]]);
+      expect(await transcript()).toEqual([
+        [0, false],
+        [1, false],
+        [2, false],
+        [3, false],
+      ]);
       const afterRollback = await service.request('GET', `/v1/sessions/${sessionId}/record?minPosition=${rollback.body.position}`);
       expect(afterRollback.body.messageCount).toBe(4);
     });

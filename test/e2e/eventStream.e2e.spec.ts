@@ -28,9 +28,19 @@ for (const backend of e2eBackends()) {
     let service: TestApp;
     let chat = 0;
     const post = (path: string, body: object, token = ADMIN) => service.request('POST', path, { body, headers: as(token) });
-    const resolve = (token = ADMIN) => post('/v1/sessions/resolve', { source: { platform: 'telegram', chatType: 'dm', chatId: `${backend}-${++chat}` } }, token);
+    const resolve = (token = ADMIN) =>
+      post('/v1/sessions/resolve', { source: { platform: 'telegram', chatType: 'dm', chatId: `${backend}-${++chat}` } }, token);
     const turn = (sessionId: string, text: string, token = ADMIN) =>
-      post(`/v1/sessions/${sessionId}/turns`, { messages: [{ role: 'user', content: text }, { role: 'assistant', content: `re: ${text}` }] }, token);
+      post(
+        `/v1/sessions/${sessionId}/turns`,
+        {
+          messages: [
+            { role: 'user', content: text },
+            { role: 'assistant', content: `re: ${text}` },
+          ],
+        },
+        token,
+      );
     const read = (query: string, options: { count: number; token?: string; headers?: Record<string, string>; timeoutMs?: number }) =>
       readServerSentEvents(`${service.url}/v1/events/stream${query}`, {
         headers: { ...as(options.token ?? ADMIN), ...options.headers },
@@ -64,7 +74,11 @@ for (const backend of e2eBackends()) {
       expect(streamed.events.map((event) => Number(event.id))).toEqual(events.map((event) => event.position));
       expect(streamed.events.map((event) => event.event)).toEqual(events.map((event) => event.type));
       expect([...events.map((event) => event.position)].sort((a, b) => a - b)).toEqual(events.map((event) => event.position));
-      expect(events[3]).toMatchObject({ revision: 1, data: { turnIndex: 1, messages: [{ content: 'hello' }, { content: 're: hello' }] }, metadata: { actor: 'ops' } });
+      expect(events[3]).toMatchObject({
+        revision: 1,
+        data: { turnIndex: 1, messages: [{ content: 'hello' }, { content: 're: hello' }] },
+        metadata: { actor: 'ops' },
+      });
       expect(events[4]!.position).toBe(suspended.body.position);
       expect(Date.parse(events[0]!.createdAt)).not.toBeNaN();
     });
@@ -147,7 +161,12 @@ for (const backend of e2eBackends()) {
     it('stops the subscription of every client that hung up', async () => {
       await read('?fromPosition=0', { count: 1 });
       const controller = service.app.get(EventStreamController);
-      expect(await eventually(() => controller.openStreams, (open) => open === 0)).toBe(0);
+      expect(
+        await eventually(
+          () => controller.openStreams,
+          (open) => open === 0,
+        ),
+      ).toBe(0);
     });
   });
 }

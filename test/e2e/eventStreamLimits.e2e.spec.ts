@@ -122,11 +122,21 @@ for (const backend of e2eBackends()) {
       expect(JSON.parse(beyond.body).error).toMatchObject({ code: 'TOO_MANY_EVENT_STREAMS', details: { scope: 'instance', limit: 3 } });
 
       first.close();
-      expect(await eventually(() => streams().size(), (size) => size === 2)).toBe(2);
+      expect(
+        await eventually(
+          () => streams().size(),
+          (size) => size === 2,
+        ),
+      ).toBe(2);
       const again = await open('/v1/events/stream', ACME);
       expect(again.status).toBe(200);
       for (const stream of [second, globex, again]) stream.close();
-      expect(await eventually(() => streams().size(), (size) => size === 0)).toBe(0);
+      expect(
+        await eventually(
+          () => streams().size(),
+          (size) => size === 0,
+        ),
+      ).toBe(0);
     });
 
     it('delivers every event, in order, once, to a stream too slow for the tail: it catches up from the log', { timeout: 60_000 }, async () => {
@@ -160,8 +170,16 @@ for (const backend of e2eBackends()) {
         const slow = await hold(`http://127.0.0.1:${port}/stream?from=${from}`, 'unused');
         expect(slow.status).toBe(200);
         const count = 60;
-        const first = await service.infrastructure.eventStore.append('acme~conversation-slow-reader', [{ type: 'BenchNoise', data: { index: 0 } }], 'no_stream');
-        await eventually(() => stalled, (value) => value, 10_000);
+        const first = await service.infrastructure.eventStore.append(
+          'acme~conversation-slow-reader',
+          [{ type: 'BenchNoise', data: { index: 0 } }],
+          'no_stream',
+        );
+        await eventually(
+          () => stalled,
+          (value) => value,
+          10_000,
+        );
         // While the stream is held on its first event, far more than its queue holds arrive through the tail.
         const rest = await service.infrastructure.eventStore.append(
           'acme~conversation-slow-reader',

@@ -121,12 +121,19 @@ for (const backend of e2eBackends()) {
 
         // A job delivering to a console chat: the bot hears the fire on the same stream and reports the run.
         const postJson = async (path: string, body: object) =>
-          (await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<any>;
+          (
+            await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+          ).json() as Promise<any>;
         const job = await postJson('/v1/jobs', { prompt: 'stand-up time', schedule: '* * * * *', deliverTo: { platform: 'console', chatId: 'alice' } });
         const fired = await postJson(`/v1/jobs/${job.id}/fire`, {});
         const [announced] = await bot.waitFor((line) => line.event === 'job' && line.jobId === job.id);
         expect(announced).toMatchObject({ chat: 'alice', text: 'stand-up time', position: fired.position });
-        expect(await eventually(() => getJson(`/v1/jobs/${job.id}`), (view) => view.lastStatus === 'ok')).toMatchObject({ lastStatus: 'ok' });
+        expect(
+          await eventually(
+            () => getJson(`/v1/jobs/${job.id}`),
+            (view) => view.lastStatus === 'ok',
+          ),
+        ).toMatchObject({ lastStatus: 'ok' });
 
         const transcript = await getJson(`/v1/sessions/${sessionId}/transcript`);
         const users = transcript.messages.filter((message: { role: string }) => message.role === 'user');

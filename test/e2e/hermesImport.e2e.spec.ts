@@ -23,7 +23,8 @@ for (const backend of e2eBackends()) {
     let service: ServiceProcess;
     let firstRun: any;
     const get = (path: string) => getJson(`${service.url}${path}`);
-    const post = (path: string, body: object) => getJson(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (path: string, body: object) =>
+      getJson(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
     beforeAll(async () => {
       home = await mkdtemp(join(tmpdir(), 'hermes-home-'));
@@ -92,7 +93,14 @@ for (const backend of e2eBackends()) {
       expect(bob.body).toMatchObject({ sessionId: hermesIds.bob, suspended: true, chatType: 'group' });
 
       const exported = await get(`/v1/export/sessions.json?minPosition=${firstRun.position}`);
-      expect(exported.body[hermesKeys.alice]).toMatchObject({ session_id: hermesIds.alice, input_tokens: 120, last_prompt_tokens: 96, resume_pending: true, updated_at: '2026-03-01T09:30:00.250Z', last_resume_marked_at: '2026-03-01T09:31:00.000Z' });
+      expect(exported.body[hermesKeys.alice]).toMatchObject({
+        session_id: hermesIds.alice,
+        input_tokens: 120,
+        last_prompt_tokens: 96,
+        resume_pending: true,
+        updated_at: '2026-03-01T09:30:00.250Z',
+        last_resume_marked_at: '2026-03-01T09:31:00.000Z',
+      });
       expect(Object.keys(exported.body).sort()).toEqual([hermesKeys.alice, hermesKeys.bob, hermesKeys.carol, 'agent:main:cli:dm'].sort());
     });
 
@@ -118,14 +126,24 @@ for (const backend of e2eBackends()) {
       expect((await get(`/v1/sessions/${hermesIds.alice}`)).body).toMatchObject({ status: 'active', turnCount: 1, counters: { inputTokens: 120 } });
 
       const cli = await get(`/v1/sessions/${hermesIds.cli}`);
-      expect(cli.body).toMatchObject({ status: 'ended', endReason: 'superseded', origin: { platform: 'cli' }, metadata: { importedFrom: 'hermes', hermesSource: 'cli', hermesEndReason: 'cli_close' } });
+      expect(cli.body).toMatchObject({
+        status: 'ended',
+        endReason: 'superseded',
+        origin: { platform: 'cli' },
+        metadata: { importedFrom: 'hermes', hermesSource: 'cli', hermesEndReason: 'cli_close' },
+      });
       expect((await get(`/v1/sessions/${hermesIds.cli}/transcript`)).body.messages).toHaveLength(2);
     });
 
     it('lets the next message of each chat carry on where Hermes left off', async () => {
       const alice = await post('/v1/sessions/resolve', { source: { platform: 'telegram', chatType: 'dm', chatId: 12345, userId: 12345, userName: 'Alice' } });
       expect(alice.body).toMatchObject({ sessionKey: hermesKeys.alice, sessionId: hermesIds.alice, created: false, state: 'resumed' });
-      const turn = await post(`/v1/sessions/${hermesIds.alice}/turns`, { messages: [{ role: 'user', content: 'and tomorrow?' }, { role: 'assistant', content: 'rain' }] });
+      const turn = await post(`/v1/sessions/${hermesIds.alice}/turns`, {
+        messages: [
+          { role: 'user', content: 'and tomorrow?' },
+          { role: 'assistant', content: 'rain' },
+        ],
+      });
       expect(turn.body).toMatchObject({ turnIndex: 2 });
       // Ids with ':' are keyed the ledger's way, so the resolve finds Carol's imported conversation.
       const carol = await post('/v1/sessions/resolve', { source: { platform: 'slack', chatType: 'dm', chatId: 'D:42', userId: 'U42' } });
@@ -143,7 +161,11 @@ for (const backend of e2eBackends()) {
     it('imports the cron jobs through the jobs module, refusing the one that does not parse', async () => {
       const jobs = await get(`/v1/jobs?minPosition=${firstRun.position}&limit=50`);
       const byId = new Map(jobs.body.jobs.map((job: { id: string }) => [job.id, job]));
-      expect(byId.get('daily-news-summary')).toMatchObject({ skill: 'ai-news-summarizer', schedule: '0 8 * * *', deliverTo: { platform: 'telegram', chatId: '-1001234567890' } });
+      expect(byId.get('daily-news-summary')).toMatchObject({
+        skill: 'ai-news-summarizer',
+        schedule: '0 8 * * *',
+        deliverTo: { platform: 'telegram', chatId: '-1001234567890' },
+      });
       const unnamed = jobs.body.jobs.find((job: { id: string }) => job.id.startsWith('hermes-'));
       expect(unnamed).toMatchObject({ prompt: 'check the inbox', deliverTo: { chatId: '12345' } });
       expect(byId.has('broken')).toBe(false);
@@ -156,7 +178,14 @@ for (const backend of e2eBackends()) {
       const again = await runLedgerCli(storage.env, ['import', 'hermes', home]);
       expect(again.code, again.stderr).toBe(0);
       const report = JSON.parse(again.stdout);
-      expect(report).toMatchObject({ nothingNew: true, position: 0, sessions: { imported: 0, alreadyThere: 5 }, turns: 0, messages: 0, conversations: { imported: [] } });
+      expect(report).toMatchObject({
+        nothingNew: true,
+        position: 0,
+        sessions: { imported: 0, alreadyThere: 5 },
+        turns: 0,
+        messages: 0,
+        conversations: { imported: [] },
+      });
       expect(report.conversations.alreadyThere).toHaveLength(4);
       expect(report.jobs.alreadyThere).toHaveLength(4);
       expect(again.stderr).toContain('nothing new');
@@ -165,11 +194,15 @@ for (const backend of e2eBackends()) {
       expect((await get(`/v1/sessions/${hermesIds.aliceOld}/transcript`)).body).toEqual(transcriptBefore.body);
     });
 
-    it('imports into a tenant: only that tenant\'s tokens see it', { timeout: 180_000 }, async () => {
+    it("imports into a tenant: only that tenant's tokens see it", { timeout: 180_000 }, async () => {
       const tenantStorage = processStorage(backend, 'hermestenant');
       const acme = 'acme-secret-0123456789abcdef';
       const ops = 'ops-secret-0123456789abcdef';
-      const tenantService = new ServiceProcess(await freePort(), { ...tenantStorage.env, JOB_TICK_INTERVAL_MS: '0', API_TOKEN: `ops:admin=${ops},acme:write:acme=${acme}` });
+      const tenantService = new ServiceProcess(await freePort(), {
+        ...tenantStorage.env,
+        JOB_TICK_INTERVAL_MS: '0',
+        API_TOKEN: `ops:admin=${ops},acme:write:acme=${acme}`,
+      });
       try {
         const imported = await runLedgerCli(tenantStorage.env, ['import', 'hermes', home, '--tenant', 'acme']);
         expect(imported.code, imported.stderr).toBe(0);

@@ -21,7 +21,8 @@ function lostFields(original: Record<string, unknown>, exported: Record<string, 
   for (const [key, value] of Object.entries(original)) {
     const there = exported[key];
     if (!(key in exported)) lost.push(`${path}.${key}: missing (was ${JSON.stringify(value)})`);
-    else if (key === 'origin' && value && typeof value === 'object') lost.push(...lostFields(value as Record<string, unknown>, there as Record<string, unknown>, `${path}.origin`));
+    else if (key === 'origin' && value && typeof value === 'object')
+      lost.push(...lostFields(value as Record<string, unknown>, there as Record<string, unknown>, `${path}.origin`));
     else if (TIME_FIELDS.has(key) ? instant(value) !== instant(there) : !isDeepStrictEqual(value, there)) {
       lost.push(`${path}.${key}: ${JSON.stringify(value)} came back as ${JSON.stringify(there)}`);
     }
@@ -69,7 +70,11 @@ for (const backend of e2eBackends()) {
     });
 
     it('keeps the display name Hermes set, and a null one null', async () => {
-      expect((await get(`/v1/conversations/${enc(realKeys.dana)}`)).body).toMatchObject({ displayName: 'Dana (work)', sessionId: realIds.dana, resumePending: true });
+      expect((await get(`/v1/conversations/${enc(realKeys.dana)}`)).body).toMatchObject({
+        displayName: 'Dana (work)',
+        sessionId: realIds.dana,
+        resumePending: true,
+      });
       expect((await get(`/v1/conversations/${enc(realKeys.team)}`)).body).toMatchObject({ displayName: null, suspended: true });
     });
 
@@ -82,20 +87,54 @@ for (const backend of e2eBackends()) {
       expect(listed.body.sessions.map((entry: { sessionKey: string }) => entry.sessionKey)).toContain(realKeys.cli);
       expect((await get(`/v1/sessions/${realIds.cliOld}/transcript`)).body.messages).toHaveLength(2);
       expect((await get(`/v1/sessions/${realIds.cli}`)).body).toMatchObject({ status: 'ended', sessionKey: realKeys.cli });
-      const resolved = await fetch(`${service.url}/v1/sessions/resolve`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ source: { platform: 'cli', chatType: 'dm' } }) });
+      const resolved = await fetch(`${service.url}/v1/sessions/resolve`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ source: { platform: 'cli', chatType: 'dm' } }),
+      });
       const body = (await resolved.json()) as { sessionKey: string; sessionId: string };
       expect(body.sessionKey).toBe(realKeys.cli);
       expect(body.sessionId).not.toBe(realIds.cli);
     });
 
     it("imports Hermes' cron jobs: schedule objects, deliver targets, skills, repeats left and paused jobs", async () => {
-      expect(report.jobs.refused).toEqual([{ job: 'f6a1b2c3d4e5', code: 'VALIDATION_FAILED', message: expect.stringContaining('a job needs a prompt or a skill') }]);
-      expect([...report.jobs.imported].sort()).toEqual(realJobsJson.jobs.map((job) => job.id).filter((id) => id !== 'f6a1b2c3d4e5').sort());
+      expect(report.jobs.refused).toEqual([
+        { job: 'f6a1b2c3d4e5', code: 'VALIDATION_FAILED', message: expect.stringContaining('a job needs a prompt or a skill') },
+      ]);
+      expect([...report.jobs.imported].sort()).toEqual(
+        realJobsJson.jobs
+          .map((job) => job.id)
+          .filter((id) => id !== 'f6a1b2c3d4e5')
+          .sort(),
+      );
       const job = async (id: string) => (await get(`/v1/jobs/${id}?minPosition=${report.position}`)).body;
-      expect(await job('a1b2c3d4e5f6')).toMatchObject({ schedule: '0 8 * * *', scheduleKind: 'cron', prompt: 'Summarise the overnight news', deliverTo: { platform: 'telegram', chatId: '5551' }, origin: { chatName: 'Dana' }, repeat: { times: null }, enabled: true });
-      expect(await job('b2c3d4e5f6a1')).toMatchObject({ scheduleKind: 'interval', scheduleDefinition: { everyMs: 30 * 60_000 }, skill: 'server-health', deliverTo: { platform: 'telegram', chatId: '-100200' }, repeat: { times: 6 } });
-      expect(await job('c3d4e5f6a1b2')).toMatchObject({ scheduleKind: 'once', scheduleDefinition: { at: '2099-01-01T09:00:00.123Z' }, deliverTo: null, repeat: { times: 1 } });
-      expect(await job('d4e5f6a1b2c3')).toMatchObject({ scheduleDefinition: { everyMs: 86_400_000 }, enabled: false, deliverTo: { platform: 'discord', chatId: '4242' } });
+      expect(await job('a1b2c3d4e5f6')).toMatchObject({
+        schedule: '0 8 * * *',
+        scheduleKind: 'cron',
+        prompt: 'Summarise the overnight news',
+        deliverTo: { platform: 'telegram', chatId: '5551' },
+        origin: { chatName: 'Dana' },
+        repeat: { times: null },
+        enabled: true,
+      });
+      expect(await job('b2c3d4e5f6a1')).toMatchObject({
+        scheduleKind: 'interval',
+        scheduleDefinition: { everyMs: 30 * 60_000 },
+        skill: 'server-health',
+        deliverTo: { platform: 'telegram', chatId: '-100200' },
+        repeat: { times: 6 },
+      });
+      expect(await job('c3d4e5f6a1b2')).toMatchObject({
+        scheduleKind: 'once',
+        scheduleDefinition: { at: '2099-01-01T09:00:00.123Z' },
+        deliverTo: null,
+        repeat: { times: 1 },
+      });
+      expect(await job('d4e5f6a1b2c3')).toMatchObject({
+        scheduleDefinition: { everyMs: 86_400_000 },
+        enabled: false,
+        deliverTo: { platform: 'discord', chatId: '4242' },
+      });
       expect(await job('e5f6a1b2c3d4')).toMatchObject({ scheduleDefinition: { everyMs: 2 * 3_600_000 } });
     });
 

@@ -42,21 +42,43 @@ interface FuzzRequest {
 /** Bodies the routes accept, with hostile leaves: these get past validation and reach the deciders and the database. */
 const validBodies: Record<string, fc.Arbitrary<unknown>> = {
   'POST /v1/sessions/resolve': fc.record({
-    source: fc.record({ platform: fc.constantFrom('cli', 'telegram', 'whatsapp'), chatType: fc.constantFrom('dm', 'group', 'thread'), chatId: hostileString, userId: hostileString, userName: hostileString, chatTopic: hostileString }),
+    source: fc.record({
+      platform: fc.constantFrom('cli', 'telegram', 'whatsapp'),
+      chatType: fc.constantFrom('dm', 'group', 'thread'),
+      chatId: hostileString,
+      userId: hostileString,
+      userName: hostileString,
+      chatTopic: hostileString,
+    }),
   }),
-  'POST /v1/sessions/{id}/turns': fc.record({ messages: fc.array(fc.record({ role: fc.constantFrom('user', 'assistant', 'tool'), content: hostileJson }), { maxLength: 4 }) }),
+  'POST /v1/sessions/{id}/turns': fc.record({
+    messages: fc.array(fc.record({ role: fc.constantFrom('user', 'assistant', 'tool'), content: hostileJson }), { maxLength: 4 }),
+  }),
   'PUT /v1/sessions/{id}/transcript': fc.record({ messages: fc.array(fc.record({ role: fc.constant('system'), content: hostileJson }), { maxLength: 3 }) }),
   'PUT /v1/sessions/{id}/memory/{name}': fc.record({ value: hostileJson, metadata: fc.dictionary(hostileString, hostileJson, { maxKeys: 3 }) }),
-  'POST /v1/conversations/{key}/queue': fc.record({ message: fc.record({ text: hostileString, metadata: fc.dictionary(hostileString, hostileJson, { maxKeys: 3 }) }), mode: fc.constantFrom('queue', 'interrupt') }),
+  'POST /v1/conversations/{key}/queue': fc.record({
+    message: fc.record({ text: hostileString, metadata: fc.dictionary(hostileString, hostileJson, { maxKeys: 3 }) }),
+    mode: fc.constantFrom('queue', 'interrupt'),
+  }),
   'POST /v1/conversations/{key}/suspend': fc.record({ reason: hostileString }),
   'POST /v1/sessions/{id}/checkpoints': fc.record({ label: hostileString }),
-  'POST /v1/sessions/{id}/children': fc.record({ agentName: fc.constantFrom('a', 'worker'), metadata: fc.dictionary(hostileString, hostileJson, { maxKeys: 3 }) }),
-  'POST /v1/jobs': fc.record({ name: hostileString, prompt: hostileString, schedule: fc.oneof(fc.constantFrom('0 9 * * *', 'every 2h', '2026-07-01T09:00:00Z'), hostileString), timeZone: fc.oneof(fc.constant('UTC'), hostileString) }),
+  'POST /v1/sessions/{id}/children': fc.record({
+    agentName: fc.constantFrom('a', 'worker'),
+    metadata: fc.dictionary(hostileString, hostileJson, { maxKeys: 3 }),
+  }),
+  'POST /v1/jobs': fc.record({
+    name: hostileString,
+    prompt: hostileString,
+    schedule: fc.oneof(fc.constantFrom('0 9 * * *', 'every 2h', '2026-07-01T09:00:00Z'), hostileString),
+    timeZone: fc.oneof(fc.constant('UTC'), hostileString),
+  }),
   'PATCH /v1/jobs/{id}': fc.record({ name: hostileString, prompt: hostileString }),
   'POST /v1/runtime-sessions/{id}/questions/{questionId}': fc.record({ answer: hostileString }),
 };
 
-function routesOf(document: { paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }>; requestBody?: any; summary?: string }>> }): Route[] {
+function routesOf(document: {
+  paths: Record<string, Record<string, { parameters?: Array<{ in: string; name: string }>; requestBody?: any; summary?: string }>>;
+}): Route[] {
   const routes: Route[] = [];
   for (const [template, operations] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
@@ -90,9 +112,20 @@ for (const backend of e2eBackends()) {
 
     beforeAll(async () => {
       // Nothing writes on its own (no ticker, no watchdog): any move of the log comes from a request.
-      service = await startTestApp(backend, { env: { JOB_TICK_INTERVAL_MS: '0', RUNTIME_WATCHDOG_INTERVAL_MS: '0', READ_WAIT_TIMEOUT_MS: '100', BODY_LIMIT: '256kb', MAX_SESSION_TOKENS: String(SESSION_TOKENS), PROJECTION_PARK_AFTER_FAILURES: '2' } });
+      service = await startTestApp(backend, {
+        env: {
+          JOB_TICK_INTERVAL_MS: '0',
+          RUNTIME_WATCHDOG_INTERVAL_MS: '0',
+          READ_WAIT_TIMEOUT_MS: '100',
+          BODY_LIMIT: '256kb',
+          MAX_SESSION_TOKENS: String(SESSION_TOKENS),
+          PROJECTION_PARK_AFTER_FAILURES: '2',
+        },
+      });
       routes = routesOf((await service.request('GET', '/openapi.json')).body);
-      const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'telegram', chatType: 'group', chatId: 'a:b/c', userId: 'u:1/2' } } });
+      const resolved = await service.request('POST', '/v1/sessions/resolve', {
+        body: { source: { platform: 'telegram', chatType: 'group', chatId: 'a:b/c', userId: 'u:1/2' } },
+      });
       const { sessionId, sessionKey } = resolved.body;
       await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: 'seed' }] } });
       const checkpoint = await service.request('POST', `/v1/sessions/${sessionId}/checkpoints`, { body: {} });
@@ -109,29 +142,55 @@ for (const backend of e2eBackends()) {
         const parameters = (route.template.match(/\{[^}]+\}/g) ?? []).map((parameter) => parameter.slice(1, -1));
         const pathValue = (name: string) =>
           fc.record({
-            value: fc.oneof({ weight: 6, arbitrary: fc.constant(knownFor(route.template, name)) }, { weight: 1, arbitrary: fc.constantFrom(...known) }, { weight: 3, arbitrary: hostileString }),
-            style: fc.constantFrom('encoded', 'encoded', 'encoded', 'encoded', 'double', 'raw', 'badUtf8') as fc.Arbitrary<'encoded' | 'double' | 'raw' | 'badUtf8'>,
+            value: fc.oneof(
+              { weight: 6, arbitrary: fc.constant(knownFor(route.template, name)) },
+              { weight: 1, arbitrary: fc.constantFrom(...known) },
+              { weight: 3, arbitrary: hostileString },
+            ),
+            style: fc.constantFrom('encoded', 'encoded', 'encoded', 'encoded', 'double', 'raw', 'badUtf8') as fc.Arbitrary<
+              'encoded' | 'double' | 'raw' | 'badUtf8'
+            >,
           });
         const queryName = fc.oneof(fc.constantFrom(...route.queryNames, 'minPosition', '__proto__', 'limit'), hostileString);
-        const shaped = fc.dictionary(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...route.bodyProperties, '__proto__', 'constructor') }, { weight: 1, arbitrary: hostileString }), hostileJson, { maxKeys: 6 });
+        const shaped = fc.dictionary(
+          fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...route.bodyProperties, '__proto__', 'constructor') }, { weight: 1, arbitrary: hostileString }),
+          hostileJson,
+          { maxKeys: 6 },
+        );
         const validish = validBodies[`${route.method} ${route.template}`];
         return fc.record({
           route: fc.constant(route),
           pathValues: fc.tuple(...parameters.map(pathValue)) as fc.Arbitrary<FuzzRequest['pathValues']>,
-          query: fc.oneof({ weight: 3, arbitrary: fc.constant<Array<[string, string]>>([]) }, { weight: 2, arbitrary: fc.array(fc.tuple(queryName, hostileString), { minLength: 1, maxLength: 4 }) }),
+          query: fc.oneof(
+            { weight: 3, arbitrary: fc.constant<Array<[string, string]>>([]) },
+            { weight: 2, arbitrary: fc.array(fc.tuple(queryName, hostileString), { minLength: 1, maxLength: 4 }) },
+          ),
           body: fc.oneof(
             { weight: validish ? 12 : 0, arbitrary: (validish ?? fc.constant(null)).map((value) => ({ kind: 'validish' as const, value })) },
             { weight: 1, arbitrary: fc.constant({ kind: 'none' as const }) },
             { weight: 3, arbitrary: hostileJson.map((value) => ({ kind: 'json' as const, value })) },
             { weight: 4, arbitrary: shaped.map((value) => ({ kind: 'shaped' as const, value })) },
-            { weight: 1, arbitrary: fc.record({ kind: fc.constant('nested' as const), depth: fc.integer({ min: 50, max: 20_000 }), shape: fc.constantFrom('array' as const, 'object' as const) }) },
+            {
+              weight: 1,
+              arbitrary: fc.record({
+                kind: fc.constant('nested' as const),
+                depth: fc.integer({ min: 50, max: 20_000 }),
+                shape: fc.constantFrom('array' as const, 'object' as const),
+              }),
+            },
             { weight: 1, arbitrary: fc.record({ kind: fc.constant('huge' as const), bytes: fc.integer({ min: 100_000, max: 600_000 }) }) },
             {
               weight: 1,
               arbitrary: fc.record({
                 kind: fc.constant('raw' as const),
                 text: fc.oneof(hostileString, fc.constantFrom('{', '{"a":', '[1,]', '{"a":1}{"b":2}', 'null', '"x"', '1e999', '{"a":NaN}')),
-                contentType: fc.constantFrom('application/json', 'application/json; charset=latin1', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16'),
+                contentType: fc.constantFrom(
+                  'application/json',
+                  'application/json; charset=latin1',
+                  'text/plain',
+                  'application/x-www-form-urlencoded',
+                  'application/json; charset=utf-16',
+                ),
               }),
             },
             { weight: 1, arbitrary: fc.constant({ kind: 'badUtf8' as const }) },
@@ -181,7 +240,11 @@ for (const backend of e2eBackends()) {
         // node:http rather than fetch: a hostile client sends bodies with GET and paths no URL parser would normalise.
         const outgoing = httpRequest(
           `${service.url}${path}${search ? `?${search}` : ''}`,
-          { method: request.route.method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) }, timeout: 15_000 },
+          {
+            method: request.route.method,
+            headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+            timeout: 15_000,
+          },
           (response) => {
             // Event streams stay open by design: the status line is the answer.
             if ((response.headers['content-type'] ?? '').startsWith('text/event-stream')) {
@@ -236,7 +299,9 @@ for (const backend of e2eBackends()) {
       expect((await service.request('GET', '/health')).status).toBe(200);
       const still = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'cli', chatType: 'dm', chatId: 'after-the-storm' } } });
       expect(still.status).toBe(201);
-      console.info(`hostile input (${backend}): ${RUNS} requests over ${hitRoutes.size} routes; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
+      console.info(
+        `hostile input (${backend}): ${RUNS} requests over ${hitRoutes.size} routes; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,
+      );
     });
 
     /** A fresh conversation and its session, so that each case below starts from a state it knows. */
@@ -253,14 +318,23 @@ for (const backend of e2eBackends()) {
       const cases = [
         await sendRaw(`${service.url}/v1/sessions/${sessionId}/turns`, 'POST', { body: turn, headers: { 'content-type': 'text/plain' } }),
         await sendRaw(`${service.url}/v1/sessions/${sessionId}/turns`, 'POST', { body: turn }),
-        await sendRaw(`${service.url}/v1/sessions/${sessionId}/memory/m`, 'PUT', { body: '{"value":1}', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
-        await sendRaw(`${service.url}/v1/conversations/${key}/queue`, 'POST', { body: '{"message":{"text":"x"}}', headers: { 'content-type': 'application/jsonx' } }),
+        await sendRaw(`${service.url}/v1/sessions/${sessionId}/memory/m`, 'PUT', {
+          body: '{"value":1}',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        }),
+        await sendRaw(`${service.url}/v1/conversations/${key}/queue`, 'POST', {
+          body: '{"message":{"text":"x"}}',
+          headers: { 'content-type': 'application/jsonx' },
+        }),
       ];
       expect(cases.map((answer) => [answer.status, answer.body?.error?.code])).toEqual(Array(4).fill([415, 'UNSUPPORTED_MEDIA_TYPE']));
       expect(cases[1]!.body.error.message).toMatch(/no Content-Type was given/);
       expect(await service.lastPosition()).toBe(before);
       // JSON with its media-type parameters is JSON; no body at all needs no content type.
-      const json = await sendRaw(`${service.url}/v1/sessions/${sessionId}/turns`, 'POST', { body: turn, headers: { 'content-type': 'Application/JSON; charset=utf-8' } });
+      const json = await sendRaw(`${service.url}/v1/sessions/${sessionId}/turns`, 'POST', {
+        body: turn,
+        headers: { 'content-type': 'Application/JSON; charset=utf-8' },
+      });
       expect(json.status).toBe(201);
       const bodiless = await sendRaw(`${service.url}/v1/sessions/${sessionId}/checkpoints`, 'POST');
       expect(bodiless.status).toBe(201);
@@ -330,9 +404,15 @@ for (const backend of e2eBackends()) {
       }
       expect(await service.lastPosition()).toBe(before);
       // The limit counts the body's own levels: {"value": …} leaves 63 for the value.
-      const atLimit = await service.request('PUT', `/v1/sessions/${sessionId}/memory/m`, { rawBody: `{"value":${deeplyNested(63, 'array')}}`, headers: { 'content-type': 'application/json' } });
+      const atLimit = await service.request('PUT', `/v1/sessions/${sessionId}/memory/m`, {
+        rawBody: `{"value":${deeplyNested(63, 'array')}}`,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(atLimit.status).toBe(200);
-      const past = await service.request('PUT', `/v1/sessions/${sessionId}/memory/m`, { rawBody: `{"value":${deeplyNested(64, 'array')}}`, headers: { 'content-type': 'application/json' } });
+      const past = await service.request('PUT', `/v1/sessions/${sessionId}/memory/m`, {
+        rawBody: `{"value":${deeplyNested(64, 'array')}}`,
+        headers: { 'content-type': 'application/json' },
+      });
       expect([past.status, past.body.error.code]).toEqual([400, 'JSON_TOO_DEEP']);
       const read = await service.request('GET', `/v1/sessions/${sessionId}/memory`);
       expect(JSON.stringify(read.body.entries[0].value)).toBe(deeplyNested(63, 'array'));
@@ -350,7 +430,10 @@ for (const backend of e2eBackends()) {
       expect(keysOf(written.body.value)).toEqual(['__proto__', 'constructor', 'plain']);
       expect(written.body.value['__proto__']).toEqual({ isAdmin: true });
       expect(keysOf(written.body.metadata)).toEqual(['__proto__']);
-      const turn = await service.request('POST', `/v1/sessions/${sessionId}/turns`, { rawBody: `{"messages":[{"role":"user","content":${value}}]}`, headers: { 'content-type': 'application/json' } });
+      const turn = await service.request('POST', `/v1/sessions/${sessionId}/turns`, {
+        rawBody: `{"messages":[{"role":"user","content":${value}}]}`,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(turn.status).toBe(201);
       // From the state held in memory, from a replay of the stored events, and from the transcript.
       const memory = await service.request('GET', `/v1/sessions/${sessionId}/memory`);
@@ -369,23 +452,38 @@ for (const backend of e2eBackends()) {
 
     it('bounds usage per field of a turn (400 TURN_USAGE_TOO_LARGE) and per session (409 SESSION_USAGE_FULL), writing nothing refused', async () => {
       const { sessionId } = await freshSession('usage-bounds');
-      const turn = (usage: Record<string, number | null>) => service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: 'x' }], usage } });
+      const turn = (usage: Record<string, number | null>) =>
+        service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: 'x' }], usage } });
       const before = await service.lastPosition();
       for (const field of ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'lastPromptTokens']) {
         for (const value of [TURN_TOKENS + 1, Number.MAX_SAFE_INTEGER]) {
           const refused = await turn({ [field]: value });
-          expect([refused.status, refused.body.error.code, refused.body.error.details], field).toEqual([400, 'TURN_USAGE_TOO_LARGE', { field, value, limit: TURN_TOKENS }]);
+          expect([refused.status, refused.body.error.code, refused.body.error.details], field).toEqual([
+            400,
+            'TURN_USAGE_TOO_LARGE',
+            { field, value, limit: TURN_TOKENS },
+          ]);
         }
       }
       expect(await service.lastPosition()).toBe(before);
-      const full = { inputTokens: TURN_TOKENS, outputTokens: TURN_TOKENS, cacheReadTokens: TURN_TOKENS, cacheWriteTokens: TURN_TOKENS, lastPromptTokens: TURN_TOKENS };
+      const full = {
+        inputTokens: TURN_TOKENS,
+        outputTokens: TURN_TOKENS,
+        cacheReadTokens: TURN_TOKENS,
+        cacheWriteTokens: TURN_TOKENS,
+        lastPromptTokens: TURN_TOKENS,
+      };
       expect((await turn(full)).status).toBe(201);
       expect((await turn(full)).status).toBe(201);
       const atLimit = await turn({ inputTokens: TURN_TOKENS, outputTokens: SESSION_TOKENS - 9 * TURN_TOKENS });
       expect([atLimit.status, atLimit.body.counters?.totalTokens]).toEqual([201, SESSION_TOKENS]);
       const filled = await service.lastPosition();
       const past = await turn({ outputTokens: 1 });
-      expect([past.status, past.body.error.code, past.body.error.details]).toEqual([409, 'SESSION_USAGE_FULL', { sessionId, totalTokens: SESSION_TOKENS, adding: 1, limit: SESSION_TOKENS }]);
+      expect([past.status, past.body.error.code, past.body.error.details]).toEqual([
+        409,
+        'SESSION_USAGE_FULL',
+        { sessionId, totalTokens: SESSION_TOKENS, adding: 1, limit: SESSION_TOKENS },
+      ]);
       expect(await service.lastPosition()).toBe(filled);
       // A turn that adds no tokens still goes in: the bound is on usage, not on the conversation.
       expect((await turn({})).status).toBe(201);
@@ -396,7 +494,14 @@ for (const backend of e2eBackends()) {
       const turnBody = fc.record({
         messages: fc.array(fc.record({ role: fc.constantFrom('user', 'assistant', 'tool'), content: hostileJson }), { minLength: 1, maxLength: 3 }),
         usage: fc.record(
-          { inputTokens: tokens, outputTokens: tokens, cacheReadTokens: tokens, cacheWriteTokens: tokens, lastPromptTokens: fc.option(tokens), costUsd: fc.constantFrom(0, 0.000001, 1e9, 123.456789) },
+          {
+            inputTokens: tokens,
+            outputTokens: tokens,
+            cacheReadTokens: tokens,
+            cacheWriteTokens: tokens,
+            lastPromptTokens: fc.option(tokens),
+            costUsd: fc.constantFrom(0, 0.000001, 1e9, 123.456789),
+          },
           { requiredKeys: [] },
         ),
         status: fc.constantFrom('completed', 'failed', 'interrupted'),
@@ -416,7 +521,8 @@ for (const backend of e2eBackends()) {
               accepted += 1;
               lastWrite = answer.body.position;
               // Every counter the fold reaches stays a safe integer.
-              for (const value of Object.values(answer.body.counters as Record<string, number>)) expect(Number.isSafeInteger(Math.round(value)), where).toBe(true);
+              for (const value of Object.values(answer.body.counters as Record<string, number>))
+                expect(Number.isSafeInteger(Math.round(value)), where).toBe(true);
             }
           }
           // The index shows the counters the session folded (this app waits only 100 ms per read: ask again).
@@ -439,34 +545,53 @@ for (const backend of e2eBackends()) {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       for (const projection of projections) {
-        expect([projection.name, projection.position >= lastWrite, projection.state === 'failed', projection.lastError]).toEqual([projection.name, true, false, null]);
+        expect([projection.name, projection.position >= lastWrite, projection.state === 'failed', projection.lastError]).toEqual([
+          projection.name,
+          true,
+          false,
+          null,
+        ]);
       }
       expect((await service.request('GET', '/ready')).status).toBe(200);
     });
 
-    it('parks a stream the sessions index cannot apply: its reads answer 503 PROJECTION_STREAM_PARKED, every other read goes on', { timeout: 120_000 }, async () => {
-      const poisoned = await freshSession('parked');
-      const bystander = await freshSession('bystander');
-      // An event no API request can write any more (a turn without usage), as an older log may hold.
-      await service.infrastructure.eventStore.append(sessionStreamName(poisoned.sessionId), [{ type: 'TurnRecorded', data: { turnIndex: 1, status: 'completed', messages: [], at: new Date().toISOString() } }], 'any');
-      const turn = await service.request('POST', `/v1/sessions/${bystander.sessionId}/turns`, { body: { messages: [{ role: 'user', content: 'still here' }] } });
-      expect(turn.status).toBe(201);
-      let record = await service.request('GET', `/v1/sessions/${bystander.sessionId}/record?minPosition=${turn.body.position}`);
-      for (let attempt = 0; record.status === 503 && attempt < 300; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        record = await service.request('GET', `/v1/sessions/${bystander.sessionId}/record?minPosition=${turn.body.position}`);
-      }
-      expect([record.status, record.body.turnCount]).toEqual([200, 1]);
-      for (const path of [`/v1/sessions/${poisoned.sessionId}/record`, `/v1/sessions/by-key/${poisoned.key}`]) {
-        const parked = await service.request('GET', path);
-        expect([parked.status, parked.body.error.code, parked.body.error.details.streams[0].streamName], path).toEqual([503, 'PROJECTION_STREAM_PARKED', sessionStreamName(poisoned.sessionId)]);
-      }
-      const { projections } = (await service.request('GET', '/v1/admin/projections')).body;
-      const index = projections.find((projection: { name: string }) => projection.name === 'sessions-index');
-      expect(index).toMatchObject({ lastError: null, parkedStreams: [{ streamName: sessionStreamName(poisoned.sessionId), skippedEvents: 1 }] });
-      expect(index.state).not.toBe('failed');
-      expect((await service.request('GET', '/ready')).status).toBe(200);
-    });
+    it(
+      'parks a stream the sessions index cannot apply: its reads answer 503 PROJECTION_STREAM_PARKED, every other read goes on',
+      { timeout: 120_000 },
+      async () => {
+        const poisoned = await freshSession('parked');
+        const bystander = await freshSession('bystander');
+        // An event no API request can write any more (a turn without usage), as an older log may hold.
+        await service.infrastructure.eventStore.append(
+          sessionStreamName(poisoned.sessionId),
+          [{ type: 'TurnRecorded', data: { turnIndex: 1, status: 'completed', messages: [], at: new Date().toISOString() } }],
+          'any',
+        );
+        const turn = await service.request('POST', `/v1/sessions/${bystander.sessionId}/turns`, {
+          body: { messages: [{ role: 'user', content: 'still here' }] },
+        });
+        expect(turn.status).toBe(201);
+        let record = await service.request('GET', `/v1/sessions/${bystander.sessionId}/record?minPosition=${turn.body.position}`);
+        for (let attempt = 0; record.status === 503 && attempt < 300; attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          record = await service.request('GET', `/v1/sessions/${bystander.sessionId}/record?minPosition=${turn.body.position}`);
+        }
+        expect([record.status, record.body.turnCount]).toEqual([200, 1]);
+        for (const path of [`/v1/sessions/${poisoned.sessionId}/record`, `/v1/sessions/by-key/${poisoned.key}`]) {
+          const parked = await service.request('GET', path);
+          expect([parked.status, parked.body.error.code, parked.body.error.details.streams[0].streamName], path).toEqual([
+            503,
+            'PROJECTION_STREAM_PARKED',
+            sessionStreamName(poisoned.sessionId),
+          ]);
+        }
+        const { projections } = (await service.request('GET', '/v1/admin/projections')).body;
+        const index = projections.find((projection: { name: string }) => projection.name === 'sessions-index');
+        expect(index).toMatchObject({ lastError: null, parkedStreams: [{ streamName: sessionStreamName(poisoned.sessionId), skippedEvents: 1 }] });
+        expect(index.state).not.toBe('failed');
+        expect((await service.request('GET', '/ready')).status).toBe(200);
+      },
+    );
 
     it('refuses dates that are not on the calendar with 400 in every date input', async () => {
       const before = await service.lastPosition();

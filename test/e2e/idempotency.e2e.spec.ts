@@ -23,7 +23,10 @@ async function turnTexts(service: TestApp, sessionId: string, headers: Record<st
 function sendAndAbort(url: string, path: string, body: unknown, headers: Record<string, string>): Promise<void> {
   return new Promise((resolve) => {
     const text = JSON.stringify(body);
-    const request = httpRequest(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers } });
+    const request = httpRequest(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers },
+    });
     request.on('error', () => resolve());
     request.end(text, () => {
       request.destroy();
@@ -41,7 +44,9 @@ for (const backend of e2eBackends()) {
 
     beforeAll(async () => {
       service = await startTestApp(backend);
-      const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'cli', chatType: 'dm', chatId: `idem-${randomUUID()}` } } });
+      const resolved = await service.request('POST', '/v1/sessions/resolve', {
+        body: { source: { platform: 'cli', chatType: 'dm', chatId: `idem-${randomUUID()}` } },
+      });
       sessionId = resolved.body.sessionId;
     });
     afterAll(async () => {
@@ -195,13 +200,17 @@ if (process.env.TEST_DATABASE_URL) {
     });
 
     it('duplicates spread over both instances write once; every answer is the first one', async () => {
-      const resolved = await one.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'cli', chatType: 'dm', chatId: `two-${randomUUID()}` } } });
+      const resolved = await one.request('POST', '/v1/sessions/resolve', {
+        body: { source: { platform: 'cli', chatType: 'dm', chatId: `two-${randomUUID()}` } },
+      });
       const sessionId = resolved.body.sessionId as string;
       for (let round = 0; round < 3; round++) {
         const key = randomUUID();
         const text = `both instances ${round}`;
         const answers = await Promise.all(
-          Array.from({ length: 10 }, (_, index) => (index % 2 === 0 ? one : two).request('POST', `/v1/sessions/${sessionId}/turns`, { body: turn(text), headers: { 'idempotency-key': key } })),
+          Array.from({ length: 10 }, (_, index) =>
+            (index % 2 === 0 ? one : two).request('POST', `/v1/sessions/${sessionId}/turns`, { body: turn(text), headers: { 'idempotency-key': key } }),
+          ),
         );
         for (const answer of answers) {
           // A duplicate on the other instance waits for the first by polling; one that outwaits it may be told to retry.

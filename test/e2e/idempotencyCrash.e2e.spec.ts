@@ -16,7 +16,9 @@ async function post(url: string, body: unknown, key: string): Promise<{ status: 
 }
 
 async function turnCount(baseUrl: string, sessionId: string, text: string): Promise<number> {
-  const answer = (await (await fetch(`${baseUrl}/v1/sessions/${sessionId}/events?limit=1000`)).json()) as { events: Array<{ type: string; data: { messages?: Array<{ content: string }> } }> };
+  const answer = (await (await fetch(`${baseUrl}/v1/sessions/${sessionId}/events?limit=1000`)).json()) as {
+    events: Array<{ type: string; data: { messages?: Array<{ content: string }> } }>;
+  };
   return answer.events.filter((event) => event.type === 'TurnRecorded' && event.data.messages?.some((message) => message.content === text)).length;
 }
 
@@ -32,7 +34,13 @@ for (const backend of e2eBackends()) {
     it('replays an answer recorded before the kill after the restart', { timeout: 600_000 }, async () => {
       service = new ServiceProcess(await freePort(), storage.env);
       await service.start(180_000);
-      const resolved = await (await fetch(`${service.url}/v1/sessions/resolve`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ source: { platform: 'cli', chatType: 'dm', chatId: 'kill-after' } }) })).json();
+      const resolved = await (
+        await fetch(`${service.url}/v1/sessions/resolve`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ source: { platform: 'cli', chatType: 'dm', chatId: 'kill-after' } }),
+        })
+      ).json();
       const sessionId = (resolved as { sessionId: string }).sessionId;
       const key = randomUUID();
       const first = await post(`${service.url}/v1/sessions/${sessionId}/turns`, turn('answered, then killed'), key);
@@ -63,8 +71,12 @@ for (const backend of e2eBackends()) {
       try {
         // Recording the answer (an UPDATE of the key's row) waits for the lock; the claim (an INSERT) and the append do not.
         await database.query(`SELECT pg_advisory_lock(${lock})`);
-        await database.query(`CREATE OR REPLACE FUNCTION "${readSchema}".hold_answers() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_xact_lock_shared(${lock}); RETURN NEW; END $$`);
-        await database.query(`CREATE TRIGGER hold_answers BEFORE UPDATE ON "${readSchema}".idempotency_keys FOR EACH ROW EXECUTE FUNCTION "${readSchema}".hold_answers()`);
+        await database.query(
+          `CREATE OR REPLACE FUNCTION "${readSchema}".hold_answers() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_xact_lock_shared(${lock}); RETURN NEW; END $$`,
+        );
+        await database.query(
+          `CREATE TRIGGER hold_answers BEFORE UPDATE ON "${readSchema}".idempotency_keys FOR EACH ROW EXECUTE FUNCTION "${readSchema}".hold_answers()`,
+        );
         const lost = send(service!.url).catch(() => 'lost' as const);
         let rows: Array<Record<string, string>> = [];
         await waitUntil(
@@ -92,7 +104,13 @@ for (const backend of e2eBackends()) {
       await service?.kill();
       service = new ServiceProcess(await freePort(), storage.env);
       await service.start(180_000);
-      const resolved = (await (await fetch(`${service.url}/v1/sessions/resolve`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ source: { platform: 'cli', chatType: 'dm', chatId: 'kill-between' } }) })).json()) as { sessionId: string };
+      const resolved = (await (
+        await fetch(`${service.url}/v1/sessions/resolve`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ source: { platform: 'cli', chatType: 'dm', chatId: 'kill-between' } }),
+        })
+      ).json()) as { sessionId: string };
       const key = randomUUID();
       const text = 'written, never answered';
       const { written, log } = await killedBetweenAppendAndAnswer((url) => post(`${url}/v1/sessions/${resolved.sessionId}/turns`, turn(text), key), {

@@ -148,7 +148,15 @@ for (const backend of e2eBackends()) {
       expect(read.body).toMatchObject({ id: created.id, recentFires: [], revision: 0 });
 
       const paused = await createJob({ id: 'paused-one', skill: 'noop', schedule: 'every 2h', enabled: false });
-      expect(paused).toMatchObject({ id: 'paused-one', name: 'paused-one', enabled: false, state: 'paused', nextRunAt: null, schedule: 'every 2h', scheduleKind: 'interval' });
+      expect(paused).toMatchObject({
+        id: 'paused-one',
+        name: 'paused-one',
+        enabled: false,
+        state: 'paused',
+        nextRunAt: null,
+        schedule: 'every 2h',
+        scheduleKind: 'interval',
+      });
 
       const listed = await call('GET', `/v1/jobs?minPosition=${paused.position}`);
       expect(listed.status).toBe(200);
@@ -213,13 +221,23 @@ for (const backend of e2eBackends()) {
       const again = await call('POST', '/v1/jobs/import', seedJobsJson);
       expect(again.body).toMatchObject({ created: [], existing: ['daily-news-summary', 'weekly-code-review', 'health-check'] });
 
-      const broken = await call('POST', '/v1/jobs/import', { jobs: [{ id: 'fine-one', schedule: '0 8 * * *', skill: 'x' }, { id: 'bad-one', schedule: 'often', skill: 'x' }] });
+      const broken = await call('POST', '/v1/jobs/import', {
+        jobs: [
+          { id: 'fine-one', schedule: '0 8 * * *', skill: 'x' },
+          { id: 'bad-one', schedule: 'often', skill: 'x' },
+        ],
+      });
       expect(broken.status).toBe(400);
       expect((await call('GET', '/v1/jobs/fine-one')).status).toBe(404);
       const missingSchedule = await call('POST', '/v1/jobs/import', { jobs: [{ id: 'no-schedule', skill: 'x' }] });
       expect(missingSchedule.status).toBe(400);
       expect(missingSchedule.body.error.details[0].path).toBe('jobs.0.schedule');
-      const twice = await call('POST', '/v1/jobs/import', { jobs: [{ id: 'dup', schedule: '0 8 * * *', skill: 'x' }, { id: 'dup', schedule: '0 9 * * *', skill: 'x' }] });
+      const twice = await call('POST', '/v1/jobs/import', {
+        jobs: [
+          { id: 'dup', schedule: '0 8 * * *', skill: 'x' },
+          { id: 'dup', schedule: '0 9 * * *', skill: 'x' },
+        ],
+      });
       expect(twice.body.error.code).toBe('DUPLICATE_JOB_ID');
     });
 
@@ -229,7 +247,13 @@ for (const backend of e2eBackends()) {
       const responses = await Promise.all(Array.from({ length: 20 }, () => call('POST', `/v1/jobs/${job.id}/fire`, { slot: '2026-01-05T09:00:00Z' })));
       const winners = responses.filter((response) => response.status === 200);
       expect(winners).toHaveLength(1);
-      expect(winners[0]!.body).toMatchObject({ jobId: job.id, fireId: 'fire_20260105T090000Z', slot: '2026-01-05T09:00:00.000Z', nextRunAt: '2026-01-06T09:00:00.000Z', completed: false });
+      expect(winners[0]!.body).toMatchObject({
+        jobId: job.id,
+        fireId: 'fire_20260105T090000Z',
+        slot: '2026-01-05T09:00:00.000Z',
+        nextRunAt: '2026-01-06T09:00:00.000Z',
+        completed: false,
+      });
       const losers = responses.filter((response) => response.status !== 200);
       expect(losers).toHaveLength(19);
       expect(losers.every((response) => response.status === 409 && response.body.error.code === 'ALREADY_FIRED')).toBe(true);
@@ -265,7 +289,10 @@ for (const backend of e2eBackends()) {
       await ticker.tick();
       expect(await firedSlots(recurring.id)).toHaveLength(1);
       clock.set(new Date('2026-01-05T09:55:00.000Z'));
-      await eventually(() => ticker.tick().then(() => firedSlots(oneShot.id)), (slots) => slots.length === 1);
+      await eventually(
+        () => ticker.tick().then(() => firedSlots(oneShot.id)),
+        (slots) => slots.length === 1,
+      );
       expect(await firedSlots(oneShot.id)).toEqual(['2026-01-05T09:55:00.000Z']);
       const done = await call('GET', `/v1/jobs/${oneShot.id}`);
       expect(done.body).toMatchObject({ state: 'completed', enabled: false, nextRunAt: null, lastRunAt: '2026-01-05T09:55:00.000Z', repeat: { completed: 1 } });
@@ -313,7 +340,11 @@ for (const backend of e2eBackends()) {
       expect(fire.body.slot).toBe('2026-01-05T11:00:00.000Z');
       const report = await call('POST', `/v1/jobs/${job.id}/runs/${fire.body.fireId}`, { status: 'error', error: 'model timed out' });
       expect(report.status, report.text).toBe(200);
-      expect(report.body).toMatchObject({ changed: true, fire: { fireId: fire.body.fireId, status: 'error', error: 'model timed out' }, job: { lastStatus: 'error', lastError: 'model timed out' } });
+      expect(report.body).toMatchObject({
+        changed: true,
+        fire: { fireId: fire.body.fireId, status: 'error', error: 'model timed out' },
+        job: { lastStatus: 'error', lastError: 'model timed out' },
+      });
       const repeated = await call('POST', `/v1/jobs/${job.id}/runs/${fire.body.fireId}`, { status: 'error', error: 'model timed out' });
       expect(repeated.body.changed).toBe(false);
       const contradicting = await call('POST', `/v1/jobs/${job.id}/runs/${fire.body.fireId}`, { status: 'ok' });
@@ -336,13 +367,29 @@ for (const backend of e2eBackends()) {
         positions.push(fire.body.position);
       }
       const ours = (event: { event?: string; data: string }) => event.event === 'job.fired' && JSON.parse(event.data).jobId === job.id;
-      const resumed = await readServerSentEvents(`${service.url}/v1/jobs/fires/stream`, { headers: { ...auth, 'Last-Event-ID': String(positions[0]) }, count: 2, timeoutMs: 5_000, keep: ours });
+      const resumed = await readServerSentEvents(`${service.url}/v1/jobs/fires/stream`, {
+        headers: { ...auth, 'Last-Event-ID': String(positions[0]) },
+        count: 2,
+        timeoutMs: 5_000,
+        keep: ours,
+      });
       expect(resumed.status).toBe(200);
       expect(resumed.contentType).toMatch(/^text\/event-stream/);
       expect(resumed.events.map((event) => Number(event.id))).toEqual(positions.slice(1));
-      expect(JSON.parse(resumed.events[0]!.data)).toMatchObject({ jobId: job.id, fireId: 'fire_20260105T120200Z', slot: '2026-01-05T12:02:00.000Z', task: { skill: 'streamed' }, position: positions[1] });
+      expect(JSON.parse(resumed.events[0]!.data)).toMatchObject({
+        jobId: job.id,
+        fireId: 'fire_20260105T120200Z',
+        slot: '2026-01-05T12:02:00.000Z',
+        task: { skill: 'streamed' },
+        position: positions[1],
+      });
 
-      const fromQuery = await readServerSentEvents(`${service.url}/v1/jobs/fires/stream?from=${positions[1]}`, { headers: auth, count: 1, timeoutMs: 5_000, keep: ours });
+      const fromQuery = await readServerSentEvents(`${service.url}/v1/jobs/fires/stream?from=${positions[1]}`, {
+        headers: auth,
+        count: 1,
+        timeoutMs: 5_000,
+        keep: ours,
+      });
       expect(fromQuery.events.map((event) => Number(event.id))).toEqual([positions[2]]);
 
       // A live fire reaches a stream that started at the head.
@@ -354,11 +401,20 @@ for (const backend of e2eBackends()) {
 
       const anonymous = await readServerSentEvents(`${service.url}/v1/jobs/fires/stream`, { count: 1, timeoutMs: 2_000 });
       expect(anonymous.status).toBe(401);
-      const badId = await readServerSentEvents(`${service.url}/v1/jobs/fires/stream`, { headers: { ...auth, 'Last-Event-ID': 'yesterday' }, count: 1, timeoutMs: 2_000 });
+      const badId = await readServerSentEvents(`${service.url}/v1/jobs/fires/stream`, {
+        headers: { ...auth, 'Last-Event-ID': 'yesterday' },
+        count: 1,
+        timeoutMs: 2_000,
+      });
       expect(badId.status).toBe(400);
       // Every client above has hung up: their subscriptions are stopped.
       const streams = service.app.get(JobFiresStreamController);
-      expect(await eventually(async () => streams.openStreams, (open) => open === 0)).toBe(0);
+      expect(
+        await eventually(
+          async () => streams.openStreams,
+          (open) => open === 0,
+        ),
+      ).toBe(0);
     });
 
     it('delivers fires to the webhook with an HMAC signature, retrying a failed delivery', async () => {
@@ -369,13 +425,22 @@ for (const backend of e2eBackends()) {
       const fire = await call('POST', `/v1/jobs/${job.id}/fire`, { slot: '2026-01-05T13:00:00Z' });
       expect(fire.status).toBe(200);
       const ours = () => receiver.received.filter((delivery) => JSON.parse(delivery.body).jobId === job.id);
-      const deliveries = await eventually(async () => ours(), (list) => list.some((delivery) => delivery.answered === 204));
+      const deliveries = await eventually(
+        async () => ours(),
+        (list) => list.some((delivery) => delivery.answered === 204),
+      );
       expect(deliveries.map((delivery) => delivery.answered)).toEqual([500, 204]);
       for (const delivery of deliveries) {
         expect(delivery.headers['x-ledger-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(delivery.body).digest('hex')}`);
         expect(delivery.headers['x-ledger-event']).toBe('job.fired');
         expect(delivery.headers['x-ledger-delivery']).toBe(String(fire.body.position));
-        expect(JSON.parse(delivery.body)).toMatchObject({ type: 'job.fired', jobId: job.id, fireId: fire.body.fireId, slot: '2026-01-05T13:00:00.000Z', task: { skill: 'hooked' } });
+        expect(JSON.parse(delivery.body)).toMatchObject({
+          type: 'job.fired',
+          jobId: job.id,
+          fireId: fire.body.fireId,
+          slot: '2026-01-05T13:00:00.000Z',
+          task: { skill: 'hooked' },
+        });
       }
     });
     it('rebuilds the jobs read model from position 0 to the same rows', async () => {

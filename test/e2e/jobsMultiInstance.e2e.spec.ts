@@ -8,7 +8,9 @@ import { startTestApp, type TestApp } from '../support/testApp.js';
 
 /** Fires one slot `count` times, spread round-robin over the instances, all at once. */
 async function fireConcurrently(instances: TestApp[], jobId: string, slot: string, count: number) {
-  return Promise.all(Array.from({ length: count }, (_, index) => instances[index % instances.length]!.request('POST', `/v1/jobs/${jobId}/fire`, { body: { slot } })));
+  return Promise.all(
+    Array.from({ length: count }, (_, index) => instances[index % instances.length]!.request('POST', `/v1/jobs/${jobId}/fire`, { body: { slot } })),
+  );
 }
 
 async function firedSlots(service: TestApp, jobId: string): Promise<string[]> {

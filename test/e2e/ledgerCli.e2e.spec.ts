@@ -31,7 +31,11 @@ for (const backend of e2eBackends()) {
       try {
         const post = (path: string, body: object = {}) => service.request('POST', path, { body });
         const { sessionId, sessionKey } = (await post('/v1/sessions/resolve', { source: { platform: 'cli', chatType: 'dm', chatId: 'audit' } })).body;
-        const turn = (text: string) => post(`/v1/sessions/${sessionId}/turns`, { messages: [{ role: 'user', content: [{ type: 'text', text }] }], usage: { inputTokens: 7, costUsd: 0.001 } });
+        const turn = (text: string) =>
+          post(`/v1/sessions/${sessionId}/turns`, {
+            messages: [{ role: 'user', content: [{ type: 'text', text }] }],
+            usage: { inputTokens: 7, costUsd: 0.001 },
+          });
         const first = await turn('one');
         await service.request('PUT', `/v1/sessions/${sessionId}/memory/goal`, { body: { value: { what: 'audit', why: 'because' } } });
         await turn('two');

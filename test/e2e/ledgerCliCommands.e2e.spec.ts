@@ -12,9 +12,15 @@ import { e2eBackends } from '../support/testApp.js';
 const enc = encodeURIComponent;
 
 /** `session-ledger serve`, waited on until /health answers. */
-async function serveViaCli(env: Record<string, string>, spawned: (child: ChildProcess) => void = () => {}): Promise<{ url: string; child: ChildProcess; output: () => string }> {
+async function serveViaCli(
+  env: Record<string, string>,
+  spawned: (child: ChildProcess) => void = () => {},
+): Promise<{ url: string; child: ChildProcess; output: () => string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [cliEntry, 'serve'], { env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cliEntry, 'serve'], {
+    env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   spawned(child);
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -24,7 +30,13 @@ async function serveViaCli(env: Record<string, string>, spawned: (child: ChildPr
   const deadline = Date.now() + 240_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`serve exited with ${child.exitCode}:\n${output}`);
-    if (await fetch(`${url}/health`).then((response) => response.ok, () => false)) return { url, child, output: () => output };
+    if (
+      await fetch(`${url}/health`).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      return { url, child, output: () => output };
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`serve did not start:\n${output}`);
@@ -49,7 +61,9 @@ for (const backend of e2eBackends()) {
     let suspendedAt: number;
     let exportedByService: unknown;
     const post = async (path: string, body: object) =>
-      (await fetch(`${served.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json() as Promise<any>;
+      (
+        await fetch(`${served.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+      ).json() as Promise<any>;
 
     beforeAll(async () => {
       storage = processStorage(backend, 'clicmd');
@@ -78,41 +92,44 @@ for (const backend of e2eBackends()) {
       const marked = await post(`/v1/conversations/${enc('agent:main:cli:dm:someone-else')}/resume-pending`, { reason: 'restart_timeout' });
       const followed = await follower;
       expect(followed.code, followed.stderr).toBe(0);
-      expect(jsonLines(followed.stdout)).toMatchObject([{ type: 'ResumeMarked', position: marked.position, streamName: 'conversation-agent:main:cli:dm:someone-else' }]);
+      expect(jsonLines(followed.stdout)).toMatchObject([
+        { type: 'ResumeMarked', position: marked.position, streamName: 'conversation-agent:main:cli:dm:someone-else' },
+      ]);
       exportedByService = await (await fetch(`${served.url}/v1/export/sessions.json?minPosition=${marked.position}`)).json();
     });
 
     // The data-folder lock exists only for the embedded store.
-    if (backend === 'pglite') it('refuses at once to open the data folder the service holds, naming the folder and the process', async () => {
-      const began = performance.now();
-      const list = await runLedgerCli(storage.env, ['projections', 'list']);
-      const refusedInMs = Math.round(performance.now() - began);
-      expect(list.code, list.stderr).toBe(4);
-      expect(list.stdout).toBe('');
-      expect(list.stderr).toContain(`the data folder ${storage.dataDir} is in use by process ${served.child.pid}`);
-      const writing = await runLedgerCli(storage.env, ['projections', 'rebuild', 'sessions-index']);
-      expect(writing.code, writing.stderr).toBe(4);
-      expect(writing.stderr).not.toContain('rebuild sessions-index:');
+    if (backend === 'pglite')
+      it('refuses at once to open the data folder the service holds, naming the folder and the process', async () => {
+        const began = performance.now();
+        const list = await runLedgerCli(storage.env, ['projections', 'list']);
+        const refusedInMs = Math.round(performance.now() - began);
+        expect(list.code, list.stderr).toBe(4);
+        expect(list.stdout).toBe('');
+        expect(list.stderr).toContain(`the data folder ${storage.dataDir} is in use by process ${served.child.pid}`);
+        const writing = await runLedgerCli(storage.env, ['projections', 'rebuild', 'sessions-index']);
+        expect(writing.code, writing.stderr).toBe(4);
+        expect(writing.stderr).not.toContain('rebuild sessions-index:');
 
-      // A second service on the same folder (another port) stops before it opens anything.
-      const second = spawn(process.execPath, [cliEntry, 'serve'], {
-        env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(await freePort()), LOG_LEVEL: 'warn', ...storage.env },
-        stdio: ['ignore', 'pipe', 'pipe'],
+        // A second service on the same folder (another port) stops before it opens anything.
+        const second = spawn(process.execPath, [cliEntry, 'serve'], {
+          env: { PATH: process.env.PATH, HOST: '127.0.0.1', PORT: String(await freePort()), LOG_LEVEL: 'warn', ...storage.env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let secondOutput = '';
+        second.stderr!.on('data', (chunk) => (secondOutput += chunk));
+        const exited = once(second, 'exit');
+        // Should this test time out, the second service must not outlive it and take the folder over.
+        onTestFinished(() => {
+          if (second.exitCode === null && second.signalCode === null) second.kill('SIGKILL');
+        });
+        const [code] = (await exited) as [number | null];
+        expect(code, secondOutput).toBe(4);
+        expect(secondOutput).toContain(`is in use by process ${served.child.pid}`);
+        // The holder is undisturbed.
+        expect((await fetch(`${served.url}/health`)).status).toBe(200);
+        console.log(`CLI refused a held data folder in ${refusedInMs} ms (process start included)`);
       });
-      let secondOutput = '';
-      second.stderr!.on('data', (chunk) => (secondOutput += chunk));
-      const exited = once(second, 'exit');
-      // Should this test time out, the second service must not outlive it and take the folder over.
-      onTestFinished(() => {
-        if (second.exitCode === null && second.signalCode === null) second.kill('SIGKILL');
-      });
-      const [code] = (await exited) as [number | null];
-      expect(code, secondOutput).toBe(4);
-      expect(secondOutput).toContain(`is in use by process ${served.child.pid}`);
-      // The holder is undisturbed.
-      expect((await fetch(`${served.url}/health`)).status).toBe(200);
-      console.log(`CLI refused a held data folder in ${refusedInMs} ms (process start included)`);
-    });
 
     it('serve stops cleanly on SIGTERM', async () => {
       expect(await stop(served.child)).toBe(0);
@@ -152,15 +169,16 @@ for (const backend of e2eBackends()) {
     });
 
     // The data-folder lock exists only for the embedded store.
-    if (backend === 'pglite') it('takes over a lock its dead holder left behind, and lets go of it when done', async () => {
-      const lockFile = join(storage.dataDir, 'ledger.lock');
-      const gone = spawn(process.execPath, ['-e', '']);
-      await once(gone, 'exit');
-      await writeFile(lockFile, JSON.stringify({ pid: gone.pid, command: 'session-ledger serve', since: new Date().toISOString() }));
-      const listed = await runLedgerCli(storage.env, ['projections', 'list']);
-      expect(listed.code, listed.stderr).toBe(0);
-      await expect(access(lockFile)).rejects.toThrow();
-    });
+    if (backend === 'pglite')
+      it('takes over a lock its dead holder left behind, and lets go of it when done', async () => {
+        const lockFile = join(storage.dataDir, 'ledger.lock');
+        const gone = spawn(process.execPath, ['-e', '']);
+        await once(gone, 'exit');
+        await writeFile(lockFile, JSON.stringify({ pid: gone.pid, command: 'session-ledger serve', since: new Date().toISOString() }));
+        const listed = await runLedgerCli(storage.env, ['projections', 'list']);
+        expect(listed.code, listed.stderr).toBe(0);
+        await expect(access(lockFile)).rejects.toThrow();
+      });
 
     it("export: the stores' sessions index as the service exports it", async () => {
       const folder = await mkdtemp(join(tmpdir(), 'ledger-export-'));

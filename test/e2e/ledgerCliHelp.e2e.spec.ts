@@ -36,7 +36,9 @@ describe('session-ledger --help', () => {
     const viaNpm = await timed('npm', ['run', '--silent', 'ledger', '--', '--help']);
     expect(viaNpm.code, viaNpm.stderr).toBe(0);
     expect(viaNpm.stdout).toBe(direct.stdout);
-    const load = loadavg().map((figure) => figure.toFixed(2)).join(' ');
+    const load = loadavg()
+      .map((figure) => figure.toFixed(2))
+      .join(' ');
     console.log(`session-ledger --help: ${direct.ms} ms (node bin/session-ledger.js), ${viaNpm.ms} ms (npm run ledger -- --help); load average ${load}`);
   });
 

@@ -28,14 +28,22 @@ for (const backend of e2eBackends()) {
     });
 
     const newSession = async () => {
-      const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'cli', chatType: 'dm', chatId: `limits-${++chat}` } } });
+      const resolved = await service.request('POST', '/v1/sessions/resolve', {
+        body: { source: { platform: 'cli', chatType: 'dm', chatId: `limits-${++chat}` } },
+      });
       expect(resolved.status).toBe(201);
       return resolved.body as { sessionId: string; sessionKey: string };
     };
     const messages = (count: number, content = 'hi') => Array.from({ length: count }, () => ({ role: 'user', content }));
 
     /** Sends a request the service must refuse with `status` and `code`, and checks the log did not move. */
-    const refused = async (status: number, code: string, method: string, path: string, options: { body?: unknown; rawBody?: string; headers?: Record<string, string> }) => {
+    const refused = async (
+      status: number,
+      code: string,
+      method: string,
+      path: string,
+      options: { body?: unknown; rawBody?: string; headers?: Record<string, string> },
+    ) => {
       const before = await service.lastPosition();
       const response = await service.request(method, path, options);
       expect(response.status, response.text).toBe(status);
@@ -47,7 +55,9 @@ for (const backend of e2eBackends()) {
 
     it('body size: 413 PAYLOAD_TOO_LARGE beyond BODY_LIMIT', async () => {
       const { sessionId } = await newSession();
-      await refused(413, 'PAYLOAD_TOO_LARGE', 'POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: 'x'.repeat(20_000) }] } });
+      await refused(413, 'PAYLOAD_TOO_LARGE', 'POST', `/v1/sessions/${sessionId}/turns`, {
+        body: { messages: [{ role: 'user', content: 'x'.repeat(20_000) }] },
+      });
     });
 
     it('messages per turn: 413 TOO_MANY_MESSAGES beyond MAX_MESSAGES_PER_TURN', async () => {
@@ -62,7 +72,9 @@ for (const backend of e2eBackends()) {
       // 150 three-byte characters: 450 bytes of content, under 512 with the JSON around it only as ASCII would be.
       expect((await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: messages(1, '€'.repeat(150)) } })).status).toBe(201);
       const tooBig = '€'.repeat(200);
-      const response = await refused(413, 'MESSAGE_TOO_LARGE', 'POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [...messages(1), { role: 'user', content: tooBig }] } });
+      const response = await refused(413, 'MESSAGE_TOO_LARGE', 'POST', `/v1/sessions/${sessionId}/turns`, {
+        body: { messages: [...messages(1), { role: 'user', content: tooBig }] },
+      });
       expect(response.body.error.details).toMatchObject({ index: 1, limit: 512 });
       await refused(413, 'MESSAGE_TOO_LARGE', 'PUT', `/v1/sessions/${sessionId}/transcript`, { body: { messages: [{ role: 'system', content: tooBig }] } });
       await refused(413, 'MESSAGE_TOO_LARGE', 'POST', `/v1/conversations/${enc(sessionKey)}/queue`, { body: { message: { text: tooBig } } });
@@ -70,7 +82,8 @@ for (const backend of e2eBackends()) {
 
     it('transcript length: 409 TRANSCRIPT_FULL beyond MAX_TRANSCRIPT_MESSAGES, soft-deleted messages included; a reset starts afresh', async () => {
       const { sessionId, sessionKey } = await newSession();
-      for (let turn = 0; turn < 2; turn++) expect((await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: messages(3) } })).status).toBe(201);
+      for (let turn = 0; turn < 2; turn++)
+        expect((await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: messages(3) } })).status).toBe(201);
       const response = await refused(409, 'TRANSCRIPT_FULL', 'POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: messages(1) } });
       expect(response.body.error.details).toMatchObject({ held: 6, adding: 1, limit: 6 });
       expect((await service.request('POST', `/v1/sessions/${sessionId}/rewind`, { body: { turns: 1 } })).status).toBe(200);
@@ -83,7 +96,9 @@ for (const backend of e2eBackends()) {
     it('queue depth: 429 QUEUE_FULL beyond QUEUE_CAP', async () => {
       const { sessionKey } = await newSession();
       for (let index = 0; index < 2; index++) {
-        expect((await service.request('POST', `/v1/conversations/${enc(sessionKey)}/queue`, { body: { message: { text: `m${index}` }, mode: 'queue' } })).status).toBe(202);
+        expect(
+          (await service.request('POST', `/v1/conversations/${enc(sessionKey)}/queue`, { body: { message: { text: `m${index}` }, mode: 'queue' } })).status,
+        ).toBe(202);
       }
       await refused(429, 'QUEUE_FULL', 'POST', `/v1/conversations/${enc(sessionKey)}/queue`, { body: { message: { text: 'one too many' }, mode: 'queue' } });
     });

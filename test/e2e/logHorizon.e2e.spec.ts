@@ -89,8 +89,16 @@ for (const backend of e2eBackends()) {
         expect(ready.body.checks.eventLogHorizon.holder.heldSeconds).toBeGreaterThanOrEqual(1);
 
         const metrics = (await service.request('GET', '/metrics')).text;
-        const line = metrics.split('\n').find((candidate) => candidate.startsWith(`ledger_event_log_horizon_held_seconds{pid="${pid}",database="${database}"}`));
-        expect(line, metrics.split('\n').filter((candidate) => candidate.includes('horizon')).join('\n')).toBeDefined();
+        const line = metrics
+          .split('\n')
+          .find((candidate) => candidate.startsWith(`ledger_event_log_horizon_held_seconds{pid="${pid}",database="${database}"}`));
+        expect(
+          line,
+          metrics
+            .split('\n')
+            .filter((candidate) => candidate.includes('horizon'))
+            .join('\n'),
+        ).toBeDefined();
         expect(Number(line!.split(' ').at(-1))).toBeGreaterThanOrEqual(1);
 
         await bystander.query('COMMIT');

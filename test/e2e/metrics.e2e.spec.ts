@@ -62,7 +62,8 @@ function parseExposition(text: string): Exposition {
     if (Number.isNaN(value) && valueText !== 'NaN') throw new Error(`bad value in ${JSON.stringify(line)}`);
     samples.push({ name, labels, value });
   }
-  const sameLabels = (a: Record<string, string>, b: Record<string, string>) => Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([key, value]) => a[key] === value);
+  const sameLabels = (a: Record<string, string>, b: Record<string, string>) =>
+    Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([key, value]) => a[key] === value);
   return {
     types,
     samples,
@@ -90,7 +91,13 @@ for (const backend of e2eBackends()) {
       return resolved.body as { sessionId: string; sessionKey: string };
     };
     const turn = (sessionId: string) =>
-      call('POST', `/v1/sessions/${sessionId}/turns`, { messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }], usage: { inputTokens: 3, outputTokens: 2 } });
+      call('POST', `/v1/sessions/${sessionId}/turns`, {
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'hello' },
+        ],
+        usage: { inputTokens: 3, outputTokens: 2 },
+      });
 
     beforeAll(async () => {
       // No ticker and no watchdog sweep: nothing but the test appends or loads, so the deltas are exact.
@@ -103,7 +110,16 @@ for (const backend of e2eBackends()) {
     it('every counter family has a sample from the start, so rate() and alerts read 0 instead of no data', async () => {
       const fresh = await scrape();
       const counters = [...fresh.types].filter(([, type]) => type === 'counter').map(([name]) => name);
-      expect(counters).toEqual(expect.arrayContaining(['ledger_http_requests_total', 'ledger_http_errors_total', 'ledger_tokens_total', 'ledger_cost_usd_total', 'ledger_job_fires_total', 'ledger_job_runs_total']));
+      expect(counters).toEqual(
+        expect.arrayContaining([
+          'ledger_http_requests_total',
+          'ledger_http_errors_total',
+          'ledger_tokens_total',
+          'ledger_cost_usd_total',
+          'ledger_job_fires_total',
+          'ledger_job_runs_total',
+        ]),
+      );
       for (const name of counters) expect(fresh.samples.filter((sample) => sample.name === name).length, `${name} has a sample`).toBeGreaterThan(0);
       expect(fresh.value('ledger_http_requests_total', { method: '', route: '', status_class: '5xx' })).toBe(0);
       expect(fresh.value('ledger_http_errors_total', { code: 'INTERNAL_ERROR', status: '500' })).toBe(0);
@@ -119,8 +135,14 @@ for (const backend of e2eBackends()) {
       expect((await service.request('GET', '/v1/sessions')).status).toBe(401);
       const { sessionId } = await newConversation();
       const discord = await call('POST', '/v1/sessions/resolve', { source: { platform: 'discord', chatType: 'dm', chatId: `metrics-${backend}-usage` } });
-      await call('POST', `/v1/sessions/${sessionId}/turns`, { messages: [{ role: 'user', content: 'hi' }], usage: { inputTokens: 10, outputTokens: 4, cacheReadTokens: 2, costUsd: 0.25 } });
-      await call('POST', `/v1/sessions/${discord.body.sessionId}/turns`, { messages: [{ role: 'user', content: 'hi' }], usage: { inputTokens: 7, costUsd: 0.5 } });
+      await call('POST', `/v1/sessions/${sessionId}/turns`, {
+        messages: [{ role: 'user', content: 'hi' }],
+        usage: { inputTokens: 10, outputTokens: 4, cacheReadTokens: 2, costUsd: 0.25 },
+      });
+      await call('POST', `/v1/sessions/${discord.body.sessionId}/turns`, {
+        messages: [{ role: 'user', content: 'hi' }],
+        usage: { inputTokens: 7, costUsd: 0.5 },
+      });
       const after = await scrape();
       const delta = (name: string, labels: Record<string, string>) => after.value(name, labels) - before.value(name, labels);
       expect(delta('ledger_http_errors_total', { code: 'SESSION_NOT_FOUND', status: '404' })).toBe(1);
@@ -166,7 +188,9 @@ for (const backend of e2eBackends()) {
         expect(exposition.types.get(name!), name).toBe(type);
       }
       // Buckets are cumulative and the +Inf bucket is the count.
-      const buckets = exposition.samples.filter((sample) => sample.name === 'ledger_http_request_duration_seconds_bucket' && sample.labels.route === '/v1/sessions/:id/turns');
+      const buckets = exposition.samples.filter(
+        (sample) => sample.name === 'ledger_http_request_duration_seconds_bucket' && sample.labels.route === '/v1/sessions/:id/turns',
+      );
       expect(buckets.length).toBeGreaterThan(2);
       for (let index = 1; index < buckets.length; index++) expect(buckets[index]!.value).toBeGreaterThanOrEqual(buckets[index - 1]!.value);
       expect(buckets.at(-1)!.labels.le).toBe('+Inf');
@@ -190,7 +214,8 @@ for (const backend of e2eBackends()) {
       expect(delta({ method: 'GET', route: '/v1/sessions/:id', status_class: '2xx' })).toBe(1);
       expect(delta({ method: 'GET', route: '/v1/sessions/:id', status_class: '4xx' })).toBe(1);
       expect(delta({ method: 'GET', route: 'unmatched', status_class: '4xx' })).toBe(1);
-      const turnsTimed = (exposition: Exposition) => exposition.value('ledger_http_request_duration_seconds_count', { method: 'POST', route: '/v1/sessions/:id/turns' });
+      const turnsTimed = (exposition: Exposition) =>
+        exposition.value('ledger_http_request_duration_seconds_count', { method: 'POST', route: '/v1/sessions/:id/turns' });
       expect(turnsTimed(after) - turnsTimed(before)).toBe(2);
       for (const sample of after.samples) for (const value of Object.values(sample.labels)) expect(value).not.toContain(sessionId);
     });
@@ -200,11 +225,15 @@ for (const backend of e2eBackends()) {
       const { sessionId } = await newConversation();
       await turn(sessionId);
       // A write at a revision the stream has left behind: the compare-and-set refusing, as when two requests race.
-      await expect(service.infrastructure.eventStore.append(sessionStreamName(sessionId), [{ type: 'MetricsProbe', data: {} }], 0)).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(service.infrastructure.eventStore.append(sessionStreamName(sessionId), [{ type: 'MetricsProbe', data: {} }], 0)).rejects.toBeInstanceOf(
+        WrongExpectedRevisionError,
+      );
       // An event id already stored in another stream: a caller bug the store refuses.
       const id = randomUUID();
       await service.infrastructure.eventStore.append(`metrics-${backend}-a`, [{ id, type: 'MetricsProbe', data: {} }], 'no_stream');
-      await expect(service.infrastructure.eventStore.append(`metrics-${backend}-b`, [{ id, type: 'MetricsProbe', data: {} }], 'no_stream')).rejects.toMatchObject({ code: 'DUPLICATE_EVENT_ID' });
+      await expect(
+        service.infrastructure.eventStore.append(`metrics-${backend}-b`, [{ id, type: 'MetricsProbe', data: {} }], 'no_stream'),
+      ).rejects.toMatchObject({ code: 'DUPLICATE_EVENT_ID' });
       const after = await scrape();
       const delta = (name: string, labels: Record<string, string>) => after.value(name, labels) - before.value(name, labels);
 
@@ -276,7 +305,8 @@ for (const backend of e2eBackends()) {
       const started = exposition.value('process_start_time_seconds');
       expect(started).toBeLessThanOrEqual(Date.now() / 1000 + 1);
       expect(started).toBeGreaterThan(Date.now() / 1000 - 24 * 3600);
-      for (const name of ['nodejs_eventloop_lag_mean_seconds', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds']) expect(exposition.value(name)).toBeGreaterThanOrEqual(0);
+      for (const name of ['nodejs_eventloop_lag_mean_seconds', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_eventloop_lag_max_seconds'])
+        expect(exposition.value(name)).toBeGreaterThanOrEqual(0);
     });
 
     // Last: it stops the projections of this app.
@@ -285,27 +315,37 @@ for (const backend of e2eBackends()) {
       const written = await service.lastPosition();
       expect(await runner.waitForPosition(runner.projectionNames, written, 20_000)).toBe(true);
       await expect
-        .poll(async () => {
-          const exposition = await scrape();
-          return runner.projectionNames.map((projection) => ({
-            projection,
-            lag: exposition.value('ledger_projection_lag_events', { projection }),
-            caughtUp: exposition.value('ledger_projection_position', { projection }) >= written,
-            failing: exposition.value('ledger_projection_failing', { projection }),
-            owned: exposition.value('ledger_projection_owned', { projection }),
-            live: exposition.value('ledger_projection_state', { projection, state: 'live' }),
-          }));
-        }, { timeout: 15_000 })
+        .poll(
+          async () => {
+            const exposition = await scrape();
+            return runner.projectionNames.map((projection) => ({
+              projection,
+              lag: exposition.value('ledger_projection_lag_events', { projection }),
+              caughtUp: exposition.value('ledger_projection_position', { projection }) >= written,
+              failing: exposition.value('ledger_projection_failing', { projection }),
+              owned: exposition.value('ledger_projection_owned', { projection }),
+              live: exposition.value('ledger_projection_state', { projection, state: 'live' }),
+            }));
+          },
+          { timeout: 15_000 },
+        )
         .toEqual(runner.projectionNames.map((projection) => ({ projection, lag: 0, caughtUp: true, failing: 0, owned: 1, live: 1 })));
       expect((await scrape()).value('ledger_event_store_head_position')).toBeGreaterThanOrEqual(written);
 
       await runner.stop();
-      await service.infrastructure.eventStore.append(`metrics-lag-${backend}`, [1, 2, 3].map(() => ({ type: 'MetricsProbe', data: {} })), 'no_stream');
+      await service.infrastructure.eventStore.append(
+        `metrics-lag-${backend}`,
+        [1, 2, 3].map(() => ({ type: 'MetricsProbe', data: {} })),
+        'no_stream',
+      );
       await expect
-        .poll(async () => {
-          const exposition = await scrape();
-          return runner.projectionNames.map((projection) => exposition.value('ledger_projection_lag_events', { projection }));
-        }, { timeout: 15_000 })
+        .poll(
+          async () => {
+            const exposition = await scrape();
+            return runner.projectionNames.map((projection) => exposition.value('ledger_projection_lag_events', { projection }));
+          },
+          { timeout: 15_000 },
+        )
         .toEqual(runner.projectionNames.map(() => 3));
     });
   });

@@ -41,7 +41,9 @@ async function npmStart(port: number): Promise<Started> {
   let output = '';
   npm.stdout!.on('data', (chunk) => (output += chunk));
   npm.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => npm.once('exit', (code, signal) => resolveExit({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) =>
+    npm.once('exit', (code, signal) => resolveExit({ code, signal })),
+  );
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
     if (npm.exitCode !== null) throw new Error(`npm start exited with ${npm.exitCode}:\n${output}`);
@@ -63,29 +65,37 @@ const refused = (url: string) =>
   );
 
 describe('npm start', () => {
-  it('answers /health quickly on unchanged sources, redirects / to the console, and stops on SIGTERM and SIGINT sent to npm', { timeout: 660_000 }, async () => {
-    const port = await freePort();
-    // The first start compiles if the sources changed since the last build; the second finds nothing to compile.
-    const first = await npmStart(port);
-    const root = await fetch(`${first.url}/`, { redirect: 'manual' });
-    expect(root.status).toBe(302);
-    expect(new URL(root.headers.get('location')!, `${first.url}/`).pathname).toBe('/console/');
-    expect((await fetch(new URL(root.headers.get('location')!, `${first.url}/`))).headers.get('content-type')).toContain('text/html');
+  it(
+    'answers /health quickly on unchanged sources, redirects / to the console, and stops on SIGTERM and SIGINT sent to npm',
+    { timeout: 660_000 },
+    async () => {
+      const port = await freePort();
+      // The first start compiles if the sources changed since the last build; the second finds nothing to compile.
+      const first = await npmStart(port);
+      const root = await fetch(`${first.url}/`, { redirect: 'manual' });
+      expect(root.status).toBe(302);
+      expect(new URL(root.headers.get('location')!, `${first.url}/`).pathname).toBe('/console/');
+      expect((await fetch(new URL(root.headers.get('location')!, `${first.url}/`))).headers.get('content-type')).toContain('text/html');
 
-    first.npm.kill('SIGTERM');
-    expect(await first.exited).toEqual({ code: 0, signal: null });
-    expect(first.output()).toContain('"msg":"stopped"');
-    expect(await refused(first.url)).toBe(true);
+      first.npm.kill('SIGTERM');
+      expect(await first.exited).toEqual({ code: 0, signal: null });
+      expect(first.output()).toContain('"msg":"stopped"');
+      expect(await refused(first.url)).toBe(true);
 
-    const second = await npmStart(port);
-    second.npm.kill('SIGINT');
-    expect(await second.exited).toEqual({ code: 0, signal: null });
-    expect(second.output()).toContain('"reason":"SIGINT"');
-    expect(second.output()).toContain('"msg":"stopped"');
-    expect(await refused(second.url)).toBe(true);
+      const second = await npmStart(port);
+      second.npm.kill('SIGINT');
+      expect(await second.exited).toEqual({ code: 0, signal: null });
+      expect(second.output()).toContain('"reason":"SIGINT"');
+      expect(second.output()).toContain('"msg":"stopped"');
+      expect(await refused(second.url)).toBe(true);
 
-    const load = loadavg().map((figure) => figure.toFixed(2)).join(' ');
-    console.log(`npm start → /health answering: first start ${first.msToHealth} ms, second start on unchanged sources ${second.msToHealth} ms (target 10000 ms; load average ${load})`);
-    expect(second.msToHealth).toBeGreaterThan(0);
-  });
+      const load = loadavg()
+        .map((figure) => figure.toFixed(2))
+        .join(' ');
+      console.log(
+        `npm start → /health answering: first start ${first.msToHealth} ms, second start on unchanged sources ${second.msToHealth} ms (target 10000 ms; load average ${load})`,
+      );
+      expect(second.msToHealth).toBeGreaterThan(0);
+    },
+  );
 });

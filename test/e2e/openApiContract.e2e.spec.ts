@@ -10,8 +10,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorCatalog } from '../../src/http/openApi/errorCatalog.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
-type Operation = { operationId: string; requestBody?: { content: Record<string, { schema: Record<string, unknown> }> }; responses: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }> };
-type Document = { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, Record<string, unknown>>; schemas: Record<string, unknown> } };
+type Operation = {
+  operationId: string;
+  requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
+  responses: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }>;
+};
+type Document = {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, Record<string, unknown>>; schemas: Record<string, unknown> };
+};
 
 describe('the OpenAPI document', () => {
   let service: TestApp;
@@ -28,7 +36,8 @@ describe('the OpenAPI document', () => {
     await rm(folder, { recursive: true, force: true });
   });
 
-  const operations = () => Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
+  const operations = () =>
+    Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ path, method, operation })));
 
   it('declares OpenAPI 3.1 and is valid against the official 3.1 schema', async () => {
     expect(document.openapi).toBe('3.1.0');
@@ -42,9 +51,13 @@ describe('the OpenAPI document', () => {
   it("has no errors under Redocly's recommended rules", { timeout: 120_000 }, async () => {
     const file = join(folder, 'openapi.json');
     await writeFile(file, JSON.stringify(document));
-    const run = await promisify(execFile)(join(process.cwd(), 'node_modules', '.bin', 'redocly'), ['lint', file, '--extends=recommended', '--format=json'], { maxBuffer: 16 * 1024 * 1024 }).catch((error: { stdout: string; stderr: string; code: number }) => error);
+    const run = await promisify(execFile)(join(process.cwd(), 'node_modules', '.bin', 'redocly'), ['lint', file, '--extends=recommended', '--format=json'], {
+      maxBuffer: 16 * 1024 * 1024,
+    }).catch((error: { stdout: string; stderr: string; code: number }) => error);
     const report = JSON.parse(run.stdout) as { problems: Array<{ ruleId: string; severity: string; message: string; location: Array<{ pointer: string }> }> };
-    const errors = report.problems.filter((problem) => problem.severity === 'error').map((problem) => `${problem.ruleId} ${problem.location[0]?.pointer}: ${problem.message}`);
+    const errors = report.problems
+      .filter((problem) => problem.severity === 'error')
+      .map((problem) => `${problem.ruleId} ${problem.location[0]?.pointer}: ${problem.message}`);
     expect(errors).toEqual([]);
   });
 
@@ -57,7 +70,10 @@ describe('the OpenAPI document', () => {
       expect(Object.values(content)[0]?.schema, `${method} ${path}`).toBeDefined();
       const errors = statuses.filter((status) => /^[45]/.test(status));
       expect(errors, `${method} ${path}`).toEqual(expect.arrayContaining(['500', '503']));
-      for (const status of errors) expect(operation.responses[status]!.content!['application/json']!.schema, `${method} ${path} ${status}`).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+      for (const status of errors)
+        expect(operation.responses[status]!.content!['application/json']!.schema, `${method} ${path} ${status}`).toEqual({
+          $ref: '#/components/schemas/ErrorBody',
+        });
     }
     const resolve = document.paths['/v1/sessions/resolve']!.post!;
     expect(resolve.responses['201']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/ResolveResponse' });

@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerClient, ledgerOperations, type Operation } from '../../src/client/index.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
-type Document = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: object }> }> }>>; components: { schemas: Record<string, unknown> } };
+type Document = {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema?: object }> }> }>>;
+  components: { schemas: Record<string, unknown> };
+};
 const BASE = 'https://session-ledger.invalid/openapi.json';
 
 describe('answers ↔ the OpenAPI document', () => {
@@ -26,7 +29,10 @@ describe('answers ↔ the OpenAPI document', () => {
   function validatingFetch(): typeof fetch {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     ajv.addSchema({ $id: BASE, components: document.components });
-    const templates = (Object.values(ledgerOperations) as Operation[]).map((operation) => ({ operation, pattern: new RegExp(`^${operation.path.replace(/\{\w+\}/g, '[^/]+').replace(/\./g, '\\.')}$`) }));
+    const templates = (Object.values(ledgerOperations) as Operation[]).map((operation) => ({
+      operation,
+      pattern: new RegExp(`^${operation.path.replace(/\{\w+\}/g, '[^/]+').replace(/\./g, '\\.')}$`),
+    }));
     return async (input, init) => {
       const response = await fetch(input, init);
       const url = new URL(String(input));
@@ -62,8 +68,19 @@ describe('answers ↔ the OpenAPI document', () => {
     await client.getConversation(key);
     await client.resolveSession({ source: { platform: 'telegram', chatType: 'dm', chatId: '777' } });
     await client.conversationContext(key);
-    const turn = await client.recordTurn(id, { messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }], usage: { inputTokens: 5, outputTokens: 2 } });
-    await client.recordTurn(id, { messages: [{ role: 'user', content: 'again' }, { role: 'assistant', content: 'yes' }] });
+    const turn = await client.recordTurn(id, {
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+      ],
+      usage: { inputTokens: 5, outputTokens: 2 },
+    });
+    await client.recordTurn(id, {
+      messages: [
+        { role: 'user', content: 'again' },
+        { role: 'assistant', content: 'yes' },
+      ],
+    });
     await client.getSession(id);
     await client.getTranscript(id);
     await client.createCheckpoint(id, { label: 'before rewind' });
@@ -106,7 +123,9 @@ describe('answers ↔ the OpenAPI document', () => {
 
     expect(mismatches).toEqual([]);
     // Everything the client wraps but its streams was checked.
-    const wrapped = (Object.values(ledgerOperations) as Operation[]).filter((operation) => !operation.stream && operation.path !== '/ready').map((operation) => `${operation.method} ${operation.path}`);
+    const wrapped = (Object.values(ledgerOperations) as Operation[])
+      .filter((operation) => !operation.stream && operation.path !== '/ready')
+      .map((operation) => `${operation.method} ${operation.path}`);
     expect([...checked].sort()).toEqual(wrapped.sort());
   });
 });

@@ -23,7 +23,19 @@ describe.skipIf(!HAS_CHROMIUM)('/docs in headless Chromium', () => {
 
   beforeAll(async () => {
     service = await startTestApp('pglite');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

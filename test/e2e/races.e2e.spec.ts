@@ -45,7 +45,9 @@ async function raceRound(instances: TestApp[], clock: ManualClock, label: string
   const queued: string[] = [];
   for (let index = 0; index < QUEUED; index++) {
     const id = `${label}-m${index}`;
-    expect((await instances[0]!.request('POST', `/v1/conversations/${enc(key)}/queue`, { body: { message: { id, text: id }, mode: 'queue' } })).status).toBe(202);
+    expect((await instances[0]!.request('POST', `/v1/conversations/${enc(key)}/queue`, { body: { message: { id, text: id }, mode: 'queue' } })).status).toBe(
+      202,
+    );
     queued.push(id);
   }
   const job = await instances[0]!.request('POST', '/v1/jobs', { body: { name: label, prompt: 'race', schedule: '*/5 * * * *' } });
@@ -69,7 +71,12 @@ async function raceRound(instances: TestApp[], clock: ManualClock, label: string
           expect(resolved.status, resolved.text).toBeLessThan(300);
           const text = `${label}-turn-${client}`;
           const sessionId = resolved.body.sessionId as string;
-          return { operation, text, sessionId, response: await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: text }] } }) };
+          return {
+            operation,
+            text,
+            sessionId,
+            response: await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: text }] } }),
+          };
         }
         case 'next':
           return { operation, response: await service.request('POST', `/v1/conversations/${enc(key)}/queue/next`, { body: {} }) };
@@ -100,7 +107,10 @@ async function raceRound(instances: TestApp[], clock: ManualClock, label: string
   const sessions = new Map<string, RecordedEvent[]>();
   for (const sessionId of bound) sessions.set(sessionId, await read(sessionStreamName(sessionId)));
   for (const [sessionId, events] of sessions) {
-    expect(events.filter((event) => event.type === 'SessionCreated'), sessionId).toHaveLength(1);
+    expect(
+      events.filter((event) => event.type === 'SessionCreated'),
+      sessionId,
+    ).toHaveLength(1);
     const ended = events.some((event) => event.type === 'SessionEnded');
     expect(ended, sessionId).toBe(sessionId !== bound.at(-1));
   }
@@ -120,12 +130,17 @@ async function raceRound(instances: TestApp[], clock: ManualClock, label: string
   }
   for (const [sessionId, events] of sessions) {
     const acknowledged = turns.filter((turn) => turn.sessionId === sessionId && turn.response.status === 201).length;
-    expect(events.filter((event) => event.type === 'TurnRecorded'), sessionId).toHaveLength(acknowledged);
+    expect(
+      events.filter((event) => event.type === 'TurnRecorded'),
+      sessionId,
+    ).toHaveLength(acknowledged);
   }
 
   // Queue: every message handed out once, by exactly the answer the log records; the rest were discarded by a
   // suspend (it clears the slot) or are still waiting. Nothing is lost or doubled.
-  const delivered = outcomes.filter((outcome) => outcome.operation === 'next' && outcome.response.status === 200).map((outcome) => outcome.response.body.message.id as string);
+  const delivered = outcomes
+    .filter((outcome) => outcome.operation === 'next' && outcome.response.status === 200)
+    .map((outcome) => outcome.response.body.message.id as string);
   const dequeued = conversation.filter((event) => event.type === 'MessageDequeued').map((event) => event.data.messageId as string);
   const discarded = conversation.filter((event) => event.type === 'QueueCleared').flatMap((event) => event.data.discardedIds as string[]);
   expect(new Set(delivered).size).toBe(delivered.length);

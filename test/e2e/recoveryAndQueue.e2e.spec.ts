@@ -62,7 +62,9 @@ for (const backend of e2eBackends()) {
       expect((await entry(recent.body.sessionKey)).resumeReason).toBe('restart_interrupted');
       expect((await entry(old.body.sessionKey)).resumePending).toBe(false);
       // The mark keeps the session id on the next message.
-      const next = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'slack', chatType: 'dm', chatId: recent.body.entry.origin.chatId }, gatewayId: 'gw-crash' } });
+      const next = await service.request('POST', '/v1/sessions/resolve', {
+        body: { source: { platform: 'slack', chatType: 'dm', chatId: recent.body.entry.origin.chatId }, gatewayId: 'gw-crash' },
+      });
       expect(next.body).toMatchObject({ sessionId: recent.body.sessionId, state: 'resumed' });
     });
 

@@ -4,7 +4,11 @@ import { freePort, processStorage, ServiceProcess } from '../support/serviceProc
 import { e2eBackends } from '../support/testApp.js';
 
 async function call(url: string, method: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(url, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(url, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -27,7 +31,11 @@ for (const backend of e2eBackends()) {
       const turn = await call(`${service.url}/v1/conversations/${key}/runtime/turns`, 'POST', { provider: 'codex', model: 'gpt-5', input: 'deploy' });
       const id = turn.body.runtimeSessionId as string;
       await call(`${service.url}/v1/runtime-sessions/${id}/events`, 'POST', { type: 'started' });
-      const asked = await call(`${service.url}/v1/runtime-sessions/${id}/events`, 'POST', { type: 'approval_request', approvalId: 'deploy-prod', details: { command: 'kubectl apply' } });
+      const asked = await call(`${service.url}/v1/runtime-sessions/${id}/events`, 'POST', {
+        type: 'approval_request',
+        approvalId: 'deploy-prod',
+        details: { command: 'kubectl apply' },
+      });
       expect(asked.body.state).toBe('waiting_approval');
 
       await service.kill('SIGKILL');

@@ -13,10 +13,13 @@ for (const backend of e2eBackends()) {
     let chat = 0;
 
     const conversation = async () => {
-      const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'web', chatType: 'dm', chatId: `${backend}-rt-${++chat}` } } });
+      const resolved = await service.request('POST', '/v1/sessions/resolve', {
+        body: { source: { platform: 'web', chatType: 'dm', chatId: `${backend}-rt-${++chat}` } },
+      });
       return resolved.body.sessionKey as string;
     };
-    const turn = (key: string, body: object) => service.request('POST', `/v1/conversations/${enc(key)}/runtime/turns`, { body: { provider: 'codex', model: 'gpt-5', input: 'go', ...body } });
+    const turn = (key: string, body: object) =>
+      service.request('POST', `/v1/conversations/${enc(key)}/runtime/turns`, { body: { provider: 'codex', model: 'gpt-5', input: 'go', ...body } });
     const runtimeOf = async (key: string) => (await service.request('GET', `/v1/conversations/${enc(key)}/runtime`)).body;
     const report = (id: string, body: object) => service.request('POST', `/v1/runtime-sessions/${id}/events`, { body });
 
@@ -32,7 +35,15 @@ for (const backend of e2eBackends()) {
       expect((await runtimeOf(key)).state).toBe('unbound');
       const first = await turn(key, { input: 'fix the build' });
       expect(first.status).toBe(201);
-      expect(first.body).toMatchObject({ sessionKey: key, turnId: 'turn_1', newSession: true, reason: 'new', state: 'cold', bindingState: 'running', runtimeState: 'starting' });
+      expect(first.body).toMatchObject({
+        sessionKey: key,
+        turnId: 'turn_1',
+        newSession: true,
+        reason: 'new',
+        state: 'cold',
+        bindingState: 'running',
+        runtimeState: 'starting',
+      });
       const id = first.body.runtimeSessionId as string;
       expect(id).toMatch(/^rt_[0-9a-f]{16}$/);
 
@@ -56,7 +67,11 @@ for (const backend of e2eBackends()) {
       const id = (await turn(key, {})).body.runtimeSessionId;
       const failed = await report(id, { type: 'failed', error: 'tool crashed' });
       expect(failed.body.state).toBe('idle');
-      expect(await runtimeOf(key)).toMatchObject({ state: 'idle', runtimeSessionId: id, runtime: { lastError: { kind: 'turn_failed', message: 'tool crashed' } } });
+      expect(await runtimeOf(key)).toMatchObject({
+        state: 'idle',
+        runtimeSessionId: id,
+        runtime: { lastError: { kind: 'turn_failed', message: 'tool crashed' } },
+      });
       expect((await turn(key, {})).body).toMatchObject({ runtimeSessionId: id, newSession: false });
     });
 
@@ -65,7 +80,12 @@ for (const backend of e2eBackends()) {
       const first = (await turn(key, {})).body;
       await report(first.runtimeSessionId, { type: 'completed' });
       const drifted = await turn(key, { provider: 'claude', model: 'sonnet' });
-      expect(drifted.body).toMatchObject({ newSession: true, reason: 'drift', previousRuntimeSessionId: first.runtimeSessionId, note: 'provider changed from codex to claude; model changed from gpt-5 to sonnet: started a new runtime session' });
+      expect(drifted.body).toMatchObject({
+        newSession: true,
+        reason: 'drift',
+        previousRuntimeSessionId: first.runtimeSessionId,
+        note: 'provider changed from codex to claude; model changed from gpt-5 to sonnet: started a new runtime session',
+      });
       expect(drifted.body.runtimeSessionId).not.toBe(first.runtimeSessionId);
       expect((await runtimeOf(key)).note).toMatchObject({ note: drifted.body.note, runtimeSessionId: drifted.body.runtimeSessionId });
       // The note is in the conversation's transcript too, as a system message that is not a turn.
@@ -81,7 +101,11 @@ for (const backend of e2eBackends()) {
       const key = await conversation();
       const first = (await turn(key, {})).body;
       await report(first.runtimeSessionId, { type: 'completed' });
-      expect((await turn(key, { newSession: true })).body).toMatchObject({ newSession: true, reason: 'new_command', previousRuntimeSessionId: first.runtimeSessionId });
+      expect((await turn(key, { newSession: true })).body).toMatchObject({
+        newSession: true,
+        reason: 'new_command',
+        previousRuntimeSessionId: first.runtimeSessionId,
+      });
     });
 
     it('/new unbinds; /new <task> and /new claude <task> start a new session at once; /detach unbinds only', async () => {
@@ -110,7 +134,10 @@ for (const backend of e2eBackends()) {
       expect(detached.body).toMatchObject({ state: 'unbound', detachedRuntimeSessionId: claude.body.runtimeSessionId, changed: true });
       expect((await service.request('POST', path('detach'), { body: {} })).body.changed).toBe(false);
       // The detached session and its turn in flight are still there.
-      expect((await service.request('GET', `/v1/runtime-sessions/${claude.body.runtimeSessionId}`)).body).toMatchObject({ state: 'starting', boundConversations: [] });
+      expect((await service.request('GET', `/v1/runtime-sessions/${claude.body.runtimeSessionId}`)).body).toMatchObject({
+        state: 'starting',
+        boundConversations: [],
+      });
     });
 
     it('approvals and questions: pending, answered through the API, cleared by completed', async () => {
@@ -120,7 +147,11 @@ for (const backend of e2eBackends()) {
       expect((await report(id, { type: 'approval_request', approvalId: 'appr-1', details: { command: 'npm publish' } })).body.state).toBe('waiting_approval');
       expect((await runtimeOf(key)).state).toBe('waiting_approval');
       const pending = await service.request('GET', `/v1/conversations/${enc(key)}/runtime/pending`);
-      expect(pending.body).toMatchObject({ runtimeSessionId: id, approvals: [{ approvalId: 'appr-1', turnId: 'turn_1', details: { command: 'npm publish' } }], questions: [] });
+      expect(pending.body).toMatchObject({
+        runtimeSessionId: id,
+        approvals: [{ approvalId: 'appr-1', turnId: 'turn_1', details: { command: 'npm publish' } }],
+        questions: [],
+      });
 
       const approved = await service.request('POST', `/v1/runtime-sessions/${id}/approvals/appr-1`, { body: { decision: 'allow', remember: 'session' } });
       expect(approved.status).toBe(200);
@@ -194,7 +225,10 @@ for (const backend of e2eBackends()) {
       expect((await runtimeOf(key)).state).toBe('idle');
       expect((await report(id, { type: 'completed' })).body.error.code).toBe('RUNTIME_INTERRUPTED');
       // The question survives and stays answerable; the next turn continues the same runtime session.
-      expect((await service.request('POST', `/v1/runtime-sessions/${id}/questions/q-stale`, { body: { answer: 'yes' } })).body).toMatchObject({ state: 'interrupted', changed: true });
+      expect((await service.request('POST', `/v1/runtime-sessions/${id}/questions/q-stale`, { body: { answer: 'yes' } })).body).toMatchObject({
+        state: 'interrupted',
+        changed: true,
+      });
       expect((await turn(key, {})).body).toMatchObject({ runtimeSessionId: id, turnId: 'turn_2', newSession: false });
       // A second sweep finds nothing more to do for the interrupted one.
       expect((await watchdog.sweep()).interrupted).not.toContain(id);

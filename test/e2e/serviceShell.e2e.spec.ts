@@ -70,7 +70,9 @@ for (const backend of e2eBackends()) {
     it('serves the OpenAPI document and the docs page', async () => {
       const openapi = await service.request('GET', '/openapi.json');
       expect(openapi.status).toBe(200);
-      expect(Object.keys(openapi.body.paths)).toEqual(expect.arrayContaining(['/health', '/ready', '/v1/admin/projections', '/v1/admin/projections/{name}/rebuild']));
+      expect(Object.keys(openapi.body.paths)).toEqual(
+        expect.arrayContaining(['/health', '/ready', '/v1/admin/projections', '/v1/admin/projections/{name}/rebuild']),
+      );
       const docs = await service.request('GET', '/docs');
       expect(docs.status).toBe(200);
       expect(docs.text).toContain('swagger');

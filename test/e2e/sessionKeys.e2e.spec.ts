@@ -24,7 +24,11 @@ for (const backend of e2eBackends()) {
       }
     });
     const open = (escapeIds: boolean): Promise<TestApp> =>
-      startTestApp(backend, { schema, keepSchema: true, env: { ...(dataDir ? { DATA_DIR: dataDir } : {}), SESSION_KEY_ESCAPE_IDS: String(escapeIds), RUNTIME_WATCHDOG_INTERVAL_MS: '0' } });
+      startTestApp(backend, {
+        schema,
+        keepSchema: true,
+        env: { ...(dataDir ? { DATA_DIR: dataDir } : {}), SESSION_KEY_ESCAPE_IDS: String(escapeIds), RUNTIME_WATCHDOG_INTERVAL_MS: '0' },
+      });
     const resolve = (service: TestApp, source: object) => service.request('POST', '/v1/sessions/resolve', { body: { source } });
 
     const signalGroup = { platform: 'signal', chatType: 'group', chatId: 'group:c2lnbmFsLWdyb3Vw', userIdAlt: 'uuid:5a1b-77' };
@@ -55,7 +59,9 @@ for (const backend of e2eBackends()) {
         expect(again.status).toBe(200);
         expect(again.body).toMatchObject({ sessionKey: signal.sessionKey, sessionId: signal.sessionId, created: false });
         expect(again.body.entry.turnCount).toBe(1);
-        await expect(escaping.infrastructure.eventStore.readStream(conversationStreamName('agent:main:signal:group:group%3Ac2lnbmFsLWdyb3Vw:uuid%3A5a1b-77'))).rejects.toThrow(/does not exist/);
+        await expect(
+          escaping.infrastructure.eventStore.readStream(conversationStreamName('agent:main:signal:group:group%3Ac2lnbmFsLWdyb3Vw:uuid%3A5a1b-77')),
+        ).rejects.toThrow(/does not exist/);
         // A new conversation gets the escaped key.
         matrix = (await resolve(escaping, matrixRoom)).body;
         expect(matrix.sessionKey).toBe('agent:main:matrix:group:!room%3Aexample.org:@alice%3Aexample.org');
@@ -90,7 +96,18 @@ for (const backend of e2eBackends()) {
           conversationStreamName(oldKey),
           [
             { type: 'ConversationOpened', data: { sessionKey: oldKey, origin, displayName: null, gatewayId: 'default', at } },
-            { type: 'SessionBound', data: { sessionId: '20260101_000000_0a0b0c0d', reason: 'new', previousSessionId: null, previousHadActivity: false, origin, gatewayId: 'default', at } },
+            {
+              type: 'SessionBound',
+              data: {
+                sessionId: '20260101_000000_0a0b0c0d',
+                reason: 'new',
+                previousSessionId: null,
+                previousHadActivity: false,
+                origin,
+                gatewayId: 'default',
+                at,
+              },
+            },
           ],
           'no_stream',
         );

@@ -13,7 +13,13 @@ for (const backend of e2eBackends()) {
     const get = (path: string) => service.request('GET', path);
     const newSession = async () => (await post('/v1/sessions/resolve', { source: dm() })).body as { sessionId: string; sessionKey: string };
     const userTurn = (sessionId: string, text: string, usage: object = { inputTokens: 10, outputTokens: 5, costUsd: 0.01 }) =>
-      post(`/v1/sessions/${sessionId}/turns`, { messages: [{ role: 'user', content: [{ type: 'text', text }] }, { role: 'assistant', content: `re: ${text}` }], usage });
+      post(`/v1/sessions/${sessionId}/turns`, {
+        messages: [
+          { role: 'user', content: [{ type: 'text', text }] },
+          { role: 'assistant', content: `re: ${text}` },
+        ],
+        usage,
+      });
 
     /** What "the session's state in the API" is: each read route's body, minus the revision and position that move on. */
     const views = async (sessionId: string) => {
@@ -40,7 +46,9 @@ for (const backend of e2eBackends()) {
     it('rolls back to a checkpoint and forward again, restoring transcript, counters, memory and slots byte for byte', async () => {
       const { sessionId } = await newSession();
       await userTurn(sessionId, 'one');
-      await service.request('PUT', `/v1/sessions/${sessionId}/memory/topic`, { body: { value: { subject: 'cats', z: 1, a: [1, 2] }, metadata: { source: 'user' } } });
+      await service.request('PUT', `/v1/sessions/${sessionId}/memory/topic`, {
+        body: { value: { subject: 'cats', z: 1, a: [1, 2] }, metadata: { source: 'user' } },
+      });
       await post(`/v1/sessions/${sessionId}/slots`, { name: 'research' });
       const first = await post(`/v1/sessions/${sessionId}/checkpoints`, { label: 'after one' });
       expect(first.status).toBe(201);
@@ -89,7 +97,13 @@ for (const backend of e2eBackends()) {
 
       const listed = await get(`/v1/sessions/${sessionId}/checkpoints`);
       expect(listed.status).toBe(200);
-      expect(listed.body.checkpoints.map((checkpoint: { checkpointId: string; onCurrentTimeline: boolean; auto: boolean }) => [checkpoint.checkpointId, checkpoint.onCurrentTimeline, checkpoint.auto])).toEqual([
+      expect(
+        listed.body.checkpoints.map((checkpoint: { checkpointId: string; onCurrentTimeline: boolean; auto: boolean }) => [
+          checkpoint.checkpointId,
+          checkpoint.onCurrentTimeline,
+          checkpoint.auto,
+        ]),
+      ).toEqual([
         [turnTwoAgain.body.checkpointId, true, true],
         [turnTwo.body.checkpointId, false, true],
         [manual.body.checkpointId, false, false],
@@ -145,13 +159,21 @@ for (const backend of e2eBackends()) {
       expect(switched.body).toMatchObject({ currentSlot: 'tools', previous: 'main' });
       await userTurn(sessionId, 'in tools');
       const slots = await get(`/v1/sessions/${sessionId}/slots`);
-      expect(slots.body).toMatchObject({ currentSlot: 'tools', slots: [{ name: 'main', messageCount: 2, current: false }, { name: 'tools', messageCount: 2, current: true }] });
+      expect(slots.body).toMatchObject({
+        currentSlot: 'tools',
+        slots: [
+          { name: 'main', messageCount: 2, current: false },
+          { name: 'tools', messageCount: 2, current: true },
+        ],
+      });
       const tools = await get(`/v1/sessions/${sessionId}/transcript?slot=tools`);
       expect(tools.body.messages.map((message: { content: unknown }) => message.content)).toEqual([[{ type: 'text', text: 'in tools' }], 're: in tools']);
       // A rewind undoes the current slot's last user turn, not the other slot's.
       expect((await post(`/v1/sessions/${sessionId}/rewind`, { turns: 5 })).body).toMatchObject({ rewoundCount: 2, turnsUndone: 1 });
       expect((await get(`/v1/sessions/${sessionId}/transcript?slot=main`)).body.messages).toHaveLength(2);
-      const rewrite = await service.request('PUT', `/v1/sessions/${sessionId}/transcript`, { body: { messages: [{ role: 'system', content: 'tools summary' }] } });
+      const rewrite = await service.request('PUT', `/v1/sessions/${sessionId}/transcript`, {
+        body: { messages: [{ role: 'system', content: 'tools summary' }] },
+      });
       expect(rewrite.body).toMatchObject({ replacedCount: 0, messageCount: 3 });
       expect((await get(`/v1/sessions/${sessionId}`)).body).toMatchObject({ currentSlot: 'tools', lastSummaryTurn: 2 });
     });
@@ -163,7 +185,12 @@ for (const backend of e2eBackends()) {
       const page = await service.request('GET', `/v1/sessions/${sessionId}/events?fromRevision=0&limit=2`, { headers: { 'x-request-id': 'audit-1' } });
       expect(page.status).toBe(200);
       expect(page.body).toMatchObject({ streamName: `session-${sessionId}`, nextRevision: 2 });
-      expect(page.body.events[0]).toMatchObject({ revision: 0, type: 'SessionCreated', metadata: { actor: 'api', correlationId: expect.any(String) }, createdAt: expect.any(String) });
+      expect(page.body.events[0]).toMatchObject({
+        revision: 0,
+        type: 'SessionCreated',
+        metadata: { actor: 'api', correlationId: expect.any(String) },
+        createdAt: expect.any(String),
+      });
       expect(page.body.events[1]).toMatchObject({ revision: 1, type: 'TurnRecorded', data: { turnIndex: 1 } });
       expect(page.body.events[1].position).toBeGreaterThan(page.body.events[0].position);
       const last = await get(`/v1/sessions/${sessionId}/events?fromRevision=2`);

@@ -21,9 +21,15 @@ for (const backend of e2eBackends()) {
       return response;
     };
     const read = (path: string) => service.request('GET', `${path}${path.includes('?') ? '&' : '?'}minPosition=${head}`);
-    const newRoot = async () => (await post('/v1/sessions/resolve', { source: { platform: 'slack', chatType: 'dm', chatId: `tree-${backend}-${++chat}` } })).body as { sessionId: string; sessionKey: string };
-    const child = async (parentId: string, agentName = 'worker') => (await post(`/v1/sessions/${parentId}/children`, { agentName, metadata: { task: agentName } })).body.sessionId as string;
-    const userTurn = (sessionId: string, text: string) => post(`/v1/sessions/${sessionId}/turns`, { messages: [{ role: 'user', content: text }], usage: { inputTokens: 3 } });
+    const newRoot = async () =>
+      (await post('/v1/sessions/resolve', { source: { platform: 'slack', chatType: 'dm', chatId: `tree-${backend}-${++chat}` } })).body as {
+        sessionId: string;
+        sessionKey: string;
+      };
+    const child = async (parentId: string, agentName = 'worker') =>
+      (await post(`/v1/sessions/${parentId}/children`, { agentName, metadata: { task: agentName } })).body.sessionId as string;
+    const userTurn = (sessionId: string, text: string) =>
+      post(`/v1/sessions/${sessionId}/turns`, { messages: [{ role: 'user', content: text }], usage: { inputTokens: 3 } });
     const ids = (nodes: Array<{ sessionId: string }>) => nodes.map((node) => node.sessionId);
 
     beforeAll(async () => {
@@ -43,7 +49,14 @@ for (const backend of e2eBackends()) {
       const grandchild = await child(first, 'helper');
 
       const session = await service.request('GET', `/v1/sessions/${first}`);
-      expect(session.body).toMatchObject({ status: 'active', sessionKey: root.sessionKey, parentSessionId: root.sessionId, agentName: 'researcher', metadata: { goal: 'find cats' }, turnCount: 0 });
+      expect(session.body).toMatchObject({
+        status: 'active',
+        sessionKey: root.sessionKey,
+        parentSessionId: root.sessionId,
+        agentName: 'researcher',
+        metadata: { goal: 'find cats' },
+        turnCount: 0,
+      });
       expect((await service.request('GET', `/v1/sessions/${root.sessionId}`)).body.origin).toEqual(session.body.origin);
       // A child's turns are its own; they do not end it as "superseded" by its conversation's session.
       expect((await userTurn(first, 'working')).status).toBe(201);
@@ -62,7 +75,10 @@ for (const backend of e2eBackends()) {
 
       const tree = await read(`/v1/sessions/${root.sessionId}/tree`);
       // Depth-first by path: siblings in id order, each followed by its own subtree.
-      const firstBranch = [[first, 1], [grandchild, 2]];
+      const firstBranch = [
+        [first, 1],
+        [grandchild, 2],
+      ];
       const branches = first < second ? [...firstBranch, [second, 1]] : [[second, 1], ...firstBranch];
       expect(tree.body.nodes.map((node: { sessionId: string; depth: number }) => [node.sessionId, node.depth])).toEqual([[root.sessionId, 0], ...branches]);
       const subtree = await read(`/v1/sessions/${first}/tree`);
@@ -75,7 +91,9 @@ for (const backend of e2eBackends()) {
       expect(ids(shallow.body.nodes)).not.toContain(grandchild);
       const pages: string[] = [];
       for (let cursor: string | null = null, round = 0; round === 0 || cursor; round++) {
-        const page: { body: { nodes: Array<{ sessionId: string }>; nextCursor: string | null } } = await read(`/v1/sessions/${root.sessionId}/tree?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+        const page: { body: { nodes: Array<{ sessionId: string }>; nextCursor: string | null } } = await read(
+          `/v1/sessions/${root.sessionId}/tree?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        );
         pages.push(...ids(page.body.nodes));
         cursor = page.body.nextCursor;
       }
@@ -95,7 +113,12 @@ for (const backend of e2eBackends()) {
 
       const forked = await post(`/v1/sessions/${parent}/fork`, { checkpointId: checkpoint.body.checkpointId, agentName: 'alternative' });
       expect(forked.status).toBe(201);
-      expect(forked.body).toMatchObject({ parentSessionId: parent, kind: 'fork', forkOf: { sessionId: parent, checkpointId: checkpoint.body.checkpointId, revision: checkpoint.body.revision }, turnIndex: 1 });
+      expect(forked.body).toMatchObject({
+        parentSessionId: parent,
+        kind: 'fork',
+        forkOf: { sessionId: parent, checkpointId: checkpoint.body.checkpointId, revision: checkpoint.body.revision },
+        turnIndex: 1,
+      });
       const now = await post(`/v1/sessions/${parent}/fork`);
       expect(now.body).toMatchObject({ forkOf: { checkpointId: null }, turnIndex: 2 });
       const unknown = await post(`/v1/sessions/${parent}/fork`, { checkpointId: 'cp-12345' });
@@ -107,17 +130,19 @@ for (const backend of e2eBackends()) {
       expect((await service.request('GET', `/v1/sessions/${forked.body.sessionId}/checkpoints`)).body.checkpoints).toEqual([]);
       expect((await read(`/v1/sessions/${forked.body.sessionId}/parent`)).body.parent).toMatchObject({ sessionId: parent });
       expect(ids((await read(`/v1/sessions/${parent}/children`)).body.children)).toEqual([forked.body.sessionId, now.body.sessionId]);
-      const parentEvents = (await service.request('GET', `/v1/sessions/${parent}/events?limit=100`)).body.events as Array<{ type: string; data: { kind?: string } }>;
+      const parentEvents = (await service.request('GET', `/v1/sessions/${parent}/events?limit=100`)).body.events as Array<{
+        type: string;
+        data: { kind?: string };
+      }>;
       expect(parentEvents.filter((event) => event.type === 'ChildSessionCreated').map((event) => event.data.kind)).toEqual(['fork', 'fork']);
 
       expect((await destroy(parent)).body.destroyed).toEqual([parent]);
       expect((await read(`/v1/sessions/${forked.body.sessionId}/parent`)).body).toMatchObject({ parent: null, orphaned: true });
       const next = await userTurn(forked.body.sessionId, 'two, alternatively');
       expect(next.body).toMatchObject({ turnIndex: 2 });
-      expect((await service.request('GET', `/v1/sessions/${forked.body.sessionId}/transcript`)).body.messages.map((message: { content: string }) => message.content)).toEqual([
-        'one',
-        'two, alternatively',
-      ]);
+      expect(
+        (await service.request('GET', `/v1/sessions/${forked.body.sessionId}/transcript`)).body.messages.map((message: { content: string }) => message.content),
+      ).toEqual(['one', 'two, alternatively']);
     });
 
     it('refuses to switch a conversation back to a destroyed session with 409 SESSION_DESTROYED', async () => {

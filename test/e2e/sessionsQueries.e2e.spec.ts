@@ -18,11 +18,31 @@ interface Seeded {
 }
 
 const seeded: Seeded[] = [
-  { key: 'agent:main:telegram:dm:111', sessionId: '20260301_095000_00000001', origin: { platform: 'telegram', chatType: 'dm', chatId: '111', chatName: 'Ann', isBot: false, roleAuthorized: false }, minute: 50 },
-  { key: 'agent:main:telegram:group:222:u1', sessionId: '20260301_095800_00000002', origin: { platform: 'telegram', chatType: 'group', chatId: '222', userId: 'u1', isBot: false, roleAuthorized: false }, minute: 58 },
-  { key: 'agent:main:discord:group:333:u2', sessionId: '20260301_090000_00000003', origin: { platform: 'discord', chatType: 'group', chatId: '333', userId: 'u2', guildId: 'g', isBot: false, roleAuthorized: false }, minute: 0 },
+  {
+    key: 'agent:main:telegram:dm:111',
+    sessionId: '20260301_095000_00000001',
+    origin: { platform: 'telegram', chatType: 'dm', chatId: '111', chatName: 'Ann', isBot: false, roleAuthorized: false },
+    minute: 50,
+  },
+  {
+    key: 'agent:main:telegram:group:222:u1',
+    sessionId: '20260301_095800_00000002',
+    origin: { platform: 'telegram', chatType: 'group', chatId: '222', userId: 'u1', isBot: false, roleAuthorized: false },
+    minute: 58,
+  },
+  {
+    key: 'agent:main:discord:group:333:u2',
+    sessionId: '20260301_090000_00000003',
+    origin: { platform: 'discord', chatType: 'group', chatId: '333', userId: 'u2', guildId: 'g', isBot: false, roleAuthorized: false },
+    minute: 0,
+  },
   // Same updatedAt as the group above: the key breaks the tie. Its chat id holds '/' and an escaped ':'.
-  { key: 'agent:main:telegram:dm:a%3Ab/c', sessionId: '20260301_095800_00000004', origin: { platform: 'telegram', chatType: 'dm', chatId: 'a:b/c', isBot: false, roleAuthorized: false }, minute: 58 },
+  {
+    key: 'agent:main:telegram:dm:a%3Ab/c',
+    sessionId: '20260301_095800_00000004',
+    origin: { platform: 'telegram', chatType: 'dm', chatId: 'a:b/c', isBot: false, roleAuthorized: false },
+    minute: 58,
+  },
 ];
 
 for (const backend of e2eBackends()) {
@@ -42,7 +62,10 @@ for (const backend of e2eBackends()) {
       for (const { key, sessionId, origin, minute } of seeded) {
         await append(conversationStreamName(key), [
           { type: 'ConversationOpened', data: { sessionKey: key, origin, displayName: origin.chatName ?? null, gatewayId: 'gw-1', at: at(minute) } },
-          { type: 'SessionBound', data: { sessionId, reason: 'new', previousSessionId: null, previousHadActivity: false, origin, gatewayId: 'gw-1', at: at(minute) } },
+          {
+            type: 'SessionBound',
+            data: { sessionId, reason: 'new', previousSessionId: null, previousHadActivity: false, origin, gatewayId: 'gw-1', at: at(minute) },
+          },
         ]);
         await append(sessionStreamName(sessionId), [{ type: 'SessionCreated', data: { sessionId, sessionKey: key, origin, reason: 'new', at: at(minute) } }]);
       }
@@ -138,7 +161,9 @@ for (const backend of e2eBackends()) {
         'agent:main:telegram:group:222:u1',
       ]);
       clock.advance(60_000);
-      expect((await get('/v1/sessions?activeMinutes=2')).body.sessions.map((entry: { sessionKey: string }) => entry.sessionKey)).toEqual(['agent:main:telegram:dm:111']);
+      expect((await get('/v1/sessions?activeMinutes=2')).body.sessions.map((entry: { sessionKey: string }) => entry.sessionKey)).toEqual([
+        'agent:main:telegram:dm:111',
+      ]);
     });
 
     it('refuses a malformed cursor and out-of-range query values with 400', async () => {
@@ -216,7 +241,10 @@ for (const backend of e2eBackends()) {
       const origin: SessionSource = { platform: 'slack', chatType: 'channel', chatId: 'c9', isBot: false, roleAuthorized: false };
       await append(conversationStreamName(key), [
         { type: 'ConversationOpened', data: { sessionKey: key, origin, displayName: null, gatewayId: 'gw-1', at: at(60) } },
-        { type: 'SessionBound', data: { sessionId, reason: 'new', previousSessionId: null, previousHadActivity: false, origin, gatewayId: 'gw-1', at: at(60) } },
+        {
+          type: 'SessionBound',
+          data: { sessionId, reason: 'new', previousSessionId: null, previousHadActivity: false, origin, gatewayId: 'gw-1', at: at(60) },
+        },
       ]);
       expect((await get(`/v1/sessions/by-key/${enc(key)}`)).body.sessionId).toBe(sessionId);
       const future = await service.request('GET', `/v1/sessions?minPosition=${head + 1_000_000}`);

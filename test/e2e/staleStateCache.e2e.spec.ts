@@ -68,7 +68,12 @@ for (const backend of e2eBackends()) {
       const { sessionKey, sessionId } = await warmConversation();
       // A rebinding with no follow-up: what a crash between the conversation's append and the session's leaves.
       const replacement = newSessionId(new Date(), randomSessionIdSuffix());
-      await other.handle(conversationStreamName(sessionKey), conversationDecider, { type: 'ResetConversation', newSessionId: replacement, currentSessionHadActivity: true, now: now() }, OTHER);
+      await other.handle(
+        conversationStreamName(sessionKey),
+        conversationDecider,
+        { type: 'ResetConversation', newSessionId: replacement, currentSessionHadActivity: true, now: now() },
+        OTHER,
+      );
       const refused = await turn(sessionId, 'on a superseded session');
       expect(refused.status).toBe(409);
       expect(refused.body.error.code).toBe('SESSION_ENDED');
@@ -78,7 +83,12 @@ for (const backend of e2eBackends()) {
 
     it('clears a resume mark another instance set once a turn completes, and keeps it for a failed one', async () => {
       const { sessionKey, sessionId } = await warmConversation();
-      await other.handle(conversationStreamName(sessionKey), conversationDecider, { type: 'MarkResumePending', reason: 'restart_interrupted', now: now() }, OTHER);
+      await other.handle(
+        conversationStreamName(sessionKey),
+        conversationDecider,
+        { type: 'MarkResumePending', reason: 'restart_interrupted', now: now() },
+        OTHER,
+      );
       expect((await turn(sessionId, 'failed', 'failed')).status).toBe(201);
       expect((await service.request('GET', `/v1/conversations/${enc(sessionKey)}`)).body.resumePending).toBe(true);
       await other.handle(conversationStreamName(sessionKey), conversationDecider, { type: 'ClearResumePending', reason: 'manual', now: now() }, OTHER);
@@ -92,7 +102,12 @@ for (const backend of e2eBackends()) {
     it('answers a resolve with the session another instance bound', async () => {
       const { sessionKey, sessionId } = await warmConversation();
       const replacement = newSessionId(new Date(), randomSessionIdSuffix());
-      await other.handle(conversationStreamName(sessionKey), conversationDecider, { type: 'ResetConversation', newSessionId: replacement, currentSessionHadActivity: true, now: now() }, OTHER);
+      await other.handle(
+        conversationStreamName(sessionKey),
+        conversationDecider,
+        { type: 'ResetConversation', newSessionId: replacement, currentSessionHadActivity: true, now: now() },
+        OTHER,
+      );
       const source = { platform: 'telegram', chatType: 'dm', chatId: `stale-${backend}-${chat}` };
       const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source } });
       expect(resolved.body.sessionId).toBe(replacement);
@@ -103,7 +118,12 @@ for (const backend of e2eBackends()) {
       const { sessionKey } = await warmConversation();
       // The other instance binds a new session and is slow to create it: only the binding is written.
       const slow = newSessionId(new Date(), randomSessionIdSuffix());
-      const binding = await other.handle(conversationStreamName(sessionKey), conversationDecider, { type: 'ResetConversation', newSessionId: slow, currentSessionHadActivity: true, now: now() }, OTHER);
+      const binding = await other.handle(
+        conversationStreamName(sessionKey),
+        conversationDecider,
+        { type: 'ResetConversation', newSessionId: slow, currentSessionHadActivity: true, now: now() },
+        OTHER,
+      );
       // Meanwhile a reset here binds another, and finds no session of the other's to end.
       const reset = await service.request('POST', `/v1/conversations/${enc(sessionKey)}/reset`, { body: {} });
       expect(reset.status, reset.text).toBe(200);

@@ -58,7 +58,9 @@ for (const backend of e2eBackends()) {
       expect(checkpointId).toBeTruthy();
       childId = (await as('acme', 'POST', `/v1/sessions/${sessionId}/children`, { agentName: 'helper' })).body.sessionId;
       expect(childId).toBeTruthy();
-      expect((await as('acme', 'POST', `/v1/conversations/${encodeURIComponent(key)}/queue`, { message: { text: 'later' }, mode: 'queue' })).status).toBeLessThan(300);
+      expect(
+        (await as('acme', 'POST', `/v1/conversations/${encodeURIComponent(key)}/queue`, { message: { text: 'later' }, mode: 'queue' })).status,
+      ).toBeLessThan(300);
       expect((await as('acme', 'POST', '/v1/jobs', { id: jobId, prompt: 'report', schedule: '0 8 * * *' })).status).toBe(201);
       clock.advance(3_600_000);
       const fired = await as('acme', 'POST', `/v1/jobs/${jobId}/fire`, {});

@@ -154,7 +154,8 @@ export function scanErrorCodes(root: string): ErrorCodeScan {
       if (shape) {
         const codes = valuesAt(shape.code, node);
         const statuses = valuesAt(shape.status, node);
-        if (!codes || !statuses) unreadable.push(`${where(node)}: new ${node.expression.getText()}(…) gets a ${codes ? 'status' : 'code'} typed wider than a union of literals`);
+        if (!codes || !statuses)
+          unreadable.push(`${where(node)}: new ${node.expression.getText()}(…) gets a ${codes ? 'status' : 'code'} typed wider than a union of literals`);
         else record(codes, statuses, node);
       }
     } else if (ts.isObjectLiteralExpression(node)) {

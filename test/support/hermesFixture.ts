@@ -52,7 +52,20 @@ interface Message {
   tokenCount?: number;
 }
 
-const sessionRows: Array<{ id: string; source: string; sessionKey?: string; userId?: string; originJson?: object; parent?: string; startedAt: string; endedAt?: string; endReason?: string; tokens?: [number, number, number, number, number]; model?: string; messages: Message[] }> = [
+const sessionRows: Array<{
+  id: string;
+  source: string;
+  sessionKey?: string;
+  userId?: string;
+  originJson?: object;
+  parent?: string;
+  startedAt: string;
+  endedAt?: string;
+  endReason?: string;
+  tokens?: [number, number, number, number, number];
+  model?: string;
+  messages: Message[];
+}> = [
   {
     id: hermesIds.aliceOld,
     source: 'telegram',
@@ -81,7 +94,12 @@ const sessionRows: Array<{ id: string; source: string; sessionKey?: string; user
     tokens: [100, 30, 5, 0, 0.01],
     messages: [
       { role: 'user', content: 'weather?', at: '2026-03-01T09:00:05Z' },
-      { role: 'assistant', content: null, at: '2026-03-01T09:00:06Z', toolCalls: [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        at: '2026-03-01T09:00:06Z',
+        toolCalls: [{ id: 'call_1', type: 'function', function: { name: 'weather', arguments: '{}' } }],
+      },
       { role: 'tool', content: 'sunny', at: '2026-03-01T09:00:07Z', toolCallId: 'call_1', toolName: 'weather' },
       { role: 'assistant', content: 'It is sunny.', at: '2026-03-01T09:00:08Z' },
       { role: 'session_meta', content: '{"compaction": 0}', at: '2026-03-01T09:00:09Z' },
@@ -122,15 +140,43 @@ const sessionRows: Array<{ id: string; source: string; sessionKey?: string; user
 ];
 
 const sourceDict = (fields: Record<string, unknown>) => ({
-  platform: null, chat_id: null, chat_name: null, chat_type: 'dm', user_id: null, user_name: null, thread_id: null, chat_topic: null,
-  user_id_alt: null, chat_id_alt: null, is_bot: false, guild_id: null, parent_chat_id: null, message_id: null, role_authorized: false,
+  platform: null,
+  chat_id: null,
+  chat_name: null,
+  chat_type: 'dm',
+  user_id: null,
+  user_name: null,
+  thread_id: null,
+  chat_topic: null,
+  user_id_alt: null,
+  chat_id_alt: null,
+  is_bot: false,
+  guild_id: null,
+  parent_chat_id: null,
+  message_id: null,
+  role_authorized: false,
   ...fields,
 });
 
 const entry = (fields: Record<string, unknown>) => ({
-  display_name: null, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, total_tokens: 0, estimated_cost_usd: 0,
-  cost_status: 'unknown', last_prompt_tokens: 0, was_auto_reset: false, auto_reset_reason: null, reset_had_activity: false, is_fresh_reset: false,
-  expiry_finalized: false, suspended: false, resume_pending: false, resume_reason: null, last_resume_marked_at: null,
+  display_name: null,
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+  total_tokens: 0,
+  estimated_cost_usd: 0,
+  cost_status: 'unknown',
+  last_prompt_tokens: 0,
+  was_auto_reset: false,
+  auto_reset_reason: null,
+  reset_had_activity: false,
+  is_fresh_reset: false,
+  expiry_finalized: false,
+  suspended: false,
+  resume_pending: false,
+  resume_reason: null,
+  last_resume_marked_at: null,
   ...fields,
 });
 
@@ -182,9 +228,27 @@ export const hermesSessionsJson = {
 /** Hermes' documented cron/jobs.json, plus a job with no id and one whose schedule does not parse. */
 export const hermesJobsJson = {
   jobs: [
-    { id: 'daily-news-summary', schedule: '0 8 * * *', description: '每天早上 8 点抓取 AI 行业新闻并生成摘要', skill: 'ai-news-summarizer', deliver_to: { platform: 'telegram', chat_id: '-1001234567890' } },
-    { id: 'weekly-code-review', schedule: '0 10 * * 1', description: '每周一早上 10 点审查项目代码变更', skill: 'code-review-assistant', deliver_to: { platform: 'discord', chat_id: '123456789' } },
-    { id: 'health-check', schedule: '*/30 * * * *', description: '每 30 分钟检查服务器健康状态', skill: 'server-health-checker', deliver_to: { platform: 'telegram', chat_id: '123456789' } },
+    {
+      id: 'daily-news-summary',
+      schedule: '0 8 * * *',
+      description: '每天早上 8 点抓取 AI 行业新闻并生成摘要',
+      skill: 'ai-news-summarizer',
+      deliver_to: { platform: 'telegram', chat_id: '-1001234567890' },
+    },
+    {
+      id: 'weekly-code-review',
+      schedule: '0 10 * * 1',
+      description: '每周一早上 10 点审查项目代码变更',
+      skill: 'code-review-assistant',
+      deliver_to: { platform: 'discord', chat_id: '123456789' },
+    },
+    {
+      id: 'health-check',
+      schedule: '*/30 * * * *',
+      description: '每 30 分钟检查服务器健康状态',
+      skill: 'server-health-checker',
+      deliver_to: { platform: 'telegram', chat_id: '123456789' },
+    },
     { schedule: 'every 2h', prompt: 'check the inbox', deliver_to: { platform: 'telegram', chat_id: 12345 } },
     { id: 'broken', schedule: 'whenever it feels right', skill: 'x' },
   ],
@@ -205,14 +269,39 @@ export async function writeHermesHome(home: string): Promise<void> {
     database.run(
       `INSERT INTO sessions (id, source, user_id, session_key, origin_json, model, parent_session_id, started_at, ended_at, end_reason, message_count,
          input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, estimated_cost_usd) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-      [row.id, row.source, row.userId ?? null, row.sessionKey ?? null, row.originJson ? JSON.stringify(row.originJson) : null, row.model ?? null, row.parent ?? null,
-        seconds(row.startedAt), row.endedAt ? seconds(row.endedAt) : null, row.endReason ?? null, row.messages.length, input, output, cacheRead, cacheWrite, cost],
+      [
+        row.id,
+        row.source,
+        row.userId ?? null,
+        row.sessionKey ?? null,
+        row.originJson ? JSON.stringify(row.originJson) : null,
+        row.model ?? null,
+        row.parent ?? null,
+        seconds(row.startedAt),
+        row.endedAt ? seconds(row.endedAt) : null,
+        row.endReason ?? null,
+        row.messages.length,
+        input,
+        output,
+        cacheRead,
+        cacheWrite,
+        cost,
+      ],
     );
     for (const message of row.messages) {
       database.run(
         'INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, token_count, active) VALUES (?,?,?,?,?,?,?,?,?)',
-        [row.id, message.role, message.content, message.toolCallId ?? null, message.toolCalls ? JSON.stringify(message.toolCalls) : null, message.toolName ?? null,
-          seconds(message.at), message.tokenCount ?? null, message.active ?? 1],
+        [
+          row.id,
+          message.role,
+          message.content,
+          message.toolCallId ?? null,
+          message.toolCalls ? JSON.stringify(message.toolCalls) : null,
+          message.toolName ?? null,
+          seconds(message.at),
+          message.tokenCount ?? null,
+          message.active ?? 1,
+        ],
       );
     }
   }

@@ -43,16 +43,48 @@ export const realKeys = {
 
 /** SessionSource.to_dict(): the always-present keys, then the optional ones only when set. */
 const source = (platform: string, fields: Record<string, unknown>, optional: Record<string, unknown> = {}) => ({
-  platform, chat_id: null, chat_name: null, chat_type: 'dm', user_id: null, user_name: null, thread_id: null, chat_topic: null, ...fields, ...optional,
+  platform,
+  chat_id: null,
+  chat_name: null,
+  chat_type: 'dm',
+  user_id: null,
+  user_name: null,
+  thread_id: null,
+  chat_topic: null,
+  ...fields,
+  ...optional,
 });
 
 /** SessionEntry.to_dict(), in its key order; naive isoformat() times, as Hermes' _now() gives them. */
 const entry = (fields: Record<string, unknown>) => ({
-  session_key: null, session_id: null, created_at: null, updated_at: null, display_name: null, platform: null, chat_type: 'dm', metadata: {},
-  input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, total_tokens: 0, last_prompt_tokens: 0, estimated_cost_usd: 0,
-  cost_status: 'unknown', expiry_finalized: false, suspended: false, resume_pending: false, resume_reason: null, last_resume_marked_at: null,
-  active_turn_token: null, active_turn_started_at: null, is_fresh_reset: false, was_auto_reset: false, auto_reset_reason: null,
-  reset_had_activity: false, prev_session_id: null,
+  session_key: null,
+  session_id: null,
+  created_at: null,
+  updated_at: null,
+  display_name: null,
+  platform: null,
+  chat_type: 'dm',
+  metadata: {},
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_read_tokens: 0,
+  cache_write_tokens: 0,
+  total_tokens: 0,
+  last_prompt_tokens: 0,
+  estimated_cost_usd: 0,
+  cost_status: 'unknown',
+  expiry_finalized: false,
+  suspended: false,
+  resume_pending: false,
+  resume_reason: null,
+  last_resume_marked_at: null,
+  active_turn_token: null,
+  active_turn_started_at: null,
+  is_fresh_reset: false,
+  was_auto_reset: false,
+  auto_reset_reason: null,
+  reset_had_activity: false,
+  prev_session_id: null,
   ...fields,
 });
 
@@ -103,12 +135,16 @@ export const realSessionsJson: Record<string, Record<string, unknown>> = {
     cost_status: 'included',
     expiry_finalized: true,
     suspended: true,
-    origin: source('discord', { chat_id: '4242', chat_name: 'general', chat_type: 'group', user_id: '7', user_name: 'Sam', chat_topic: 'release planning' }, {
-      scope_id: 'guild-9',
-      guild_id: 'guild-9',
-      message_id: '1001',
-      auto_thread_initial_name: 'release-notes',
-    }),
+    origin: source(
+      'discord',
+      { chat_id: '4242', chat_name: 'general', chat_type: 'group', user_id: '7', user_name: 'Sam', chat_topic: 'release planning' },
+      {
+        scope_id: 'guild-9',
+        guild_id: 'guild-9',
+        message_id: '1001',
+        auto_thread_initial_name: 'release-notes',
+      },
+    ),
   }),
   [realKeys.erin]: entry({
     session_key: realKeys.erin,
@@ -124,25 +160,124 @@ export const realSessionsJson: Record<string, Record<string, unknown>> = {
   }),
 };
 
-interface Row { id: string; source: string; key?: string; userId?: string; parent?: string; startedAt: string; endedAt?: string; endReason?: string; messages: Array<[string, string, string]> }
+interface Row {
+  id: string;
+  source: string;
+  key?: string;
+  userId?: string;
+  parent?: string;
+  startedAt: string;
+  endedAt?: string;
+  endReason?: string;
+  messages: Array<[string, string, string]>;
+}
 
 const rows: Row[] = [
-  { id: realIds.danaOld, source: 'telegram', key: realKeys.dana, userId: '5551', startedAt: '2026-04-01T08:00:00Z', endedAt: '2026-04-01T09:00:00Z', endReason: 'idle', messages: [['user', 'draft my standup', '2026-04-01T08:00:01Z'], ['assistant', 'Here it is.', '2026-04-01T08:00:03Z']] },
-  { id: realIds.dana, source: 'telegram', key: realKeys.dana, userId: '5551', parent: realIds.danaOld, startedAt: '2026-04-01T09:00:00Z', messages: [['user', 'shorter please', '2026-04-01T09:14:58Z'], ['assistant', 'Done.', '2026-04-01T09:15:00Z']] },
-  { id: realIds.team, source: 'discord', key: realKeys.team, userId: '7', startedAt: '2026-04-02T10:00:00Z', messages: [['user', 'what ships friday?', '2026-04-02T10:29:00Z'], ['assistant', 'The importer.', '2026-04-02T10:30:00Z']] },
-  { id: realIds.erinOld, source: 'telegram', key: realKeys.erin, userId: '5552', startedAt: '2026-04-03T11:00:00Z', endedAt: '2026-04-03T12:00:00Z', endReason: 'new_session', messages: [['user', 'hi', '2026-04-03T11:00:01Z'], ['assistant', 'hello', '2026-04-03T11:00:02Z']] },
+  {
+    id: realIds.danaOld,
+    source: 'telegram',
+    key: realKeys.dana,
+    userId: '5551',
+    startedAt: '2026-04-01T08:00:00Z',
+    endedAt: '2026-04-01T09:00:00Z',
+    endReason: 'idle',
+    messages: [
+      ['user', 'draft my standup', '2026-04-01T08:00:01Z'],
+      ['assistant', 'Here it is.', '2026-04-01T08:00:03Z'],
+    ],
+  },
+  {
+    id: realIds.dana,
+    source: 'telegram',
+    key: realKeys.dana,
+    userId: '5551',
+    parent: realIds.danaOld,
+    startedAt: '2026-04-01T09:00:00Z',
+    messages: [
+      ['user', 'shorter please', '2026-04-01T09:14:58Z'],
+      ['assistant', 'Done.', '2026-04-01T09:15:00Z'],
+    ],
+  },
+  {
+    id: realIds.team,
+    source: 'discord',
+    key: realKeys.team,
+    userId: '7',
+    startedAt: '2026-04-02T10:00:00Z',
+    messages: [
+      ['user', 'what ships friday?', '2026-04-02T10:29:00Z'],
+      ['assistant', 'The importer.', '2026-04-02T10:30:00Z'],
+    ],
+  },
+  {
+    id: realIds.erinOld,
+    source: 'telegram',
+    key: realKeys.erin,
+    userId: '5552',
+    startedAt: '2026-04-03T11:00:00Z',
+    endedAt: '2026-04-03T12:00:00Z',
+    endReason: 'new_session',
+    messages: [
+      ['user', 'hi', '2026-04-03T11:00:01Z'],
+      ['assistant', 'hello', '2026-04-03T11:00:02Z'],
+    ],
+  },
   { id: realIds.erin, source: 'telegram', key: realKeys.erin, userId: '5552', parent: realIds.erinOld, startedAt: '2026-04-03T12:00:00Z', messages: [] },
   // `hermes` in a terminal: no routing entry, no session key.
-  { id: realIds.cliOld, source: 'cli', startedAt: '2026-04-04T07:00:00Z', endedAt: '2026-04-04T07:30:00Z', endReason: 'cli_close', messages: [['user', 'list my files', '2026-04-04T07:00:05Z'], ['assistant', 'a.txt b.txt', '2026-04-04T07:00:07Z']] },
-  { id: realIds.cli, source: 'cli', startedAt: '2026-04-04T08:00:00Z', endedAt: '2026-04-04T08:20:00Z', endReason: 'cli_close', messages: [['user', 'what is in a.txt', '2026-04-04T08:00:05Z'], ['assistant', 'notes', '2026-04-04T08:00:07Z']] },
+  {
+    id: realIds.cliOld,
+    source: 'cli',
+    startedAt: '2026-04-04T07:00:00Z',
+    endedAt: '2026-04-04T07:30:00Z',
+    endReason: 'cli_close',
+    messages: [
+      ['user', 'list my files', '2026-04-04T07:00:05Z'],
+      ['assistant', 'a.txt b.txt', '2026-04-04T07:00:07Z'],
+    ],
+  },
+  {
+    id: realIds.cli,
+    source: 'cli',
+    startedAt: '2026-04-04T08:00:00Z',
+    endedAt: '2026-04-04T08:20:00Z',
+    endReason: 'cli_close',
+    messages: [
+      ['user', 'what is in a.txt', '2026-04-04T08:00:05Z'],
+      ['assistant', 'notes', '2026-04-04T08:00:07Z'],
+    ],
+  },
 ];
 
 /** cron/jobs.py create_job() records, as save_jobs() writes them. */
 const job = (fields: Record<string, unknown>) => ({
-  id: null, name: null, prompt: null, skills: [], skill: null, model: null, provider: null, base_url: null, script: null, no_agent: false,
-  context_from: null, schedule: null, schedule_display: null, repeat: { times: null, completed: 0 }, enabled: true, state: 'scheduled',
-  paused_at: null, paused_reason: null, created_at: '2026-04-01T08:00:00+00:00', next_run_at: null, last_run_at: null, last_status: null,
-  last_error: null, last_delivery_error: null, deliver: 'local', origin: null, enabled_toolsets: null, workdir: null,
+  id: null,
+  name: null,
+  prompt: null,
+  skills: [],
+  skill: null,
+  model: null,
+  provider: null,
+  base_url: null,
+  script: null,
+  no_agent: false,
+  context_from: null,
+  schedule: null,
+  schedule_display: null,
+  repeat: { times: null, completed: 0 },
+  enabled: true,
+  state: 'scheduled',
+  paused_at: null,
+  paused_reason: null,
+  created_at: '2026-04-01T08:00:00+00:00',
+  next_run_at: null,
+  last_run_at: null,
+  last_status: null,
+  last_error: null,
+  last_delivery_error: null,
+  deliver: 'local',
+  origin: null,
+  enabled_toolsets: null,
+  workdir: null,
   ...fields,
 });
 
@@ -150,12 +285,51 @@ const danaOrigin = { platform: 'telegram', chat_id: '5551', chat_name: 'Dana', t
 
 export const realJobsJson = {
   jobs: [
-    job({ id: 'a1b2c3d4e5f6', name: 'Morning brief', prompt: 'Summarise the overnight news', schedule: { kind: 'cron', expr: '0 8 * * *', display: '0 8 * * *' }, schedule_display: '0 8 * * *', repeat: { times: null, completed: 3 }, deliver: 'origin', origin: danaOrigin }),
-    job({ id: 'b2c3d4e5f6a1', name: 'server-health', skills: ['server-health'], skill: 'server-health', schedule: { kind: 'interval', minutes: 30, display: 'every 30m' }, schedule_display: 'every 30m', repeat: { times: 10, completed: 4 }, deliver: 'telegram:-100200' }),
-    job({ id: 'c3d4e5f6a1b2', name: 'New year note', prompt: 'Wish the team a happy new year', schedule: { kind: 'once', run_at: '2099-01-01T09:00:00.123456+00:00', display: 'once at 2099-01-01 09:00' }, repeat: { times: 1, completed: 0 } }),
-    job({ id: 'd4e5f6a1b2c3', name: 'Daily digest', prompt: 'Digest the channel', schedule: { kind: 'interval', minutes: 1440, display: 'every 1440m' }, state: 'paused', paused_at: '2026-04-02T00:00:00+00:00', paused_reason: 'user', deliver: 'discord', origin: { platform: 'discord', chat_id: '4242', chat_name: 'general', thread_id: null } }),
+    job({
+      id: 'a1b2c3d4e5f6',
+      name: 'Morning brief',
+      prompt: 'Summarise the overnight news',
+      schedule: { kind: 'cron', expr: '0 8 * * *', display: '0 8 * * *' },
+      schedule_display: '0 8 * * *',
+      repeat: { times: null, completed: 3 },
+      deliver: 'origin',
+      origin: danaOrigin,
+    }),
+    job({
+      id: 'b2c3d4e5f6a1',
+      name: 'server-health',
+      skills: ['server-health'],
+      skill: 'server-health',
+      schedule: { kind: 'interval', minutes: 30, display: 'every 30m' },
+      schedule_display: 'every 30m',
+      repeat: { times: 10, completed: 4 },
+      deliver: 'telegram:-100200',
+    }),
+    job({
+      id: 'c3d4e5f6a1b2',
+      name: 'New year note',
+      prompt: 'Wish the team a happy new year',
+      schedule: { kind: 'once', run_at: '2099-01-01T09:00:00.123456+00:00', display: 'once at 2099-01-01 09:00' },
+      repeat: { times: 1, completed: 0 },
+    }),
+    job({
+      id: 'd4e5f6a1b2c3',
+      name: 'Daily digest',
+      prompt: 'Digest the channel',
+      schedule: { kind: 'interval', minutes: 1440, display: 'every 1440m' },
+      state: 'paused',
+      paused_at: '2026-04-02T00:00:00+00:00',
+      paused_reason: 'user',
+      deliver: 'discord',
+      origin: { platform: 'discord', chat_id: '4242', chat_name: 'general', thread_id: null },
+    }),
     // An older Hermes wrote {"type", "value"} schedules.
-    job({ id: 'e5f6a1b2c3d4', name: 'Inbox sweep', prompt: 'Sweep the inbox', schedule: { type: 'interval', value: { n: 2, unit: 'hours' }, display: 'every 2h' } }),
+    job({
+      id: 'e5f6a1b2c3d4',
+      name: 'Inbox sweep',
+      prompt: 'Sweep the inbox',
+      schedule: { type: 'interval', value: { n: 2, unit: 'hours' }, display: 'every 2h' },
+    }),
     // A script-only job: the ledger's jobs need a prompt or a skill, so it is reported refused.
     job({ id: 'f6a1b2c3d4e5', name: 'disk check', script: 'disk.sh', no_agent: true, schedule: { kind: 'interval', minutes: 60, display: 'every 60m' } }),
   ],
@@ -175,9 +349,20 @@ export async function writeRealHermesHome(home: string): Promise<void> {
   for (const row of rows) {
     database.run(
       'INSERT INTO sessions (id, source, user_id, session_key, parent_session_id, started_at, ended_at, end_reason, message_count) VALUES (?,?,?,?,?,?,?,?,?)',
-      [row.id, row.source, row.userId ?? null, row.key ?? null, row.parent ?? null, seconds(row.startedAt), row.endedAt ? seconds(row.endedAt) : null, row.endReason ?? null, row.messages.length],
+      [
+        row.id,
+        row.source,
+        row.userId ?? null,
+        row.key ?? null,
+        row.parent ?? null,
+        seconds(row.startedAt),
+        row.endedAt ? seconds(row.endedAt) : null,
+        row.endReason ?? null,
+        row.messages.length,
+      ],
     );
-    for (const [role, content, at] of row.messages) database.run('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?,?,?,?)', [row.id, role, content, seconds(at)]);
+    for (const [role, content, at] of row.messages)
+      database.run('INSERT INTO messages (session_id, role, content, timestamp) VALUES (?,?,?,?)', [row.id, role, content, seconds(at)]);
   }
   await writeFile(join(home, 'state.db'), database.export());
   database.close();

@@ -14,7 +14,11 @@ export interface CliResult {
 
 export async function runLedgerCli(env: Record<string, string>, args: string[], timeoutMs = 120_000): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [cliEntry, ...args], { env: { PATH: process.env.PATH, LOG_LEVEL: 'error', ...env }, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await run(process.execPath, [cliEntry, ...args], {
+      env: { PATH: process.env.PATH, LOG_LEVEL: 'error', ...env },
+      timeout: timeoutMs,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

@@ -42,7 +42,16 @@ export class ThrowawayPostgres {
   }
 
   async start(): Promise<void> {
-    await this.pg('pg_ctl', ['start', '-w', '-D', this.dataDir, '-l', join(this.root, 'server.log'), '-o', `-p ${this.port} -k ${this.root} -c listen_addresses=127.0.0.1 -c fsync=off`]);
+    await this.pg('pg_ctl', [
+      'start',
+      '-w',
+      '-D',
+      this.dataDir,
+      '-l',
+      join(this.root, 'server.log'),
+      '-o',
+      `-p ${this.port} -k ${this.root} -c listen_addresses=127.0.0.1 -c fsync=off`,
+    ]);
   }
 
   /** `immediate` is a crash (no checkpoint, every connection dropped); `fast` a clean shutdown that still ends every session. */

@@ -46,13 +46,21 @@ async function post(score: LoadScore, url: string, path: string, body: unknown):
  * Starts `clients` loops over `conversations` chats (several clients per chat, so they race) until the returned
  * stop function is called. `baseUrl` is read on every request, so a restarted service on a new port is followed.
  */
-export function startWriteLoad(options: { baseUrl: () => string; score: LoadScore; clients: number; conversations: number; label: string }): () => Promise<void> {
+export function startWriteLoad(options: {
+  baseUrl: () => string;
+  score: LoadScore;
+  clients: number;
+  conversations: number;
+  label: string;
+}): () => Promise<void> {
   const { score } = options;
   let running = true;
   const loops = Array.from({ length: options.clients }, async (_, client) => {
     for (let counter = 0; running; counter++) {
       const url = options.baseUrl();
-      const resolved = await post(score, url, '/v1/sessions/resolve', { source: { platform: 'cli', chatType: 'dm', chatId: `${options.label}-${client % options.conversations}` } });
+      const resolved = await post(score, url, '/v1/sessions/resolve', {
+        source: { platform: 'cli', chatType: 'dm', chatId: `${options.label}-${client % options.conversations}` },
+      });
       if (resolved === 'lost' || resolved.status >= 300) {
         if (resolved === 'lost' || resolved.status >= 500) await new Promise((resolve) => setTimeout(resolve, 20));
         continue;
@@ -78,7 +86,8 @@ export function startWriteLoad(options: { baseUrl: () => string; score: LoadScor
 export function expectNothingLost(score: LoadScore, stored: Map<string, StoredTurn[]>): void {
   expect(score.failures, JSON.stringify(score.failures.slice(0, 3))).toEqual([]);
   expect(score.lost).toBe(0);
-  for (const ack of score.acknowledged) expect(stored.get(ack.text) ?? [], ack.text).toEqual([{ streamName: `session-${ack.sessionId}`, revision: ack.revision }]);
+  for (const ack of score.acknowledged)
+    expect(stored.get(ack.text) ?? [], ack.text).toEqual([{ streamName: `session-${ack.sessionId}`, revision: ack.revision }]);
   for (const text of score.refused) expect(stored.has(text), text).toBe(false);
   for (const text of score.unavailable) expect((stored.get(text) ?? []).length, text).toBeLessThanOrEqual(1);
   for (const code of score.unavailableCodes) expect(code).toMatch(/^(DATABASE_UNAVAILABLE|EVENT_STORE_UNAVAILABLE)$/);

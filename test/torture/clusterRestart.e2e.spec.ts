@@ -47,6 +47,8 @@ describe('PostgreSQL server restarted under load', () => {
     }
     await waitUntil(async () => (await fetch(`${service.url}/ready`)).status === 200, '/ready', 120_000);
     expectNothingLost(score, await storedTurnTexts(cluster.url, 'ledger'));
-    console.info(`cluster restarts: ${RESTARTS} server stops; ${score.acknowledged.length} turns acknowledged, ${score.unavailable.length} answered 503, none lost`);
+    console.info(
+      `cluster restarts: ${RESTARTS} server stops; ${score.acknowledged.length} turns acknowledged, ${score.unavailable.length} answered 503, none lost`,
+    );
   });
 });

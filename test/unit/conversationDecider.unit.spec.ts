@@ -48,11 +48,19 @@ const bound = (
   sessionId: string,
   reason: SessionBindReason,
   seconds: number,
-  { previousSessionId = null, previousHadActivity = false, origin = source, gatewayId = GATEWAY }: Partial<{ previousSessionId: string | null; previousHadActivity: boolean; origin: SessionSource; gatewayId: string }> = {},
+  {
+    previousSessionId = null,
+    previousHadActivity = false,
+    origin = source,
+    gatewayId = GATEWAY,
+  }: Partial<{ previousSessionId: string | null; previousHadActivity: boolean; origin: SessionSource; gatewayId: string }> = {},
 ): ConversationEvent => ({ type: 'SessionBound', data: { sessionId, reason, previousSessionId, previousHadActivity, origin, gatewayId, at: at(seconds) } });
 const touched = (seconds: number, gatewayId = GATEWAY): ConversationEvent => ({ type: 'ConversationTouched', data: { gatewayId, at: at(seconds) } });
 const suspended = (seconds: number): ConversationEvent => ({ type: 'Suspended', data: { reason: 'stop', at: at(seconds) } });
-const resumeMarked = (seconds: number, reason: ResumeReason = 'restart_timeout'): ConversationEvent => ({ type: 'ResumeMarked', data: { reason, at: at(seconds) } });
+const resumeMarked = (seconds: number, reason: ResumeReason = 'restart_timeout'): ConversationEvent => ({
+  type: 'ResumeMarked',
+  data: { reason, at: at(seconds) },
+});
 const pruned = (idleSince: number, seconds: number): ConversationEvent => ({ type: 'ConversationPruned', data: { idleSince: at(idleSince), at: at(seconds) } });
 
 /** A conversation opened at 0 on session s1. */
@@ -98,7 +106,19 @@ describe('conversation decider', () => {
         conversation
           .given([])
           .when(resolve({ now: at(0) }))
-          .thenState({ status: 'open', sessionKey: KEY, sessionId: 's-new', sessionIds: ['s-new'], createdAt: at(0), updatedAt: at(0), origin: source, displayName: 'Alice', gatewayId: GATEWAY, resetHadActivity: false, ...noFlags }));
+          .thenState({
+            status: 'open',
+            sessionKey: KEY,
+            sessionId: 's-new',
+            sessionIds: ['s-new'],
+            createdAt: at(0),
+            updatedAt: at(0),
+            origin: source,
+            displayName: 'Alice',
+            gatewayId: GATEWAY,
+            resetHadActivity: false,
+            ...noFlags,
+          }));
     });
 
     describe('on an existing conversation with nothing pending', () => {
@@ -182,7 +202,15 @@ describe('conversation decider', () => {
         conversation
           .given([...openOnS1(), resumeMarked(5), suspended(6)])
           .when(resolve({ currentSessionHadActivity: hadActivity }))
-          .thenState({ sessionId: 's-new', wasAutoReset: true, autoResetReason: 'suspended', resetHadActivity: hadActivity, isFreshReset: false, ...flagsCleared }));
+          .thenState({
+            sessionId: 's-new',
+            wasAutoReset: true,
+            autoResetReason: 'suspended',
+            resetHadActivity: hadActivity,
+            isFreshReset: false,
+            ...flagsCleared,
+          }),
+      );
     });
 
     describe('on a resume-pending conversation', () => {
@@ -246,7 +274,12 @@ describe('conversation decider', () => {
       bound('s2', 'suspended', 10, { previousSessionId: 's1', previousHadActivity: true, origin: laterSource }),
       resumeMarked(20),
     ];
-    const reset = (currentSessionHadActivity = false): ConversationCommand => ({ type: 'ResetConversation', newSessionId: 's3', currentSessionHadActivity, now: at(30) });
+    const reset = (currentSessionHadActivity = false): ConversationCommand => ({
+      type: 'ResetConversation',
+      newSessionId: 's3',
+      currentSessionHadActivity,
+      now: at(30),
+    });
 
     it('binds a new session (reason reset) with the origin the conversation has', () =>
       conversation
@@ -267,10 +300,8 @@ describe('conversation decider', () => {
         .thenState({ sessionId: 's3', suspended: false, isFreshReset: true, wasAutoReset: false }));
 
     it.each([true, false])('records resetHadActivity %s from the command', (hadActivity) =>
-      conversation
-        .given(autoResetAndMarked)
-        .when(reset(hadActivity))
-        .thenState({ resetHadActivity: hadActivity }));
+      conversation.given(autoResetAndMarked).when(reset(hadActivity)).thenState({ resetHadActivity: hadActivity }),
+    );
 
     it('refuses an absent conversation: CONVERSATION_NOT_FOUND (404)', () =>
       conversation.given([]).when(reset()).thenThrows({ type: NotFoundError, code: 'CONVERSATION_NOT_FOUND', status: 404 }));
@@ -309,12 +340,23 @@ describe('conversation decider', () => {
   describe('SuspendConversation', () => {
     const suspend: ConversationCommand = { type: 'SuspendConversation', reason: 'stop', now: at(20) };
 
-    it('suspends an open conversation', () => conversation.given(openOnS1()).when(suspend).then([suspended(20)]));
+    it('suspends an open conversation', () =>
+      conversation
+        .given(openOnS1())
+        .when(suspend)
+        .then([suspended(20)]));
 
     it('leaves the session bound until the next message', () =>
-      conversation.given(openOnS1()).when(suspend).thenState({ sessionId: 's1', suspended: true, updatedAt: at(20) }));
+      conversation
+        .given(openOnS1())
+        .when(suspend)
+        .thenState({ sessionId: 's1', suspended: true, updatedAt: at(20) }));
 
-    it('is idempotent', () => conversation.given([...openOnS1(), suspended(5)]).when(suspend).then([]));
+    it('is idempotent', () =>
+      conversation
+        .given([...openOnS1(), suspended(5)])
+        .when(suspend)
+        .then([]));
 
     it('refuses an absent conversation: CONVERSATION_NOT_FOUND (404)', () =>
       conversation.given([]).when(suspend).thenThrows({ type: NotFoundError, code: 'CONVERSATION_NOT_FOUND', status: 404 }));
@@ -323,19 +365,26 @@ describe('conversation decider', () => {
   describe('MarkResumePending', () => {
     const mark = (reason: ResumeReason): ConversationCommand => ({ type: 'MarkResumePending', reason, now: at(20) });
 
-    it.each(resumeReasons)('accepts reason %s', (reason) => conversation.given(openOnS1()).when(mark(reason)).then([resumeMarked(20, reason)]));
+    it.each(resumeReasons)('accepts reason %s', (reason) =>
+      conversation
+        .given(openOnS1())
+        .when(mark(reason))
+        .then([resumeMarked(20, reason)]),
+    );
 
     it.each(resumeReasons)('records the mark and its time (reason %s)', (reason) =>
       conversation
         .given(openOnS1())
         .when(mark(reason))
-        .thenState({ sessionId: 's1', resumePending: true, resumeReason: reason, lastResumeMarkedAt: at(20) }));
+        .thenState({ sessionId: 's1', resumePending: true, resumeReason: reason, lastResumeMarkedAt: at(20) }),
+    );
 
     it.each(resumeReasons)('refuses a suspended conversation: CONVERSATION_SUSPENDED (409) (reason %s)', (reason) =>
       conversation
         .given([...openOnS1(), suspended(5)])
         .when(mark(reason))
-        .thenThrows({ type: ConflictError, code: 'CONVERSATION_SUSPENDED', status: 409 }));
+        .thenThrows({ type: ConflictError, code: 'CONVERSATION_SUSPENDED', status: 409 }),
+    );
 
     it('refuses an absent conversation: CONVERSATION_NOT_FOUND (404)', () =>
       conversation.given([]).when(mark('restart_interrupted')).thenThrows({ type: NotFoundError, code: 'CONVERSATION_NOT_FOUND', status: 404 }));
@@ -383,7 +432,11 @@ describe('conversation decider', () => {
   describe('PruneConversation', () => {
     const prune = (olderThan: number): ConversationCommand => ({ type: 'PruneConversation', olderThan: at(olderThan), now: at(1000) });
 
-    it('removes an entry idle since before the cutoff', () => conversation.given(openOnS1()).when(prune(100)).then([pruned(0, 1000)]));
+    it('removes an entry idle since before the cutoff', () =>
+      conversation
+        .given(openOnS1())
+        .when(prune(100))
+        .then([pruned(0, 1000)]));
 
     it('counts a touch as activity', () =>
       conversation

@@ -6,7 +6,7 @@ import { completionEventId, erasedKeyDigest } from '../../src/modules/erasure/er
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('the erasure journal', () => {
-  it('resumes under the record\'s erasure id and pseudonymous key, looking for that key, keeping pseudonyms already written', () => {
+  it("resumes under the record's erasure id and pseudonymous key, looking for that key, keeping pseudonyms already written", () => {
     const context = resumedErasureContext({ erasureId: 'erasure_0011223344556677', tenant: 'acme', streams: [], pseudonymousKey: 'erased:abc' });
     expect(context).toMatchObject({ erasureId: 'erasure_0011223344556677', sessionKey: 'erased:abc', pseudonymousKey: 'erased:abc', tenant: 'acme' });
     expect(context.pseudonym('erased-0123456789abcdef')).toBe('erased-0123456789abcdef');

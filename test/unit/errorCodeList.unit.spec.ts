@@ -61,8 +61,10 @@ describe('the error-code list in docs/api.md', () => {
     for (const [code, statuses] of statusesInSource) {
       const [status, where] = [...statuses][0]!;
       const row = documented.get(code);
-      if (!row) problems.push(`${code} (${status}, answered at ${where[0]}) is missing: add "| \`${code}\` | ${status} | <when> |" to docs/api.md § Error codes`);
-      else if (row.status !== status) problems.push(`${code} is documented as ${row.status} (docs/api.md:${row.line}) but answered as ${status} at ${where[0]}`);
+      if (!row)
+        problems.push(`${code} (${status}, answered at ${where[0]}) is missing: add "| \`${code}\` | ${status} | <when> |" to docs/api.md § Error codes`);
+      else if (row.status !== status)
+        problems.push(`${code} is documented as ${row.status} (docs/api.md:${row.line}) but answered as ${status} at ${where[0]}`);
     }
     expect(problems).toEqual([]);
   });
@@ -93,7 +95,7 @@ describe('the source scan behind the list', () => {
       join(fixture, 'src/uses.ts'),
       [
         "import { ConflictError, LedgerError, ValidationError } from './errors/ledgerError.js';",
-        'class ParkedError extends LedgerError { constructor(stream: string) { super(\'STREAM_PARKED\', stream, 503); } }',
+        "class ParkedError extends LedgerError { constructor(stream: string) { super('STREAM_PARKED', stream, 503); } }",
         "export const a = new ConflictError('SOME_CONFLICT', 'm');",
         "export const b = new ValidationError('m');",
         "export function c(kind: 'FIRST_KIND' | 'SECOND_KIND') { return new LedgerError(kind, 'm', 422); }",

@@ -177,7 +177,10 @@ describe('errors from the client', () => {
 
 describe('append values', () => {
   it('keeps a given event id and draws a new one otherwise; data and metadata go as JSON', () => {
-    const given = toEsdbEventData({ id: 'a1b2c3d4-0000-4000-8000-000000000001', type: 'SessionOpened', data: { n: 1 }, metadata: { actor: 'me' } }, () => 'unused');
+    const given = toEsdbEventData(
+      { id: 'a1b2c3d4-0000-4000-8000-000000000001', type: 'SessionOpened', data: { n: 1 }, metadata: { actor: 'me' } },
+      () => 'unused',
+    );
     expect(given).toEqual({
       id: 'a1b2c3d4-0000-4000-8000-000000000001',
       contentType: 'application/json',
@@ -190,11 +193,7 @@ describe('append values', () => {
   });
 
   it('turns the write result bigints into numbers, position being the commit position', () => {
-    const result = fromEsdbAppendResult(
-      { success: true, nextExpectedRevision: 4n, position: { commit: 4_294_967_396n, prepare: 4_294_967_396n } },
-      's',
-      3,
-    );
+    const result = fromEsdbAppendResult({ success: true, nextExpectedRevision: 4n, position: { commit: 4_294_967_396n, prepare: 4_294_967_396n } }, 's', 3);
     expect(result).toEqual({ nextExpectedRevision: 4, position: 4_294_967_396 });
   });
 
@@ -256,7 +255,10 @@ describe('recorded events from the client', () => {
   });
 
   it('takes the position from the resolved event when the record itself has none', () => {
-    const resolved: ResolvedEvent = { ...readFromWire({ streamName: 's', id: '0f8fad5b-d9cb-469f-a165-70867728950f', revision: 0n, type: 'T', createdAt, data: '{}' }), commitPosition: 512n };
+    const resolved: ResolvedEvent = {
+      ...readFromWire({ streamName: 's', id: '0f8fad5b-d9cb-469f-a165-70867728950f', revision: 0n, type: 'T', createdAt, data: '{}' }),
+      commitPosition: 512n,
+    };
     expect(commitPositionOf(resolved)).toBe(512);
   });
 

@@ -29,15 +29,29 @@ const OPAQUE = new Set(['JsonValue', 'JsonObject']);
 
 function shapesOfStoredEvents(): Map<string, string> {
   const files = eventFiles();
-  const program = ts.createProgram(files, { strict: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, noEmit: true });
+  const program = ts.createProgram(files, {
+    strict: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    noEmit: true,
+  });
   const checker = program.getTypeChecker();
 
   const describe = (type: ts.Type, seen: readonly ts.Type[]): string => {
     if (type.aliasSymbol && OPAQUE.has(type.aliasSymbol.name)) return type.aliasSymbol.name;
     if (seen.includes(type)) return '<recursive>';
     const inner = [...seen, type];
-    if (type.isUnion()) return type.types.map((member) => describe(member, inner)).sort().join(' | ');
-    if (type.isIntersection()) return type.types.map((member) => describe(member, inner)).sort().join(' & ');
+    if (type.isUnion())
+      return type.types
+        .map((member) => describe(member, inner))
+        .sort()
+        .join(' | ');
+    if (type.isIntersection())
+      return type.types
+        .map((member) => describe(member, inner))
+        .sort()
+        .join(' & ');
     if (checker.isArrayType(type) || checker.isTupleType(type)) {
       const items = checker.getTypeArguments(type as ts.TypeReference);
       return checker.isTupleType(type) ? `[${items.map((item) => describe(item, inner)).join(', ')}]` : `${describe(items[0]!, inner)}[]`;

@@ -24,7 +24,11 @@ describe('event upcasting', () => {
   });
 
   it('reads a v1 TranscriptRewound without its text copy and with the slot named, and says what was stored', () => {
-    const v1 = recorded('TranscriptRewound', { fromMessageIndex: 2, rewoundCount: 2, turnsUndone: 1, targetText: 'my secret question', at: '2026-06-16T09:00:00.000Z' }, { schemaVersion: 1, actor: 'api' });
+    const v1 = recorded(
+      'TranscriptRewound',
+      { fromMessageIndex: 2, rewoundCount: 2, turnsUndone: 1, targetText: 'my secret question', at: '2026-06-16T09:00:00.000Z' },
+      { schemaVersion: 1, actor: 'api' },
+    );
     const current = upcastEvent(v1);
     expect(current.data).toEqual({ fromMessageIndex: 2, rewoundCount: 2, turnsUndone: 1, at: '2026-06-16T09:00:00.000Z', slot: 'main' });
     expect(current.metadata).toEqual({ schemaVersion: 2, storedSchemaVersion: 1, actor: 'api' });
@@ -41,8 +45,28 @@ describe('event upcasting', () => {
 
   it('reads a v1 RolledBack (the whole restored timeline) as a change keeping none of the transcript, with its live count', () => {
     const message = (index: number, deleted: boolean) => ({ role: 'user', content: `m${index}`, index, turnIndex: 1, at: 'x', slot: 'main', deleted });
-    const timeline = { turnCount: 1, nextMessageIndex: 3, counters: { inputTokens: 1 }, memory: [], slots: [{ name: 'main', createdAt: 'x' }], currentSlot: 'main', lastSummaryTurn: null, headCheckpointId: 'cp-1' };
-    const v1 = recorded('RolledBack', { checkpointId: 'cp-1', targetRevision: 1, fromRevision: 5, fromTurnIndex: 3, restored: { ...timeline, transcript: [message(0, false), message(1, true), message(2, false)] }, at: 'y' }, { schemaVersion: 1 });
+    const timeline = {
+      turnCount: 1,
+      nextMessageIndex: 3,
+      counters: { inputTokens: 1 },
+      memory: [],
+      slots: [{ name: 'main', createdAt: 'x' }],
+      currentSlot: 'main',
+      lastSummaryTurn: null,
+      headCheckpointId: 'cp-1',
+    };
+    const v1 = recorded(
+      'RolledBack',
+      {
+        checkpointId: 'cp-1',
+        targetRevision: 1,
+        fromRevision: 5,
+        fromTurnIndex: 3,
+        restored: { ...timeline, transcript: [message(0, false), message(1, true), message(2, false)] },
+        at: 'y',
+      },
+      { schemaVersion: 1 },
+    );
     const current = upcastEvent(v1);
     expect(current.data).toEqual({
       checkpointId: 'cp-1',
@@ -57,7 +81,14 @@ describe('event upcasting', () => {
 
   it('leaves RolledBack data already in the v2 shape alone when it was appended without a version', () => {
     const change = { kept: 4, following: [], liveCount: 4 };
-    const unversioned = recorded('RolledBack', { checkpointId: 'cp-1', targetRevision: 1, fromRevision: 5, fromTurnIndex: 3, restored: { turnCount: 1, transcript: change }, at: 'y' });
+    const unversioned = recorded('RolledBack', {
+      checkpointId: 'cp-1',
+      targetRevision: 1,
+      fromRevision: 5,
+      fromTurnIndex: 3,
+      restored: { turnCount: 1, transcript: change },
+      at: 'y',
+    });
     expect(upcastEvent(unversioned).data).toEqual(unversioned.data);
   });
 
@@ -81,6 +112,12 @@ describe('event upcasting', () => {
 
   it('refuses a history with a gap or two steps from one version', () => {
     expect(() => new EventSchemaHistory([{ type: 'Thing', fromVersion: 2, upcast: (data) => data }])).toThrow(/one chain/);
-    expect(() => new EventSchemaHistory([{ type: 'Thing', fromVersion: 1, upcast: (data) => data }, { type: 'Thing', fromVersion: 1, upcast: (data) => data }])).toThrow(/two upcasters/);
+    expect(
+      () =>
+        new EventSchemaHistory([
+          { type: 'Thing', fromVersion: 1, upcast: (data) => data },
+          { type: 'Thing', fromVersion: 1, upcast: (data) => data },
+        ]),
+    ).toThrow(/two upcasters/);
   });
 });

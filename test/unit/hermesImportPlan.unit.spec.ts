@@ -9,18 +9,57 @@ import { planHermesImport } from '../../src/modules/hermesImport/planHermesImpor
 
 let nextId = 1;
 const message = (role: string, content: string | null, timestamp: number, extra: Partial<HermesMessageRow> = {}): HermesMessageRow => ({
-  id: nextId++, sessionId: 's', role, content, toolCallId: null, toolCalls: null, toolName: null, timestamp, tokenCount: null, finishReason: null, active: true, ...extra,
+  id: nextId++,
+  sessionId: 's',
+  role,
+  content,
+  toolCallId: null,
+  toolCalls: null,
+  toolName: null,
+  timestamp,
+  tokenCount: null,
+  finishReason: null,
+  active: true,
+  ...extra,
 });
 const session = (id: string, extra: Partial<HermesSessionRow> = {}): HermesSessionRow => ({
-  id, source: 'telegram', userId: null, sessionKey: null, chatId: null, chatType: null, threadId: null, displayName: null, originJson: null, model: null,
-  parentSessionId: null, startedAt: 1_772_000_000, endedAt: null, endReason: null, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0,
-  estimatedCostUsd: 0, title: null, ...extra,
+  id,
+  source: 'telegram',
+  userId: null,
+  sessionKey: null,
+  chatId: null,
+  chatType: null,
+  threadId: null,
+  displayName: null,
+  originJson: null,
+  model: null,
+  parentSessionId: null,
+  startedAt: 1_772_000_000,
+  endedAt: null,
+  endReason: null,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  estimatedCostUsd: 0,
+  title: null,
+  ...extra,
 });
 
 describe('Hermes transcripts as turns', () => {
   it('starts a turn at each user message; a leading system prompt joins the first', () => {
-    const { turns } = hermesTurns([message('system', 'be nice', 1), message('user', 'a', 2), message('assistant', 'b', 3), message('user', 'c', 4), message('tool', 't', 5), message('assistant', 'd', 6)]);
-    expect(turns.map((turn) => turn.messages.map((m) => m.content))).toEqual([['be nice', 'a', 'b'], ['c', 't', 'd']]);
+    const { turns } = hermesTurns([
+      message('system', 'be nice', 1),
+      message('user', 'a', 2),
+      message('assistant', 'b', 3),
+      message('user', 'c', 4),
+      message('tool', 't', 5),
+      message('assistant', 'd', 6),
+    ]);
+    expect(turns.map((turn) => turn.messages.map((m) => m.content))).toEqual([
+      ['be nice', 'a', 'b'],
+      ['c', 't', 'd'],
+    ]);
     expect(turns[1]!.at).toBe(new Date(6_000).toISOString());
   });
 
@@ -53,7 +92,12 @@ describe('which conversation a Hermes session belongs to', () => {
       session('lone', { sessionKey: 'agent:main:cli:dm:me' }),
     ];
     const keys = hermesKeysOfSessions(rows, parseHermesSessionsJson({ 'agent:main:telegram:dm:1': { session_id: 'c' } }));
-    expect(Object.fromEntries(keys)).toEqual({ a: 'agent:main:telegram:dm:1', b: 'agent:main:telegram:dm:1', c: 'agent:main:telegram:dm:1', lone: 'agent:main:cli:dm:me' });
+    expect(Object.fromEntries(keys)).toEqual({
+      a: 'agent:main:telegram:dm:1',
+      b: 'agent:main:telegram:dm:1',
+      c: 'agent:main:telegram:dm:1',
+      lone: 'agent:main:cli:dm:me',
+    });
   });
 
   it("keys a conversation the ledger's way when its real origin says so", () => {
@@ -72,10 +116,18 @@ describe('the import plan', () => {
     home: '/h',
     files: { sessionsJson: '/h/sessions.json', stateDb: '/h/state.db', jobsJson: null },
     entries: parseHermesSessionsJson({
-      'agent:main:telegram:dm:1': { session_id: 'new', updated_at: '2026-03-01T10:00:00', origin: { platform: 'telegram', chat_type: 'dm', chat_id: 1 }, suspended: true },
+      'agent:main:telegram:dm:1': {
+        session_id: 'new',
+        updated_at: '2026-03-01T10:00:00',
+        origin: { platform: 'telegram', chat_type: 'dm', chat_id: 1 },
+        suspended: true,
+      },
     }),
     stateDb: {
-      sessions: [session('old', { endReason: 'session_reset', startedAt: 1_772_000_000 }), session('new', { parentSessionId: 'old', startedAt: 1_772_100_000, inputTokens: 7 })],
+      sessions: [
+        session('old', { endReason: 'session_reset', startedAt: 1_772_000_000 }),
+        session('new', { parentSessionId: 'old', startedAt: 1_772_100_000, inputTokens: 7 }),
+      ],
       messages: new Map([
         ['old', [message('user', 'hi', 1_772_000_001), message('assistant', 'yo', 1_772_000_002)]],
         ['new', [message('user', 'again', 1_772_100_001)]],

@@ -61,7 +61,9 @@ describe('imports under src/', () => {
   it('keep src/events free of src/modules', () => {
     const events = files.filter((file) => file.startsWith(join(sourceRoot, 'events')));
     const offending = events.flatMap((file) =>
-      (graph.get(file) ?? []).filter((target) => target.startsWith(join(sourceRoot, 'modules'))).map((target) => `${relative(root, file)} → ${relative(root, target)}`),
+      (graph.get(file) ?? [])
+        .filter((target) => target.startsWith(join(sourceRoot, 'modules')))
+        .map((target) => `${relative(root, file)} → ${relative(root, target)}`),
     );
     expect(offending).toEqual([]);
   });

@@ -56,21 +56,37 @@ const schedule = (overrides: Partial<Extract<JobCommand, { type: 'ScheduleJob' }
   now: at(0),
   ...overrides,
 });
-const tick = (minute: number, catchUp: 'once' | 'all' | 'none' = 'once'): JobCommand => ({ type: 'FireDueSlots', now: at(minute), catchUp, onTimeGraceMs: GRACE });
+const tick = (minute: number, catchUp: 'once' | 'all' | 'none' = 'once'): JobCommand => ({
+  type: 'FireDueSlots',
+  now: at(minute),
+  catchUp,
+  onTimeGraceMs: GRACE,
+});
 const fireSlot = (slot: number | null, minute: number): JobCommand => ({ type: 'FireSlot', slot: slot === null ? null : at(slot), now: at(minute) });
 
 describe('job decider', () => {
   describe('ScheduleJob', () => {
     it('schedules a new job with its first slot after now', () => job.given([]).when(schedule()).then([scheduled()]));
 
-    it('starts a one-shot at its instant', () => job.given([]).when(schedule({ schedule: once })).then([scheduled(once, at(30))]));
+    it('starts a one-shot at its instant', () =>
+      job
+        .given([])
+        .when(schedule({ schedule: once }))
+        .then([scheduled(once, at(30))]));
 
-    it('schedules a disabled job paused', () => job.given([]).when(schedule({ enabled: false })).then([scheduled(), paused(0)]));
+    it('schedules a disabled job paused', () =>
+      job
+        .given([])
+        .when(schedule({ enabled: false }))
+        .then([scheduled(), paused(0)]));
 
     it('refuses an id already taken with 409 JOB_EXISTS', () => job.given([scheduled()]).when(schedule()).thenThrows({ code: 'JOB_EXISTS', status: 409 }));
 
     it('refuses a job with neither prompt nor skill', () =>
-      job.given([]).when(schedule({ task: { ...task, skill: null } })).thenThrows({ code: 'JOB_NEEDS_PROMPT_OR_SKILL', status: 400 }));
+      job
+        .given([])
+        .when(schedule({ task: { ...task, skill: null } }))
+        .thenThrows({ code: 'JOB_NEEDS_PROMPT_OR_SKILL', status: 400 }));
 
     it('re-creates a removed job, keeping the slots it fired', () =>
       job
@@ -82,14 +98,31 @@ describe('job decider', () => {
   describe('FireDueSlots (the ticker)', () => {
     it('fires nothing before the slot is due', () => job.given([scheduled()]).when(tick(9)).then([]));
 
-    it('fires the due slot and advances nextRunAt in the same decision', () => job.given([scheduled()]).when(tick(10)).then([fired(10, 20, { firedAt: at(10) })]));
+    it('fires the due slot and advances nextRunAt in the same decision', () =>
+      job
+        .given([scheduled()])
+        .when(tick(10))
+        .then([fired(10, 20, { firedAt: at(10) })]));
 
-    it('fires nothing more for a slot once fired: the loser of a race re-decides into nothing', () => job.given([scheduled(), fired(10, 20)]).when(tick(10)).then([]));
+    it('fires nothing more for a slot once fired: the loser of a race re-decides into nothing', () =>
+      job
+        .given([scheduled(), fired(10, 20)])
+        .when(tick(10))
+        .then([]));
 
     it('does not fire a paused, removed or completed job', () => {
-      job.given([scheduled(), paused(1)]).when(tick(15)).then([]);
-      job.given([scheduled(), { type: 'JobRemoved', data: { at: at(1) } }]).when(tick(15)).then([]);
-      job.given([scheduled(once, at(30)), fired(30, null)]).when(tick(45)).then([]);
+      job
+        .given([scheduled(), paused(1)])
+        .when(tick(15))
+        .then([]);
+      job
+        .given([scheduled(), { type: 'JobRemoved', data: { at: at(1) } }])
+        .when(tick(15))
+        .then([]);
+      job
+        .given([scheduled(once, at(30)), fired(30, null)])
+        .when(tick(45))
+        .then([]);
     });
 
     it('completes a one-shot when it fires', () =>
@@ -99,8 +132,14 @@ describe('job decider', () => {
         .thenState({ status: 'completed', nextRunAt: null, lastSlot: at(30), repeat: { completed: 1 } }));
 
     it('stops after repeat.times fires', () => {
-      job.given([scheduled(every10m, at(10), 2), fired(10, 20)]).when(tick(20)).then([fired(20, null, { completed: true })]);
-      job.given([scheduled(every10m, at(10), 2), fired(10, 20)]).when(tick(20)).thenState({ status: 'completed', repeat: { times: 2, completed: 2 } });
+      job
+        .given([scheduled(every10m, at(10), 2), fired(10, 20)])
+        .when(tick(20))
+        .then([fired(20, null, { completed: true })]);
+      job
+        .given([scheduled(every10m, at(10), 2), fired(10, 20)])
+        .when(tick(20))
+        .thenState({ status: 'completed', repeat: { times: 2, completed: 2 } });
     });
 
     describe('catch-up of missed slots (10, 20, 30, 40, 50 missed; now 55)', () => {
@@ -138,40 +177,79 @@ describe('job decider', () => {
           .when(tick(55, 'none'))
           .then([{ type: 'JobSlotsSkipped', data: { firstSlot: at(10), lastSlot: at(50), count: 5, nextRunAt: at(60), completed: false, at: at(55) } }]));
 
-      it('none: still fires a slot that is due within the grace (it was not missed)', () => job.given([scheduled()]).when(tick(10.5, 'none')).then([fired(10, 20, { firedAt: at(10.5) })]));
+      it('none: still fires a slot that is due within the grace (it was not missed)', () =>
+        job
+          .given([scheduled()])
+          .when(tick(10.5, 'none'))
+          .then([fired(10, 20, { firedAt: at(10.5) })]));
 
       it('none: completes a one-shot that was missed', () =>
-        job.given([scheduled(once, at(30))]).when(tick(45, 'none')).thenState({ status: 'completed', nextRunAt: null, lastSlot: null }));
+        job
+          .given([scheduled(once, at(30))])
+          .when(tick(45, 'none'))
+          .thenState({ status: 'completed', nextRunAt: null, lastSlot: null }));
     });
   });
 
   describe('FireSlot (an external scheduler)', () => {
-    it('fires the named slot', () => job.given([scheduled()]).when(fireSlot(10, 10)).then([fired(10, 20, { trigger: 'external' })]));
+    it('fires the named slot', () =>
+      job
+        .given([scheduled()])
+        .when(fireSlot(10, 10))
+        .then([fired(10, 20, { trigger: 'external' })]));
 
     it('answers 409 ALREADY_FIRED for a slot fired before, by anyone', () => {
-      job.given([scheduled(), fired(10, 20)]).when(fireSlot(10, 10)).thenThrows({ code: 'ALREADY_FIRED', status: 409 });
-      job.given([scheduled(), fired(10, 20, { trigger: 'external' })]).when(fireSlot(10, 11)).thenThrows({ code: 'ALREADY_FIRED' });
-      job.given([scheduled(), fired(10, 20), fired(20, 30)]).when(fireSlot(10, 21)).thenThrows({ code: 'ALREADY_FIRED' });
+      job
+        .given([scheduled(), fired(10, 20)])
+        .when(fireSlot(10, 10))
+        .thenThrows({ code: 'ALREADY_FIRED', status: 409 });
+      job
+        .given([scheduled(), fired(10, 20, { trigger: 'external' })])
+        .when(fireSlot(10, 11))
+        .thenThrows({ code: 'ALREADY_FIRED' });
+      job
+        .given([scheduled(), fired(10, 20), fired(20, 30)])
+        .when(fireSlot(10, 21))
+        .thenThrows({ code: 'ALREADY_FIRED' });
       // A fired one-shot is complete, but the slot's answer stays ALREADY_FIRED.
-      job.given([scheduled(once, at(30)), fired(30, null)]).when(fireSlot(30, 31)).thenThrows({ code: 'ALREADY_FIRED' });
+      job
+        .given([scheduled(once, at(30)), fired(30, null)])
+        .when(fireSlot(30, 31))
+        .thenThrows({ code: 'ALREADY_FIRED' });
     });
 
-    it('refuses instants that are not slots of the schedule', () => job.given([scheduled()]).when(fireSlot(15, 15)).thenThrows({ code: 'SLOT_NOT_SCHEDULED', status: 400 }));
+    it('refuses instants that are not slots of the schedule', () =>
+      job.given([scheduled()]).when(fireSlot(15, 15)).thenThrows({ code: 'SLOT_NOT_SCHEDULED', status: 400 }));
 
     it('refuses a slot the job moved past without firing, and one far from due', () => {
-      const skipped: JobEvent = { type: 'JobSlotsSkipped', data: { firstSlot: at(10), lastSlot: at(50), count: 5, nextRunAt: at(60), completed: false, at: at(55) } };
+      const skipped: JobEvent = {
+        type: 'JobSlotsSkipped',
+        data: { firstSlot: at(10), lastSlot: at(50), count: 5, nextRunAt: at(60), completed: false, at: at(55) },
+      };
       job.given([scheduled(), skipped]).when(fireSlot(30, 56)).thenThrows({ code: 'SLOT_PASSED', status: 409 });
       job.given([scheduled()]).when(fireSlot(20, 10)).thenThrows({ code: 'SLOT_NOT_DUE', status: 409 });
     });
 
     it('takes a slot a little early (clock skew) and a late one, skipping what lies between without a burst', () => {
-      job.given([scheduled()]).when(fireSlot(10, 9)).then([fired(10, 20, { trigger: 'external', firedAt: at(9) })]);
-      job.given([scheduled()]).when(fireSlot(30, 45)).then([fired(30, 50, { trigger: 'external', dueSince: at(10), skippedSlots: 2, firedAt: at(45) })]);
+      job
+        .given([scheduled()])
+        .when(fireSlot(10, 9))
+        .then([fired(10, 20, { trigger: 'external', firedAt: at(9) })]);
+      job
+        .given([scheduled()])
+        .when(fireSlot(30, 45))
+        .then([fired(30, 50, { trigger: 'external', dueSince: at(10), skippedSlots: 2, firedAt: at(45) })]);
     });
 
     it('refuses paused and completed jobs, and absent ones with 404', () => {
-      job.given([scheduled(), paused(1)]).when(fireSlot(10, 10)).thenThrows({ code: 'JOB_PAUSED', status: 409 });
-      job.given([scheduled(once, at(30)), fired(30, null)]).when(fireSlot(40, 40)).thenThrows({ code: 'JOB_COMPLETED', status: 409 });
+      job
+        .given([scheduled(), paused(1)])
+        .when(fireSlot(10, 10))
+        .thenThrows({ code: 'JOB_PAUSED', status: 409 });
+      job
+        .given([scheduled(once, at(30)), fired(30, null)])
+        .when(fireSlot(40, 40))
+        .thenThrows({ code: 'JOB_COMPLETED', status: 409 });
       job.given([]).when(fireSlot(10, 10)).thenThrows({ code: 'JOB_NOT_FOUND', status: 404 });
     });
   });
@@ -190,10 +268,16 @@ describe('job decider', () => {
         .then([]));
 
     it('refuses an edit that leaves neither prompt nor skill', () =>
-      job.given([scheduled()]).when({ type: 'UpdateJob', changes: { skill: null }, now: at(1) }).thenThrows({ code: 'JOB_NEEDS_PROMPT_OR_SKILL' }));
+      job
+        .given([scheduled()])
+        .when({ type: 'UpdateJob', changes: { skill: null }, now: at(1) })
+        .thenThrows({ code: 'JOB_NEEDS_PROMPT_OR_SKILL' }));
 
     it('pauses (no next run) and resumes from now, leaving the paused-over slots unfired', () => {
-      job.given([scheduled()]).when({ type: 'UpdateJob', changes: {}, enabled: false, now: at(5) }).then([paused(5)]);
+      job
+        .given([scheduled()])
+        .when({ type: 'UpdateJob', changes: {}, enabled: false, now: at(5) })
+        .then([paused(5)]);
       job
         .given([scheduled(), paused(5)])
         .when({ type: 'UpdateJob', changes: {}, enabled: true, now: at(35) })
@@ -210,7 +294,10 @@ describe('job decider', () => {
         .given([scheduled(), paused(1)])
         .when({ type: 'UpdateJob', changes: {}, reschedule: { schedule: hourly, timeZone: 'UTC' }, now: at(5) })
         .thenState({ status: 'paused', nextRunAt: null, schedule: hourly });
-      job.given([scheduled()]).when({ type: 'UpdateJob', changes: {}, reschedule: { schedule: every10m, timeZone: 'UTC' }, now: at(5) }).then([]);
+      job
+        .given([scheduled()])
+        .when({ type: 'UpdateJob', changes: {}, reschedule: { schedule: every10m, timeZone: 'UTC' }, now: at(5) })
+        .then([]);
     });
 
     it('revives a completed one-shot given a new instant, and refuses to resume it without one', () => {
@@ -219,23 +306,41 @@ describe('job decider', () => {
         .given([scheduled(once, at(30)), fired(30, null)])
         .when({ type: 'UpdateJob', changes: {}, reschedule: { schedule: later, timeZone: 'UTC' }, now: at(40) })
         .thenState({ status: 'scheduled', nextRunAt: at(90) });
-      job.given([scheduled(once, at(30)), fired(30, null)]).when({ type: 'UpdateJob', changes: {}, enabled: true, now: at(40) }).thenThrows({ code: 'JOB_COMPLETED' });
+      job
+        .given([scheduled(once, at(30)), fired(30, null)])
+        .when({ type: 'UpdateJob', changes: {}, enabled: true, now: at(40) })
+        .thenThrows({ code: 'JOB_COMPLETED' });
     });
 
     it('answers 404 for a removed job', () =>
-      job.given([scheduled(), { type: 'JobRemoved', data: { at: at(1) } }]).when({ type: 'UpdateJob', changes: { name: 'x' }, now: at(2) }).thenThrows({ code: 'JOB_NOT_FOUND', status: 404 }));
+      job
+        .given([scheduled(), { type: 'JobRemoved', data: { at: at(1) } }])
+        .when({ type: 'UpdateJob', changes: { name: 'x' }, now: at(2) })
+        .thenThrows({ code: 'JOB_NOT_FOUND', status: 404 }));
   });
 
   describe('RemoveJob', () => {
     it('removes a job once', () => {
-      job.given([scheduled()]).when({ type: 'RemoveJob', now: at(1) }).then([{ type: 'JobRemoved', data: { at: at(1) } }]);
-      job.given([scheduled(), { type: 'JobRemoved', data: { at: at(1) } }]).when({ type: 'RemoveJob', now: at(2) }).thenThrows({ code: 'JOB_NOT_FOUND' });
+      job
+        .given([scheduled()])
+        .when({ type: 'RemoveJob', now: at(1) })
+        .then([{ type: 'JobRemoved', data: { at: at(1) } }]);
+      job
+        .given([scheduled(), { type: 'JobRemoved', data: { at: at(1) } }])
+        .when({ type: 'RemoveJob', now: at(2) })
+        .thenThrows({ code: 'JOB_NOT_FOUND' });
     });
   });
 
   describe('ReportRun', () => {
     const fireId = fireIdFor(at(10));
-    const report = (status: 'ok' | 'error' | 'skipped', error: string | null = null, minute = 11): JobCommand => ({ type: 'ReportRun', fireId, status, error, now: at(minute) });
+    const report = (status: 'ok' | 'error' | 'skipped', error: string | null = null, minute = 11): JobCommand => ({
+      type: 'ReportRun',
+      fireId,
+      status,
+      error,
+      now: at(minute),
+    });
 
     it('names fires by their slot', () => expect(fireId).toBe('fire_20260105T081000Z'));
 
@@ -244,18 +349,30 @@ describe('job decider', () => {
         .given([scheduled(), fired(10, 20)])
         .when(report('error', 'timeout'))
         .then([{ type: 'JobRunReported', data: { jobId: 'j1', fireId, slot: at(10), status: 'error', error: 'timeout', at: at(11) } }]);
-      job.given([scheduled(), fired(10, 20)]).when(report('error', 'timeout')).thenState({ lastStatus: 'error', lastError: 'timeout' });
+      job
+        .given([scheduled(), fired(10, 20)])
+        .when(report('error', 'timeout'))
+        .thenState({ lastStatus: 'error', lastError: 'timeout' });
     });
 
     it('takes a repeated report as done, and refuses a contradicting one', () => {
       const reported: JobEvent = { type: 'JobRunReported', data: { jobId: 'j1', fireId, slot: at(10), status: 'ok', error: null, at: at(11) } };
-      job.given([scheduled(), fired(10, 20), reported]).when(report('ok')).then([]);
-      job.given([scheduled(), fired(10, 20), reported]).when(report('error', 'late')).thenThrows({ code: 'RUN_ALREADY_REPORTED', status: 409 });
+      job
+        .given([scheduled(), fired(10, 20), reported])
+        .when(report('ok'))
+        .then([]);
+      job
+        .given([scheduled(), fired(10, 20), reported])
+        .when(report('error', 'late'))
+        .thenThrows({ code: 'RUN_ALREADY_REPORTED', status: 409 });
     });
 
     it('does not let an older fire report overwrite a newer one', () => {
       const newer: JobEvent = { type: 'JobRunReported', data: { jobId: 'j1', fireId: fireIdFor(at(20)), slot: at(20), status: 'ok', error: null, at: at(21) } };
-      job.given([scheduled(), fired(10, 20), fired(20, 30), newer]).when(report('error', 'old', 22)).thenState({ lastStatus: 'ok', lastError: null });
+      job
+        .given([scheduled(), fired(10, 20), fired(20, 30), newer])
+        .when(report('error', 'old', 22))
+        .thenState({ lastStatus: 'ok', lastError: null });
     });
 
     it('answers 404 FIRE_NOT_FOUND for a fire the job never had', () =>

@@ -58,7 +58,19 @@ describe('parseSchedule', () => {
   });
 
   it('refuses timestamps that are not on the calendar instead of rolling them over, with or without an offset', () => {
-    for (const text of ['2027-13-01T10:00', '2027-00-10T10:00', '2027-02-30T10:00', '2027-02-29T10:00', '2027-04-31T10:00Z', '2027-01-00T10:00', '2027-01-01T24:00', '2027-01-01T10:60Z', '2027-01-01T10:00:60', '2027-01-01T10:00+24:00', '2027-01-01T10:00+01:60']) {
+    for (const text of [
+      '2027-13-01T10:00',
+      '2027-00-10T10:00',
+      '2027-02-30T10:00',
+      '2027-02-29T10:00',
+      '2027-04-31T10:00Z',
+      '2027-01-00T10:00',
+      '2027-01-01T24:00',
+      '2027-01-01T10:60Z',
+      '2027-01-01T10:00:60',
+      '2027-01-01T10:00+24:00',
+      '2027-01-01T10:00+01:60',
+    ]) {
       expect(() => parseSchedule(text, now, 'Europe/Berlin'), text).toThrow(expect.objectContaining({ code: 'INVALID_SCHEDULE', status: 400 }));
     }
     // The edges that do exist are taken: a leap day, the last second of a year, a month's 31st.
@@ -86,18 +98,34 @@ describe('parseSchedule', () => {
 
 describe('nextRunAfter: cron', () => {
   it('steps every 30 minutes, strictly after the given instant', () => {
-    expect(runs(cron('*/30 * * * *'), '2026-01-01T00:00:00Z', 'UTC', 3)).toEqual(['2026-01-01T00:30:00.000Z', '2026-01-01T01:00:00.000Z', '2026-01-01T01:30:00.000Z']);
+    expect(runs(cron('*/30 * * * *'), '2026-01-01T00:00:00Z', 'UTC', 3)).toEqual([
+      '2026-01-01T00:30:00.000Z',
+      '2026-01-01T01:00:00.000Z',
+      '2026-01-01T01:30:00.000Z',
+    ]);
     expect(runs(cron('*/30 * * * *'), '2026-01-01T00:29:59.999Z', 'UTC', 1)).toEqual(['2026-01-01T00:30:00.000Z']);
   });
 
   it('runs 0 8 * * 1-5 on weekdays only', () => {
     // 2026-01-02 is a Friday: the next runs skip the weekend.
-    expect(runs(cron('0 8 * * 1-5'), '2026-01-02T09:00:00Z', 'UTC', 3)).toEqual(['2026-01-05T08:00:00.000Z', '2026-01-06T08:00:00.000Z', '2026-01-07T08:00:00.000Z']);
+    expect(runs(cron('0 8 * * 1-5'), '2026-01-02T09:00:00Z', 'UTC', 3)).toEqual([
+      '2026-01-05T08:00:00.000Z',
+      '2026-01-06T08:00:00.000Z',
+      '2026-01-07T08:00:00.000Z',
+    ]);
   });
 
   it('takes lists and ranges with steps', () => {
-    expect(runs(cron('15 9,17 * * *'), '2026-01-01T10:00:00Z', 'UTC', 3)).toEqual(['2026-01-01T17:15:00.000Z', '2026-01-02T09:15:00.000Z', '2026-01-02T17:15:00.000Z']);
-    expect(runs(cron('0 0-6/3 * * *'), '2026-01-01T00:00:00Z', 'UTC', 3)).toEqual(['2026-01-01T03:00:00.000Z', '2026-01-01T06:00:00.000Z', '2026-01-02T00:00:00.000Z']);
+    expect(runs(cron('15 9,17 * * *'), '2026-01-01T10:00:00Z', 'UTC', 3)).toEqual([
+      '2026-01-01T17:15:00.000Z',
+      '2026-01-02T09:15:00.000Z',
+      '2026-01-02T17:15:00.000Z',
+    ]);
+    expect(runs(cron('0 0-6/3 * * *'), '2026-01-01T00:00:00Z', 'UTC', 3)).toEqual([
+      '2026-01-01T03:00:00.000Z',
+      '2026-01-01T06:00:00.000Z',
+      '2026-01-02T00:00:00.000Z',
+    ]);
   });
 
   it('reads the fields on the job time zone wall clock', () => {
@@ -117,7 +145,11 @@ describe('nextRunAfter: cron', () => {
 
     it('runs a daily 02:30 in Europe/Berlin once on the October day 02:30 happens twice', () => {
       // 2026-10-25 03:00 CEST falls back to 02:00 CET.
-      expect(runs(cron('30 2 * * *'), '2026-10-24T12:00:00Z', 'Europe/Berlin', 3)).toEqual(['2026-10-25T00:30:00.000Z', '2026-10-26T01:30:00.000Z', '2026-10-27T01:30:00.000Z']);
+      expect(runs(cron('30 2 * * *'), '2026-10-24T12:00:00Z', 'Europe/Berlin', 3)).toEqual([
+        '2026-10-25T00:30:00.000Z',
+        '2026-10-26T01:30:00.000Z',
+        '2026-10-27T01:30:00.000Z',
+      ]);
     });
 
     it('moves 0 8 * * 1-5 in America/New_York from 12:00 to 13:00 UTC across the November transition', () => {
@@ -146,7 +178,11 @@ describe('nextRunAfter: intervals and one-shots', () => {
   const every2h: Schedule = { kind: 'interval', everyMs: 2 * 3_600_000, anchor: '2026-03-29T00:10:00.000Z' };
 
   it('keeps intervals in absolute time, DST or not', () => {
-    expect(runs(every2h, '2026-03-29T00:10:00Z', 'Europe/Berlin', 3)).toEqual(['2026-03-29T02:10:00.000Z', '2026-03-29T04:10:00.000Z', '2026-03-29T06:10:00.000Z']);
+    expect(runs(every2h, '2026-03-29T00:10:00Z', 'Europe/Berlin', 3)).toEqual([
+      '2026-03-29T02:10:00.000Z',
+      '2026-03-29T04:10:00.000Z',
+      '2026-03-29T06:10:00.000Z',
+    ]);
   });
 
   it('finds the next interval slot from any instant, never the anchor itself', () => {

@@ -17,7 +17,10 @@ function message(mode: 'interrupt' | 'queue', text: string | null, media: string
 }
 
 const enqueue = (queued: QueuedMessage, cap = 32, mergeText = false) => ({ type: 'EnqueueMessage' as const, message: queued, cap, mergeText, now: at });
-const queuedIn = (placement: 'slot' | 'overflow', queued: QueuedMessage): ConversationEvent => ({ type: 'MessageQueued', data: { message: queued, placement } });
+const queuedIn = (placement: 'slot' | 'overflow', queued: QueuedMessage): ConversationEvent => ({
+  type: 'MessageQueued',
+  data: { message: queued, placement },
+});
 
 function fold(events: ConversationEvent[]): ConversationState {
   return events.reduce(conversationDecider.evolve, conversationDecider.initialState());
@@ -28,7 +31,10 @@ describe('message queue', () => {
 
   it('puts the first message into the slot', () => {
     const first = message('interrupt', 'hi');
-    spec.given(opened).when(enqueue(first)).then([queuedIn('slot', first)]);
+    spec
+      .given(opened)
+      .when(enqueue(first))
+      .then([queuedIn('slot', first)]);
   });
 
   it('coalesces a burst of follow-ups in the slot: the later text wins, media are merged', () => {
@@ -53,26 +59,43 @@ describe('message queue', () => {
     const first = message('queue', 'task 1');
     const second = message('queue', 'task 2');
     const third = message('queue', 'task 3');
-    spec.given([...opened, queuedIn('slot', first), queuedIn('overflow', second)]).when(enqueue(third)).then([queuedIn('overflow', third)]);
+    spec
+      .given([...opened, queuedIn('slot', first), queuedIn('overflow', second)])
+      .when(enqueue(third))
+      .then([queuedIn('overflow', third)]);
   });
 
   it('never replaces a /queue message in the slot with a follow-up', () => {
     const queued = message('queue', 'task');
     const followUp = message('interrupt', 'by the way');
-    spec.given([...opened, queuedIn('slot', queued)]).when(enqueue(followUp)).then([queuedIn('overflow', followUp)]);
+    spec
+      .given([...opened, queuedIn('slot', queued)])
+      .when(enqueue(followUp))
+      .then([queuedIn('overflow', followUp)]);
   });
 
   it('keeps FIFO order: with the slot empty but the overflow not, a new message waits behind the overflow', () => {
     const first = message('queue', 'a');
     const second = message('queue', 'b');
     const third = message('queue', 'c');
-    const events = [...opened, queuedIn('slot', first), queuedIn('overflow', second), { type: 'MessageDequeued', data: { messageId: first.id, from: 'slot', at } } as ConversationEvent];
-    spec.given(events).when(enqueue(third)).then([queuedIn('overflow', third)]);
+    const events = [
+      ...opened,
+      queuedIn('slot', first),
+      queuedIn('overflow', second),
+      { type: 'MessageDequeued', data: { messageId: first.id, from: 'slot', at } } as ConversationEvent,
+    ];
+    spec
+      .given(events)
+      .when(enqueue(third))
+      .then([queuedIn('overflow', third)]);
   });
 
   it('refuses past the cap with 429 QUEUE_FULL, never dropping silently', () => {
     const events = [...opened, queuedIn('slot', message('queue', 'a')), queuedIn('overflow', message('queue', 'b'))];
-    spec.given(events).when(enqueue(message('queue', 'c'), 2)).thenThrows({ code: 'QUEUE_FULL', status: 429 });
+    spec
+      .given(events)
+      .when(enqueue(message('queue', 'c'), 2))
+      .thenThrows({ code: 'QUEUE_FULL', status: 429 });
   });
 
   it('delivers the slot first, then the oldest overflow message, each once', () => {

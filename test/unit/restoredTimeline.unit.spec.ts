@@ -38,7 +38,8 @@ class Session {
   }
 
   turns(count: number): this {
-    for (let turn = 0; turn < count; turn++) this.run({ type: 'RecordTurn', messages: exchange(`turn ${this.state.turnCount + 1}`), usage, status: 'completed', autoCheckpoint: true, now: now() });
+    for (let turn = 0; turn < count; turn++)
+      this.run({ type: 'RecordTurn', messages: exchange(`turn ${this.state.turnCount + 1}`), usage, status: 'completed', autoCheckpoint: true, now: now() });
     return this;
   }
 
@@ -54,16 +55,22 @@ class Session {
   /** Rolls back to the checkpoint with `restored` as its state; answers the event and checks the fold against the whole timeline. */
   rollBack(checkpoint: { checkpointId: string; revision: number }, restored: SessionState): Extract<SessionStreamEvent, { type: 'RolledBack' }> {
     const before = this.state;
-    const [event] = this.run({ type: 'RollBack', checkpointId: checkpoint.checkpointId, restored, now: now() }) as [Extract<SessionStreamEvent, { type: 'RolledBack' }>];
+    const [event] = this.run({ type: 'RollBack', checkpointId: checkpoint.checkpointId, restored, now: now() }) as [
+      Extract<SessionStreamEvent, { type: 'RolledBack' }>,
+    ];
     // The fold of the change equals installing the checkpoint's whole timeline, as v1 did, byte for byte.
-    const installed = { ...installTimeline({ ...before, revision: before.revision + 1 }, canonicalJson(timelineOf(this.replayedAt(checkpoint.revision)))), updatedAt: event.data.at };
+    const installed = {
+      ...installTimeline({ ...before, revision: before.revision + 1 }, canonicalJson(timelineOf(this.replayedAt(checkpoint.revision)))),
+      updatedAt: event.data.at,
+    };
     expect(JSON.stringify(this.state)).toBe(JSON.stringify(installed));
     expect(JSON.stringify(timelineOf(this.state))).toBe(JSON.stringify(timelineOf(this.replayedAt(checkpoint.revision))));
     return event;
   }
 }
 
-const contents = (messages: ReadonlyArray<{ role: string; index: number; deleted: boolean }>) => messages.map((message) => [message.index, message.role, message.deleted]);
+const contents = (messages: ReadonlyArray<{ role: string; index: number; deleted: boolean }>) =>
+  messages.map((message) => [message.index, message.role, message.deleted]);
 
 describe('RolledBack transcript change', () => {
   it('undoing a rewind keeps every message before the first one the rewind soft-deleted, and carries those again live', () => {
@@ -137,7 +144,12 @@ describe('RolledBack transcript change', () => {
     expect(contents(toArray(session.state.transcript))).toEqual(contents(toArray(atNewest.transcript)).slice(0, 4));
     const event = session.rollBack(newest, atNewest);
     expect(event.data.restored.transcript.kept).toBe(2);
-    expect(event.data.restored.transcript.following.map((message) => message.content)).toEqual([[{ type: 'text', text: 'turn 2' }], 're: turn 2', [{ type: 'text', text: 'turn 3' }], 're: turn 3']);
+    expect(event.data.restored.transcript.following.map((message) => message.content)).toEqual([
+      [{ type: 'text', text: 'turn 2' }],
+      're: turn 2',
+      [{ type: 'text', text: 'turn 3' }],
+      're: turn 3',
+    ]);
   });
 
   it('rolls forward by keeping the whole shorter transcript and carrying the rest', () => {
@@ -163,7 +175,12 @@ describe('RolledBack transcript change', () => {
     session.run({ type: 'CreateSlot', name: 'side', now: now() });
     session.turns(2);
     const event = session.rollBack(checkpoint, atCheckpoint);
-    expect(event.data.restored).toMatchObject({ memory: [{ name: 'topic', value: 'cats' }], slots: [{ name: 'main' }], turnCount: 1, counters: { inputTokens: 10 } });
+    expect(event.data.restored).toMatchObject({
+      memory: [{ name: 'topic', value: 'cats' }],
+      slots: [{ name: 'main' }],
+      turnCount: 1,
+      counters: { inputTokens: 10 },
+    });
   });
 
   it('replays a log written with v1 RolledBack events (the whole timeline) to the same state as the v2 log', () => {
@@ -177,18 +194,28 @@ describe('RolledBack transcript change', () => {
     session.turns(1);
     // The same history as the old service wrote it: each RolledBack with its checkpoint's whole timeline, no version.
     const v1Log = session.history.map((event) => {
-      if (event.type !== 'RolledBack') return { type: event.type, data: event.data, metadata: { schemaVersion: eventSchemaHistory.currentVersion(event.type) } };
+      if (event.type !== 'RolledBack')
+        return { type: event.type, data: event.data, metadata: { schemaVersion: eventSchemaHistory.currentVersion(event.type) } };
       const restored = timelineOf(session.replayedAt(event.data.targetRevision));
       return { type: event.type, data: { ...event.data, restored }, metadata: {} };
     });
     const replayed = v1Log.reduce((state, event, revision) => {
-      const upcast = upcastEvent({ id: `e${revision}`, streamName: 'session-s1', revision, position: revision + 1, createdAt: new Date(0), ...(canonicalJson(event) as { type: string; data: JsonObject; metadata: EventMetadata }) });
+      const upcast = upcastEvent({
+        id: `e${revision}`,
+        streamName: 'session-s1',
+        revision,
+        position: revision + 1,
+        createdAt: new Date(0),
+        ...(canonicalJson(event) as { type: string; data: JsonObject; metadata: EventMetadata }),
+      });
       return evolveSession(state, canonicalJson({ type: upcast.type, data: upcast.data }) as SessionStreamEvent);
     }, initialSessionState());
     expect(JSON.stringify(replayed)).toBe(JSON.stringify(session.state));
     // Back at the first checkpoint (2 messages), then one turn.
     expect(toArray(replayed.transcript)).toHaveLength(4);
-    expect(v1Log.filter((event) => event.type === 'RolledBack').map((event) => (event.data as { restored: { transcript: unknown[] } }).restored.transcript.length)).toEqual([600, 2]);
+    expect(
+      v1Log.filter((event) => event.type === 'RolledBack').map((event) => (event.data as { restored: { transcript: unknown[] } }).restored.transcript.length),
+    ).toEqual([600, 2]);
   });
 });
 

@@ -30,7 +30,15 @@ function history(): SessionStreamEvent[] {
     events.push(...decided);
     state = decided.reduce((folded, event) => evolveSession(folded, canonicalJson(event)), state);
   };
-  const turn = (text: string) => run({ type: 'RecordTurn', messages: said(text), usage: { inputTokens: 3, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0, lastPromptTokens: null, costUsd: 0 }, status: 'completed', autoCheckpoint: true, now: now() });
+  const turn = (text: string) =>
+    run({
+      type: 'RecordTurn',
+      messages: said(text),
+      usage: { inputTokens: 3, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0, lastPromptTokens: null, costUsd: 0 },
+      status: 'completed',
+      autoCheckpoint: true,
+      now: now(),
+    });
   run({ type: 'CreateSession', sessionId: 's1', sessionKey: 'agent:main:telegram:dm:12345', origin: source, reason: 'new', now: now() });
   turn('one');
   run({ type: 'SetMemoryEntry', name: `phone-of-${SECRET}`, value: SECRET, metadata: {}, now: now() });
@@ -47,10 +55,14 @@ function history(): SessionStreamEvent[] {
 describe('erasure of RolledBack v2', () => {
   const context = newErasureContext('agent:main:telegram:dm:12345', undefined);
   const original = history();
-  const erased = original.map((event) => ({ type: event.type, data: redactWith(sessionRedactors, event.type, event.data as unknown as JsonObject, context) }) as SessionStreamEvent);
+  const erased = original.map(
+    (event) => ({ type: event.type, data: redactWith(sessionRedactors, event.type, event.data as unknown as JsonObject, context) }) as SessionStreamEvent,
+  );
 
   it('erases the messages a rollback carries and pseudonymises its memory, keeping the counts', () => {
-    const [before, after] = [original, erased].map((events) => events.find((event) => event.type === 'RolledBack')!) as Array<Extract<SessionStreamEvent, { type: 'RolledBack' }>>;
+    const [before, after] = [original, erased].map((events) => events.find((event) => event.type === 'RolledBack')!) as Array<
+      Extract<SessionStreamEvent, { type: 'RolledBack' }>
+    >;
     expect(before!.data.restored.transcript.following).toHaveLength(2);
     expect(JSON.stringify(before)).toContain(SECRET);
     expect(JSON.stringify(after)).not.toContain(SECRET);
@@ -68,13 +80,26 @@ describe('erasure of RolledBack v2', () => {
     expect(toArray(erasedState.transcript).map((message) => [message.index, message.role, message.slot, message.deleted, message.content])).toEqual(
       toArray(state.transcript).map((message) => [message.index, message.role, message.slot, message.deleted, ERASED_TEXT]),
     );
-    expect({ ...timelineOf(erasedState), transcript: undefined, memory: undefined }).toEqual({ ...timelineOf(state), transcript: undefined, memory: undefined });
+    expect({ ...timelineOf(erasedState), transcript: undefined, memory: undefined }).toEqual({
+      ...timelineOf(state),
+      transcript: undefined,
+      memory: undefined,
+    });
   });
 
   it('erases a v1 RolledBack (the whole timeline) into the v2 shape', () => {
     const rolledBack = original.find((event) => event.type === 'RolledBack') as Extract<SessionStreamEvent, { type: 'RolledBack' }>;
     const v1Data = { ...rolledBack.data, restored: timelineOf(fold(original.slice(0, rolledBack.data.targetRevision + 1))) };
-    const upcast = upcastEvent({ id: 'e', streamName: 'session-s1', revision: 5, position: 6, type: 'RolledBack', data: v1Data as unknown as JsonObject, metadata: { schemaVersion: 1 }, createdAt: new Date(0) });
+    const upcast = upcastEvent({
+      id: 'e',
+      streamName: 'session-s1',
+      revision: 5,
+      position: 6,
+      type: 'RolledBack',
+      data: v1Data as unknown as JsonObject,
+      metadata: { schemaVersion: 1 },
+      createdAt: new Date(0),
+    });
     const redacted = redactWith(sessionRedactors, upcast.type, upcast.data, context) as unknown as Extract<SessionStreamEvent, { type: 'RolledBack' }>['data'];
     expect(JSON.stringify(redacted)).not.toContain(SECRET);
     expect(redacted.restored.transcript).toMatchObject({ kept: 0, liveCount: 4 });

@@ -13,65 +13,139 @@ const boundTo = (runtimeSessionId: string, provider = 'codex', model = 'gpt-5', 
   data: { runtimeSessionId, provider, model, reason: 'new', previousRuntimeSessionId: previous, note: null, at: now },
 });
 const detached = (runtimeSessionId: string): RuntimeBindingEvent => ({ type: 'RuntimeDetached', data: { runtimeSessionId, reason: 'detach', at: now } });
-const turn = (provider: string, model: string, newSession = false): RuntimeBindingCommand => ({ type: 'BindForTurn', provider, model, newSession, runtimeSessionId: 'rt_new', now: later });
+const turn = (provider: string, model: string, newSession = false): RuntimeBindingCommand => ({
+  type: 'BindForTurn',
+  provider,
+  model,
+  newSession,
+  runtimeSessionId: 'rt_new',
+  now: later,
+});
 
 describe('runtime binding: turns', () => {
   it('unbound: binds a new runtime session (reason new)', () => {
-    binding.given([]).when(turn('codex', 'gpt-5')).then([
-      { type: 'RuntimeBound', data: { runtimeSessionId: 'rt_new', provider: 'codex', model: 'gpt-5', reason: 'new', previousRuntimeSessionId: null, note: null, at: later } },
-    ]);
+    binding
+      .given([])
+      .when(turn('codex', 'gpt-5'))
+      .then([
+        {
+          type: 'RuntimeBound',
+          data: { runtimeSessionId: 'rt_new', provider: 'codex', model: 'gpt-5', reason: 'new', previousRuntimeSessionId: null, note: null, at: later },
+        },
+      ]);
   });
 
   it('sticky: the same provider and model reuse the bound session, however many turns completed or failed', () => {
-    binding.given([boundTo('rt_a')]).when(turn('codex', 'gpt-5')).then([]);
+    binding
+      .given([boundTo('rt_a')])
+      .when(turn('codex', 'gpt-5'))
+      .then([]);
   });
 
   it('newSession replaces the binding (reason new_command), naming the previous session', () => {
-    binding.given([boundTo('rt_a')]).when(turn('codex', 'gpt-5', true)).then([
-      { type: 'RuntimeBound', data: { runtimeSessionId: 'rt_new', provider: 'codex', model: 'gpt-5', reason: 'new_command', previousRuntimeSessionId: 'rt_a', note: null, at: later } },
-    ]);
+    binding
+      .given([boundTo('rt_a')])
+      .when(turn('codex', 'gpt-5', true))
+      .then([
+        {
+          type: 'RuntimeBound',
+          data: {
+            runtimeSessionId: 'rt_new',
+            provider: 'codex',
+            model: 'gpt-5',
+            reason: 'new_command',
+            previousRuntimeSessionId: 'rt_a',
+            note: null,
+            at: later,
+          },
+        },
+      ]);
   });
 
   it('drift: a different provider or model binds a new session with a status note naming the reason', () => {
-    binding.given([boundTo('rt_a')]).when(turn('claude', 'gpt-5')).then([
-      {
-        type: 'RuntimeBound',
-        data: { runtimeSessionId: 'rt_new', provider: 'claude', model: 'gpt-5', reason: 'drift', previousRuntimeSessionId: 'rt_a', note: 'provider changed from codex to claude: started a new runtime session', at: later },
-      },
-    ]);
-    binding.given([boundTo('rt_a')]).when(turn('codex', 'gpt-5-mini')).thenState({
-      runtimeSessionId: 'rt_new',
-      reason: 'drift',
-      lastNote: { note: 'model changed from gpt-5 to gpt-5-mini: started a new runtime session', runtimeSessionId: 'rt_new' },
-    });
+    binding
+      .given([boundTo('rt_a')])
+      .when(turn('claude', 'gpt-5'))
+      .then([
+        {
+          type: 'RuntimeBound',
+          data: {
+            runtimeSessionId: 'rt_new',
+            provider: 'claude',
+            model: 'gpt-5',
+            reason: 'drift',
+            previousRuntimeSessionId: 'rt_a',
+            note: 'provider changed from codex to claude: started a new runtime session',
+            at: later,
+          },
+        },
+      ]);
+    binding
+      .given([boundTo('rt_a')])
+      .when(turn('codex', 'gpt-5-mini'))
+      .thenState({
+        runtimeSessionId: 'rt_new',
+        reason: 'drift',
+        lastNote: { note: 'model changed from gpt-5 to gpt-5-mini: started a new runtime session', runtimeSessionId: 'rt_new' },
+      });
   });
 
   it('after a detach, the next turn binds anew and remembers the session before', () => {
-    binding.given([boundTo('rt_a'), detached('rt_a')]).when(turn('codex', 'gpt-5')).thenState({ runtimeSessionId: 'rt_new', reason: 'new', previousRuntimeSessionId: 'rt_a' });
+    binding
+      .given([boundTo('rt_a'), detached('rt_a')])
+      .when(turn('codex', 'gpt-5'))
+      .thenState({ runtimeSessionId: 'rt_new', reason: 'new', previousRuntimeSessionId: 'rt_a' });
   });
 });
 
 describe('runtime binding: /new and /detach', () => {
   it('/new and /detach unbind the bound session; unbound, they change nothing', () => {
-    binding.given([boundTo('rt_a')]).when({ type: 'Unbind', reason: 'new_command', now: later }).then([{ type: 'RuntimeDetached', data: { runtimeSessionId: 'rt_a', reason: 'new_command', at: later } }]);
-    binding.given([boundTo('rt_a')]).when({ type: 'Unbind', reason: 'detach', now: later }).thenState({ runtimeSessionId: null, provider: null, previousRuntimeSessionId: 'rt_a' });
+    binding
+      .given([boundTo('rt_a')])
+      .when({ type: 'Unbind', reason: 'new_command', now: later })
+      .then([{ type: 'RuntimeDetached', data: { runtimeSessionId: 'rt_a', reason: 'new_command', at: later } }]);
+    binding
+      .given([boundTo('rt_a')])
+      .when({ type: 'Unbind', reason: 'detach', now: later })
+      .thenState({ runtimeSessionId: null, provider: null, previousRuntimeSessionId: 'rt_a' });
     binding.given([]).when({ type: 'Unbind', reason: 'detach', now: later }).then([]);
-    binding.given([boundTo('rt_a'), detached('rt_a')]).when({ type: 'Unbind', reason: 'detach', now: later }).then([]);
+    binding
+      .given([boundTo('rt_a'), detached('rt_a')])
+      .when({ type: 'Unbind', reason: 'detach', now: later })
+      .then([]);
   });
 
   it('/new <task> binds a new session on the bound provider and model (reason task)', () => {
-    binding.given([boundTo('rt_a')]).when({ type: 'BindForTask', provider: null, model: null, runtimeSessionId: 'rt_new', now: later }).then([
-      { type: 'RuntimeBound', data: { runtimeSessionId: 'rt_new', provider: 'codex', model: 'gpt-5', reason: 'task', previousRuntimeSessionId: 'rt_a', note: null, at: later } },
-    ]);
+    binding
+      .given([boundTo('rt_a')])
+      .when({ type: 'BindForTask', provider: null, model: null, runtimeSessionId: 'rt_new', now: later })
+      .then([
+        {
+          type: 'RuntimeBound',
+          data: { runtimeSessionId: 'rt_new', provider: 'codex', model: 'gpt-5', reason: 'task', previousRuntimeSessionId: 'rt_a', note: null, at: later },
+        },
+      ]);
   });
 
   it('/new claude <task> switches provider, on its default model unless one is named', () => {
-    binding.given([boundTo('rt_a')]).when({ type: 'BindForTask', provider: 'claude', model: null, runtimeSessionId: 'rt_new', now: later }).thenState({ provider: 'claude', model: 'default', reason: 'task' });
-    binding.given([boundTo('rt_a')]).when({ type: 'BindForTask', provider: 'claude', model: 'opus', runtimeSessionId: 'rt_new', now: later }).thenState({ provider: 'claude', model: 'opus' });
-    binding.given([boundTo('rt_a')]).when({ type: 'BindForTask', provider: 'codex', model: null, runtimeSessionId: 'rt_new', now: later }).thenState({ provider: 'codex', model: 'gpt-5' });
+    binding
+      .given([boundTo('rt_a')])
+      .when({ type: 'BindForTask', provider: 'claude', model: null, runtimeSessionId: 'rt_new', now: later })
+      .thenState({ provider: 'claude', model: 'default', reason: 'task' });
+    binding
+      .given([boundTo('rt_a')])
+      .when({ type: 'BindForTask', provider: 'claude', model: 'opus', runtimeSessionId: 'rt_new', now: later })
+      .thenState({ provider: 'claude', model: 'opus' });
+    binding
+      .given([boundTo('rt_a')])
+      .when({ type: 'BindForTask', provider: 'codex', model: null, runtimeSessionId: 'rt_new', now: later })
+      .thenState({ provider: 'codex', model: 'gpt-5' });
   });
 
   it('/new <task> with nothing bound and no provider named is refused (PROVIDER_REQUIRED)', () => {
-    binding.given([]).when({ type: 'BindForTask', provider: null, model: null, runtimeSessionId: 'rt_new', now: later }).thenThrows({ code: 'PROVIDER_REQUIRED', status: 400 });
+    binding
+      .given([])
+      .when({ type: 'BindForTask', provider: null, model: null, runtimeSessionId: 'rt_new', now: later })
+      .thenThrows({ code: 'PROVIDER_REQUIRED', status: 400 });
   });
 });

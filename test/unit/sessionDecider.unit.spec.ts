@@ -41,7 +41,10 @@ const turnRecorded = (
   firstIndex: number,
   messages: MessageInput[],
   { seconds = turnIndex * 10, turnUsage = usage(), status = 'completed' as TurnStatus } = {},
-): SessionEvent => ({ type: 'TurnRecorded', data: { turnIndex, status, messages: stored(messages, firstIndex, turnIndex, seconds), usage: turnUsage, at: at(seconds), slot: 'main' } });
+): SessionEvent => ({
+  type: 'TurnRecorded',
+  data: { turnIndex, status, messages: stored(messages, firstIndex, turnIndex, seconds), usage: turnUsage, at: at(seconds), slot: 'main' },
+});
 // The target's text is not in the event (schema v2): the rewind route reads it from the transcript.
 const rewound = (fromMessageIndex: number, rewoundCount: number, turnsUndone: number, _targetText: string | null, seconds: number): SessionEvent => ({
   type: 'TranscriptRewound',
@@ -62,7 +65,10 @@ const rewrite = (messages: MessageInput[], seconds = 100): SessionCommand => ({ 
 const sessionEnded = { type: ConflictError, code: 'SESSION_ENDED', status: 409 };
 
 /** Which transcript indexes are still live, oldest first. */
-const liveIndexes = (state: ReturnType<typeof initialSessionState>) => toArray(state.transcript).filter((message) => !message.deleted).map((message) => message.index);
+const liveIndexes = (state: ReturnType<typeof initialSessionState>) =>
+  toArray(state.transcript)
+    .filter((message) => !message.deleted)
+    .map((message) => message.index);
 
 // Three user turns; user messages at indexes 1, 3 and 7, the last with text parts around an image.
 const firstTurn = [system('be brief'), user('first'), assistant('one')];
@@ -123,13 +129,15 @@ describe('session decider', () => {
       session
         .given([created])
         .when(recordTurn([user('hi')], { status, turnUsage: usage({ inputTokens: 7 }), seconds: 10 }))
-        .then([turnRecorded(1, 0, [user('hi')], { status, turnUsage: usage({ inputTokens: 7 }), seconds: 10 })]));
+        .then([turnRecorded(1, 0, [user('hi')], { status, turnUsage: usage({ inputTokens: 7 }), seconds: 10 })]),
+    );
 
     it.each<TurnStatus>(['failed', 'interrupted'])('counts a %s turn and its usage', (status) =>
       session
         .given([created])
         .when(recordTurn([user('hi')], { status, turnUsage: usage({ inputTokens: 7, costUsd: 0.5 }) }))
-        .thenState({ turnCount: 1, nextMessageIndex: 1, counters: { inputTokens: 7, totalTokens: 7, estimatedCostUsd: 0.5 } }));
+        .thenState({ turnCount: 1, nextMessageIndex: 1, counters: { inputTokens: 7, totalTokens: 7, estimatedCostUsd: 0.5 } }),
+    );
 
     describe('counters', () => {
       const firstUsage = usage({ inputTokens: 10, outputTokens: 20, cacheReadTokens: 30, cacheWriteTokens: 40, lastPromptTokens: 500, costUsd: 0.1 });
@@ -176,10 +184,17 @@ describe('session decider', () => {
           }));
     });
 
-    it('refuses an ended session: SESSION_ENDED (409)', () => session.given([created, ended]).when(recordTurn([user('hi')])).thenThrows(sessionEnded));
+    it('refuses an ended session: SESSION_ENDED (409)', () =>
+      session
+        .given([created, ended])
+        .when(recordTurn([user('hi')]))
+        .thenThrows(sessionEnded));
 
     it('refuses an absent session: SESSION_NOT_FOUND (404)', () =>
-      session.given([]).when(recordTurn([user('hi')])).thenThrows({ type: NotFoundError, code: 'SESSION_NOT_FOUND', status: 404 }));
+      session
+        .given([])
+        .when(recordTurn([user('hi')]))
+        .thenThrows({ type: NotFoundError, code: 'SESSION_NOT_FOUND', status: 404 }));
   });
 
   describe('EndSession and ReopenSession', () => {
@@ -189,7 +204,11 @@ describe('session decider', () => {
 
     it('ends an active session', () => session.given([created]).when(end).then([ended]));
 
-    it('records why and when it ended', () => session.given([created]).when(end).thenState({ status: 'ended', endReason: 'reset', endedAt: at(500) }));
+    it('records why and when it ended', () =>
+      session
+        .given([created])
+        .when(end)
+        .thenState({ status: 'ended', endReason: 'reset', endedAt: at(500) }));
 
     it('does not end an ended session again', () => session.given([created, ended]).when(end).then([]));
 
@@ -215,14 +234,29 @@ describe('session decider', () => {
 
   describe('RewindTranscript', () => {
     it('undoes the last user turn by default: from its user message to the end', () =>
-      session.given(threeTurns).when(rewind(1)).then([rewound(7, 2, 1, 'third\npart two', 100)]));
+      session
+        .given(threeTurns)
+        .when(rewind(1))
+        .then([rewound(7, 2, 1, 'third\npart two', 100)]));
 
-    it('undoes n user turns', () => session.given(threeTurns).when(rewind(2)).then([rewound(3, 6, 2, 'second', 100)]));
+    it('undoes n user turns', () =>
+      session
+        .given(threeTurns)
+        .when(rewind(2))
+        .then([rewound(3, 6, 2, 'second', 100)]));
 
-    it.each([0, -3, 0.5])('counts n = %s as 1', (turns) => session.given(threeTurns).when(rewind(turns)).then([rewound(7, 2, 1, 'third\npart two', 100)]));
+    it.each([0, -3, 0.5])('counts n = %s as 1', (turns) =>
+      session
+        .given(threeTurns)
+        .when(rewind(turns))
+        .then([rewound(7, 2, 1, 'third\npart two', 100)]),
+    );
 
     it('clamps n greater than the number of user turns to the oldest user turn', () =>
-      session.given(threeTurns).when(rewind(10)).then([rewound(1, 8, 3, 'first', 100)]));
+      session
+        .given(threeTurns)
+        .when(rewind(10))
+        .then([rewound(1, 8, 3, 'first', 100)]));
 
     it('soft-deletes the target user message and everything after it, keeping what came before', () =>
       session
@@ -285,7 +319,11 @@ describe('session decider', () => {
         .when(rewind(10))
         .then([rewound(1, 6, 2, 'first', 100)]));
 
-    it('refuses an ended session: SESSION_ENDED (409)', () => session.given([...threeTurns, ended]).when(rewind(1)).thenThrows(sessionEnded));
+    it('refuses an ended session: SESSION_ENDED (409)', () =>
+      session
+        .given([...threeTurns, ended])
+        .when(rewind(1))
+        .thenThrows(sessionEnded));
   });
 
   describe('RewriteTranscript', () => {
@@ -311,7 +349,11 @@ describe('session decider', () => {
           expect(state).toMatchObject({ nextMessageIndex: 11, turnCount: 3 });
         }));
 
-    it('writes an empty session from index 0', () => session.given([created]).when(rewrite(compressed)).then([rewritten(stored(compressed, 0, 0, 100), 0)]));
+    it('writes an empty session from index 0', () =>
+      session
+        .given([created])
+        .when(rewrite(compressed))
+        .then([rewritten(stored(compressed, 0, 0, 100), 0)]));
 
     it('can empty the transcript', () =>
       session
@@ -321,6 +363,10 @@ describe('session decider', () => {
           expect(liveIndexes(state)).toEqual([]);
         }));
 
-    it('refuses an ended session: SESSION_ENDED (409)', () => session.given([...threeTurns, ended]).when(rewrite(compressed)).thenThrows(sessionEnded));
+    it('refuses an ended session: SESSION_ENDED (409)', () =>
+      session
+        .given([...threeTurns, ended])
+        .when(rewrite(compressed))
+        .thenThrows(sessionEnded));
   });
 });

@@ -16,7 +16,13 @@ function randomMessages(random: Random, min: number, max: number): MessageInput[
   return Array.from({ length: random.int(min, max) }, (_, offset) => {
     // Most turns open with a user message, so rewinds usually find one.
     const role = offset === 0 && random.next() < 0.8 ? 'user' : random.pick(roles);
-    const content = random.next() < 0.2 ? [{ type: 'text', text: `part ${offset}` }, { type: 'text', text: 'more' }] : `message ${offset}`;
+    const content =
+      random.next() < 0.2
+        ? [
+            { type: 'text', text: `part ${offset}` },
+            { type: 'text', text: 'more' },
+          ]
+        : `message ${offset}`;
     return { role, content };
   });
 }
@@ -108,7 +114,10 @@ describe('session decider properties (seeded random RecordTurn / RewindTranscrip
           }
           if (event.type === 'TranscriptRewritten') {
             expect(live(before).length, where).toBe(event.data.replacedCount);
-            expect(live(after).map((message) => message.index), where).toEqual(event.data.messages.map((message) => message.index));
+            expect(
+              live(after).map((message) => message.index),
+              where,
+            ).toEqual(event.data.messages.map((message) => message.index));
           }
         }
       }

@@ -11,9 +11,9 @@ import { listCheckpoints, timelineOf } from '../../src/modules/sessions/sessionS
 const SEQUENCES = 200;
 const MAX_COMMANDS = 60;
 
-
 /** Folds as StreamStateStore does: every event read through canonicalJson, as if it came back from the store. */
-const fold = (state: SessionState, events: readonly SessionStreamEvent[]) => events.reduce((folded, event) => evolveSession(folded, canonicalJson(event)), state);
+const fold = (state: SessionState, events: readonly SessionStreamEvent[]) =>
+  events.reduce((folded, event) => evolveSession(folded, canonicalJson(event)), state);
 const bytes = (value: unknown) => JSON.stringify(value);
 const source = parseSessionSource({ platform: 'telegram', chatType: 'dm', chatId: '12345' });
 
@@ -25,10 +25,23 @@ function randomCommand(random: Random, state: SessionState, history: readonly Se
       type: 'RecordTurn',
       messages: Array.from({ length: random.int(0, 3) }, (_, offset) => ({
         role: offset === 0 ? ('user' as const) : ('assistant' as const),
-        content: random.next() < 0.3 ? [{ type: 'text', text: `t${offset}` }, { text: 'x', type: 'text' }] : `m${offset}`,
+        content:
+          random.next() < 0.3
+            ? [
+                { type: 'text', text: `t${offset}` },
+                { text: 'x', type: 'text' },
+              ]
+            : `m${offset}`,
         ...(random.next() < 0.2 ? { metadata: { z: 1, a: { y: 2, b: 3 } } } : {}),
       })),
-      usage: { inputTokens: random.int(0, 500), outputTokens: random.int(0, 500), cacheReadTokens: 0, cacheWriteTokens: random.int(0, 9), lastPromptTokens: random.next() < 0.5 ? null : random.int(0, 9_000), costUsd: random.int(0, 10_000) / 1e7 },
+      usage: {
+        inputTokens: random.int(0, 500),
+        outputTokens: random.int(0, 500),
+        cacheReadTokens: 0,
+        cacheWriteTokens: random.int(0, 9),
+        lastPromptTokens: random.next() < 0.5 ? null : random.int(0, 9_000),
+        costUsd: random.int(0, 10_000) / 1e7,
+      },
       status: random.pick(['completed', 'completed', 'failed'] as const),
       autoCheckpoint: random.next() < 0.8,
       now,
@@ -41,7 +54,14 @@ function randomCommand(random: Random, state: SessionState, history: readonly Se
     const restored = fold(initialSessionState(), history.slice(0, target.revision + 1));
     return { type: 'RollBack', checkpointId: target.checkpointId, restored, now };
   }
-  if (roll < 0.65) return { type: 'SetMemoryEntry', name: random.pick(['a', 'b', 'c']), value: random.next() < 0.5 ? random.int(0, 9) : { k: random.int(0, 9), j: [1, 'x'] }, metadata: { by: 'test' }, now };
+  if (roll < 0.65)
+    return {
+      type: 'SetMemoryEntry',
+      name: random.pick(['a', 'b', 'c']),
+      value: random.next() < 0.5 ? random.int(0, 9) : { k: random.int(0, 9), j: [1, 'x'] },
+      metadata: { by: 'test' },
+      now,
+    };
   if (roll < 0.7 && state.memory.length > 0) return { type: 'RemoveMemoryEntry', name: random.pick(state.memory).name, now };
   if (roll < 0.75) {
     const name = random.pick(['main', 'tools', 'scratch']);
@@ -62,7 +82,12 @@ interface Step {
 function* randomRun(seed: number): Generator<Step> {
   const random = randomFrom(seed);
   const start = Date.parse('2026-06-16T09:00:00.000Z');
-  const history: SessionStreamEvent[] = [{ type: 'SessionCreated', data: { sessionId: `s${seed}`, sessionKey: 'agent:main:telegram:dm:12345', origin: source, reason: 'new', at: new Date(start).toISOString() } }];
+  const history: SessionStreamEvent[] = [
+    {
+      type: 'SessionCreated',
+      data: { sessionId: `s${seed}`, sessionKey: 'agent:main:telegram:dm:12345', origin: source, reason: 'new', at: new Date(start).toISOString() },
+    },
+  ];
   let state = deepFreeze(fold(initialSessionState(), history));
   const length = random.int(5, MAX_COMMANDS);
   for (let step = 1; step <= length; step += 1) {

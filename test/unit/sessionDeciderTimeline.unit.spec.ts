@@ -24,64 +24,126 @@ const fold = (events: SessionStreamEvent[]) => events.reduce(evolveSession, init
 const created: SessionStreamEvent = { type: 'SessionCreated', data: { sessionId: 's1', sessionKey: KEY, origin: source, reason: 'new', at: at(0) } };
 const turn = (turnIndex: number, firstIndex: number, text: string, checkpointId?: string, slot = 'main'): SessionStreamEvent => ({
   type: 'TurnRecorded',
-  data: { turnIndex, status: 'completed', messages: stored([user(text)], firstIndex, turnIndex, turnIndex * 10), usage: usage(turnIndex * 100), at: at(turnIndex * 10), slot, ...(checkpointId ? { checkpointId } : {}) },
+  data: {
+    turnIndex,
+    status: 'completed',
+    messages: stored([user(text)], firstIndex, turnIndex, turnIndex * 10),
+    usage: usage(turnIndex * 100),
+    at: at(turnIndex * 10),
+    slot,
+    ...(checkpointId ? { checkpointId } : {}),
+  },
 });
 const checkpoint = (checkpointId: string, turnIndex: number, label: string | null, seconds: number): SessionStreamEvent => ({
   type: 'CheckpointCreated',
   data: { checkpointId, label, turnIndex, at: at(seconds) },
 });
-const memorySet = (name: string, value: string, seconds: number): SessionStreamEvent => ({ type: 'MemoryEntrySet', data: { name, value, metadata: {}, at: at(seconds) } });
+const memorySet = (name: string, value: string, seconds: number): SessionStreamEvent => ({
+  type: 'MemoryEntrySet',
+  data: { name, value, metadata: {}, at: at(seconds) },
+});
 const started = (turnIndex: number, seconds: number): SessionStreamEvent => ({ type: 'TurnStarted', data: { turnIndex, at: at(seconds) } });
 const destroyed: SessionStreamEvent = { type: 'SessionDestroyed', data: { reason: 'destroyed', at: at(900) } };
 
-const history: SessionStreamEvent[] = [created, turn(1, 0, 'one', 'cp-1'), checkpoint('cp-2', 1, 'named', 15), memorySet('topic', 'cats', 16), turn(2, 1, 'two', 'cp-4')];
+const history: SessionStreamEvent[] = [
+  created,
+  turn(1, 0, 'one', 'cp-1'),
+  checkpoint('cp-2', 1, 'named', 15),
+  memorySet('topic', 'cats', 16),
+  turn(2, 1, 'two', 'cp-4'),
+];
 const stateAt = (revision: number) => fold(history.slice(0, revision + 1));
-const rollBack = (checkpointId: string, restored: SessionState, seconds = 100): SessionCommand => ({ type: 'RollBack', checkpointId, restored, now: at(seconds) });
+const rollBack = (checkpointId: string, restored: SessionState, seconds = 100): SessionCommand => ({
+  type: 'RollBack',
+  checkpointId,
+  restored,
+  now: at(seconds),
+});
 /** The timeline at `revision` as RolledBack carries it, keeping the first `kept` messages of the transcript rolled back from. */
 const restoredAt = (revision: number, kept: number): RestoredTimeline => {
   const { transcript, ...timeline } = timelineOf(stateAt(revision));
   return { ...timeline, transcript: { kept, following: transcript.slice(kept), liveCount: transcript.filter((message) => !message.deleted).length } };
 };
-const rolledBack = (checkpointId: string, targetRevision: number, fromRevision: number, fromTurnIndex: number, restored: RestoredTimeline, seconds = 100): SessionStreamEvent => ({
+const rolledBack = (
+  checkpointId: string,
+  targetRevision: number,
+  fromRevision: number,
+  fromTurnIndex: number,
+  restored: RestoredTimeline,
+  seconds = 100,
+): SessionStreamEvent => ({
   type: 'RolledBack',
   data: { checkpointId, targetRevision, fromRevision, fromTurnIndex, restored, at: at(seconds) },
 });
-const recordTurn = (text: string, seconds: number, autoCheckpoint = true): SessionCommand => ({ type: 'RecordTurn', messages: [user(text)], usage: usage(1), status: 'completed', now: at(seconds), autoCheckpoint });
+const recordTurn = (text: string, seconds: number, autoCheckpoint = true): SessionCommand => ({
+  type: 'RecordTurn',
+  messages: [user(text)],
+  usage: usage(1),
+  status: 'completed',
+  now: at(seconds),
+  autoCheckpoint,
+});
 
 describe('session decider: checkpoints', () => {
   it('names an explicit checkpoint after the revision of the event that records it', () =>
-    session.given(history).when({ type: 'CreateCheckpoint', label: 'before risky turn', now: at(50) }).then([checkpoint('cp-5', 2, 'before risky turn', 50)]));
+    session
+      .given(history)
+      .when({ type: 'CreateCheckpoint', label: 'before risky turn', now: at(50) })
+      .then([checkpoint('cp-5', 2, 'before risky turn', 50)]));
 
   it('makes a completed turn a checkpoint when auto-checkpointing is on, in the same event', () =>
-    session.given([created]).when(recordTurn('hi', 10)).thenState((state) => {
-      expect(toArray(state.checkpoints)).toEqual([{ checkpointId: 'cp-1', label: null, revision: 1, turnIndex: 1, createdAt: at(10), auto: true, parentCheckpointId: null }]);
-      expect(state.headCheckpointId).toBe('cp-1');
-    }));
+    session
+      .given([created])
+      .when(recordTurn('hi', 10))
+      .thenState((state) => {
+        expect(toArray(state.checkpoints)).toEqual([
+          { checkpointId: 'cp-1', label: null, revision: 1, turnIndex: 1, createdAt: at(10), auto: true, parentCheckpointId: null },
+        ]);
+        expect(state.headCheckpointId).toBe('cp-1');
+      }));
 
   it('takes no automatic checkpoint for a failed turn, or with auto-checkpointing off', () => {
-    session.given([created]).when({ ...recordTurn('hi', 10), status: 'failed' } as SessionCommand).thenState({ checkpoints: [] });
-    session.given([created]).when(recordTurn('hi', 10, false)).thenState({ checkpoints: [], headCheckpointId: null });
+    session
+      .given([created])
+      .when({ ...recordTurn('hi', 10), status: 'failed' } as SessionCommand)
+      .thenState({ checkpoints: [] });
+    session
+      .given([created])
+      .when(recordTurn('hi', 10, false))
+      .thenState({ checkpoints: [], headCheckpointId: null });
   });
 
   it('links each checkpoint to the head of the timeline it was taken on', () =>
-    session.given(history).when({ type: 'CreateCheckpoint', label: null, now: at(50) }).thenState((state) => {
-      expect(toArray(state.checkpoints).map((record) => [record.checkpointId, record.parentCheckpointId])).toEqual([
-        ['cp-1', null],
-        ['cp-2', 'cp-1'],
-        ['cp-4', 'cp-2'],
-        ['cp-5', 'cp-4'],
-      ]);
-    }));
+    session
+      .given(history)
+      .when({ type: 'CreateCheckpoint', label: null, now: at(50) })
+      .thenState((state) => {
+        expect(toArray(state.checkpoints).map((record) => [record.checkpointId, record.parentCheckpointId])).toEqual([
+          ['cp-1', null],
+          ['cp-2', 'cp-1'],
+          ['cp-4', 'cp-2'],
+          ['cp-5', 'cp-4'],
+        ]);
+      }));
 
   it('refuses a checkpoint on an ended or destroyed session', () => {
-    session.given([...history, { type: 'SessionEnded', data: { reason: 'reset', at: at(60) } }]).when({ type: 'CreateCheckpoint', label: null, now: at(70) }).thenThrows({ code: 'SESSION_ENDED', status: 409 });
-    session.given([...history, destroyed]).when({ type: 'CreateCheckpoint', label: null, now: at(950) }).thenThrows({ code: 'SESSION_DESTROYED', status: 409 });
+    session
+      .given([...history, { type: 'SessionEnded', data: { reason: 'reset', at: at(60) } }])
+      .when({ type: 'CreateCheckpoint', label: null, now: at(70) })
+      .thenThrows({ code: 'SESSION_ENDED', status: 409 });
+    session
+      .given([...history, destroyed])
+      .when({ type: 'CreateCheckpoint', label: null, now: at(950) })
+      .thenThrows({ code: 'SESSION_DESTROYED', status: 409 });
   });
 });
 
 describe('session decider: rollback', () => {
   it('rolls back to a checkpoint, carrying the replayed state and what it undid', () =>
-    session.given(history).when(rollBack('cp-2', stateAt(2))).then([rolledBack('cp-2', 2, 4, 2, restoredAt(2, 1))]));
+    session
+      .given(history)
+      .when(rollBack('cp-2', stateAt(2)))
+      .then([rolledBack('cp-2', 2, 4, 2, restoredAt(2, 1))]));
 
   it('carries the transcript as the messages it keeps and those after them, with the live count', () =>
     session
@@ -115,7 +177,15 @@ describe('session decider: rollback', () => {
       .then([
         {
           type: 'TurnRecorded',
-          data: { turnIndex: 2, status: 'completed', messages: stored([user('two again')], 1, 2, 110), usage: usage(1), at: at(110), slot: 'main', checkpointId: 'cp-6' },
+          data: {
+            turnIndex: 2,
+            status: 'completed',
+            messages: stored([user('two again')], 1, 2, 110),
+            usage: usage(1),
+            at: at(110),
+            slot: 'main',
+            checkpointId: 'cp-6',
+          },
         },
       ]));
 
@@ -136,37 +206,75 @@ describe('session decider: rollback', () => {
   });
 
   it('refuses a rollback while a turn is in flight: TURN_IN_FLIGHT (409)', () =>
-    session.given([...history, started(3, 30)]).when(rollBack('cp-1', stateAt(1))).thenThrows({ type: ConflictError, code: 'TURN_IN_FLIGHT', status: 409 }));
+    session
+      .given([...history, started(3, 30)])
+      .when(rollBack('cp-1', stateAt(1)))
+      .thenThrows({ type: ConflictError, code: 'TURN_IN_FLIGHT', status: 409 }));
 
   it('refuses an unknown checkpoint: CHECKPOINT_NOT_FOUND (404)', () =>
-    session.given(history).when(rollBack('cp-3', stateAt(3))).thenThrows({ type: NotFoundError, code: 'CHECKPOINT_NOT_FOUND', status: 404 }));
+    session
+      .given(history)
+      .when(rollBack('cp-3', stateAt(3)))
+      .thenThrows({ type: NotFoundError, code: 'CHECKPOINT_NOT_FOUND', status: 404 }));
 
-  it('refuses a restored state that is not the checkpoint’s', () => session.given(history).when(rollBack('cp-2', stateAt(1))).thenThrows(Error));
+  it('refuses a restored state that is not the checkpoint’s', () =>
+    session
+      .given(history)
+      .when(rollBack('cp-2', stateAt(1)))
+      .thenThrows(Error));
 
   it('refuses a rollback of a destroyed session, whose checkpoints are gone', () =>
-    session.given([...history, destroyed]).when(rollBack('cp-1', stateAt(1))).thenThrows({ code: 'SESSION_DESTROYED' }));
+    session
+      .given([...history, destroyed])
+      .when(rollBack('cp-1', stateAt(1)))
+      .thenThrows({ code: 'SESSION_DESTROYED' }));
 });
 
 describe('session decider: turns in flight', () => {
-  it('starts the next turn', () => session.given(history).when({ type: 'StartTurn', now: at(30) }).then([started(3, 30)]));
+  it('starts the next turn', () =>
+    session
+      .given(history)
+      .when({ type: 'StartTurn', now: at(30) })
+      .then([started(3, 30)]));
 
-  it('refuses a second start while one is in flight', () => session.given([...history, started(3, 30)]).when({ type: 'StartTurn', now: at(31) }).thenThrows({ code: 'TURN_IN_FLIGHT' }));
+  it('refuses a second start while one is in flight', () =>
+    session
+      .given([...history, started(3, 30)])
+      .when({ type: 'StartTurn', now: at(31) })
+      .thenThrows({ code: 'TURN_IN_FLIGHT' }));
 
   it('completes the turn in flight with the next recorded turn', () =>
-    session.given([...history, started(3, 30)]).when(recordTurn('three', 40)).thenState({ turnInFlight: null, turnCount: 3 }));
+    session
+      .given([...history, started(3, 30)])
+      .when(recordTurn('three', 40))
+      .thenState({ turnInFlight: null, turnCount: 3 }));
 
-  const abandon = (reason: 'timeout' | 'gateway_restart', startedBy: number, seconds: number): SessionCommand => ({ type: 'AbandonTurn', reason, startedBy: at(startedBy), now: at(seconds) });
+  const abandon = (reason: 'timeout' | 'gateway_restart', startedBy: number, seconds: number): SessionCommand => ({
+    type: 'AbandonTurn',
+    reason,
+    startedBy: at(startedBy),
+    now: at(seconds),
+  });
   const abandoned = (turnIndex: number, startedSeconds: number, reason: 'timeout' | 'gateway_restart', seconds: number): SessionStreamEvent => ({
     type: 'TurnAbandoned',
     data: { turnIndex, startedAt: at(startedSeconds), reason, at: at(seconds) },
   });
 
   it('abandons a turn started at or before the cutoff, and keeps the turn index free', () =>
-    session.given([...history, started(3, 30)]).when(abandon('timeout', 30, 2000)).then([abandoned(3, 30, 'timeout', 2000)]));
+    session
+      .given([...history, started(3, 30)])
+      .when(abandon('timeout', 30, 2000))
+      .then([abandoned(3, 30, 'timeout', 2000)]));
 
   it('leaves a turn started after the cutoff alone, and does nothing with no turn in flight', () => {
-    session.given([...history, started(3, 30)]).when(abandon('timeout', 29, 2000)).then([]);
-    session.given(history).when(abandon('timeout', 2000, 2000)).then([]);
+    session
+      .given([...history, started(3, 30)])
+      .when(abandon('timeout', 29, 2000))
+      .then([]);
+    session
+      .given(history)
+      .when(abandon('timeout', 2000, 2000))
+      .then([]);
   });
 
   it('names the gateway whose start abandoned the turn', () =>
@@ -177,9 +285,16 @@ describe('session decider: turns in flight', () => {
 
   it('after an abandonment the session is unpinned: rollback and a new start work, the abandoned turn stays in the state', () => {
     const afterAbandon = [...history, started(3, 30), abandoned(3, 30, 'timeout', 2000)];
-    session.given(afterAbandon).when({ type: 'StartTurn', now: at(2001) }).then([started(3, 2001)]);
+    session
+      .given(afterAbandon)
+      .when({ type: 'StartTurn', now: at(2001) })
+      .then([started(3, 2001)]);
     expect(decideSession(rollBack('cp-1', stateAt(1)), fold(afterAbandon)).map((event) => event.type)).toEqual(['RolledBack']);
-    expect(fold(afterAbandon)).toMatchObject({ turnInFlight: null, turnCount: 2, lastAbandonedTurn: { turnIndex: 3, startedAt: at(30), abandonedAt: at(2000), reason: 'timeout' } });
+    expect(fold(afterAbandon)).toMatchObject({
+      turnInFlight: null,
+      turnCount: 2,
+      lastAbandonedTurn: { turnIndex: 3, startedAt: at(30), abandonedAt: at(2000), reason: 'timeout' },
+    });
   });
 
   it('abandons a turn left in flight on a session that has ended since', () =>
@@ -194,23 +309,50 @@ describe('session decider: memory and slots', () => {
     session
       .given([created, memorySet('b', 'x', 1), memorySet('a', 'y', 2)])
       .when({ type: 'SetMemoryEntry', name: 'b', value: { v: 2 }, metadata: { source: 'tool' }, now: at(3) })
-      .thenState({ memory: [{ name: 'a', value: 'y' }, { name: 'b', value: { v: 2 }, metadata: { source: 'tool' }, createdAt: at(1), updatedAt: at(3) }] }));
+      .thenState({
+        memory: [
+          { name: 'a', value: 'y' },
+          { name: 'b', value: { v: 2 }, metadata: { source: 'tool' }, createdAt: at(1), updatedAt: at(3) },
+        ],
+      }));
 
   it('removes an entry, and refuses to remove a missing one', () => {
-    session.given([created, memorySet('a', 'y', 2)]).when({ type: 'RemoveMemoryEntry', name: 'a', now: at(3) }).thenState({ memory: [] });
-    session.given([created]).when({ type: 'RemoveMemoryEntry', name: 'a', now: at(3) }).thenThrows({ code: 'MEMORY_ENTRY_NOT_FOUND', status: 404 });
+    session
+      .given([created, memorySet('a', 'y', 2)])
+      .when({ type: 'RemoveMemoryEntry', name: 'a', now: at(3) })
+      .thenState({ memory: [] });
+    session
+      .given([created])
+      .when({ type: 'RemoveMemoryEntry', name: 'a', now: at(3) })
+      .thenThrows({ code: 'MEMORY_ENTRY_NOT_FOUND', status: 404 });
   });
 
   it('starts in the main slot; creates and switches slots; refuses duplicates and unknown ones', () => {
-    session.given([created]).when({ type: 'CreateSlot', name: 'tools', now: at(1) }).then([{ type: 'SlotCreated', data: { name: 'tools', at: at(1) } }]);
-    session.given([created]).when({ type: 'CreateSlot', name: 'main', now: at(1) }).thenThrows({ code: 'SLOT_EXISTS' });
-    session.given([created]).when({ type: 'SwitchSlot', name: 'tools', now: at(1) }).thenThrows({ code: 'SLOT_NOT_FOUND' });
-    session.given([created]).when({ type: 'SwitchSlot', name: 'main', now: at(1) }).then([]);
+    session
+      .given([created])
+      .when({ type: 'CreateSlot', name: 'tools', now: at(1) })
+      .then([{ type: 'SlotCreated', data: { name: 'tools', at: at(1) } }]);
+    session
+      .given([created])
+      .when({ type: 'CreateSlot', name: 'main', now: at(1) })
+      .thenThrows({ code: 'SLOT_EXISTS' });
+    session
+      .given([created])
+      .when({ type: 'SwitchSlot', name: 'tools', now: at(1) })
+      .thenThrows({ code: 'SLOT_NOT_FOUND' });
+    session
+      .given([created])
+      .when({ type: 'SwitchSlot', name: 'main', now: at(1) })
+      .then([]);
   });
 
   it('records turns in the current slot', () =>
     session
-      .given([created, { type: 'SlotCreated', data: { name: 'tools', at: at(1) } }, { type: 'SlotSwitched', data: { name: 'tools', previous: 'main', at: at(2) } }])
+      .given([
+        created,
+        { type: 'SlotCreated', data: { name: 'tools', at: at(1) } },
+        { type: 'SlotSwitched', data: { name: 'tools', previous: 'main', at: at(2) } },
+      ])
       .when(recordTurn('in tools', 10, false))
       .thenState((state) => {
         expect(toArray(state.transcript).map((message) => [message.slot, message.content])).toEqual([['tools', 'in tools']]);
@@ -238,7 +380,15 @@ describe('session decider: children, forks and destroy', () => {
       .when(fork)
       .thenState((state: SessionState) => {
         expect(timelineOf(state)).toEqual({ ...timelineOf(stateAt(2)), headCheckpointId: null });
-        expect(state).toMatchObject({ status: 'active', sessionId: 'f1', parentSessionId: 's1', agentName: 'alt', forkOf: { checkpointId: 'cp-2' }, checkpoints: [], revision: 0 });
+        expect(state).toMatchObject({
+          status: 'active',
+          sessionId: 'f1',
+          parentSessionId: 's1',
+          agentName: 'alt',
+          forkOf: { checkpointId: 'cp-2' },
+          checkpoints: [],
+          revision: 0,
+        });
       }));
 
   it('continues the turn numbering and message indexes of the fork point', () =>
@@ -267,8 +417,14 @@ describe('session decider: children, forks and destroy', () => {
       .then([{ type: 'ChildSessionCreated', data: { childSessionId: 'c1', kind: 'child', agentName: 'worker', at: at(960) } }]));
 
   it('destroys a session once; a cascade names where it started', () => {
-    session.given(history).when({ type: 'DestroySession', reason: 'destroyed', now: at(900) }).then([destroyed]);
-    session.given([...history, destroyed]).when({ type: 'DestroySession', reason: 'destroyed', now: at(901) }).then([]);
+    session
+      .given(history)
+      .when({ type: 'DestroySession', reason: 'destroyed', now: at(900) })
+      .then([destroyed]);
+    session
+      .given([...history, destroyed])
+      .when({ type: 'DestroySession', reason: 'destroyed', now: at(901) })
+      .then([]);
     session
       .given(history)
       .when({ type: 'DestroySession', reason: 'cascade', cascadeFrom: 'p1', now: at(900) })
@@ -276,12 +432,27 @@ describe('session decider: children, forks and destroy', () => {
   });
 
   it('leaves a destroyed session destroyed: turns refused, no reopening, no ending', () => {
-    session.given([...history, destroyed]).when(recordTurn('late', 950)).thenThrows({ code: 'SESSION_DESTROYED' });
-    session.given([...history, destroyed]).when({ type: 'ReopenSession', now: at(950) }).then([]);
-    session.given([...history, destroyed]).when({ type: 'EndSession', reason: 'reset', now: at(950) }).then([]);
-    session.given([...history, destroyed]).when({ type: 'CreateSession', sessionId: 's1', sessionKey: KEY, origin: source, reason: 'new', now: at(950) }).then([]);
+    session
+      .given([...history, destroyed])
+      .when(recordTurn('late', 950))
+      .thenThrows({ code: 'SESSION_DESTROYED' });
+    session
+      .given([...history, destroyed])
+      .when({ type: 'ReopenSession', now: at(950) })
+      .then([]);
+    session
+      .given([...history, destroyed])
+      .when({ type: 'EndSession', reason: 'reset', now: at(950) })
+      .then([]);
+    session
+      .given([...history, destroyed])
+      .when({ type: 'CreateSession', sessionId: 's1', sessionKey: KEY, origin: source, reason: 'new', now: at(950) })
+      .then([]);
   });
 
   it('refuses to destroy a session that does not exist', () =>
-    session.given([]).when({ type: 'DestroySession', reason: 'destroyed', now: at(1) }).thenThrows({ code: 'SESSION_NOT_FOUND' }));
+    session
+      .given([])
+      .when({ type: 'DestroySession', reason: 'destroyed', now: at(1) })
+      .thenThrows({ code: 'SESSION_NOT_FOUND' }));
 });

@@ -19,7 +19,9 @@ describe('session follow-ups of a conversation event', () => {
   });
 
   it('a reset creates the new session and ends the old one with the reason reset', () => {
-    expect(sessionFollowUpsOf(KEY, bound('reset', 's1')).map(({ sessionId, command }) => [sessionId, command.type, 'reason' in command ? command.reason : null])).toEqual([
+    expect(
+      sessionFollowUpsOf(KEY, bound('reset', 's1')).map(({ sessionId, command }) => [sessionId, command.type, 'reason' in command ? command.reason : null]),
+    ).toEqual([
       ['s2', 'CreateSession', 'reset'],
       ['s1', 'EndSession', 'reset'],
     ]);

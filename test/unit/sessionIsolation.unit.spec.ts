@@ -36,12 +36,9 @@ describe('isSharedMultiUserSession', () => {
 });
 
 describe('isolatesParticipant agrees with the session key', () => {
-  it.each(flagSets.flatMap((flags) => [dm, group, topic, discordThread].map((source) => [source, flags] as const)))(
-    '%o with %o',
-    (source, flags) => {
-      expect(sessionKeyFor(source, flags).endsWith(':u')).toBe(isolatesParticipant(source, flags));
-    },
-  );
+  it.each(flagSets.flatMap((flags) => [dm, group, topic, discordThread].map((source) => [source, flags] as const)))('%o with %o', (source, flags) => {
+    expect(sessionKeyFor(source, flags).endsWith(':u')).toBe(isolatesParticipant(source, flags));
+  });
 });
 
 describe('where the shared note and the key part ways', () => {

@@ -18,31 +18,23 @@ describe('sessionKeyFor', () => {
     });
 
     it('with a chat id and a thread adds the thread', () => {
-      expect(keyOf({ platform: 'telegram', chatType: 'dm', chatId: '12345', threadId: 'thread_678' })).toBe(
-        'agent:main:telegram:dm:12345:thread_678',
-      );
+      expect(keyOf({ platform: 'telegram', chatType: 'dm', chatId: '12345', threadId: 'thread_678' })).toBe('agent:main:telegram:dm:12345:thread_678');
     });
 
     it.each(bothFlags)('with a chat id never carries the participant (%o)', (flags) => {
-      expect(keyOf({ platform: 'slack', chatType: 'dm', chatId: 'D1', userId: 'U1', userIdAlt: 'A1' }, flags)).toBe(
-        'agent:main:slack:dm:D1',
-      );
+      expect(keyOf({ platform: 'slack', chatType: 'dm', chatId: 'D1', userId: 'U1', userIdAlt: 'A1' }, flags)).toBe('agent:main:slack:dm:D1');
     });
 
     it('without a chat id falls back to the stable alternate user id', () => {
-      expect(keyOf({ platform: 'signal', chatType: 'dm', userId: '+15550001', userIdAlt: 'user_abc' })).toBe(
-        'agent:main:signal:dm:user_abc',
-      );
+      expect(keyOf({ platform: 'signal', chatType: 'dm', userId: '+15550001', userIdAlt: 'user_abc' })).toBe('agent:main:signal:dm:user_abc');
     });
 
     it('without a chat id or alternate id falls back to the user id', () => {
       expect(keyOf({ platform: 'signal', chatType: 'dm', userId: 'user_abc' })).toBe('agent:main:signal:dm:user_abc');
     });
 
-    it("without a chat id puts the participant before the thread, as Hermes does", () => {
-      expect(keyOf({ platform: 'signal', chatType: 'dm', userId: 'user_abc', threadId: 't9' })).toBe(
-        'agent:main:signal:dm:user_abc:t9',
-      );
+    it('without a chat id puts the participant before the thread, as Hermes does', () => {
+      expect(keyOf({ platform: 'signal', chatType: 'dm', userId: 'user_abc', threadId: 't9' })).toBe('agent:main:signal:dm:user_abc:t9');
     });
 
     it('without a chat id or user falls back to the thread', () => {
@@ -54,9 +46,7 @@ describe('sessionKeyFor', () => {
     });
 
     it('treats empty ids as absent', () => {
-      expect(keyOf({ platform: 'signal', chatType: 'dm', chatId: '', userIdAlt: '', userId: 'user_abc' })).toBe(
-        'agent:main:signal:dm:user_abc',
-      );
+      expect(keyOf({ platform: 'signal', chatType: 'dm', chatId: '', userIdAlt: '', userId: 'user_abc' })).toBe('agent:main:signal:dm:user_abc');
     });
   });
 
@@ -72,9 +62,7 @@ describe('sessionKeyFor', () => {
     });
 
     it('ignores threadSessionsPerUser outside a thread', () => {
-      expect(keyOf(group, { groupSessionsPerUser: true, threadSessionsPerUser: true })).toBe(
-        'agent:main:telegram:group:-10012345:user_abc',
-      );
+      expect(keyOf(group, { groupSessionsPerUser: true, threadSessionsPerUser: true })).toBe('agent:main:telegram:group:-10012345:user_abc');
       expect(keyOf(group, { groupSessionsPerUser: false, threadSessionsPerUser: true })).toBe('agent:main:telegram:group:-10012345');
     });
 
@@ -134,7 +122,7 @@ describe('sessionKeyFor', () => {
       [{ groupSessionsPerUser: true, threadSessionsPerUser: false }, 'agent:main:discord:thread:999:user_abc'],
       [{ groupSessionsPerUser: false, threadSessionsPerUser: true }, 'agent:main:discord:thread:999'],
       [{ groupSessionsPerUser: false, threadSessionsPerUser: false }, 'agent:main:discord:thread:999'],
-    ])("without a thread id is keyed like a group, as Hermes keys it (%o)", (flags, key) => {
+    ])('without a thread id is keyed like a group, as Hermes keys it (%o)', (flags, key) => {
       expect(keyOf(thread, flags)).toBe(key);
     });
 
@@ -171,31 +159,23 @@ describe('sessionKeyFor', () => {
 
     it('maps linked-device ids through the alias map after canonicalising', () => {
       const whatsappAliases = { '98765432109876': '15551234567' };
-      expect(keyOf({ platform: 'whatsapp', chatType: 'dm', chatId: '98765432109876@lid' }, { whatsappAliases })).toBe(
-        'agent:main:whatsapp:dm:15551234567',
+      expect(keyOf({ platform: 'whatsapp', chatType: 'dm', chatId: '98765432109876@lid' }, { whatsappAliases })).toBe('agent:main:whatsapp:dm:15551234567');
+      expect(keyOf({ platform: 'whatsapp', chatType: 'group', chatId: '1203@g.us', userId: '98765432109876:3@lid' }, { whatsappAliases })).toBe(
+        'agent:main:whatsapp:group:1203@g.us:15551234567',
       );
-      expect(
-        keyOf({ platform: 'whatsapp', chatType: 'group', chatId: '1203@g.us', userId: '98765432109876:3@lid' }, { whatsappAliases }),
-      ).toBe('agent:main:whatsapp:group:1203@g.us:15551234567');
     });
 
     it('falls back to the participant when the chat id canonicalises to nothing', () => {
-      expect(keyOf({ platform: 'whatsapp', chatType: 'dm', chatId: '@s.whatsapp.net', userId: '+15551234567' })).toBe(
-        'agent:main:whatsapp:dm:15551234567',
-      );
+      expect(keyOf({ platform: 'whatsapp', chatType: 'dm', chatId: '@s.whatsapp.net', userId: '+15551234567' })).toBe('agent:main:whatsapp:dm:15551234567');
     });
 
     it('falls back to the user id when the alternate id canonicalises to nothing', () => {
-      expect(keyOf({ platform: 'whatsapp', chatType: 'dm', userIdAlt: '+', userId: '15551234567@s.whatsapp.net' })).toBe(
-        'agent:main:whatsapp:dm:15551234567',
-      );
+      expect(keyOf({ platform: 'whatsapp', chatType: 'dm', userIdAlt: '+', userId: '15551234567@s.whatsapp.net' })).toBe('agent:main:whatsapp:dm:15551234567');
     });
 
     it('canonicalises only on the whatsapp platform', () => {
       expect(keyOf({ platform: 'signal', chatType: 'dm', chatId: '+15551234567' })).toBe('agent:main:signal:dm:+15551234567');
-      expect(keyOf({ platform: 'telegram', chatType: 'dm', chatId: '1@x' }, { whatsappAliases: { '1@x': '2' } })).toBe(
-        'agent:main:telegram:dm:1@x',
-      );
+      expect(keyOf({ platform: 'telegram', chatType: 'dm', chatId: '1@x' }, { whatsappAliases: { '1@x': '2' } })).toBe('agent:main:telegram:dm:1@x');
     });
   });
 
@@ -205,9 +185,7 @@ describe('sessionKeyFor', () => {
 
   it('does not depend on names, topics, message ids or flags of the sender', () => {
     const base = { platform: 'telegram', chatType: 'group', chatId: '-1', userId: 'u' } as const;
-    expect(keyOf({ ...base, chatName: 'A', userName: 'B', chatTopic: 'C', messageId: '9', isBot: true, roleAuthorized: true })).toBe(
-      keyOf(base),
-    );
+    expect(keyOf({ ...base, chatName: 'A', userName: 'B', chatTopic: 'C', messageId: '9', isBot: true, roleAuthorized: true })).toBe(keyOf(base));
   });
 });
 

@@ -5,7 +5,11 @@ import { decideSession, evolveSession, initialSessionState, requireSpawnAllowed,
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
 import { specification } from '../support/deciderSpecification.js';
 
-const session = specification<ReturnType<typeof initialSessionState>, SessionCommand, SessionStreamEvent>({ initialState: initialSessionState, evolve: evolveSession, decide: decideSession });
+const session = specification<ReturnType<typeof initialSessionState>, SessionCommand, SessionStreamEvent>({
+  initialState: initialSessionState,
+  evolve: evolveSession,
+  decide: decideSession,
+});
 
 const KEY = 'agent:main:cli:dm:limits';
 const origin = parseSessionSource({ platform: 'cli', chatType: 'dm', chatId: 'limits' });
@@ -21,7 +25,13 @@ const turn = (turnIndex: number, firstIndex: number, count: number): SessionEven
   data: {
     turnIndex,
     status: 'completed',
-    messages: Array.from({ length: count }, (_, offset) => ({ role: 'user' as const, content: `m${firstIndex + offset}`, index: firstIndex + offset, turnIndex, at: at(turnIndex) })),
+    messages: Array.from({ length: count }, (_, offset) => ({
+      role: 'user' as const,
+      content: `m${firstIndex + offset}`,
+      index: firstIndex + offset,
+      turnIndex,
+      at: at(turnIndex),
+    })),
     usage,
     at: at(turnIndex),
     slot: 'main',
@@ -41,25 +51,42 @@ const fold = (events: SessionStreamEvent[]) => events.reduce(evolveSession, init
 
 describe('session limits', () => {
   it('records a turn that fills the transcript exactly, and refuses one more message with 409 TRANSCRIPT_FULL', () => {
-    session.given([created(), turn(1, 0, 3)]).when(recordTurn(2, 5)).thenState({ turnCount: 2, nextMessageIndex: 5 });
-    session.given([created(), turn(1, 0, 3)]).when(recordTurn(3, 5)).thenThrows({ code: 'TRANSCRIPT_FULL', status: 409 });
+    session
+      .given([created(), turn(1, 0, 3)])
+      .when(recordTurn(2, 5))
+      .thenState({ turnCount: 2, nextMessageIndex: 5 });
+    session
+      .given([created(), turn(1, 0, 3)])
+      .when(recordTurn(3, 5))
+      .thenThrows({ code: 'TRANSCRIPT_FULL', status: 409 });
   });
 
   it('counts soft-deleted messages: a rewind makes no room, a rewrite is refused past the limit too', () => {
     const rewound: SessionEvent = { type: 'TranscriptRewound', data: { fromMessageIndex: 0, rewoundCount: 4, turnsUndone: 1, at: at(2), slot: 'main' } };
-    session.given([created(), turn(1, 0, 4), rewound]).when(recordTurn(1, 4)).thenThrows({ code: 'TRANSCRIPT_FULL' });
-    session.given([created(), turn(1, 0, 4)]).when({ type: 'RewriteTranscript', messages: [{ role: 'system', content: 'summary' }], now: at(3), maxTranscriptMessages: 4 }).thenThrows({ code: 'TRANSCRIPT_FULL' });
+    session
+      .given([created(), turn(1, 0, 4), rewound])
+      .when(recordTurn(1, 4))
+      .thenThrows({ code: 'TRANSCRIPT_FULL' });
+    session
+      .given([created(), turn(1, 0, 4)])
+      .when({ type: 'RewriteTranscript', messages: [{ role: 'system', content: 'summary' }], now: at(3), maxTranscriptMessages: 4 })
+      .thenThrows({ code: 'TRANSCRIPT_FULL' });
   });
 
   it('has no transcript limit when none is given (replays and internal callers)', () => {
-    session.given([created(), turn(1, 0, 3)]).when(recordTurn(50)).thenState({ nextMessageIndex: 53 });
+    session
+      .given([created(), turn(1, 0, 3)])
+      .when(recordTurn(50))
+      .thenState({ nextMessageIndex: 53 });
   });
 
   it('counts the children a session spawned, and refuses one past the limit with 409 TOO_MANY_CHILDREN', () => {
     const parent = fold([created(), child('c1'), child('c2')]);
     expect(parent.childrenSpawned).toBe(2);
     expect(() => requireSpawnAllowed(parent, { childrenPerSession: 3, treeDepth: 10 })).not.toThrow();
-    expect(() => requireSpawnAllowed(parent, { childrenPerSession: 2, treeDepth: 10 })).toThrow(expect.objectContaining({ code: 'TOO_MANY_CHILDREN', status: 409 }));
+    expect(() => requireSpawnAllowed(parent, { childrenPerSession: 2, treeDepth: 10 })).toThrow(
+      expect.objectContaining({ code: 'TOO_MANY_CHILDREN', status: 409 }),
+    );
   });
 
   it('knows its depth from SessionCreated and refuses a child below MAX_TREE_DEPTH with 409 TREE_TOO_DEEP', () => {
@@ -77,7 +104,10 @@ describe('session limits', () => {
   });
 
   it('keeps the depth and the child count through a rollback, which restores only the timeline', () => {
-    const checkpointed: SessionEvent = { type: 'TurnRecorded', data: { ...(turn(1, 0, 1).data as Extract<SessionEvent, { type: 'TurnRecorded' }>['data']), checkpointId: 'cp-1' } };
+    const checkpointed: SessionEvent = {
+      type: 'TurnRecorded',
+      data: { ...(turn(1, 0, 1).data as Extract<SessionEvent, { type: 'TurnRecorded' }>['data']), checkpointId: 'cp-1' },
+    };
     const history: SessionStreamEvent[] = [created({ parentSessionId: 'p', depth: 2 }), checkpointed, child('c1')];
     const state = fold(history);
     const [rolledBack] = decideSession({ type: 'RollBack', checkpointId: 'cp-1', restored: fold(history.slice(0, 2)), now: at(9) }, state);

@@ -100,8 +100,6 @@ describe('SessionSource', () => {
   it('parseSessionSource fails with the service ValidationError listing each issue', () => {
     const attempt = () => parseSessionSource({ platform: 'Bad', chatType: 'dm' });
     expect(attempt).toThrow(ValidationError);
-    expect(attempt).toThrow(
-      expect.objectContaining({ status: 400, details: { issues: [expect.objectContaining({ path: 'platform' })] } }),
-    );
+    expect(attempt).toThrow(expect.objectContaining({ status: 400, details: { issues: [expect.objectContaining({ path: 'platform' })] } }));
   });
 });

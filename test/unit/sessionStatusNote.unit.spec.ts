@@ -27,6 +27,9 @@ describe('status notes', () => {
   });
 
   it('are not written to a session that has ended', () => {
-    session.given([created, { type: 'SessionEnded', data: { reason: 'reset', at } }]).when(note).then([]);
+    session
+      .given([created, { type: 'SessionEnded', data: { reason: 'reset', at } }])
+      .when(note)
+      .then([]);
   });
 });

@@ -84,7 +84,10 @@ describe('sessions.json export', () => {
   });
 
   it('keys every entry by its session key and leaves an empty index an empty object', () => {
-    const exported = toSessionsJson([entry(), entry({ sessionKey: 'agent:main:discord:group:777:u9', lastResumeMarkedAt: null, costStatus: 'unknown', estimatedCostUsd: 0 })]);
+    const exported = toSessionsJson([
+      entry(),
+      entry({ sessionKey: 'agent:main:discord:group:777:u9', lastResumeMarkedAt: null, costStatus: 'unknown', estimatedCostUsd: 0 }),
+    ]);
     expect(Object.keys(exported)).toEqual(['agent:main:telegram:dm:12345', 'agent:main:discord:group:777:u9']);
     expect(exported['agent:main:discord:group:777:u9']).toMatchObject({ last_resume_marked_at: null, cost_status: 'unknown', estimated_cost_usd: 0 });
     expect(toSessionsJson([])).toEqual({});

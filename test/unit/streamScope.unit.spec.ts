@@ -8,7 +8,11 @@ import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { streamScope } from '../../src/events/streamScope.js';
 
 const tenant = fc.stringMatching(/^[a-z0-9][a-z0-9_-]{0,20}$/).filter(isTenantName);
-const anyKey = fc.oneof(fc.string({ maxLength: 60 }), fc.string({ unit: 'grapheme', maxLength: 30 }), tenant.map((name) => `${name}~conversation-agent:main:cli:dm:1`));
+const anyKey = fc.oneof(
+  fc.string({ maxLength: 60 }),
+  fc.string({ unit: 'grapheme', maxLength: 30 }),
+  tenant.map((name) => `${name}~conversation-agent:main:cli:dm:1`),
+);
 const streamNames = [conversationStreamName, sessionStreamName, jobStreamName];
 
 describe('tenant stream namespaces', () => {

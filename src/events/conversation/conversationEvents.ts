@@ -97,7 +97,13 @@ export interface ImportedRoutingEntry {
 export type CarriedEntryFields = JsonObject & { origin?: JsonObject };
 
 /** Carried fields that describe the entry's current session: they go when another session is bound. */
-export const SESSION_SCOPED_CARRIED_FIELDS: readonly string[] = ['active_turn_token', 'active_turn_started_at', 'prev_session_id', 'cost_status', 'expiry_finalized'];
+export const SESSION_SCOPED_CARRIED_FIELDS: readonly string[] = [
+  'active_turn_token',
+  'active_turn_started_at',
+  'prev_session_id',
+  'cost_status',
+  'expiry_finalized',
+];
 
 export type ConversationEventType = ConversationEvent['type'];
 

@@ -227,12 +227,7 @@ export class EsdbEventStore implements EventStore {
   }
 
   /** Feeds `visit` until the read ends or `visit` returns false, all under one deadline. */
-  private async read<E>(
-    operation: string,
-    context: EsdbErrorContext,
-    open: () => StreamingRead<E>,
-    visit: (event: E) => boolean,
-  ): Promise<void> {
+  private async read<E>(operation: string, context: EsdbErrorContext, open: () => StreamingRead<E>, visit: (event: E) => boolean): Promise<void> {
     let read: StreamingRead<E> | undefined;
     let drained = false;
     const cancel = () => read?.cancel();
@@ -249,7 +244,10 @@ export class EsdbEventStore implements EventStore {
       );
     } finally {
       // Leaving the loop early only detaches our end; the gRPC call stays open until cancelled.
-      if (!drained) void Promise.resolve().then(cancel).catch(() => undefined);
+      if (!drained)
+        void Promise.resolve()
+          .then(cancel)
+          .catch(() => undefined);
     }
   }
 }

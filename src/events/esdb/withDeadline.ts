@@ -5,12 +5,7 @@ import { EventStoreUnavailableError } from '../eventStoreErrors.js';
  * Settles like `work`, or rejects with EventStoreUnavailableError once `deadlineMs` has passed.
  * `onExpired` may cancel the abandoned work; the timer is cleared either way so nothing outlives the call.
  */
-export async function withDeadline<T>(
-  work: Promise<T>,
-  deadlineMs: number,
-  operation: string,
-  onExpired?: () => unknown,
-): Promise<T> {
+export async function withDeadline<T>(work: Promise<T>, deadlineMs: number, operation: string, onExpired?: () => unknown): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => {

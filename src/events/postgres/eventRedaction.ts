@@ -123,7 +123,11 @@ export class PostgresEventRedaction {
     if (anchors === 0) return { found: false, streams: [], eventsRead: 0, eventsRewritten: 0, streamsRenamed: 0 };
     if (scope.mentioning !== undefined) {
       const mentions = await this.streamsMentioning(client, scope.mentioning);
-      await this.take(client, mentions.filter((name) => scope.acceptMention?.(name) ?? true), taken);
+      await this.take(
+        client,
+        mentions.filter((name) => scope.acceptMention?.(name) ?? true),
+        taken,
+      );
     }
     for (;;) {
       const referenced = scope.referencedBy(taken).filter((name) => !taken.has(name));
@@ -193,7 +197,11 @@ export class PostgresEventRedaction {
       `UPDATE ${this.events} AS e SET data = r.data, metadata = r.metadata
        FROM unnest($1::bigint[], $2::jsonb[], $3::jsonb[]) AS r(position, data, metadata)
        WHERE e.position = r.position AND (e.data IS DISTINCT FROM r.data OR e.metadata IS DISTINCT FROM r.metadata)`,
-      [rewrites.map((rewrite) => rewrite.position), rewrites.map((rewrite) => JSON.stringify(rewrite.data)), rewrites.map((rewrite) => JSON.stringify(rewrite.metadata))],
+      [
+        rewrites.map((rewrite) => rewrite.position),
+        rewrites.map((rewrite) => JSON.stringify(rewrite.data)),
+        rewrites.map((rewrite) => JSON.stringify(rewrite.metadata)),
+      ],
     );
     return result.rowCount;
   }

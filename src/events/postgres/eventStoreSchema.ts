@@ -96,4 +96,3 @@ export const eventStoreMigrations: readonly Migration[] = [
 
 /** Events an append may carry: the index within the transaction has 16 bits, and 0 is unused. */
 export const MAX_EVENTS_PER_APPEND = 65_535;
-

@@ -78,7 +78,11 @@ export class LogHorizonProbe {
 /** How a holder is named in answers and logs. */
 export function describeHorizonHolder(holder: HorizonHolder): string {
   const who =
-    holder.pid !== null ? `backend pid ${holder.pid}` : holder.database !== null ? 'a prepared transaction' : 'a transaction this service cannot see (grant its role pg_read_all_stats to name it)';
+    holder.pid !== null
+      ? `backend pid ${holder.pid}`
+      : holder.database !== null
+        ? 'a prepared transaction'
+        : 'a transaction this service cannot see (grant its role pg_read_all_stats to name it)';
   const where = holder.database === null ? '' : ` in database "${holder.database}"`;
   return `${who}${where}, open for ${Math.round(holder.heldSeconds)} s`;
 }

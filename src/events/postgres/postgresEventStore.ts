@@ -88,16 +88,19 @@ export class PostgresEventStore implements EventStore {
     const callerChoseIds = events.some((event) => event.id !== undefined);
     const ids = events.map((event) => event.id ?? randomUUID());
     const rows = await this.guard(async () => {
-      const result = await this.pool.query<AppendRow>(`SELECT * FROM ${this.appendFunction}($1, $2, $3, $4, $5::uuid[], $6::text[], $7::jsonb[], $8::jsonb[])`, [
-        streamName,
-        typeof expectedRevision === 'number' ? 'exact' : expectedRevision,
-        typeof expectedRevision === 'number' ? expectedRevision : null,
-        callerChoseIds,
-        ids,
-        events.map((event) => event.type),
-        events.map((event) => JSON.stringify(event.data)),
-        events.map((event) => JSON.stringify(event.metadata ?? {})),
-      ]);
+      const result = await this.pool.query<AppendRow>(
+        `SELECT * FROM ${this.appendFunction}($1, $2, $3, $4, $5::uuid[], $6::text[], $7::jsonb[], $8::jsonb[])`,
+        [
+          streamName,
+          typeof expectedRevision === 'number' ? 'exact' : expectedRevision,
+          typeof expectedRevision === 'number' ? expectedRevision : null,
+          callerChoseIds,
+          ids,
+          events.map((event) => event.type),
+          events.map((event) => JSON.stringify(event.data)),
+          events.map((event) => JSON.stringify(event.metadata ?? {})),
+        ],
+      );
       return result.rows;
     });
     const outcome = rows[0]?.outcome;
@@ -139,7 +142,11 @@ export class PostgresEventStore implements EventStore {
       rows.length === ids.length &&
       rows.every((row, index) => row.stream_name === streamName && row.event_id.toLowerCase() === ids[index]!.toLowerCase()) &&
       rows.every((row, index) => index === 0 || Number(row.revision) === Number(rows[index - 1]!.revision) + 1);
-    if (!sameAppend) throw new DuplicateEventIdError(streamName, rows.map((row) => row.event_id));
+    if (!sameAppend)
+      throw new DuplicateEventIdError(
+        streamName,
+        rows.map((row) => row.event_id),
+      );
     const last = rows[rows.length - 1]!;
     return { nextExpectedRevision: Number(last.revision), position: Number(last.event_position), alreadyStored: true };
   }
@@ -330,9 +337,11 @@ export class PostgresEventStore implements EventStore {
 }
 
 function validateAppend(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): void {
-  if (streamName.length === 0 || streamName.length > 1024) throw new ValidationError('stream name must be 1 to 1024 characters', { streamName }, 'INVALID_STREAM_NAME');
+  if (streamName.length === 0 || streamName.length > 1024)
+    throw new ValidationError('stream name must be 1 to 1024 characters', { streamName }, 'INVALID_STREAM_NAME');
   if (events.length === 0) throw new ValidationError('an append needs at least one event', undefined, 'EMPTY_APPEND');
-  if (events.length > MAX_EVENTS_PER_APPEND) throw new ValidationError(`an append holds at most ${MAX_EVENTS_PER_APPEND} events`, undefined, 'APPEND_TOO_LARGE');
+  if (events.length > MAX_EVENTS_PER_APPEND)
+    throw new ValidationError(`an append holds at most ${MAX_EVENTS_PER_APPEND} events`, undefined, 'APPEND_TOO_LARGE');
   if (typeof expected === 'number' && (!Number.isSafeInteger(expected) || expected < -1)) {
     throw new ValidationError('expected revision must be a whole number ≥ -1', { expected }, 'INVALID_EXPECTED_REVISION');
   }

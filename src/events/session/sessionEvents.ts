@@ -112,7 +112,16 @@ export type SessionEngineEvent =
   | { type: 'MemoryEntryRemoved'; data: { name: string; at: string } }
   | { type: 'SlotCreated'; data: { name: string; at: string } }
   | { type: 'SlotSwitched'; data: { name: string; previous: string; at: string } }
-  | { type: 'ChildSessionCreated'; data: { childSessionId: string; kind: 'child' | 'fork'; agentName: string | null; forkOf?: { checkpointId: string | null; revision: number }; at: string } }
+  | {
+      type: 'ChildSessionCreated';
+      data: {
+        childSessionId: string;
+        kind: 'child' | 'fork';
+        agentName: string | null;
+        forkOf?: { checkpointId: string | null; revision: number };
+        at: string;
+      };
+    }
   | { type: 'SessionDestroyed'; data: { reason: 'destroyed' | 'cascade'; cascadeFrom?: string; at: string } };
 
 export type SessionStreamEvent = SessionEvent | SessionEngineEvent;

@@ -25,7 +25,8 @@ export interface CatalogedError {
 
 const sessions = /^\/v1\/sessions\/\{id\}/;
 const conversations = /^\/v1\/conversations\/\{key\}/;
-const writesToSessions = /^\/v1\/(sessions\/(\{id\}\/(turns|transcript|rewind|rollback|checkpoints|memory|slots|children|fork)|resolve)|conversations\/\{key\}\/(runtime\/turns|reset|switch))/;
+const writesToSessions =
+  /^\/v1\/(sessions\/(\{id\}\/(turns|transcript|rewind|rollback|checkpoints|memory|slots|children|fork)|resolve)|conversations\/\{key\}\/(runtime\/turns|reset|switch))/;
 const jobs = /^\/v1\/jobs/;
 const jobById = /^\/v1\/jobs\/\{id\}/;
 const runtime = /^\/v1\/(runtime-sessions\/\{id\}|conversations\/\{key\}\/runtime)/;

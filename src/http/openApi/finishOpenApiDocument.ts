@@ -57,7 +57,8 @@ const operationNames = new Map<string, string>(Object.entries(ledgerOperations).
 const READ_MODEL_PATHS = /^\/v1\/(sessions(\/by-key\/\{key\}|\/\{id\}\/(record|children|parent|tree))?|export\/sessions\.json|jobs(\/\{id\})?|admin\/streams)$/;
 
 function successContent(path: string, operationName: string | undefined): Json {
-  if (path.endsWith('/stream')) return { 'text/event-stream': { schema: { type: 'string', description: 'Server-sent events: `id` (the position), `event` (the type), `data` (JSON).' } } };
+  if (path.endsWith('/stream'))
+    return { 'text/event-stream': { schema: { type: 'string', description: 'Server-sent events: `id` (the position), `event` (the type), `data` (JSON).' } } };
   if (path === '/metrics') return { 'text/plain': { schema: { type: 'string', description: 'Prometheus text exposition format 0.0.4.' } } };
   const schema = operationName ? operationResponseSchemas[operationName] : undefined;
   return { 'application/json': { schema: schema ?? { type: 'object', description: 'A JSON object; see docs/api.md for its fields.' } } };
@@ -87,7 +88,10 @@ export function finishOpenApiDocument(document: OpenAPIObject): OpenAPIObject {
       for (const status of successStatuses.length > 0 ? successStatuses : [method === 'post' ? '201' : '200']) {
         const documented = responses[status] ?? {};
         // 204 answers carry no body; every other success answers the operation's schema.
-        finished[status] = status === '204' ? { description: String(documented.description || 'No content') } : { ...documented, description: String(documented.description || 'Success'), content: successContent(path, operationName) };
+        finished[status] =
+          status === '204'
+            ? { description: String(documented.description || 'No content') }
+            : { ...documented, description: String(documented.description || 'Success'), content: successContent(path, operationName) };
       }
       const errors = errorCodesOf({
         method,
@@ -99,7 +103,12 @@ export function finishOpenApiDocument(document: OpenAPIObject): OpenAPIObject {
       for (const [status, codes] of [...errors.entries()].sort(([a], [b]) => a - b)) {
         finished[String(status)] = {
           description: codes.join(', '),
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' }, example: { error: { code: codes[0], message: '…', requestId: 'b7c1…' } } } },
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/ErrorBody' },
+              example: { error: { code: codes[0], message: '…', requestId: 'b7c1…' } },
+            },
+          },
         };
       }
       operation.responses = finished;

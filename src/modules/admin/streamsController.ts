@@ -11,7 +11,10 @@ import { StreamIndexEntity, type StreamIndexRow } from '../../projections/stream
 
 const listStreamsQuery = z
   .object({
-    category: z.string().regex(/^[A-Za-z0-9_]{1,64}$/).optional(),
+    category: z
+      .string()
+      .regex(/^[A-Za-z0-9_]{1,64}$/)
+      .optional(),
     limit: z.coerce.number().int().min(1).max(1_000).default(100),
     /** Exclusive: streams whose last event is older than this position (from the previous page's `nextCursor`). */
     cursor: z.coerce.number().int().min(0).optional(),

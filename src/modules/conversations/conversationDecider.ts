@@ -1,6 +1,14 @@
 // The conversation decider: resolve precedence (suspended > resumePending > existing), reset, switch, suspend, resume marks.
 import { ConflictError, LedgerError, NotFoundError } from '../../errors/ledgerError.js';
-import { type CarriedEntryFields, type ConversationEvent, type ImportedRoutingEntry, type QueuedMessage, type ResumeReason, SESSION_SCOPED_CARRIED_FIELDS, type SessionBindReason } from '../../events/conversation/conversationEvents.js';
+import {
+  type CarriedEntryFields,
+  type ConversationEvent,
+  type ImportedRoutingEntry,
+  type QueuedMessage,
+  type ResumeReason,
+  SESSION_SCOPED_CARRIED_FIELDS,
+  type SessionBindReason,
+} from '../../events/conversation/conversationEvents.js';
 import type { Decider } from '../../events/decider.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
 import type { SessionIsolationFlags } from '../sessions/domain/sessionIsolation.js';
@@ -258,7 +266,8 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     }
     case 'MarkResumePending': {
       if (state.status === 'absent') throw conversationNotFound();
-      if (state.suspended) throw new ConflictError('CONVERSATION_SUSPENDED', 'a suspended conversation cannot be marked for resume; its next message starts a new session');
+      if (state.suspended)
+        throw new ConflictError('CONVERSATION_SUSPENDED', 'a suspended conversation cannot be marked for resume; its next message starts a new session');
       return [{ type: 'ResumeMarked', data: { reason: command.reason, at: command.now } }];
     }
     case 'ClearResumePending': {

@@ -29,7 +29,10 @@ export interface ConversationEntry extends SessionCounters {
 
 export function conversationEntry(conversation: ConversationState, session: SessionState | undefined): ConversationEntry {
   const counters = session?.counters ?? zeroCounters();
-  const updatedAt = [conversation.updatedAt, session?.updatedAt].filter((value): value is string => Boolean(value)).sort().at(-1)!;
+  const updatedAt = [conversation.updatedAt, session?.updatedAt]
+    .filter((value): value is string => Boolean(value))
+    .sort()
+    .at(-1)!;
   return {
     sessionKey: conversation.sessionKey!,
     sessionId: conversation.sessionId!,

@@ -13,7 +13,10 @@ export const resolveRequestSchema = z.strictObject({
     .strictObject({
       groupSessionsPerUser: z.boolean().optional(),
       threadSessionsPerUser: z.boolean().optional(),
-      agent: z.string().regex(/^[a-z0-9_-]{1,32}$/, 'agent must be 1-32 of a-z 0-9 _ -').optional(),
+      agent: z
+        .string()
+        .regex(/^[a-z0-9_-]{1,32}$/, 'agent must be 1-32 of a-z 0-9 _ -')
+        .optional(),
     })
     .default({}),
   gatewayId: gatewayIdSchema.default('default'),
@@ -26,7 +29,10 @@ export const resetRequestSchema = z.strictObject({ keepRuntime, force: z.boolean
 export const suspendRequestSchema = z.strictObject({ reason: z.string().min(1).max(200).default('stop'), keepRuntime });
 export const resumePendingRequestSchema = z.strictObject({ reason: z.enum(resumeReasons as [string, ...string[]]) });
 export const contextQuerySchema = z.strictObject({
-  redactPii: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  redactPii: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
   connectedPlatforms: z
     .string()
     .regex(/^[a-z0-9_,-]{0,512}$/, 'connectedPlatforms is a comma-separated list of platform names')

@@ -60,13 +60,18 @@ export class ConversationsController {
     const conversation = await this.lifecycle.streams.load(conversationStreamName(validSessionKey(key), tenant), conversationDecider);
     if (conversation.state.status !== 'open') throw conversationNotFound();
     const session = await this.lifecycle.streams.load(sessionStreamName(conversation.state.sessionId!, tenant), sessionDecider);
-    return { ...conversationEntry(conversation.state, session.state), revision: conversation.revision, position: Math.max(conversation.position, session.position) };
+    return {
+      ...conversationEntry(conversation.state, session.state),
+      revision: conversation.revision,
+      position: Math.max(conversation.position, session.position),
+    };
   }
 
   @Post('conversations/:key/reset')
   @HttpCode(200)
   @ApiOperation({
-    summary: '/new, /reset: a new session for this key; the old one ends (reason reset), and so does the runtime binding unless keepRuntime (409 RUNTIME_BUSY while a runtime turn runs, unless force)',
+    summary:
+      '/new, /reset: a new session for this key; the old one ends (reason reset), and so does the runtime binding unless keepRuntime (409 RUNTIME_BUSY while a runtime turn runs, unless force)',
   })
   @DocumentedBody(resetRequestSchema)
   reset(@Param('key') key: string, @ValidBody(resetRequestSchema) body: z.infer<typeof resetRequestSchema>, @Req() request: Request) {
@@ -93,7 +98,11 @@ export class ConversationsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Mark for soft resume (keeps the session id); 409 while suspended' })
   @DocumentedBody(resumePendingRequestSchema)
-  markResumePending(@Param('key') key: string, @ValidBody(resumePendingRequestSchema) body: z.infer<typeof resumePendingRequestSchema>, @Req() request: Request) {
+  markResumePending(
+    @Param('key') key: string,
+    @ValidBody(resumePendingRequestSchema) body: z.infer<typeof resumePendingRequestSchema>,
+    @Req() request: Request,
+  ) {
     return this.change(key, { type: 'markResumePending', reason: body.reason as ResumeReason }, request);
   }
 
@@ -111,8 +120,15 @@ export class ConversationsController {
     // The settings the conversation was resolved with, not the server's current ones (a resolve may override them);
     // a conversation opened before they were kept falls back to the server's.
     const settings = this.config.sessions;
-    const isolation = conversation.state.isolation ?? { groupSessionsPerUser: settings.groupSessionsPerUser, threadSessionsPerUser: settings.threadSessionsPerUser };
-    const prompt = sessionContextPrompt(conversation.state.origin, { redactPii: query.redactPii, connectedPlatforms: query.connectedPlatforms, flags: isolation });
+    const isolation = conversation.state.isolation ?? {
+      groupSessionsPerUser: settings.groupSessionsPerUser,
+      threadSessionsPerUser: settings.threadSessionsPerUser,
+    };
+    const prompt = sessionContextPrompt(conversation.state.origin, {
+      redactPii: query.redactPii,
+      connectedPlatforms: query.connectedPlatforms,
+      flags: isolation,
+    });
     return { sessionKey: conversation.state.sessionKey, sessionId: conversation.state.sessionId, redactPii: query.redactPii, isolation, prompt };
   }
 

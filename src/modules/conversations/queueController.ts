@@ -18,10 +18,12 @@ import type { LedgerConfig } from '../../config/config.js';
 import { CONFIG } from '../../http/tokens.js';
 import { requireMessageSizesWithinLimit } from '../sessions/messageLimits.js';
 
-
 export const enqueueRequestSchema = z.strictObject({
   message: z.strictObject({
-    id: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/).optional(),
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,128}$/)
+      .optional(),
     text: z.string().max(100_000).nullable().default(null),
     media: z.array(jsonValue).max(100).default([]),
     sender: jsonObject.nullable().default(null),
@@ -43,11 +45,7 @@ export class QueueController {
   @HttpCode(202)
   @ApiOperation({ summary: 'Queue a message: interrupt (the coalescing slot) or queue (FIFO overflow, capped: 429 QUEUE_FULL)' })
   @DocumentedBody(enqueueRequestSchema)
-  async enqueue(
-    @Param('key') key: string,
-    @ValidBody(enqueueRequestSchema) body: z.infer<typeof enqueueRequestSchema>,
-    @Req() request: Request,
-  ) {
+  async enqueue(@Param('key') key: string, @ValidBody(enqueueRequestSchema) body: z.infer<typeof enqueueRequestSchema>, @Req() request: Request) {
     requireMessageSizesWithinLimit([body.message], this.config.limits);
     const message: QueuedMessage = {
       id: body.message.id ?? randomUUID(),
@@ -58,7 +56,9 @@ export class QueueController {
       metadata: body.message.metadata as JsonObject | null,
       queuedAt: this.lifecycle.now(),
     };
-    const result: ConversationChangeResult = await this.commands.execute(new ChangeConversationCommand(validSessionKey(key), { type: 'enqueue', message }, requestMetadata(request)));
+    const result: ConversationChangeResult = await this.commands.execute(
+      new ChangeConversationCommand(validSessionKey(key), { type: 'enqueue', message }, requestMetadata(request)),
+    );
     const event = result.decided[0];
     return {
       messageId: message.id,
@@ -75,7 +75,9 @@ export class QueueController {
   @ApiResponse({ status: 204, description: 'the queue is empty' })
   @ApiOperation({ summary: 'Take the next message (the slot first, then the oldest overflow item); 204 when empty. Each message is delivered once.' })
   async next(@Param('key') key: string, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
-    const result: ConversationChangeResult = await this.commands.execute(new ChangeConversationCommand(validSessionKey(key), { type: 'dequeue' }, requestMetadata(request)));
+    const result: ConversationChangeResult = await this.commands.execute(
+      new ChangeConversationCommand(validSessionKey(key), { type: 'dequeue' }, requestMetadata(request)),
+    );
     const dequeued = result.decided.find((event) => event.type === 'MessageDequeued');
     if (!dequeued || dequeued.type !== 'MessageDequeued') {
       response.status(204);
@@ -92,6 +94,12 @@ export class QueueController {
   async get(@Param('key') key: string, @Req() request: Request) {
     const loaded = await this.lifecycle.streams.load(conversationStreamName(validSessionKey(key), requestTenant(request)), conversationDecider);
     if (loaded.state.status !== 'open') throw conversationNotFound();
-    return { slot: loaded.state.queue.slot, overflow: loaded.state.queue.overflow, depth: queueDepth(loaded.state), revision: loaded.revision, position: loaded.position };
+    return {
+      slot: loaded.state.queue.slot,
+      overflow: loaded.state.queue.overflow,
+      depth: queueDepth(loaded.state),
+      revision: loaded.revision,
+      position: loaded.position,
+    };
   }
 }

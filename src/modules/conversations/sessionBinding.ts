@@ -12,7 +12,12 @@ import { sessionFollowUpsOf } from './sessionFollowUps.js';
  * session streams follow it. Each step is idempotent: a retry after a crash finishes the job.
  * Returns the highest position written.
  */
-export async function followSessionBinding(lifecycle: Lifecycle, sessionKey: string, events: readonly ConversationEvent[], metadata: EventMetadata): Promise<number> {
+export async function followSessionBinding(
+  lifecycle: Lifecycle,
+  sessionKey: string,
+  events: readonly ConversationEvent[],
+  metadata: EventMetadata,
+): Promise<number> {
   let position = 0;
   let lastBound: string | undefined;
   for (const event of events) {
@@ -36,6 +41,11 @@ export async function followSessionBinding(lifecycle: Lifecycle, sessionKey: str
 async function endIfSupersededMeanwhile(lifecycle: Lifecycle, sessionKey: string, sessionId: string, metadata: EventMetadata): Promise<number> {
   const conversation = await lifecycle.streams.load(conversationStreamName(sessionKey, metadata.tenant), conversationDecider);
   if (conversation.state.sessionId === null || conversation.state.sessionId === sessionId) return 0;
-  const ended = await lifecycle.streams.handle(sessionStreamName(sessionId, metadata.tenant), sessionDecider, { type: 'EndSession', reason: 'superseded', now: lifecycle.now() }, metadata);
+  const ended = await lifecycle.streams.handle(
+    sessionStreamName(sessionId, metadata.tenant),
+    sessionDecider,
+    { type: 'EndSession', reason: 'superseded', now: lifecycle.now() },
+    metadata,
+  );
   return ended.position;
 }

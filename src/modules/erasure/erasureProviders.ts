@@ -9,7 +9,6 @@ import { ErasureCacheEviction } from './erasureCacheEviction.js';
 import { ErasureResumption } from './erasureResumption.js';
 import { ERASURE_SNAPSHOTS, EVENT_REDACTION } from './erasureTokens.js';
 
-
 export function erasureProviders(infrastructure: Infrastructure, config: LedgerConfig): Provider[] {
   const pool = infrastructure.eventStorePool;
   return [

@@ -39,8 +39,7 @@ export type ErasureResultData = {
 export type PersonalDataErasureCompletedData = { erasureId: string; tenant: string | null; result: ErasureResultData; at: string };
 
 export type ErasureLogEvent =
-  | { type: 'PersonalDataErased'; data: PersonalDataErasedData }
-  | { type: 'PersonalDataErasureCompleted'; data: PersonalDataErasureCompletedData };
+  { type: 'PersonalDataErased'; data: PersonalDataErasedData } | { type: 'PersonalDataErasureCompleted'; data: PersonalDataErasureCompletedData };
 
 /** An erasure as the log tells it: begun (the rewrite committed with its record), and completed or not. */
 export interface JournaledErasure {

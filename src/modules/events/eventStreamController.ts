@@ -34,8 +34,16 @@ export class EventStreamController implements OnModuleDestroy {
   @ApiProduces('text/event-stream')
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this position (the id of the last event received)' })
   @ApiQuery({ name: 'types', required: false, description: 'Comma-separated event types, e.g. Suspended,ResumeMarked,JobFired; default: all' })
-  @ApiQuery({ name: 'sessionKey', required: false, description: "Only this conversation's events: its stream, its sessions', its runtime sessions', its jobs'" })
-  @ApiQuery({ name: 'fromPosition', required: false, description: 'Start after this position when there is no Last-Event-ID (0: the whole log); default: only new events' })
+  @ApiQuery({
+    name: 'sessionKey',
+    required: false,
+    description: "Only this conversation's events: its stream, its sessions', its runtime sessions', its jobs'",
+  })
+  @ApiQuery({
+    name: 'fromPosition',
+    required: false,
+    description: 'Start after this position when there is no Last-Event-ID (0: the whole log); default: only new events',
+  })
   async stream(@ValidQuery(eventStreamQuerySchema) query: EventStreamQuery, @Req() request: Request, @Res() response: Response): Promise<void> {
     // An admin token sees every tenant's events; any other token its own tenant's (the default one when bound to none).
     const principal = requestPrincipal(request);
@@ -46,7 +54,8 @@ export class EventStreamController implements OnModuleDestroy {
       owner: principal.name,
       label: LABEL,
       fromPosition,
-      messageOf: async (event) => ((await matchesLifecycleFilter(filter, event, (candidate) => this.sessionKeys.of(candidate))) ? lifecycleEventMessage(event) : null),
+      messageOf: async (event) =>
+        (await matchesLifecycleFilter(filter, event, (candidate) => this.sessionKeys.of(candidate))) ? lifecycleEventMessage(event) : null,
     });
   }
 

@@ -11,8 +11,15 @@ export const eventStreamQuerySchema = z.strictObject({
     .string()
     .max(4_000)
     .optional()
-    .transform((value) => (value ?? '').split(',').map((type) => type.trim()).filter((type) => type.length > 0))
-    .pipe(z.array(z.string().regex(EVENT_TYPE, 'each type is an event type name like SessionBound')).max(MAX_STREAM_TYPES, `at most ${MAX_STREAM_TYPES} types`)),
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((type) => type.trim())
+        .filter((type) => type.length > 0),
+    )
+    .pipe(
+      z.array(z.string().regex(EVENT_TYPE, 'each type is an event type name like SessionBound')).max(MAX_STREAM_TYPES, `at most ${MAX_STREAM_TYPES} types`),
+    ),
   sessionKey: z
     .string()
     .optional()

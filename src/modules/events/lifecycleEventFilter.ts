@@ -36,7 +36,11 @@ export function passesTypeAndTenant(filter: LifecycleEventFilter, event: Recorde
 }
 
 /** `sessionKeyOf` is asked only when the filter names a conversation and the cheap checks passed. */
-export async function matchesLifecycleFilter(filter: LifecycleEventFilter, event: RecordedEvent, sessionKeyOf: (event: RecordedEvent) => Promise<string | null>): Promise<boolean> {
+export async function matchesLifecycleFilter(
+  filter: LifecycleEventFilter,
+  event: RecordedEvent,
+  sessionKeyOf: (event: RecordedEvent) => Promise<string | null>,
+): Promise<boolean> {
   if (!passesTypeAndTenant(filter, event)) return false;
   if (filter.sessionKey === undefined) return true;
   return (await sessionKeyOf(event)) === filter.sessionKey;

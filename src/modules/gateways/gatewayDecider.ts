@@ -50,7 +50,9 @@ export function decideGateway(command: GatewayCommand, state: GatewayState): Gat
     case 'RecordStopped': {
       const timedOut = new Set(command.drainTimedOut);
       const drainedKeys = state.stoppingKeys.filter((key) => !timedOut.has(key));
-      return [{ type: 'GatewayStopped', data: { clean: command.drainTimedOut.length === 0, drainTimedOut: command.drainTimedOut, drainedKeys, at: command.now } }];
+      return [
+        { type: 'GatewayStopped', data: { clean: command.drainTimedOut.length === 0, drainTimedOut: command.drainTimedOut, drainedKeys, at: command.now } },
+      ];
     }
     case 'RecordStarted':
       if (state.lastBootId === command.bootId) return [];

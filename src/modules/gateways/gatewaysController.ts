@@ -14,7 +14,12 @@ import { RecordGatewayStoppedCommand, RecordGatewayStoppingCommand } from './com
 const sessionKeys = z.array(z.string().min(1).max(2048)).max(10_000);
 export const stoppingRequestSchema = z.strictObject({ activeKeys: sessionKeys.default([]), mode: z.enum(['restart', 'shutdown']).default('shutdown') });
 export const stoppedRequestSchema = z.strictObject({ drainTimedOut: sessionKeys.default([]) });
-export const startedRequestSchema = z.strictObject({ bootId: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'bootId must be 1-128 of A-Z a-z 0-9 . _ : -').optional() });
+export const startedRequestSchema = z.strictObject({
+  bootId: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'bootId must be 1-128 of A-Z a-z 0-9 . _ : -')
+    .optional(),
+});
 
 function validGatewayId(id: string): string {
   const parsed = gatewayIdSchema.safeParse(id);

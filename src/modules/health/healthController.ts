@@ -43,7 +43,7 @@ export class HealthController {
   @Get('ready')
   @ApiOperation({
     summary:
-      'Readiness: event store and read-model database reachable, projections running (503 not_ready); 200 degraded while a transaction elsewhere on the PostgreSQL server holds the event log\'s readers back',
+      "Readiness: event store and read-model database reachable, projections running (503 not_ready); 200 degraded while a transaction elsewhere on the PostgreSQL server holds the event log's readers back",
   })
   async ready(@Res({ passthrough: true }) response: Response) {
     const [eventStore, readModels, eventLogHorizon] = await Promise.all([
@@ -58,7 +58,10 @@ export class HealthController {
     // and taking instances out of rotation would refuse those writes too without letting a single read through.
     const status = !ready ? 'not_ready' : eventLogHorizon && !eventLogHorizon.ok ? 'degraded' : 'ready';
     response.status(ready ? 200 : 503);
-    return { status, checks: { eventStore, readModels, projections: { ok: projectionsOk, states: projections }, ...(eventLogHorizon ? { eventLogHorizon } : {}) } };
+    return {
+      status,
+      checks: { eventStore, readModels, projections: { ok: projectionsOk, states: projections }, ...(eventLogHorizon ? { eventLogHorizon } : {}) },
+    };
   }
 
   /** Only on PostgreSQL: a transaction open longer than EVENT_LOG_HORIZON_STALL_SECONDS anywhere on the server. */

@@ -68,12 +68,21 @@ export async function applyHermesImport(
   plan: ImportPlan,
   options: { dryRun: boolean; tenant?: string; correlationId: string },
 ): Promise<HermesImportReport> {
-  const metadata: EventMetadata = { actor: IMPORT_ACTOR, correlationId: options.correlationId, importedFrom: 'hermes', ...(options.tenant ? { tenant: options.tenant } : {}) };
+  const metadata: EventMetadata = {
+    actor: IMPORT_ACTOR,
+    correlationId: options.correlationId,
+    importedFrom: 'hermes',
+    ...(options.tenant ? { tenant: options.tenant } : {}),
+  };
   const report: HermesImportReport = {
     home: hermes.home,
     files: hermes.files,
     dryRun: options.dryRun,
-    conversations: { imported: [], alreadyThere: [], rekeyed: plan.conversations.filter((c) => c.rekeyed).map(({ hermesKey, sessionKey }) => ({ hermesKey, sessionKey })) },
+    conversations: {
+      imported: [],
+      alreadyThere: [],
+      rekeyed: plan.conversations.filter((c) => c.rekeyed).map(({ hermesKey, sessionKey }) => ({ hermesKey, sessionKey })),
+    },
     sessions: { imported: 0, alreadyThere: 0 },
     turns: 0,
     messages: 0,
@@ -118,7 +127,12 @@ export async function applyHermesImport(
       report.position = Math.max(report.position, result.position);
     } catch (error) {
       if (error instanceof LedgerError) report.jobs.refused.push({ job: label, code: error.code, message: error.message });
-      else if (error instanceof z.ZodError) report.jobs.refused.push({ job: label, code: 'VALIDATION_FAILED', message: error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ') });
+      else if (error instanceof z.ZodError)
+        report.jobs.refused.push({
+          job: label,
+          code: 'VALIDATION_FAILED',
+          message: error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '),
+        });
       else throw error;
     }
   }

@@ -6,17 +6,51 @@ import type { HermesEntry } from './hermesSessionsJson.js';
 
 /** SessionEntry.to_dict() keys the ledger models (its sessions.json export writes them from its own state). */
 const MODELLED_ENTRY_KEYS = new Set([
-  'session_key', 'session_id', 'created_at', 'updated_at', 'origin', 'display_name', 'platform', 'chat_type',
-  'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'total_tokens', 'estimated_cost_usd', 'last_prompt_tokens',
-  'was_auto_reset', 'auto_reset_reason', 'reset_had_activity', 'is_fresh_reset', 'suspended', 'resume_pending', 'resume_reason', 'last_resume_marked_at',
+  'session_key',
+  'session_id',
+  'created_at',
+  'updated_at',
+  'origin',
+  'display_name',
+  'platform',
+  'chat_type',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'total_tokens',
+  'estimated_cost_usd',
+  'last_prompt_tokens',
+  'was_auto_reset',
+  'auto_reset_reason',
+  'reset_had_activity',
+  'is_fresh_reset',
+  'suspended',
+  'resume_pending',
+  'resume_reason',
+  'last_resume_marked_at',
   // Derived by the ledger; carried below only where Hermes' value differs.
-  'cost_status', 'expiry_finalized',
+  'cost_status',
+  'expiry_finalized',
 ]);
 
 /** SessionSource.to_dict() keys the ledger's SessionSource holds. */
 const MODELLED_SOURCE_KEYS = new Set([
-  'platform', 'chat_id', 'chat_name', 'chat_type', 'user_id', 'user_name', 'thread_id', 'chat_topic', 'user_id_alt', 'chat_id_alt',
-  'is_bot', 'guild_id', 'parent_chat_id', 'message_id', 'role_authorized',
+  'platform',
+  'chat_id',
+  'chat_name',
+  'chat_type',
+  'user_id',
+  'user_name',
+  'thread_id',
+  'chat_topic',
+  'user_id_alt',
+  'chat_id_alt',
+  'is_bot',
+  'guild_id',
+  'parent_chat_id',
+  'message_id',
+  'role_authorized',
 ]);
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -42,7 +76,11 @@ export function carriedFieldsOf(raw: Record<string, unknown>, costStatus: string
 }
 
 /** The entry's flags and times as Hermes last wrote them; what Hermes left out stays as the replayed history made it. */
-export function importedRoutingEntry(entry: HermesEntry, replayed: Omit<ImportedRoutingEntry, 'at' | 'carried'>, carried: CarriedEntryFields | null): Omit<ImportedRoutingEntry, 'at'> {
+export function importedRoutingEntry(
+  entry: HermesEntry,
+  replayed: Omit<ImportedRoutingEntry, 'at' | 'carried'>,
+  carried: CarriedEntryFields | null,
+): Omit<ImportedRoutingEntry, 'at'> {
   const resumeReason = entry.resume_reason && (resumeReasons as readonly string[]).includes(entry.resume_reason) ? (entry.resume_reason as ResumeReason) : null;
   const resumePending = entry.resume_pending ?? replayed.resumePending;
   return {

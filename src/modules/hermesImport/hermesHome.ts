@@ -59,7 +59,8 @@ export async function readHermesHome(home: string): Promise<HermesExport> {
   let jobs: Array<Record<string, unknown>> = [];
   if (files.jobsJson) {
     const parsed = (await readJson(files.jobsJson)) as { jobs?: unknown };
-    if (!Array.isArray(parsed?.jobs)) throw new ValidationError(`${files.jobsJson}: expected {"jobs": [...]}`, { path: files.jobsJson }, 'INVALID_HERMES_EXPORT');
+    if (!Array.isArray(parsed?.jobs))
+      throw new ValidationError(`${files.jobsJson}: expected {"jobs": [...]}`, { path: files.jobsJson }, 'INVALID_HERMES_EXPORT');
     jobs = parsed.jobs.filter((job): job is Record<string, unknown> => typeof job === 'object' && job !== null && !Array.isArray(job));
   }
   return { home, files, entries, stateDb, jobs };

@@ -50,4 +50,5 @@ export function usageOf(row: HermesSessionRow | undefined, entry: HermesEntry | 
 }
 
 export const zeroUsage: TurnUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, lastPromptTokens: null, costUsd: 0 };
-export const hasUsage = (usage: TurnUsage) => usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens > 0 || usage.costUsd > 0 || usage.lastPromptTokens !== null;
+export const hasUsage = (usage: TurnUsage) =>
+  usage.inputTokens + usage.outputTokens + usage.cacheReadTokens + usage.cacheWriteTokens > 0 || usage.costUsd > 0 || usage.lastPromptTokens !== null;

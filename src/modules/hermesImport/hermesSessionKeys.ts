@@ -5,7 +5,16 @@ import type { HermesEntry } from './hermesSessionsJson.js';
 import type { HermesSessionRow } from './hermesStateDb.js';
 
 /** End reasons after which Hermes' child row continues its parent's conversation (a reset, a compression). */
-const CONTINUING_END_REASONS = new Set(['session_reset', 'session_switch', 'compression', 'suspended', 'resume_pending_expired', 'idle', 'daily', 'new_session']);
+const CONTINUING_END_REASONS = new Set([
+  'session_reset',
+  'session_switch',
+  'compression',
+  'suspended',
+  'resume_pending_expired',
+  'idle',
+  'daily',
+  'new_session',
+]);
 
 /**
  * The Hermes session key of each state.db session: the sessions.json entry pointing at it, else its own
@@ -23,7 +32,7 @@ export function hermesKeysOfSessions(rows: readonly HermesSessionRow[], entries:
     return parent && CONTINUING_END_REASONS.has(parent.endReason ?? '') ? parent : undefined;
   };
   // Along the chains in both directions until nothing changes: each round settles at least one more link.
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const row of rows) {
       const parent = continues(row);

@@ -62,14 +62,37 @@ export function parseHermesSessionsJson(value: unknown): Record<string, HermesEn
 }
 
 const camel = (key: string) => key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
-const sourceKeys = new Set(['platform', 'chatType', 'chatId', 'chatName', 'userId', 'userName', 'threadId', 'chatTopic', 'userIdAlt', 'chatIdAlt', 'isBot', 'guildId', 'parentChatId', 'messageId', 'roleAuthorized']);
+const sourceKeys = new Set([
+  'platform',
+  'chatType',
+  'chatId',
+  'chatName',
+  'userId',
+  'userName',
+  'threadId',
+  'chatTopic',
+  'userIdAlt',
+  'chatIdAlt',
+  'isBot',
+  'guildId',
+  'parentChatId',
+  'messageId',
+  'roleAuthorized',
+]);
 
 /**
  * SessionSource.to_dict() (or the state.db's origin_json) → the ledger's SessionSource. Unknown keys are dropped;
  * without an origin the entry's platform and chat type stand in. Null when even those are missing or invalid.
  */
-export function hermesOrigin(origin: Record<string, unknown> | null | undefined, fallback: { platform?: string | null; chatType?: string | null }): SessionSource | null {
-  const fields = Object.fromEntries(Object.entries(origin ?? {}).map(([key, value]) => [camel(key), value]).filter(([key]) => sourceKeys.has(key as string)));
+export function hermesOrigin(
+  origin: Record<string, unknown> | null | undefined,
+  fallback: { platform?: string | null; chatType?: string | null },
+): SessionSource | null {
+  const fields = Object.fromEntries(
+    Object.entries(origin ?? {})
+      .map(([key, value]) => [camel(key), value])
+      .filter(([key]) => sourceKeys.has(key as string)),
+  );
   const candidate = { platform: fallback.platform ?? undefined, chatType: fallback.chatType ?? undefined, ...fields };
   if (typeof candidate.chatType === 'string' && !(chatTypes as readonly string[]).includes(candidate.chatType)) return null;
   try {

@@ -49,7 +49,8 @@ export interface HermesStateDb {
 }
 
 const text = (value: SqlValue | undefined) => (value === null || value === undefined ? null : String(value));
-const number = (value: SqlValue | undefined, fallback: number) => (typeof value === 'number' ? value : typeof value === 'string' && value !== '' && !Number.isNaN(Number(value)) ? Number(value) : fallback);
+const number = (value: SqlValue | undefined, fallback: number) =>
+  typeof value === 'number' ? value : typeof value === 'string' && value !== '' && !Number.isNaN(Number(value)) ? Number(value) : fallback;
 
 /** Selects the wanted columns the table has; the rest read as null. Newer and older Hermes schemas both load. */
 function selectPresent(database: Database, table: string, wanted: readonly string[], orderBy: string): Array<Record<string, SqlValue>> {
@@ -67,10 +68,40 @@ function selectPresent(database: Database, table: string, wanted: readonly strin
 }
 
 const SESSION_COLUMNS = [
-  'id', 'source', 'user_id', 'session_key', 'chat_id', 'chat_type', 'thread_id', 'display_name', 'origin_json', 'model', 'parent_session_id',
-  'started_at', 'ended_at', 'end_reason', 'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'estimated_cost_usd', 'title',
+  'id',
+  'source',
+  'user_id',
+  'session_key',
+  'chat_id',
+  'chat_type',
+  'thread_id',
+  'display_name',
+  'origin_json',
+  'model',
+  'parent_session_id',
+  'started_at',
+  'ended_at',
+  'end_reason',
+  'input_tokens',
+  'output_tokens',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'estimated_cost_usd',
+  'title',
 ] as const;
-const MESSAGE_COLUMNS = ['id', 'session_id', 'role', 'content', 'tool_call_id', 'tool_calls', 'tool_name', 'timestamp', 'token_count', 'finish_reason', 'active'] as const;
+const MESSAGE_COLUMNS = [
+  'id',
+  'session_id',
+  'role',
+  'content',
+  'tool_call_id',
+  'tool_calls',
+  'tool_name',
+  'timestamp',
+  'token_count',
+  'finish_reason',
+  'active',
+] as const;
 
 export async function readHermesStateDb(path: string): Promise<HermesStateDb> {
   const SQL = await initSqlJs();
@@ -82,30 +113,28 @@ export async function readHermesStateDb(path: string): Promise<HermesStateDb> {
     throw new ValidationError(`${path} is not a SQLite database: ${(error as Error).message}`, { path }, 'INVALID_HERMES_EXPORT');
   }
   try {
-    const sessions = selectPresent(database, 'sessions', SESSION_COLUMNS, 'started_at, id').map(
-      (row): HermesSessionRow => ({
-        id: String(row.id),
-        source: text(row.source),
-        userId: text(row.user_id),
-        sessionKey: text(row.session_key),
-        chatId: text(row.chat_id),
-        chatType: text(row.chat_type),
-        threadId: text(row.thread_id),
-        displayName: text(row.display_name),
-        originJson: text(row.origin_json),
-        model: text(row.model),
-        parentSessionId: text(row.parent_session_id),
-        startedAt: number(row.started_at, 0),
-        endedAt: row.ended_at === null || row.ended_at === undefined ? null : number(row.ended_at, 0),
-        endReason: text(row.end_reason),
-        inputTokens: number(row.input_tokens, 0),
-        outputTokens: number(row.output_tokens, 0),
-        cacheReadTokens: number(row.cache_read_tokens, 0),
-        cacheWriteTokens: number(row.cache_write_tokens, 0),
-        estimatedCostUsd: number(row.estimated_cost_usd, 0),
-        title: text(row.title),
-      }),
-    );
+    const sessions = selectPresent(database, 'sessions', SESSION_COLUMNS, 'started_at, id').map((row): HermesSessionRow => ({
+      id: String(row.id),
+      source: text(row.source),
+      userId: text(row.user_id),
+      sessionKey: text(row.session_key),
+      chatId: text(row.chat_id),
+      chatType: text(row.chat_type),
+      threadId: text(row.thread_id),
+      displayName: text(row.display_name),
+      originJson: text(row.origin_json),
+      model: text(row.model),
+      parentSessionId: text(row.parent_session_id),
+      startedAt: number(row.started_at, 0),
+      endedAt: row.ended_at === null || row.ended_at === undefined ? null : number(row.ended_at, 0),
+      endReason: text(row.end_reason),
+      inputTokens: number(row.input_tokens, 0),
+      outputTokens: number(row.output_tokens, 0),
+      cacheReadTokens: number(row.cache_read_tokens, 0),
+      cacheWriteTokens: number(row.cache_write_tokens, 0),
+      estimatedCostUsd: number(row.estimated_cost_usd, 0),
+      title: text(row.title),
+    }));
     const messages = new Map<string, HermesMessageRow[]>();
     for (const row of selectPresent(database, 'messages', MESSAGE_COLUMNS, 'session_id, timestamp, id')) {
       const message: HermesMessageRow = {

@@ -88,7 +88,8 @@ export function planHermesImport(hermes: HermesExport, settings: HermesImportSet
     const entry = entryBySessionId.get(id);
     const converted = hermesTurns(hermes.stateDb.messages.get(id) ?? []);
     if (converted.inactive > 0) leftOut.push({ item: `session ${id}`, reason: `${converted.inactive} message(s) rewound away in Hermes (active = 0)` });
-    for (const [role, count] of Object.entries(converted.unknownRoles)) leftOut.push({ item: `session ${id}`, reason: `${count} message(s) with role "${role}"` });
+    for (const [role, count] of Object.entries(converted.unknownRoles))
+      leftOut.push({ item: `session ${id}`, reason: `${count} message(s) with role "${role}"` });
     const startedAt = row ? isoFromSeconds(row.startedAt) : (entry?.created_at ?? entry?.updated_at ?? new Date(0).toISOString());
     return { id, row, entry, startedAt, turns: converted.turns, usage: usageOf(row, entry) };
   };
@@ -122,7 +123,9 @@ export function planHermesImport(hermes: HermesExport, settings: HermesImportSet
   const endAsHermesDid = (session: SessionSketch): boolean => {
     const endedAt = session.row?.endedAt;
     if (endedAt === null || endedAt === undefined) return false;
-    sessionPlanners.get(session.id)!.apply({ type: 'EndSession', reason: END_REASONS[session.row?.endReason ?? ''] ?? 'superseded', now: isoFromSeconds(endedAt) });
+    sessionPlanners
+      .get(session.id)!
+      .apply({ type: 'EndSession', reason: END_REASONS[session.row?.endReason ?? ''] ?? 'superseded', now: isoFromSeconds(endedAt) });
     return true;
   };
 
@@ -160,17 +163,59 @@ export function planHermesImport(hermes: HermesExport, settings: HermesImportSet
     sessions.forEach((session, index) => {
       const command: ConversationCommand =
         index === 0
-          ? { type: 'ResolveSession', sessionKey, source: origin, gatewayId: settings.gatewayId, forceNew: false, isolation: isolationFlags(settings.keyOptions), newSessionId: session.id, currentSessionHadActivity: false, freshnessSeconds: Number.MAX_SAFE_INTEGER, touchIntervalSeconds: 0, now: session.startedAt }
-          : { type: 'ResetConversation', newSessionId: session.id, currentSessionHadActivity: hadActivity(conversation.state.sessionId), now: session.startedAt };
+          ? {
+              type: 'ResolveSession',
+              sessionKey,
+              source: origin,
+              gatewayId: settings.gatewayId,
+              forceNew: false,
+              isolation: isolationFlags(settings.keyOptions),
+              newSessionId: session.id,
+              currentSessionHadActivity: false,
+              freshnessSeconds: Number.MAX_SAFE_INTEGER,
+              touchIntervalSeconds: 0,
+              now: session.startedAt,
+            }
+          : {
+              type: 'ResetConversation',
+              newSessionId: session.id,
+              currentSessionHadActivity: hadActivity(conversation.state.sessionId),
+              now: session.startedAt,
+            };
       follow(conversation.apply(command), sessionOf);
       bound.add(session.id);
     });
     const updatedAt = entry.updated_at ?? conversation.state.updatedAt!;
     const at = updatedAt > conversation.state.updatedAt! ? updatedAt : conversation.state.updatedAt!;
-    if (conversation.state.sessionId !== entry.session_id) follow(conversation.apply({ type: 'SwitchSession', sessionId: entry.session_id, now: at }), sessionOf);
+    if (conversation.state.sessionId !== entry.session_id)
+      follow(conversation.apply({ type: 'SwitchSession', sessionId: entry.session_id, now: at }), sessionOf);
     // The flags, times and display name as Hermes' entry says, and what of it the ledger does not model, verbatim.
-    const { createdAt, updatedAt: replayedUpdatedAt, displayName, suspended, resumePending, resumeReason, lastResumeMarkedAt, wasAutoReset, autoResetReason, resetHadActivity, isFreshReset } = conversation.state;
-    const replayed = { createdAt: createdAt!, updatedAt: replayedUpdatedAt!, displayName, suspended, resumePending, resumeReason, lastResumeMarkedAt, wasAutoReset, autoResetReason, resetHadActivity, isFreshReset };
+    const {
+      createdAt,
+      updatedAt: replayedUpdatedAt,
+      displayName,
+      suspended,
+      resumePending,
+      resumeReason,
+      lastResumeMarkedAt,
+      wasAutoReset,
+      autoResetReason,
+      resetHadActivity,
+      isFreshReset,
+    } = conversation.state;
+    const replayed = {
+      createdAt: createdAt!,
+      updatedAt: replayedUpdatedAt!,
+      displayName,
+      suspended,
+      resumePending,
+      resumeReason,
+      lastResumeMarkedAt,
+      wasAutoReset,
+      autoResetReason,
+      resetHadActivity,
+      isFreshReset,
+    };
     const carried = carriedFieldsOf(entry as Record<string, unknown>, (entry.estimated_cost_usd ?? 0) > 0 ? 'estimated' : 'unknown');
     conversation.apply({ type: 'ImportRoutingEntry', entry: importedRoutingEntry(entry, replayed, carried), now: at });
     const parts = (entry.input_tokens ?? 0) + (entry.output_tokens ?? 0) + (entry.cache_read_tokens ?? 0) + (entry.cache_write_tokens ?? 0);
@@ -178,8 +223,19 @@ export function planHermesImport(hermes: HermesExport, settings: HermesImportSet
     if (typeof total === 'number' && total !== parts && (entry.input_tokens || entry.output_tokens || entry.cache_read_tokens || entry.cache_write_tokens)) {
       leftOut.push({ item: `conversation ${hermesKey}`, reason: `total_tokens ${total} is not the sum of its parts; the ledger counts ${parts}` });
     }
-    conversationStreams.push({ streamName: conversationStreamName(sessionKey, settings.tenant), kind: 'conversation', id: sessionKey, events: conversation.events as PlannedStream['events'] });
-    conversations.push({ hermesKey, sessionKey, sessionId: entry.session_id, sessionIds: sessions.map((session) => session.id), rekeyed: sessionKey !== hermesKey });
+    conversationStreams.push({
+      streamName: conversationStreamName(sessionKey, settings.tenant),
+      kind: 'conversation',
+      id: sessionKey,
+      events: conversation.events as PlannedStream['events'],
+    });
+    conversations.push({
+      hermesKey,
+      sessionKey,
+      sessionId: entry.session_id,
+      sessionIds: sessions.map((session) => session.id),
+      rekeyed: sessionKey !== hermesKey,
+    });
   }
 
   // Sessions of no routing entry. Those Hermes keyed (pruned from sessions.json) are kept unbound, as Hermes left
@@ -197,7 +253,8 @@ export function planHermesImport(hermes: HermesExport, settings: HermesImportSet
       endAsHermesDid(session);
       continue;
     }
-    const sessionKey = ledgerKeyFor('', origin, true, settings.keyOptions) || `agent:${settings.keyOptions.agent ?? 'main'}:${origin.platform}:${origin.chatType}`;
+    const sessionKey =
+      ledgerKeyFor('', origin, true, settings.keyOptions) || `agent:${settings.keyOptions.agent ?? 'main'}:${origin.platform}:${origin.chatType}`;
     const home = homeless.get(sessionKey) ?? { origin, sessions: [] };
     home.sessions.push(session);
     homeless.set(sessionKey, home);
@@ -216,7 +273,18 @@ export function planHermesImport(hermes: HermesExport, settings: HermesImportSet
     sessions.forEach((session, index) => {
       const command: ConversationCommand =
         index === 0
-          ? { type: 'ResolveSession', sessionKey, source: home.origin, gatewayId: settings.gatewayId, forceNew: false, newSessionId: session.id, currentSessionHadActivity: false, freshnessSeconds: Number.MAX_SAFE_INTEGER, touchIntervalSeconds: 0, now: session.startedAt }
+          ? {
+              type: 'ResolveSession',
+              sessionKey,
+              source: home.origin,
+              gatewayId: settings.gatewayId,
+              forceNew: false,
+              newSessionId: session.id,
+              currentSessionHadActivity: false,
+              freshnessSeconds: Number.MAX_SAFE_INTEGER,
+              touchIntervalSeconds: 0,
+              now: session.startedAt,
+            }
           : { type: 'ResetConversation', newSessionId: session.id, currentSessionHadActivity: session.turns.length > 0, now: session.startedAt };
       const reason = conversation.apply(command).find((event) => event.type === 'SessionBound')?.data.reason ?? 'new';
       createSession(session, sessionKey, home.origin, reason, undefined);
@@ -229,7 +297,12 @@ export function planHermesImport(hermes: HermesExport, settings: HermesImportSet
       // The newest session is over: the next message starts a new one, as Hermes' stale-route recovery would.
       conversation.apply({ type: 'SuspendConversation', reason: 'hermes_import', now: isoFromSeconds(current.row.endedAt) });
     }
-    conversationStreams.push({ streamName: conversationStreamName(sessionKey, settings.tenant), kind: 'conversation', id: sessionKey, events: conversation.events as PlannedStream['events'] });
+    conversationStreams.push({
+      streamName: conversationStreamName(sessionKey, settings.tenant),
+      kind: 'conversation',
+      id: sessionKey,
+      events: conversation.events as PlannedStream['events'],
+    });
     conversations.push({ hermesKey: sessionKey, sessionKey, sessionId: current.id, sessionIds: sessions.map((session) => session.id), rekeyed: false });
   }
 

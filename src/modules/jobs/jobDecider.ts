@@ -153,7 +153,15 @@ export function evolveJob(state: JobState, event: JobEvent): JobState {
       return { ...state, status: 'removed', nextRunAt: null, updatedAt: event.data.at };
     case 'JobFired': {
       const { data } = event;
-      const fire: FireRecord = { fireId: data.fireId, slot: data.slot, trigger: data.trigger, firedAt: data.firedAt, status: 'pending', error: null, reportedAt: null };
+      const fire: FireRecord = {
+        fireId: data.fireId,
+        slot: data.slot,
+        trigger: data.trigger,
+        firedAt: data.firedAt,
+        status: 'pending',
+        error: null,
+        reportedAt: null,
+      };
       return {
         ...state,
         status: data.completed ? 'completed' : state.status,
@@ -172,7 +180,9 @@ export function evolveJob(state: JobState, event: JobEvent): JobState {
       const newest = state.lastReportedSlot === null || time(data.slot) >= time(state.lastReportedSlot);
       return {
         ...state,
-        recentFires: state.recentFires.map((fire) => (fire.fireId === data.fireId ? { ...fire, status: data.status, error: data.error, reportedAt: data.at } : fire)),
+        recentFires: state.recentFires.map((fire) =>
+          fire.fireId === data.fireId ? { ...fire, status: data.status, error: data.error, reportedAt: data.at } : fire,
+        ),
         ...(newest ? { lastStatus: data.status, lastError: data.error, lastReportedSlot: data.slot } : {}),
         updatedAt: data.at,
       };
@@ -194,7 +204,15 @@ export function decideJob(command: JobCommand, state: JobState): JobEvent[] {
       if (!next) throw new ValidationError('the schedule has no run left', undefined, 'SCHEDULE_NEVER_RUNS');
       const scheduled: JobEvent = {
         type: 'JobScheduled',
-        data: { jobId: command.jobId, task: command.task, schedule: command.schedule, timeZone: command.timeZone, repeatTimes: command.repeatTimes, nextRunAt: iso(next), at: command.now },
+        data: {
+          jobId: command.jobId,
+          task: command.task,
+          schedule: command.schedule,
+          timeZone: command.timeZone,
+          repeatTimes: command.repeatTimes,
+          nextRunAt: iso(next),
+          at: command.now,
+        },
       };
       return command.enabled ? [scheduled] : [scheduled, { type: 'JobPaused', data: { at: command.now } }];
     }
@@ -216,9 +234,17 @@ export function decideJob(command: JobCommand, state: JobState): JobEvent[] {
       if (fire.status !== 'pending') {
         // A gateway retrying the same report is answered as if it were the first.
         if (fire.status === command.status && fire.error === command.error) return [];
-        throw new ConflictError('RUN_ALREADY_REPORTED', `fire ${command.fireId} was already reported as ${fire.status}`, { fireId: command.fireId, status: fire.status });
+        throw new ConflictError('RUN_ALREADY_REPORTED', `fire ${command.fireId} was already reported as ${fire.status}`, {
+          fireId: command.fireId,
+          status: fire.status,
+        });
       }
-      return [{ type: 'JobRunReported', data: { jobId: state.jobId!, fireId: fire.fireId, slot: fire.slot, status: command.status, error: command.error, at: command.now } }];
+      return [
+        {
+          type: 'JobRunReported',
+          data: { jobId: state.jobId!, fireId: fire.fireId, slot: fire.slot, status: command.status, error: command.error, at: command.now },
+        },
+      ];
     }
     default: {
       const unknown: never = command;
@@ -246,7 +272,8 @@ function decideUpdate(command: Extract<JobCommand, { type: 'UpdateJob' }>, state
   if (reschedule && !(sameSchedule(reschedule.schedule, current.schedule!) && reschedule.timeZone === current.timeZone)) {
     // A paused job keeps no next run; resuming computes it from the new schedule.
     const next = current.status === 'paused' || exhausted(current.repeat) ? null : firstRunAt(reschedule.schedule, now, reschedule.timeZone);
-    if (!next && current.status !== 'paused' && !exhausted(current.repeat)) throw new ValidationError('the schedule has no run left', undefined, 'SCHEDULE_NEVER_RUNS');
+    if (!next && current.status !== 'paused' && !exhausted(current.repeat))
+      throw new ValidationError('the schedule has no run left', undefined, 'SCHEDULE_NEVER_RUNS');
     const rescheduled: JobEvent = { type: 'JobRescheduled', data: { ...reschedule, nextRunAt: next ? iso(next) : null, at: command.now } };
     events.push(rescheduled);
     current = evolveJob(current, rescheduled);
@@ -256,7 +283,9 @@ function decideUpdate(command: Extract<JobCommand, { type: 'UpdateJob' }>, state
   } else if (command.enabled === true && current.status === 'paused') {
     events.push({ type: 'JobResumed', data: { nextRunAt: resumeAt(current, now), at: command.now } });
   } else if (command.enabled === true && current.status === 'completed') {
-    throw new ConflictError('JOB_COMPLETED', `job ${state.jobId} has no run left; give it a new schedule (or more repeats and a schedule) to run again`, { jobId: state.jobId });
+    throw new ConflictError('JOB_COMPLETED', `job ${state.jobId} has no run left; give it a new schedule (or more repeats and a schedule) to run again`, {
+      jobId: state.jobId,
+    });
   }
   return events;
 }
@@ -278,7 +307,12 @@ function decideDueFires(command: Extract<JobCommand, { type: 'FireDueSlots' }>, 
   const after = nextRunAfter(schedule, now, state.timeZone);
   if (due.slots.length === 0) {
     // nextRunAt is not a slot of the schedule (it cannot be, short of a hand-edited stream): move on without firing.
-    return [{ type: 'JobSlotsSkipped', data: { firstSlot: state.nextRunAt, lastSlot: state.nextRunAt, count: 0, nextRunAt: after ? iso(after) : null, completed: !after, at: command.now } }];
+    return [
+      {
+        type: 'JobSlotsSkipped',
+        data: { firstSlot: state.nextRunAt, lastSlot: state.nextRunAt, count: 0, nextRunAt: after ? iso(after) : null, completed: !after, at: command.now },
+      },
+    ];
   }
   const latest = due.slots[due.slots.length - 1]!;
   const onTime = now.getTime() - latest.getTime() <= command.onTimeGraceMs;
@@ -306,7 +340,14 @@ function decideDueFires(command: Extract<JobCommand, { type: 'FireDueSlots' }>, 
     return [
       {
         type: 'JobSlotsSkipped',
-        data: { firstSlot: iso(due.slots[0]!), lastSlot: iso(latest), count: due.slots.length, nextRunAt: completed ? null : iso(after!), completed, at: command.now },
+        data: {
+          firstSlot: iso(due.slots[0]!),
+          lastSlot: iso(latest),
+          count: due.slots.length,
+          nextRunAt: completed ? null : iso(after!),
+          completed,
+          at: command.now,
+        },
       },
     ];
   }
@@ -351,7 +392,18 @@ function decideExternalFire(command: Extract<JobCommand, { type: 'FireSlot' }>, 
 function fired(state: JobState, slot: string, trigger: FireTrigger, skippedSlots: number, nextRunAt: string | null, completed: boolean, now: string): JobEvent {
   return {
     type: 'JobFired',
-    data: { jobId: state.jobId!, fireId: fireIdFor(slot), slot, trigger, dueSince: state.nextRunAt!, skippedSlots, nextRunAt, completed, firedAt: now, task: state.task },
+    data: {
+      jobId: state.jobId!,
+      fireId: fireIdFor(slot),
+      slot,
+      trigger,
+      dueSince: state.nextRunAt!,
+      skippedSlots,
+      nextRunAt,
+      completed,
+      firedAt: now,
+      task: state.task,
+    },
   };
 }
 

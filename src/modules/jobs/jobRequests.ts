@@ -23,16 +23,14 @@ export const originSchema = z
     userId: chatRef.nullable().optional(),
     sessionKey: z.string().min(1).max(2048).nullable().optional(),
   })
-  .transform(
-    (origin): JobOrigin => ({
-      platform: origin.platform ?? null,
-      chatId: origin.chatId ?? null,
-      chatName: origin.chatName ?? null,
-      threadId: origin.threadId ?? null,
-      userId: origin.userId ?? null,
-      sessionKey: origin.sessionKey ?? null,
-    }),
-  );
+  .transform((origin): JobOrigin => ({
+    platform: origin.platform ?? null,
+    chatId: origin.chatId ?? null,
+    chatName: origin.chatName ?? null,
+    threadId: origin.threadId ?? null,
+    userId: origin.userId ?? null,
+    sessionKey: origin.sessionKey ?? null,
+  }));
 
 const skill = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}$/, 'skill must be 1-200 of A-Z a-z 0-9 . _ : / -');
 const schedule = z.string().min(1).max(200);
@@ -101,5 +99,8 @@ export const listJobsQuerySchema = z.strictObject({
 
 export const fireStreamQuerySchema = z.strictObject({
   /** Exclusive start position, like Last-Event-ID; the header wins when both are given. */
-  from: z.string().regex(/^\d{1,16}$/, 'from must be a non-negative whole number').optional(),
+  from: z
+    .string()
+    .regex(/^\d{1,16}$/, 'from must be a non-negative whole number')
+    .optional(),
 });

@@ -114,11 +114,19 @@ export class JobTicker implements OnApplicationBootstrap, OnModuleDestroy {
     const fire = async ({ jobId, tenant }: DueJob) => {
       try {
         const result: FireJobResult = await this.commands.execute(
-          new FireJobCommand(jobId, { type: 'due', catchUp: this.config.jobs.catchUp, onTimeGraceMs: onTimeGraceMs(this.config.jobs.tickIntervalMs) }, { actor: 'ticker', correlationId, ...(tenant ? { tenant } : {}) }),
+          new FireJobCommand(
+            jobId,
+            { type: 'due', catchUp: this.config.jobs.catchUp, onTimeGraceMs: onTimeGraceMs(this.config.jobs.tickIntervalMs) },
+            { actor: 'ticker', correlationId, ...(tenant ? { tenant } : {}) },
+          ),
         );
         summary.fired += result.fires.length;
         if (result.skipped) summary.skipped += result.skipped.count;
-        for (const fired of result.fires) this.logger.info({ jobId, tenant, fireId: fired.fireId, slot: fired.slot, skippedSlots: fired.skippedSlots, nextRunAt: fired.nextRunAt }, 'job fired');
+        for (const fired of result.fires)
+          this.logger.info(
+            { jobId, tenant, fireId: fired.fireId, slot: fired.slot, skippedSlots: fired.skippedSlots, nextRunAt: fired.nextRunAt },
+            'job fired',
+          );
       } catch (error) {
         summary.failed += 1;
         this.logger.error({ err: error, jobId, tenant }, 'could not fire a due job; the next tick retries');

@@ -49,7 +49,7 @@ export class JobsController {
 
   @Post('import')
   @HttpCode(200)
-  @ApiOperation({ summary: "Import Hermes' jobs.json ({\"jobs\": [...]}, snake_case); ids that exist already are left as they are" })
+  @ApiOperation({ summary: 'Import Hermes\' jobs.json ({"jobs": [...]}, snake_case); ids that exist already are left as they are' })
   @DocumentedBody(jobsJsonSchema)
   async import(@ValidBody(jobsJsonSchema) body: z.infer<typeof jobsJsonSchema>, @Req() request: Request) {
     const result: ImportJobsResult = await this.commands.execute(new ImportJobsCommand(definitionsFromJobsJson(body), requestMetadata(request)));

@@ -26,7 +26,9 @@ export class ConversationRuntimeController {
   ) {}
 
   @Post('turns')
-  @ApiOperation({ summary: 'Start a turn on the bound runtime session; a new one when unbound, newSession, or provider/model drift (409 RUNTIME_BUSY while one runs)' })
+  @ApiOperation({
+    summary: 'Start a turn on the bound runtime session; a new one when unbound, newSession, or provider/model drift (409 RUNTIME_BUSY while one runs)',
+  })
   @DocumentedBody(runtimeTurnRequestSchema)
   turn(@Param('key') key: string, @ValidBody(runtimeTurnRequestSchema) body: z.infer<typeof runtimeTurnRequestSchema>, @Req() request: Request) {
     const binding = { type: 'sticky' as const, provider: body.provider, model: body.model, newSession: body.newSession };
@@ -55,7 +57,11 @@ export class ConversationRuntimeController {
   @ApiOperation({ summary: 'The binding: unbound, idle, running, waiting_user or waiting_approval; the bound runtime session; the last drift note' })
   async get(@Param('key') key: string, @Req() request: Request) {
     const { sessionKey, binding, runtime } = await this.load(key, request);
-    return { ...runtimeBindingView(sessionKey, binding.state, runtime?.state ?? null), revision: binding.revision, position: Math.max(binding.position, runtime?.position ?? 0) };
+    return {
+      ...runtimeBindingView(sessionKey, binding.state, runtime?.state ?? null),
+      revision: binding.revision,
+      position: Math.max(binding.position, runtime?.position ?? 0),
+    };
   }
 
   @Get('pending')

@@ -63,7 +63,15 @@ export function evolveRuntimeBinding(state: RuntimeBindingState, event: RuntimeB
       };
     }
     case 'RuntimeDetached':
-      return { ...state, runtimeSessionId: null, provider: null, model: null, reason: null, boundAt: null, previousRuntimeSessionId: event.data.runtimeSessionId };
+      return {
+        ...state,
+        runtimeSessionId: null,
+        provider: null,
+        model: null,
+        reason: null,
+        boundAt: null,
+        previousRuntimeSessionId: event.data.runtimeSessionId,
+      };
     default: {
       const unknown: never = event;
       return unknown;
@@ -71,7 +79,10 @@ export function evolveRuntimeBinding(state: RuntimeBindingState, event: RuntimeB
   }
 }
 
-function bound(state: RuntimeBindingState, data: { runtimeSessionId: string; provider: string; model: string; reason: BindReason; note: string | null; at: string }): RuntimeBindingEvent {
+function bound(
+  state: RuntimeBindingState,
+  data: { runtimeSessionId: string; provider: string; model: string; reason: BindReason; note: string | null; at: string },
+): RuntimeBindingEvent {
   return { type: 'RuntimeBound', data: { ...data, previousRuntimeSessionId: state.runtimeSessionId ?? state.previousRuntimeSessionId } };
 }
 
@@ -87,7 +98,8 @@ export function decideRuntimeBinding(command: RuntimeBindingCommand, state: Runt
     }
     case 'BindForTask': {
       const provider = command.provider ?? state.provider;
-      if (provider === null) throw new ValidationError('nothing is bound to take the provider from: name one (codex, claude, …)', undefined, 'PROVIDER_REQUIRED');
+      if (provider === null)
+        throw new ValidationError('nothing is bound to take the provider from: name one (codex, claude, …)', undefined, 'PROVIDER_REQUIRED');
       // Same provider keeps its model; another provider starts on its default unless one is named.
       const model = command.model ?? (provider === state.provider && state.model !== null ? state.model : DEFAULT_MODEL);
       return [bound(state, { runtimeSessionId: command.runtimeSessionId, provider, model, reason: 'task', note: null, at: command.now })];

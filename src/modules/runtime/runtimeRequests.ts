@@ -29,7 +29,13 @@ export const workerEventRequestSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('progress'), turnId, message: z.string().max(100_000).nullable().default(null), details }),
   z.strictObject({ type: z.literal('question'), turnId, questionId: waitId, details }),
   z.strictObject({ type: z.literal('approval_request'), turnId, approvalId: waitId, details }),
-  z.strictObject({ type: z.literal('approval_resolved'), turnId, approvalId: waitId, decision: z.enum(['allow', 'deny']), remember: z.enum(['none', 'session', 'conversation']).default('none') }),
+  z.strictObject({
+    type: z.literal('approval_resolved'),
+    turnId,
+    approvalId: waitId,
+    decision: z.enum(['allow', 'deny']),
+    remember: z.enum(['none', 'session', 'conversation']).default('none'),
+  }),
   z.strictObject({ type: z.literal('completed'), turnId, output: details }),
   z.strictObject({ type: z.literal('failed'), turnId, error: z.string().min(1).max(100_000) }),
 ]);

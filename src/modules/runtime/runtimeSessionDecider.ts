@@ -139,7 +139,15 @@ export function evolveRuntimeSession(state: RuntimeSessionState, event: RuntimeS
     case 'TurnStarted': {
       const { turnId, input, at } = event.data;
       const turn: TurnRecord = { turnId, input, status: 'in_flight', startedAt: at, endedAt: null, error: null };
-      return { ...state, status: 'starting', currentTurnId: turnId, turnCount: state.turnCount + 1, recentTurns: keepRecent([...state.recentTurns, turn]), lastWorkerEventAt: at, updatedAt: at };
+      return {
+        ...state,
+        status: 'starting',
+        currentTurnId: turnId,
+        turnCount: state.turnCount + 1,
+        recentTurns: keepRecent([...state.recentTurns, turn]),
+        lastWorkerEventAt: at,
+        updatedAt: at,
+      };
     }
     case 'RuntimeRunning':
       return { ...state, status: waitingStatus(state), lastWorkerEventAt: event.data.at, updatedAt: event.data.at };
@@ -147,12 +155,22 @@ export function evolveRuntimeSession(state: RuntimeSessionState, event: RuntimeS
       return { ...state, status: state.status === 'starting' ? 'running' : state.status, lastWorkerEventAt: event.data.at, updatedAt: event.data.at };
     case 'QuestionAsked': {
       const { turnId, questionId, details, at } = event.data;
-      const next = { ...state, pendingQuestions: [...state.pendingQuestions, { questionId, turnId, details, askedAt: at }], lastWorkerEventAt: at, updatedAt: at };
+      const next = {
+        ...state,
+        pendingQuestions: [...state.pendingQuestions, { questionId, turnId, details, askedAt: at }],
+        lastWorkerEventAt: at,
+        updatedAt: at,
+      };
       return { ...next, status: waitingStatus(next) };
     }
     case 'ApprovalRequested': {
       const { turnId, approvalId, details, at } = event.data;
-      const next = { ...state, pendingApprovals: [...state.pendingApprovals, { approvalId, turnId, details, requestedAt: at }], lastWorkerEventAt: at, updatedAt: at };
+      const next = {
+        ...state,
+        pendingApprovals: [...state.pendingApprovals, { approvalId, turnId, details, requestedAt: at }],
+        lastWorkerEventAt: at,
+        updatedAt: at,
+      };
       return { ...next, status: waitingStatus(next) };
     }
     case 'QuestionAnswered': {
@@ -229,8 +247,12 @@ function decideWorkerReport(state: RuntimeSessionState, report: WorkerReport, tu
     });
   }
   const current = state.currentTurnId;
-  if (current === null) throw new ConflictError('NO_TURN_IN_FLIGHT', `no turn is in flight on this runtime session (it is ${state.status})`, { runtimeSessionId: state.runtimeSessionId });
-  if (turnId !== null && turnId !== current) throw new ConflictError('TURN_MISMATCH', `turn ${turnId} is not the turn in flight (${current})`, { turnId, currentTurnId: current });
+  if (current === null)
+    throw new ConflictError('NO_TURN_IN_FLIGHT', `no turn is in flight on this runtime session (it is ${state.status})`, {
+      runtimeSessionId: state.runtimeSessionId,
+    });
+  if (turnId !== null && turnId !== current)
+    throw new ConflictError('TURN_MISMATCH', `turn ${turnId} is not the turn in flight (${current})`, { turnId, currentTurnId: current });
   switch (report.type) {
     case 'started':
       // A repeated start (a retried request) changes nothing.
@@ -246,7 +268,9 @@ function decideWorkerReport(state: RuntimeSessionState, report: WorkerReport, tu
     case 'approval_request':
       if (state.pendingApprovals.some((approval) => approval.approvalId === report.approvalId)) return [];
       if (state.resolvedApprovals.some((approval) => approval.approvalId === report.approvalId)) {
-        throw new ConflictError('APPROVAL_ALREADY_RESOLVED', `approval ${report.approvalId} was already requested and resolved`, { approvalId: report.approvalId });
+        throw new ConflictError('APPROVAL_ALREADY_RESOLVED', `approval ${report.approvalId} was already requested and resolved`, {
+          approvalId: report.approvalId,
+        });
       }
       return [{ type: 'ApprovalRequested', data: { turnId: current, approvalId: report.approvalId, details: report.details, at: now } }];
     case 'approval_resolved':
@@ -262,14 +286,26 @@ function decideWorkerReport(state: RuntimeSessionState, report: WorkerReport, tu
   }
 }
 
-function decideApproval(state: RuntimeSessionState, approvalId: string, decision: ApprovalDecision, remember: ApprovalMemory, by: Responder, now: string): RuntimeSessionEvent[] {
+function decideApproval(
+  state: RuntimeSessionState,
+  approvalId: string,
+  decision: ApprovalDecision,
+  remember: ApprovalMemory,
+  by: Responder,
+  now: string,
+): RuntimeSessionEvent[] {
   if (state.pendingApprovals.some((approval) => approval.approvalId === approvalId)) {
     return [{ type: 'ApprovalResolved', data: { approvalId, decision, remember, by, at: now } }];
   }
   const resolved = state.resolvedApprovals.find((approval) => approval.approvalId === approvalId);
   // The same answer again is a retry; a different one comes too late.
   if (resolved && resolved.decision === decision && resolved.remember === remember) return [];
-  if (resolved) throw new ConflictError('APPROVAL_ALREADY_RESOLVED', `approval ${approvalId} was already resolved (${resolved.decision})`, { approvalId, decision: resolved.decision, remember: resolved.remember });
+  if (resolved)
+    throw new ConflictError('APPROVAL_ALREADY_RESOLVED', `approval ${approvalId} was already resolved (${resolved.decision})`, {
+      approvalId,
+      decision: resolved.decision,
+      remember: resolved.remember,
+    });
   throw new NotFoundError('APPROVAL_NOT_FOUND', `no pending approval ${approvalId} on this runtime session`, { approvalId });
 }
 

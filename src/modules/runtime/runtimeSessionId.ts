@@ -10,6 +10,7 @@ export function newRuntimeSessionId(): string {
 }
 
 export function validRuntimeSessionId(id: string): string {
-  if (!RUNTIME_SESSION_ID.test(id)) throw new ValidationError('a runtime session id is rt_ and 16 lowercase hex digits', { runtimeSessionId: id }, 'INVALID_RUNTIME_SESSION_ID');
+  if (!RUNTIME_SESSION_ID.test(id))
+    throw new ValidationError('a runtime session id is rt_ and 16 lowercase hex digits', { runtimeSessionId: id }, 'INVALID_RUNTIME_SESSION_ID');
   return id;
 }

@@ -30,25 +30,62 @@ export class RuntimeSessionsController {
   @DocumentedBody(workerEventRequestSchema)
   async report(@Param('id') id: string, @ValidBody(workerEventRequestSchema) body: z.infer<typeof workerEventRequestSchema>, @Req() request: Request) {
     const result = await this.change(id, { type: 'ReportWorkerEvent', ...workerReport(body) }, request);
-    return { runtimeSessionId: result.runtimeSessionId, state: result.state.status, currentTurnId: result.state.currentTurnId, changed: result.changed, revision: result.revision, position: result.position };
+    return {
+      runtimeSessionId: result.runtimeSessionId,
+      state: result.state.status,
+      currentTurnId: result.state.currentTurnId,
+      changed: result.changed,
+      revision: result.revision,
+      position: result.position,
+    };
   }
 
   @Post('approvals/:approvalId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Answer an approval request: allow or deny, remembered for none, the session or the conversation' })
   @DocumentedBody(approvalRequestSchema)
-  async approve(@Param('id') id: string, @Param('approvalId') approvalId: string, @ValidBody(approvalRequestSchema) body: z.infer<typeof approvalRequestSchema>, @Req() request: Request) {
-    const result = await this.change(id, { type: 'ResolveApproval', approvalId: validWaitId(approvalId, 'approvalId'), decision: body.decision, remember: body.remember }, request);
-    return { runtimeSessionId: result.runtimeSessionId, approvalId, decision: body.decision, remember: body.remember, state: result.state.status, changed: result.changed, revision: result.revision, position: result.position };
+  async approve(
+    @Param('id') id: string,
+    @Param('approvalId') approvalId: string,
+    @ValidBody(approvalRequestSchema) body: z.infer<typeof approvalRequestSchema>,
+    @Req() request: Request,
+  ) {
+    const result = await this.change(
+      id,
+      { type: 'ResolveApproval', approvalId: validWaitId(approvalId, 'approvalId'), decision: body.decision, remember: body.remember },
+      request,
+    );
+    return {
+      runtimeSessionId: result.runtimeSessionId,
+      approvalId,
+      decision: body.decision,
+      remember: body.remember,
+      state: result.state.status,
+      changed: result.changed,
+      revision: result.revision,
+      position: result.position,
+    };
   }
 
   @Post('questions/:questionId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Answer a question the worker asked' })
   @DocumentedBody(questionAnswerRequestSchema)
-  async answer(@Param('id') id: string, @Param('questionId') questionId: string, @ValidBody(questionAnswerRequestSchema) body: z.infer<typeof questionAnswerRequestSchema>, @Req() request: Request) {
+  async answer(
+    @Param('id') id: string,
+    @Param('questionId') questionId: string,
+    @ValidBody(questionAnswerRequestSchema) body: z.infer<typeof questionAnswerRequestSchema>,
+    @Req() request: Request,
+  ) {
     const result = await this.change(id, { type: 'AnswerQuestion', questionId: validWaitId(questionId, 'questionId'), answer: body.answer }, request);
-    return { runtimeSessionId: result.runtimeSessionId, questionId, state: result.state.status, changed: result.changed, revision: result.revision, position: result.position };
+    return {
+      runtimeSessionId: result.runtimeSessionId,
+      questionId,
+      state: result.state.status,
+      changed: result.changed,
+      revision: result.revision,
+      position: result.position,
+    };
   }
 
   @Get()

@@ -74,7 +74,9 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** The recovery rule of CliGate's runtime sessions: runtime sessions left starting/running (any turn in flight) before `bootedAt` are interrupted. */
   recoverAfterRestart(bootedAt: Date): Promise<SweepSummary> {
-    return this.serially(() => this.interruptQuietSince(bootedAt, 'service_restart', 'the service restarted while this turn was in flight', STARTUP_READ_MODEL_WAIT_MS));
+    return this.serially(() =>
+      this.interruptQuietSince(bootedAt, 'service_restart', 'the service restarted while this turn was in flight', STARTUP_READ_MODEL_WAIT_MS),
+    );
   }
 
   /** One stale sweep now; tests call this with a ManualClock instead of waiting for the interval. */
@@ -84,7 +86,12 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
     const quietSince = new Date(now - timeoutSeconds * 1000);
     const startedBefore = new Date(now - this.config.turnInFlightTimeoutSeconds * 1000);
     return this.serially(async () => {
-      const summary = await this.interruptQuietSince(quietSince, 'heartbeat_timeout', `no worker event for more than ${timeoutSeconds} s`, this.config.readWaitTimeoutMs);
+      const summary = await this.interruptQuietSince(
+        quietSince,
+        'heartbeat_timeout',
+        `no worker event for more than ${timeoutSeconds} s`,
+        this.config.readWaitTimeoutMs,
+      );
       return this.abandonTurnsStartedBefore(startedBefore, summary);
     });
   }
@@ -122,7 +129,11 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
       if (this.stopped) break;
       try {
         const result: RuntimeSessionChangeResult = await this.commands.execute(
-          new ChangeRuntimeSessionCommand(runtimeSessionId, { type: 'Interrupt', reason, error, quietSince: quietSince.toISOString() }, { actor: 'runtime-watchdog', ...(tenant ? { tenant } : {}) }),
+          new ChangeRuntimeSessionCommand(
+            runtimeSessionId,
+            { type: 'Interrupt', reason, error, quietSince: quietSince.toISOString() },
+            { actor: 'runtime-watchdog', ...(tenant ? { tenant } : {}) },
+          ),
         );
         if (result.changed) {
           summary.interrupted.push(runtimeSessionId);
@@ -149,7 +160,11 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
       if (this.stopped) break;
       try {
         const result: SessionChangeResult = await this.commands.execute(
-          new ChangeSessionCommand(sessionId, { type: 'abandonTurn', reason: 'timeout', startedBy: startedBefore.toISOString() }, { actor: 'runtime-watchdog', ...(tenant ? { tenant } : {}) }),
+          new ChangeSessionCommand(
+            sessionId,
+            { type: 'abandonTurn', reason: 'timeout', startedBy: startedBefore.toISOString() },
+            { actor: 'runtime-watchdog', ...(tenant ? { tenant } : {}) },
+          ),
         );
         if (result.decided.some((event) => event.type === 'TurnAbandoned')) {
           summary.abandonedTurns.push(sessionId);

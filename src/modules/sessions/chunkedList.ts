@@ -51,7 +51,11 @@ export function findItem<Item>(list: ChunkedList<Item>, matches: (item: Item) =>
  * Applies `change` to the items, copying only the chunks where it returned a different item. Chunks are visited
  * from the end; the first one for which `mayChange` is false ends the visit (for changes confined to a tail).
  */
-export function mapItems<Item>(list: ChunkedList<Item>, change: (item: Item) => Item, mayChange: (chunk: readonly Item[]) => boolean = () => true): ChunkedList<Item> {
+export function mapItems<Item>(
+  list: ChunkedList<Item>,
+  change: (item: Item) => Item,
+  mayChange: (chunk: readonly Item[]) => boolean = () => true,
+): ChunkedList<Item> {
   let result: (readonly Item[])[] | undefined;
   for (let at = list.length - 1; at >= 0; at--) {
     const chunk = list[at]!;

@@ -26,7 +26,13 @@ export class SessionCheckpointsController {
   async create(@Param('id') id: string, @ValidBody(checkpointRequestSchema) body: z.infer<typeof checkpointRequestSchema>, @Req() request: Request) {
     const result = await changeSession(this.commands, id, { type: 'checkpoint', label: body.label }, request);
     const checkpoint = lastItem(result.state.checkpoints)!;
-    return { checkpointId: checkpoint.checkpointId, label: checkpoint.label, revision: checkpoint.revision, turnIndex: checkpoint.turnIndex, position: result.position };
+    return {
+      checkpointId: checkpoint.checkpointId,
+      label: checkpoint.label,
+      revision: checkpoint.revision,
+      turnIndex: checkpoint.turnIndex,
+      position: result.position,
+    };
   }
 
   @Get('checkpoints')
@@ -35,14 +41,17 @@ export class SessionCheckpointsController {
   @ApiQuery({ name: 'before', required: false, description: "Older than this revision: the previous page's nextBefore" })
   async list(@Param('id') id: string, @ValidQuery(checkpointsQuerySchema) query: z.infer<typeof checkpointsQuerySchema>, @Req() request: Request) {
     const { state, revision, position } = await loadSession(this.lifecycle, id, request);
-    const listed = state.status === 'destroyed' ? [] : listCheckpoints(state).filter((checkpoint) => query.before === undefined || checkpoint.revision < query.before);
+    const listed =
+      state.status === 'destroyed' ? [] : listCheckpoints(state).filter((checkpoint) => query.before === undefined || checkpoint.revision < query.before);
     const page = listed.slice(0, query.limit);
     return { sessionId: state.sessionId, checkpoints: page, nextBefore: listed.length > query.limit ? page.at(-1)!.revision : null, revision, position };
   }
 
   @Post('rollback')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Roll back (or forward) to a checkpoint: appends RolledBack; the state then equals the checkpoint’s. 409 TURN_IN_FLIGHT while a turn runs' })
+  @ApiOperation({
+    summary: 'Roll back (or forward) to a checkpoint: appends RolledBack; the state then equals the checkpoint’s. 409 TURN_IN_FLIGHT while a turn runs',
+  })
   @DocumentedBody(rollbackRequestSchema)
   async rollback(@Param('id') id: string, @ValidBody(rollbackRequestSchema) body: z.infer<typeof rollbackRequestSchema>, @Req() request: Request) {
     const result = await changeSession(this.commands, id, { type: 'rollback', checkpointId: body.checkpointId }, request);

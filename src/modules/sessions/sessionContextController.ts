@@ -29,9 +29,19 @@ export class SessionContextController {
   @Put('memory/:name')
   @ApiOperation({ summary: 'Set a memory entry (created-at is kept when it already exists)' })
   @DocumentedBody(memoryRequestSchema)
-  async setMemory(@Param('id') id: string, @Param('name') name: string, @ValidBody(memoryRequestSchema) body: z.infer<typeof memoryRequestSchema>, @Req() request: Request) {
+  async setMemory(
+    @Param('id') id: string,
+    @Param('name') name: string,
+    @ValidBody(memoryRequestSchema) body: z.infer<typeof memoryRequestSchema>,
+    @Req() request: Request,
+  ) {
     const entryName = validMemoryName(name);
-    const result = await changeSession(this.commands, id, { type: 'setMemory', name: entryName, value: body.value as JsonValue, metadata: body.metadata as JsonObject }, request);
+    const result = await changeSession(
+      this.commands,
+      id,
+      { type: 'setMemory', name: entryName, value: body.value as JsonValue, metadata: body.metadata as JsonObject },
+      request,
+    );
     const entry = result.state.memory.find((candidate) => candidate.name === entryName)!;
     return { ...entry, revision: result.revision, position: result.position };
   }
@@ -68,6 +78,11 @@ export class SessionContextController {
   async switchSlot(@Param('id') id: string, @Param('name') name: string, @Req() request: Request) {
     const result = await changeSession(this.commands, id, { type: 'switchSlot', name: validSlotName(name) }, request);
     const switched = result.decided.find((event) => event.type === 'SlotSwitched')?.data as { previous: string } | undefined;
-    return { currentSlot: result.state.currentSlot, previous: switched?.previous ?? result.state.currentSlot, revision: result.revision, position: result.position };
+    return {
+      currentSlot: result.state.currentSlot,
+      previous: switched?.previous ?? result.state.currentSlot,
+      revision: result.revision,
+      position: result.position,
+    };
   }
 }

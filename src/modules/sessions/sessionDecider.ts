@@ -18,7 +18,16 @@ import {
 import { appendItems, findItem, findLastItem, lastItem, listSize, mapItems, toArray } from './chunkedList.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
 import { type FoldedTimeline, restoredTimelineOf, restoreTimeline } from './restoredTimeline.js';
-import { type CheckpointRecord, contextSlot, initialSessionState, installTimeline, memoryEntry, type SessionState, transcriptMessage, upsertByName } from './sessionState.js';
+import {
+  type CheckpointRecord,
+  contextSlot,
+  initialSessionState,
+  installTimeline,
+  memoryEntry,
+  type SessionState,
+  transcriptMessage,
+  upsertByName,
+} from './sessionState.js';
 import type { SessionCounters, SessionTimeline } from '../../events/session/sessionTimeline.js';
 
 export { initialSessionState, zeroCounters } from './sessionState.js';
@@ -40,7 +49,16 @@ export type SessionCommand =
       startingState?: SessionTimeline;
       depth?: number;
     }
-  | { type: 'RecordTurn'; messages: MessageInput[]; usage: TurnUsage; status: TurnStatus; now: string; autoCheckpoint?: boolean; maxTranscriptMessages?: number; maxSessionTokens?: number }
+  | {
+      type: 'RecordTurn';
+      messages: MessageInput[];
+      usage: TurnUsage;
+      status: TurnStatus;
+      now: string;
+      autoCheckpoint?: boolean;
+      maxTranscriptMessages?: number;
+      maxSessionTokens?: number;
+    }
   | { type: 'StartTurn'; now: string }
   /** Gives up the turn in flight if it started at or before `startedBy` (the caller's cutoff, checked again here on the stream). */
   | { type: 'AbandonTurn'; reason: TurnAbandonReason; startedBy: string; gatewayId?: string; now: string }
@@ -59,7 +77,14 @@ export type SessionCommand =
   | { type: 'RemoveMemoryEntry'; name: string; now: string }
   | { type: 'CreateSlot'; name: string; now: string }
   | { type: 'SwitchSlot'; name: string; now: string }
-  | { type: 'RecordChildSession'; childSessionId: string; kind: 'child' | 'fork'; agentName: string | null; forkOf?: { checkpointId: string | null; revision: number }; now: string }
+  | {
+      type: 'RecordChildSession';
+      childSessionId: string;
+      kind: 'child' | 'fork';
+      agentName: string | null;
+      forkOf?: { checkpointId: string | null; revision: number };
+      now: string;
+    }
   | { type: 'DestroySession'; reason: 'destroyed' | 'cascade'; cascadeFrom?: string; now: string };
 
 // Rounding to micro-dollars keeps float sums from drifting differently in a replay.
@@ -128,12 +153,22 @@ export function evolveSession(current: SessionState, event: SessionStreamEvent):
         turnCount: Math.max(state.turnCount, data.turnIndex),
         nextMessageIndex: state.nextMessageIndex + data.messages.length,
         counters: addUsage(state.counters, data.usage),
-        transcript: appendItems(state.transcript, data.messages.map((message) => transcriptMessage(message, slot, false))),
+        transcript: appendItems(
+          state.transcript,
+          data.messages.map((message) => transcriptMessage(message, slot, false)),
+        ),
         updatedAt: data.at,
         turnInFlight: null,
       };
       if (!data.checkpointId) return recorded;
-      return withCheckpoint(recorded, { checkpointId: data.checkpointId, label: null, revision: state.revision, turnIndex: data.turnIndex, createdAt: data.at, auto: true });
+      return withCheckpoint(recorded, {
+        checkpointId: data.checkpointId,
+        label: null,
+        revision: state.revision,
+        turnIndex: data.turnIndex,
+        createdAt: data.at,
+        auto: true,
+      });
     }
     case 'StatusNoted': {
       const slot = event.data.slot ?? DEFAULT_SLOT;
@@ -182,7 +217,14 @@ export function evolveSession(current: SessionState, event: SessionStreamEvent):
       return { ...state, turnInFlight: null, lastAbandonedTurn: { turnIndex, startedAt, abandonedAt: at, reason }, updatedAt: at };
     }
     case 'CheckpointCreated':
-      return withCheckpoint(state, { checkpointId: event.data.checkpointId, label: event.data.label, revision: state.revision, turnIndex: event.data.turnIndex, createdAt: event.data.at, auto: false });
+      return withCheckpoint(state, {
+        checkpointId: event.data.checkpointId,
+        label: event.data.label,
+        revision: state.revision,
+        turnIndex: event.data.turnIndex,
+        createdAt: event.data.at,
+        auto: false,
+      });
     case 'RolledBack':
       return { ...restoreTimeline(state, event.data.restored), updatedAt: event.data.at };
     case 'MemoryEntrySet': {
@@ -254,11 +296,15 @@ export function requireSpawnAllowed(parent: SessionState, limits: { childrenPerS
     });
   }
   if (parent.depth + 1 > limits.treeDepth) {
-    throw new ConflictError('TREE_TOO_DEEP', `a child of session ${parent.sessionId} would be ${parent.depth + 1} levels below its root; the limit is ${limits.treeDepth}`, {
-      sessionId: parent.sessionId,
-      depth: parent.depth + 1,
-      limit: limits.treeDepth,
-    });
+    throw new ConflictError(
+      'TREE_TOO_DEEP',
+      `a child of session ${parent.sessionId} would be ${parent.depth + 1} levels below its root; the limit is ${limits.treeDepth}`,
+      {
+        sessionId: parent.sessionId,
+        depth: parent.depth + 1,
+        limit: limits.treeDepth,
+      },
+    );
   }
 }
 
@@ -342,7 +388,12 @@ export function decideSession(command: SessionCommand, state: SessionState): Ses
     case 'NoteStatus': {
       // A note is a courtesy: a session that has ended or gone simply does not get it.
       if (state.status !== 'active') return [];
-      const message = store([{ role: 'system', content: command.text, metadata: { status: command.reason } }], state.nextMessageIndex, state.turnCount, command.now)[0]!;
+      const message = store(
+        [{ role: 'system', content: command.text, metadata: { status: command.reason } }],
+        state.nextMessageIndex,
+        state.turnCount,
+        command.now,
+      )[0]!;
       return [{ type: 'StatusNoted', data: { message, reason: command.reason, at: command.now, slot: state.currentSlot } }];
     }
     case 'StartTurn':
@@ -354,7 +405,9 @@ export function decideSession(command: SessionCommand, state: SessionState): Ses
       const inFlight = state.turnInFlight;
       if (!inFlight || Date.parse(inFlight.startedAt) > Date.parse(command.startedBy)) return [];
       const gateway = command.gatewayId === undefined ? {} : { gatewayId: command.gatewayId };
-      return [{ type: 'TurnAbandoned', data: { turnIndex: inFlight.turnIndex, startedAt: inFlight.startedAt, reason: command.reason, ...gateway, at: command.now } }];
+      return [
+        { type: 'TurnAbandoned', data: { turnIndex: inFlight.turnIndex, startedAt: inFlight.startedAt, reason: command.reason, ...gateway, at: command.now } },
+      ];
     }
     case 'RewindTranscript': {
       requireWritable(state);
@@ -379,7 +432,12 @@ export function decideSession(command: SessionCommand, state: SessionState): Ses
       return [
         {
           type: 'TranscriptRewritten',
-          data: { messages: store(command.messages, state.nextMessageIndex, state.turnCount, command.now), replacedCount, at: command.now, slot: state.currentSlot },
+          data: {
+            messages: store(command.messages, state.nextMessageIndex, state.turnCount, command.now),
+            replacedCount,
+            at: command.now,
+            slot: state.currentSlot,
+          },
         },
       ];
     }
@@ -392,7 +450,12 @@ export function decideSession(command: SessionCommand, state: SessionState): Ses
       return [{ type: 'SessionReopened', data: { reason: 'switch', at: command.now } }];
     case 'CreateCheckpoint':
       requireWritable(state);
-      return [{ type: 'CheckpointCreated', data: { checkpointId: checkpointIdFor(state.revision + 1), label: command.label, turnIndex: state.turnCount, at: command.now } }];
+      return [
+        {
+          type: 'CheckpointCreated',
+          data: { checkpointId: checkpointIdFor(state.revision + 1), label: command.label, turnIndex: state.turnCount, at: command.now },
+        },
+      ];
     case 'RollBack': {
       const checkpoint = rollbackTarget(state, command.checkpointId);
       if (command.restored.headCheckpointId !== checkpoint.checkpointId) {

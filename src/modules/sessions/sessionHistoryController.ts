@@ -55,7 +55,9 @@ export class SessionHistoryController {
       return sessionStateView(state, { revision, position });
     }
     const bound = query.revision !== undefined ? { revision: query.revision } : { at: new Date(query.at!) };
-    const then = await stateAsOf(this.lifecycle.streams, sessionStreamName(validSessionId(id), requestTenant(request)), sessionDecider, bound, () => sessionNotFound(id));
+    const then = await stateAsOf(this.lifecycle.streams, sessionStreamName(validSessionId(id), requestTenant(request)), sessionDecider, bound, () =>
+      sessionNotFound(id),
+    );
     return sessionStateView(then.state, then);
   }
 

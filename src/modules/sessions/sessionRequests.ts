@@ -40,9 +40,15 @@ export const turnRequestSchema = z
 export const rewriteRequestSchema = z.strictObject({ messages: z.array(messageSchema).max(100_000) });
 export const rewindRequestSchema = z.strictObject({ turns: z.number().int().min(-1_000_000).max(1_000_000).default(1) });
 export const transcriptQuerySchema = z.strictObject({
-  includeDeleted: z.enum(['true', 'false']).default('false').transform((value) => value === 'true'),
+  includeDeleted: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
   /** Only the messages of this context slot. */
-  slot: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).optional(),
+  slot: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/)
+    .optional(),
   minPosition: z.string().optional(),
 });
 
@@ -68,7 +74,12 @@ export const childRequestSchema = z.strictObject({ agentName, metadata: metadata
 export const forkRequestSchema = z.strictObject({ checkpointId: checkpointId.optional(), agentName: agentName.optional(), metadata: metadata.default({}) });
 export const memoryRequestSchema = z.strictObject({ value: json, metadata: metadata.default({}) });
 export const slotRequestSchema = z.strictObject({ name: z.string() });
-export const destroyQuerySchema = z.strictObject({ cascade: z.enum(['true', 'false']).default('false').transform((value) => value === 'true') });
+export const destroyQuerySchema = z.strictObject({
+  cascade: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true'),
+});
 export const childrenQuerySchema = z.strictObject({ limit: limit(500, 100), cursor: z.string().max(2_000).optional(), ...positionQuery });
 export const treeQuerySchema = z.strictObject({
   limit: limit(500, 100),
@@ -84,7 +95,8 @@ export const stateQuerySchema = z
   .refine((query) => query.revision === undefined || query.at === undefined, 'give revision or at, not both');
 
 export function validMemoryName(name: string): string {
-  if (!/^[A-Za-z0-9_.:@-]{1,200}$/.test(name)) throw new ValidationError('a memory entry name is 1-200 of A-Z a-z 0-9 _ . : @ -', { name }, 'INVALID_MEMORY_NAME');
+  if (!/^[A-Za-z0-9_.:@-]{1,200}$/.test(name))
+    throw new ValidationError('a memory entry name is 1-200 of A-Z a-z 0-9 _ . : @ -', { name }, 'INVALID_MEMORY_NAME');
   return name;
 }
 

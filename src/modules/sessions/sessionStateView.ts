@@ -37,7 +37,12 @@ export function liveMessageCount(state: SessionState): number {
 export function slotsView(state: SessionState) {
   const live = new Map<string, number>();
   for (const chunk of state.transcript) for (const message of chunk) if (!message.deleted) live.set(message.slot, (live.get(message.slot) ?? 0) + 1);
-  return state.slots.map((slot) => ({ name: slot.name, createdAt: slot.createdAt, messageCount: live.get(slot.name) ?? 0, current: slot.name === state.currentSlot }));
+  return state.slots.map((slot) => ({
+    name: slot.name,
+    createdAt: slot.createdAt,
+    messageCount: live.get(slot.name) ?? 0,
+    current: slot.name === state.currentSlot,
+  }));
 }
 
 /** Exactly what a checkpoint captures and a rollback restores: equal states show byte-for-byte equal views. */

@@ -36,7 +36,14 @@ export class SessionTreeController {
     const result: SpawnChildSessionResult = await this.commands.execute(
       new SpawnChildSessionCommand(validSessionId(id), { kind: 'child' }, body.agentName, body.metadata as JsonObject, requestMetadata(request)),
     );
-    return { sessionId: result.sessionId, parentSessionId: result.parentSessionId, kind: result.kind, agentName: body.agentName, revision: result.revision, position: result.position };
+    return {
+      sessionId: result.sessionId,
+      parentSessionId: result.parentSessionId,
+      kind: result.kind,
+      agentName: body.agentName,
+      revision: result.revision,
+      position: result.position,
+    };
   }
 
   @Post('fork')

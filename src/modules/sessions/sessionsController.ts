@@ -38,7 +38,11 @@ export class SessionsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Destroy a session (its events stay for audit); ?cascade=true destroys its subtree too, else children become orphans' })
   @ApiQuery({ name: 'cascade', required: false })
-  async destroy(@Param('id') id: string, @ValidQuery(destroyQuerySchema) query: z.infer<typeof destroyQuerySchema>, @Req() request: Request): Promise<DestroySessionResult> {
+  async destroy(
+    @Param('id') id: string,
+    @ValidQuery(destroyQuerySchema) query: z.infer<typeof destroyQuerySchema>,
+    @Req() request: Request,
+  ): Promise<DestroySessionResult> {
     return this.commands.execute(new DestroySessionCommand(validSessionId(id), query.cascade, requestMetadata(request)));
   }
 
@@ -50,9 +54,20 @@ export class SessionsController {
     requireMessageCountWithinLimit(body.messages.length, this.config.limits);
     requireMessageSizesWithinLimit(body.messages, this.config.limits);
     requireTurnUsageWithinLimit(body.usage, this.config.limits);
-    const result = await changeSession(this.commands, id, { type: 'recordTurn', messages: body.messages as MessageInput[], usage: body.usage, status: body.status }, request);
+    const result = await changeSession(
+      this.commands,
+      id,
+      { type: 'recordTurn', messages: body.messages as MessageInput[], usage: body.usage, status: body.status },
+      request,
+    );
     const recorded = result.decided.find((event) => event.type === 'TurnRecorded')?.data as { checkpointId?: string } | undefined;
-    return { turnIndex: result.state.turnCount, revision: result.revision, position: result.position, counters: result.state.counters, checkpointId: recorded?.checkpointId ?? null };
+    return {
+      turnIndex: result.state.turnCount,
+      revision: result.revision,
+      position: result.position,
+      counters: result.state.counters,
+      checkpointId: recorded?.checkpointId ?? null,
+    };
   }
 
   @Post(':id/turns/start')
@@ -95,8 +110,7 @@ export class SessionsController {
   async rewind(@Param('id') id: string, @ValidBody(rewindRequestSchema) body: z.infer<typeof rewindRequestSchema>, @Req() request: Request) {
     const result = await changeSession(this.commands, id, { type: 'rewind', turns: body.turns }, request);
     const rewound = result.decided.find((event) => event.type === 'TranscriptRewound')?.data as
-      | { fromMessageIndex: number; rewoundCount: number; turnsUndone: number }
-      | undefined;
+      { fromMessageIndex: number; rewoundCount: number; turnsUndone: number } | undefined;
     return {
       rewoundCount: rewound?.rewoundCount ?? 0,
       turnsUndone: rewound?.turnsUndone ?? 0,

@@ -25,8 +25,16 @@ import { exportedEntryOf, toSessionsJson } from './sessionsJsonExport.js';
 const listSessionsQuery = z
   .object({
     /** Only entries active within this many minutes. */
-    activeMinutes: z.coerce.number().int().min(1).max(60 * 24 * 366 * 10).optional(),
-    platform: z.string().regex(/^[a-z0-9_-]{1,32}$/).optional(),
+    activeMinutes: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(60 * 24 * 366 * 10)
+      .optional(),
+    platform: z
+      .string()
+      .regex(/^[a-z0-9_-]{1,32}$/)
+      .optional(),
     limit: z.coerce.number().int().min(1).max(500).default(50),
     cursor: z.string().max(2_000).optional(),
     minPosition: z.string().optional(),
@@ -53,7 +61,7 @@ export class SessionsQueryController {
 
   @Get('sessions')
   @ReadsProjections('sessions-index')
-  @ApiOperation({ summary: 'Conversation entries, most recent activity first (Hermes\' list_sessions), cursor-paginated' })
+  @ApiOperation({ summary: "Conversation entries, most recent activity first (Hermes' list_sessions), cursor-paginated" })
   @ApiQuery({ name: 'activeMinutes', required: false })
   @ApiQuery({ name: 'platform', required: false })
   @ApiQuery({ name: 'limit', required: false })

@@ -14,7 +14,10 @@ export async function stateAsOf<State, Command, Event extends { type: string; da
   const then = await streams.loadAt(streamName, decider, bound);
   if (then.source === 'empty') throw notFound();
   if ('revision' in bound && then.revision < bound.revision) {
-    throw new NotFoundError('REVISION_NOT_FOUND', `${streamName} has no revision ${bound.revision}; its last is ${then.revision}`, { streamName, revision: then.revision });
+    throw new NotFoundError('REVISION_NOT_FOUND', `${streamName} has no revision ${bound.revision}; its last is ${then.revision}`, {
+      streamName,
+      revision: then.revision,
+    });
   }
   return then;
 }

@@ -11,7 +11,11 @@ export function requireTurnUsageWithinLimit(usage: TurnUsage, limits: Pick<Sessi
   for (const field of TOKEN_FIELDS) {
     const value = usage[field];
     if (value !== null && value > limits.turnTokens) {
-      throw new ValidationError(`usage.${field} is ${value}; one turn reports at most ${limits.turnTokens} (MAX_TURN_TOKENS)`, { field, value, limit: limits.turnTokens }, 'TURN_USAGE_TOO_LARGE');
+      throw new ValidationError(
+        `usage.${field} is ${value}; one turn reports at most ${limits.turnTokens} (MAX_TURN_TOKENS)`,
+        { field, value, limit: limits.turnTokens },
+        'TURN_USAGE_TOO_LARGE',
+      );
     }
   }
 }
@@ -23,11 +27,15 @@ export function requireSessionUsageRoom(sessionId: string | null, counters: Sess
   if (limit === undefined) return;
   const adding = turnTokens(usage);
   if (counters.totalTokens + adding > limit) {
-    throw new ConflictError('SESSION_USAGE_FULL', `session ${sessionId} has used ${counters.totalTokens} tokens; ${adding} more would pass the limit of ${limit} (MAX_SESSION_TOKENS); start a new session (reset)`, {
-      sessionId,
-      totalTokens: counters.totalTokens,
-      adding,
-      limit,
-    });
+    throw new ConflictError(
+      'SESSION_USAGE_FULL',
+      `session ${sessionId} has used ${counters.totalTokens} tokens; ${adding} more would pass the limit of ${limit} (MAX_SESSION_TOKENS); start a new session (reset)`,
+      {
+        sessionId,
+        totalTokens: counters.totalTokens,
+        adding,
+        limit,
+      },
+    );
   }
 }

@@ -47,7 +47,10 @@ export const runtimeSessionsProjection: Projection = {
     await projectEach('runtime-sessions', runtimeEvents, (event) => {
       const { tenant, runtimeSessionId } = runtimeSessionOf(event)!;
       const existing = rows.get({ tenant, runtimeSessionId });
-      const folded = evolveRuntimeSession(existing?.folded ?? initialRuntimeSessionState(), { type: event.type, data: event.data } as unknown as RuntimeSessionEvent);
+      const folded = evolveRuntimeSession(existing?.folded ?? initialRuntimeSessionState(), {
+        type: event.type,
+        data: event.data,
+      } as unknown as RuntimeSessionEvent);
       if (folded.status === 'absent') return;
       rows.set({
         tenant,

@@ -34,7 +34,12 @@ export const sessionTreeProjection: Projection = {
       treeEvents.flatMap((event) => {
         const { tenant, sessionId, treeEvent } = treeEventOf(event)!;
         const parentId = treeEvent.type === 'SessionCreated' ? treeEvent.data.parentSessionId : null;
-        return parentId ? [{ tenant, sessionId }, { tenant, sessionId: parentId }] : [{ tenant, sessionId }];
+        return parentId
+          ? [
+              { tenant, sessionId },
+              { tenant, sessionId: parentId },
+            ]
+          : [{ tenant, sessionId }];
       }),
     );
     await projectEach('session-tree', treeEvents, async (event) => {

@@ -38,7 +38,9 @@ export const SessionTreeEntity = new EntitySchema<SessionTreeRow>({
 });
 
 /** The quoted, schema-qualified table name, for the statements TypeORM's builders cannot say. */
-export function sessionTreeTable(manager: { connection: { getMetadata(target: unknown): { schema?: string; tableName: string }; driver: { escape(name: string): string } } }): string {
+export function sessionTreeTable(manager: {
+  connection: { getMetadata(target: unknown): { schema?: string; tableName: string }; driver: { escape(name: string): string } };
+}): string {
   const { schema, tableName } = manager.connection.getMetadata(SessionTreeEntity);
   const { driver } = manager.connection;
   return schema ? `${driver.escape(schema)}.${driver.escape(tableName)}` : driver.escape(tableName);

@@ -31,7 +31,6 @@ function withoutTranscript(event: SessionStreamEvent): SessionStreamEvent {
   return event;
 }
 
-
 /** The read model keeps no transcript, so the live count (all slots) follows the counts the events carry. */
 function liveMessageCount(current: number, event: SessionStreamEvent): number {
   switch (event.type) {

@@ -18,7 +18,10 @@ export function sessionStateOf(row: SessionRecordRow): SessionState {
     endReason: row.endReason,
     turnCount,
     counters,
-    turnInFlight: row.turnInFlightIndex === null || row.turnInFlightSince === null ? null : { turnIndex: row.turnInFlightIndex, startedAt: row.turnInFlightSince.toISOString() },
+    turnInFlight:
+      row.turnInFlightIndex === null || row.turnInFlightSince === null
+        ? null
+        : { turnIndex: row.turnInFlightIndex, startedAt: row.turnInFlightSince.toISOString() },
     lastAbandonedTurn: row.lastAbandonedTurn,
   };
 }

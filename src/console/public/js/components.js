@@ -9,7 +9,10 @@ export function sessionKeyText(key, props = {}) {
   return el(
     'span',
     { class: 'session-key', ...props },
-    segments.flatMap((segment, index) => [el('span', { class: 'key-segment' }, index < segments.length - 1 ? `${segment}:` : segment), index < segments.length - 1 ? el('wbr') : null]),
+    segments.flatMap((segment, index) => [
+      el('span', { class: 'key-segment' }, index < segments.length - 1 ? `${segment}:` : segment),
+      index < segments.length - 1 ? el('wbr') : null,
+    ]),
   );
 }
 
@@ -24,7 +27,9 @@ export function confirmAction(label, { describe, run, kind = '' }) {
   const ask = () => {
     const confirm = el('button', { type: 'button', class: 'confirm armed', on: { click: () => go() } }, `Confirm: ${label}`);
     const cancel = el('button', { type: 'button', on: { click: () => holder.replaceChildren() } }, 'Cancel');
-    holder.replaceChildren(el('div', { class: 'confirm-panel', role: 'alertdialog' }, el('p', {}, describe()), el('div', { class: 'actions' }, confirm, cancel)));
+    holder.replaceChildren(
+      el('div', { class: 'confirm-panel', role: 'alertdialog' }, el('p', {}, describe()), el('div', { class: 'actions' }, confirm, cancel)),
+    );
     confirm.focus();
   };
   const go = async () => {
@@ -54,9 +59,27 @@ export function dataTable(headers, rows, { empty = 'Nothing here yet.', rowProps
   return el(
     'table',
     {},
-    el('thead', {}, el('tr', {}, headers.map((header) => el('th', { scope: 'col' }, header)))),
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        headers.map((header) => el('th', { scope: 'col' }, header)),
+      ),
+    ),
     // data-label: on a narrow screen each row is a card whose cells name their column.
-    el('tbody', {}, rows.map((cells, index) => el('tr', rowProps ? rowProps(index) : {}, cells.map((cell, column) => el('td', { 'data-label': headers[column] }, cell))))),
+    el(
+      'tbody',
+      {},
+      rows.map((cells, index) =>
+        el(
+          'tr',
+          rowProps ? rowProps(index) : {},
+          cells.map((cell, column) => el('td', { 'data-label': headers[column] }, cell)),
+        ),
+      ),
+    ),
   );
 }
 
@@ -71,9 +94,16 @@ export function errorBox(error) {
     error && error.status === 401
       ? 'Enter a bearer token above (API_TOKEN is set on this service).'
       : error && error.status === 403
-        ? 'This token\'s scope does not allow that; use a token with a wider scope.'
+        ? "This token's scope does not allow that; use a token with a wider scope."
         : null;
-  return el('div', { class: 'error', role: 'alert' }, el('strong', { class: 'error-code' }, code), ' ', el('span', { class: 'error-message' }, error && error.message ? error.message : String(error)), hint && el('p', {}, hint));
+  return el(
+    'div',
+    { class: 'error', role: 'alert' },
+    el('strong', { class: 'error-code' }, code),
+    ' ',
+    el('span', { class: 'error-message' }, error && error.message ? error.message : String(error)),
+    hint && el('p', {}, hint),
+  );
 }
 
 export function notice(text, kind = 'info') {
@@ -87,22 +117,26 @@ export function loading(text = 'Loading…') {
 /** A button that asks for a second click before acting, for actions that cost something (a rebuild). */
 export function confirmButton(label, confirmLabel, action) {
   let armed = false;
-  const button = el('button', {
-    type: 'button',
-    on: {
-      click: async () => {
-        if (!armed) {
-          armed = true;
-          button.textContent = confirmLabel;
-          button.classList.add('armed');
-          return;
-        }
-        armed = false;
-        button.textContent = label;
-        button.classList.remove('armed');
-        await action();
+  const button = el(
+    'button',
+    {
+      type: 'button',
+      on: {
+        click: async () => {
+          if (!armed) {
+            armed = true;
+            button.textContent = confirmLabel;
+            button.classList.add('armed');
+            return;
+          }
+          armed = false;
+          button.textContent = label;
+          button.classList.remove('armed');
+          await action();
+        },
       },
     },
-  }, label);
+    label,
+  );
   return button;
 }

@@ -74,7 +74,9 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
     );
     const position = Math.max(result.position, runtime?.position ?? 0, await followSessionBinding(lifecycle, sessionKey, result.events, metadata));
     // A pruned conversation has no current session any more.
-    const session = result.state.sessionId ? await lifecycle.streams.load(sessionStreamName(result.state.sessionId, metadata.tenant), sessionDecider) : undefined;
+    const session = result.state.sessionId
+      ? await lifecycle.streams.load(sessionStreamName(result.state.sessionId, metadata.tenant), sessionDecider)
+      : undefined;
     return {
       sessionKey,
       sessionId: result.state.sessionId,
@@ -123,7 +125,13 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
       case 'countRestartInterruption':
         return { type: 'CountRestartInterruption', bootId: change.bootId, stuckThreshold: change.stuckThreshold, now };
       case 'enqueue':
-        return { type: 'EnqueueMessage', message: change.message, cap: this.lifecycle.queueSettings.cap, mergeText: this.lifecycle.queueSettings.mergeText, now };
+        return {
+          type: 'EnqueueMessage',
+          message: change.message,
+          cap: this.lifecycle.queueSettings.cap,
+          mergeText: this.lifecycle.queueSettings.mergeText,
+          now,
+        };
       case 'dequeue':
         return { type: 'DequeueMessage', now };
       case 'prune':

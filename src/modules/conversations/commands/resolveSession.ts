@@ -81,7 +81,14 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
       const created = await lifecycle.streams.handle(
         sessionStream,
         sessionDecider,
-        { type: 'CreateSession', sessionId: conversation.sessionId!, sessionKey, origin: conversation.origin!, reason: conversation.bindReason ?? 'new', now: conversation.createdAt! },
+        {
+          type: 'CreateSession',
+          sessionId: conversation.sessionId!,
+          sessionKey,
+          origin: conversation.origin!,
+          reason: conversation.bindReason ?? 'new',
+          now: conversation.createdAt!,
+        },
         command.metadata,
       );
       session = created;

@@ -115,7 +115,8 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
   async resumeUnfinished(): Promise<number> {
     if (!this.redaction) return 0;
     const unfinished = (await journaledErasures(this.eventStore)).filter((erasure) => !erasure.completed);
-    for (const erasure of unfinished) await this.resume(erasure, { actor: 'erasure-resumption', ...(erasure.record.tenant ? { tenant: erasure.record.tenant } : {}) });
+    for (const erasure of unfinished)
+      await this.resume(erasure, { actor: 'erasure-resumption', ...(erasure.record.tenant ? { tenant: erasure.record.tenant } : {}) });
     return unfinished.length;
   }
 
@@ -135,7 +136,11 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
       const taken = newTaken();
       // Its rewrite committed: the streams carry their new names, and this pass takes them in and catches late writes.
       const settle = await this.requireRedaction().rewrite(this.scope(context, taken, { scan: false, anchors: record.streams }));
-      const totals = { eventsRead: record.eventsRead, eventsRewritten: record.eventsRewritten + settle.eventsRewritten, streamsRenamed: record.streamsRenamed + settle.streamsRenamed };
+      const totals = {
+        eventsRead: record.eventsRead,
+        eventsRewritten: record.eventsRewritten + settle.eventsRewritten,
+        streamsRenamed: record.streamsRenamed + settle.streamsRenamed,
+      };
       return this.finish(context, taken, totals, record.streams, erasure.position, metadata, { resumed: true });
     });
   }
@@ -244,7 +249,9 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
     let sessionsDestroyed = 0;
     let position = 0;
     for (const name of byRole('session')) {
-      const written = await this.refusalsSkipped(name, () => this.lifecycle.streams.handle(name, sessionDecider, { type: 'DestroySession', reason: 'destroyed', now }, metadata));
+      const written = await this.refusalsSkipped(name, () =>
+        this.lifecycle.streams.handle(name, sessionDecider, { type: 'DestroySession', reason: 'destroyed', now }, metadata),
+      );
       // A resumed pass counts what the pass cut short already closed: its answer is the whole erasure's.
       if (written?.written || (resumed && written?.state.status === 'destroyed')) sessionsDestroyed += 1;
       position = Math.max(position, written?.position ?? 0);

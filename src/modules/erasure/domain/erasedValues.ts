@@ -62,11 +62,26 @@ function erasedTimelineFields(timeline: Omit<SessionTimeline, 'transcript'>, con
 
 /** Mode and time stay; the id may embed a platform message id, so it becomes a pseudonym. */
 export function erasedQueuedMessage(message: QueuedMessage, context: ErasureContext): QueuedMessage {
-  return { id: context.pseudonym(message.id), mode: message.mode, text: erasedTextOrNull(message.text), media: [], sender: null, metadata: null, queuedAt: message.queuedAt };
+  return {
+    id: context.pseudonym(message.id),
+    mode: message.mode,
+    text: erasedTextOrNull(message.text),
+    media: [],
+    sender: null,
+    metadata: null,
+    queuedAt: message.queuedAt,
+  };
 }
 
 export function erasedJobOrigin(origin: JobOrigin, context: ErasureContext): JobOrigin {
-  return { platform: origin.platform, chatId: null, chatName: null, threadId: null, userId: null, sessionKey: origin.sessionKey === null ? null : context.pseudonymousKey };
+  return {
+    platform: origin.platform,
+    chatId: null,
+    chatName: null,
+    threadId: null,
+    userId: null,
+    sessionKey: origin.sessionKey === null ? null : context.pseudonymousKey,
+  };
 }
 
 export function erasedDeliveryTarget(target: DeliveryTarget): DeliveryTarget {
@@ -100,6 +115,7 @@ export function replaceString<Value extends JsonValue>(value: Value, from: strin
 export function eraseEveryString<Value extends JsonValue>(value: Value): Value {
   if (typeof value === 'string') return ERASED_TEXT as Value;
   if (Array.isArray(value)) return value.map(eraseEveryString) as Value;
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, eraseEveryString(item)])) as Value;
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, eraseEveryString(item)])) as Value;
   return value;
 }

@@ -59,8 +59,10 @@ export function streamRole(streamName: string, events: readonly StoredEvent[], c
   // runtime-binding-… shares the runtime- prefix: another key's binding is only a mention.
   if (streamName.startsWith(runtimeBindingStreamName('', tenant))) return 'mention';
   if (streamName.startsWith(sessionStreamName('', tenant)) && first?.type === 'SessionCreated' && isErasedKey(first.data.sessionKey, context)) return 'session';
-  if (streamName.startsWith(runtimeSessionStreamName('', tenant)) && first?.type === 'RuntimeSessionStarted' && isErasedKey(first.data.sessionKey, context)) return 'runtime-session';
-  if (streamName.startsWith(jobStreamName('', tenant)) && events.some((event) => jobOriginKeys(current(event)).some((key) => isErasedKey(key, context)))) return 'job';
+  if (streamName.startsWith(runtimeSessionStreamName('', tenant)) && first?.type === 'RuntimeSessionStarted' && isErasedKey(first.data.sessionKey, context))
+    return 'runtime-session';
+  if (streamName.startsWith(jobStreamName('', tenant)) && events.some((event) => jobOriginKeys(current(event)).some((key) => isErasedKey(key, context))))
+    return 'job';
   if (streamName.startsWith(gatewayStreamName('', tenant))) return 'gateway';
   return 'mention';
 }
@@ -91,7 +93,8 @@ export function referencedStreams(streams: Streams, context: ErasureContext): st
       } else if (role === 'session' && type === 'ChildSessionCreated' && typeof data.childSessionId === 'string') {
         referenced.push(sessionStreamName(data.childSessionId, context.tenant));
       } else if (role === 'runtime-binding' && type === 'RuntimeBound') {
-        for (const id of [data.runtimeSessionId, data.previousRuntimeSessionId]) if (typeof id === 'string') referenced.push(runtimeSessionStreamName(id, context.tenant));
+        for (const id of [data.runtimeSessionId, data.previousRuntimeSessionId])
+          if (typeof id === 'string') referenced.push(runtimeSessionStreamName(id, context.tenant));
       }
     }
   }
@@ -143,7 +146,11 @@ export function planErasure(streams: Streams, context: ErasureContext): ErasureP
       const data = redactedData(role, upcast.type, upcast.data, context);
       if (sameJson(data, event.data)) continue;
       const schemaVersion = upcast.metadata.schemaVersion;
-      events.push({ position: event.position, data, metadata: { ...event.metadata, ...(schemaVersion === undefined ? {} : { schemaVersion }), erasureId: context.erasureId } });
+      events.push({
+        position: event.position,
+        data,
+        metadata: { ...event.metadata, ...(schemaVersion === undefined ? {} : { schemaVersion }), erasureId: context.erasureId },
+      });
     }
   }
   return { renames, events, roles };

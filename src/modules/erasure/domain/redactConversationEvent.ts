@@ -31,7 +31,11 @@ export const conversationRedactors: Redactors<ConversationEvent> = {
   ResumeCleared: unchanged,
   RestartInterrupted: unchanged,
   MessageQueued: (data, context) => ({ message: erasedQueuedMessage(data.message, context), placement: data.placement }),
-  QueuedMessageReplaced: (data, context) => ({ replacedId: context.pseudonym(data.replacedId), message: erasedQueuedMessage(data.message, context), placement: data.placement }),
+  QueuedMessageReplaced: (data, context) => ({
+    replacedId: context.pseudonym(data.replacedId),
+    message: erasedQueuedMessage(data.message, context),
+    placement: data.placement,
+  }),
   MessageDequeued: (data, context) => ({ messageId: context.pseudonym(data.messageId), from: data.from, at: data.at }),
   QueueCleared: (data, context) => ({ scope: data.scope, reason: data.reason, discardedIds: data.discardedIds.map(context.pseudonym), at: data.at }),
   ConversationPruned: unchanged,

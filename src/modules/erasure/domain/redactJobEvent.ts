@@ -48,5 +48,12 @@ export const jobRedactors: Redactors<JobEvent> = {
     task: erasedJobTask(data.task, context),
   }),
   JobSlotsSkipped: unchanged,
-  JobRunReported: (data) => ({ jobId: data.jobId, fireId: data.fireId, slot: data.slot, status: data.status, error: erasedTextOrNull(data.error), at: data.at }),
+  JobRunReported: (data) => ({
+    jobId: data.jobId,
+    fireId: data.fireId,
+    slot: data.slot,
+    status: data.status,
+    error: erasedTextOrNull(data.error),
+    at: data.at,
+  }),
 };

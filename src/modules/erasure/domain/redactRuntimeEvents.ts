@@ -12,7 +12,13 @@ export const runtimeBindingRedactors: Redactors<RuntimeBindingEvent> = {
 };
 
 export const runtimeSessionRedactors: Redactors<RuntimeSessionEvent> = {
-  RuntimeSessionStarted: (data, context) => ({ runtimeSessionId: data.runtimeSessionId, provider: data.provider, model: data.model, sessionKey: context.pseudonymousKey, at: data.at }),
+  RuntimeSessionStarted: (data, context) => ({
+    runtimeSessionId: data.runtimeSessionId,
+    provider: data.provider,
+    model: data.model,
+    sessionKey: context.pseudonymousKey,
+    at: data.at,
+  }),
   TurnStarted: (data) => ({ turnId: data.turnId, input: ERASED_TEXT, at: data.at }),
   RuntimeRunning: unchanged,
   RuntimeProgress: (data) => ({ turnId: data.turnId, message: erasedTextOrNull(data.message), details: {}, at: data.at }),

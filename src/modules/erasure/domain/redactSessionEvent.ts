@@ -30,7 +30,12 @@ export const sessionRedactors: Redactors<SessionStreamEvent> = {
     ...optional('checkpointId', data.checkpointId),
   }),
   TranscriptRewound: unchanged,
-  TranscriptRewritten: (data) => ({ messages: data.messages.map(erasedMessage), replacedCount: data.replacedCount, at: data.at, ...optional('slot', data.slot) }),
+  TranscriptRewritten: (data) => ({
+    messages: data.messages.map(erasedMessage),
+    replacedCount: data.replacedCount,
+    at: data.at,
+    ...optional('slot', data.slot),
+  }),
   SessionEnded: unchanged,
   SessionReopened: unchanged,
   StatusNoted: (data) => ({ message: erasedMessage(data.message), reason: data.reason, at: data.at, ...optional('slot', data.slot) }),

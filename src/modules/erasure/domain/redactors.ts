@@ -8,7 +8,12 @@ export type Redactors<Event extends { type: string; data: object }> = {
 };
 
 /** The event's data as the erasure leaves it. A type the record does not know keeps only its numbers and flags. */
-export function redactWith<Event extends { type: string; data: object }>(redactors: Redactors<Event>, type: string, data: JsonObject, context: ErasureContext): JsonObject {
+export function redactWith<Event extends { type: string; data: object }>(
+  redactors: Redactors<Event>,
+  type: string,
+  data: JsonObject,
+  context: ErasureContext,
+): JsonObject {
   if (!Object.hasOwn(redactors, type)) return eraseEveryString(data);
   const redactor = redactors[type as Event['type']] as unknown as (data: JsonObject, context: ErasureContext) => JsonObject;
   return redactor(data, context);

@@ -51,9 +51,18 @@ export class RecordGatewayStoppingHandler implements ICommandHandler<RecordGatew
   ) {}
 
   async execute({ gatewayId, mode, activeKeys, metadata }: RecordGatewayStoppingCommand) {
-    const recorded = await this.lifecycle.streams.handle(gatewayStreamName(gatewayId, metadata.tenant), gatewayDecider, { type: 'RecordStopping', mode, activeKeys, now: this.lifecycle.now() }, metadata);
+    const recorded = await this.lifecycle.streams.handle(
+      gatewayStreamName(gatewayId, metadata.tenant),
+      gatewayDecider,
+      { type: 'RecordStopping', mode, activeKeys, now: this.lifecycle.now() },
+      metadata,
+    );
     const reason = mode === 'restart' ? 'restart_timeout' : 'shutdown_timeout';
-    const marked = await eachConversation(this.commands, activeKeys, (key) => new ChangeConversationCommand(key, { type: 'markResumePending', reason }, metadata));
+    const marked = await eachConversation(
+      this.commands,
+      activeKeys,
+      (key) => new ChangeConversationCommand(key, { type: 'markResumePending', reason }, metadata),
+    );
     return { gatewayId, mode, marked: marked.done, skipped: marked.skipped, position: Math.max(recorded.position, marked.position) };
   }
 }
@@ -66,10 +75,25 @@ export class RecordGatewayStoppedHandler implements ICommandHandler<RecordGatewa
   ) {}
 
   async execute({ gatewayId, drainTimedOut, metadata }: RecordGatewayStoppedCommand) {
-    const recorded = await this.lifecycle.streams.handle(gatewayStreamName(gatewayId, metadata.tenant), gatewayDecider, { type: 'RecordStopped', drainTimedOut, now: this.lifecycle.now() }, metadata);
+    const recorded = await this.lifecycle.streams.handle(
+      gatewayStreamName(gatewayId, metadata.tenant),
+      gatewayDecider,
+      { type: 'RecordStopped', drainTimedOut, now: this.lifecycle.now() },
+      metadata,
+    );
     const stopped = recorded.events.find((event) => event.type === 'GatewayStopped');
     const drainedKeys = stopped?.type === 'GatewayStopped' ? stopped.data.drainedKeys : [];
-    const cleared = await eachConversation(this.commands, drainedKeys, (key) => new ChangeConversationCommand(key, { type: 'clearResumePending', reason: 'drained' }, metadata));
-    return { gatewayId, cleanShutdown: drainTimedOut.length === 0, cleared: cleared.done, stillMarked: drainTimedOut, position: Math.max(recorded.position, cleared.position) };
+    const cleared = await eachConversation(
+      this.commands,
+      drainedKeys,
+      (key) => new ChangeConversationCommand(key, { type: 'clearResumePending', reason: 'drained' }, metadata),
+    );
+    return {
+      gatewayId,
+      cleanShutdown: drainTimedOut.length === 0,
+      cleared: cleared.done,
+      stillMarked: drainTimedOut,
+      position: Math.max(recorded.position, cleared.position),
+    };
   }
 }

@@ -8,7 +8,8 @@ import type { JobPatch } from '../jobRequests.js';
 import { parseSchedule, requireReadableSchedule, validTimeZone } from '../schedule/parseSchedule.js';
 import type { JobWriteResult } from './scheduleJob.js';
 
-export type JobChange = { type: 'update'; patch: JobPatch } | { type: 'remove' } | { type: 'reportRun'; fireId: string; status: RunStatus; error: string | null };
+export type JobChange =
+  { type: 'update'; patch: JobPatch } | { type: 'remove' } | { type: 'reportRun'; fireId: string; status: RunStatus; error: string | null };
 
 export class ChangeJobCommand {
   constructor(

@@ -28,8 +28,13 @@ export class JobFiresStreamController implements OnModuleDestroy {
   @ApiProduces('text/event-stream')
   @ApiHeader({ name: 'Last-Event-ID', required: false, description: 'Resume after this position (what the last event received had as id)' })
   @ApiQuery({ name: 'from', required: false, description: 'Start after this position when there is no Last-Event-ID; default: only new fires' })
-  async stream(@ValidQuery(fireStreamQuerySchema) query: z.infer<typeof fireStreamQuerySchema>, @Req() request: Request, @Res() response: Response): Promise<void> {
-    const fromPosition = resumePosition(request.headers['last-event-id'], query.from === undefined ? undefined : Number(query.from)) ?? (await this.store.headPosition());
+  async stream(
+    @ValidQuery(fireStreamQuerySchema) query: z.infer<typeof fireStreamQuerySchema>,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    const fromPosition =
+      resumePosition(request.headers['last-event-id'], query.from === undefined ? undefined : Number(query.from)) ?? (await this.store.headPosition());
     // A tenant-bound token sees its own tenant's fires; any other token the default tenant's.
     const tenant = requestTenant(request) ?? '';
     this.streams.start(response, {

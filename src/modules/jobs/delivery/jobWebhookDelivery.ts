@@ -108,7 +108,9 @@ export class JobWebhookDelivery implements OnApplicationBootstrap, OnModuleDestr
 
   private async moveCheckpoint(from: number, to: number): Promise<void> {
     await this.readModels.transaction(async (manager) => {
-      const rows: Array<{ position: string | number }> = await manager.query(`SELECT position FROM ${this.checkpoints} WHERE name = $1 FOR UPDATE`, [CHECKPOINT]);
+      const rows: Array<{ position: string | number }> = await manager.query(`SELECT position FROM ${this.checkpoints} WHERE name = $1 FOR UPDATE`, [
+        CHECKPOINT,
+      ]);
       if (Number(rows[0]?.position) !== from) throw new CheckpointMoved('the webhook checkpoint moved under this instance');
       await manager.query(`UPDATE ${this.checkpoints} SET position = $2, updated_at = now() WHERE name = $1`, [CHECKPOINT, to]);
     });
@@ -139,7 +141,10 @@ export class JobWebhookDelivery implements OnApplicationBootstrap, OnModuleDestr
       }
       if (!this.running) throw new Stopping();
       if (attempt >= MAX_DELIVERY_ATTEMPTS) {
-        this.logger.error({ position: message.position, fireId: message.data.fireId, jobId: message.data.jobId, attempts: attempt, problem }, 'webhook delivery failed; giving up on this fire');
+        this.logger.error(
+          { position: message.position, fireId: message.data.fireId, jobId: message.data.jobId, attempts: attempt, problem },
+          'webhook delivery failed; giving up on this fire',
+        );
         return;
       }
       const retryInMs = FIRST_RETRY_DELAY_MS * 2 ** (attempt - 1);

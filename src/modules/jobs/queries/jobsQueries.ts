@@ -10,7 +10,10 @@ export interface JobsPage {
   next: string | null;
 }
 
-export async function listJobs(readModels: DataSource, options: { tenant: string | undefined; enabled?: boolean; limit: number; afterJobId?: string }): Promise<JobsPage> {
+export async function listJobs(
+  readModels: DataSource,
+  options: { tenant: string | undefined; enabled?: boolean; limit: number; afterJobId?: string },
+): Promise<JobsPage> {
   const where: FindOptionsWhere<JobRow> = { tenant: options.tenant ?? '', status: Not('removed') as never };
   if (options.enabled !== undefined) where.enabled = options.enabled;
   if (options.afterJobId !== undefined) where.jobId = MoreThan(options.afterJobId);

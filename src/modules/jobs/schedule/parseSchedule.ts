@@ -13,7 +13,11 @@ const unitMs: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 8
 const DURATION = /^(\d{1,9})\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?)$/i;
 const ISO_TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(Z|[+-](\d{2}):(\d{2}))?$/i;
 
-function invalid(message: string, schedule: string, code: 'INVALID_SCHEDULE' | 'SCHEDULE_IN_PAST' | 'SCHEDULE_NEVER_RUNS' = 'INVALID_SCHEDULE'): ValidationError {
+function invalid(
+  message: string,
+  schedule: string,
+  code: 'INVALID_SCHEDULE' | 'SCHEDULE_IN_PAST' | 'SCHEDULE_NEVER_RUNS' = 'INVALID_SCHEDULE',
+): ValidationError {
   return new ValidationError(message, { schedule }, code);
 }
 
@@ -46,11 +50,22 @@ function parseDuration(text: string, schedule: string): number {
 function isCalendarTimestamp(match: RegExpExecArray): boolean {
   const [year, month, day, hour, minute, second, , offsetHours, offsetMinutes] = match.slice(1).map((part) => Number(part ?? 0));
   const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
-  return month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth && hour! <= 23 && minute! <= 59 && second! <= 59 && offsetHours! <= 23 && offsetMinutes! <= 59;
+  return (
+    month! >= 1 &&
+    month! <= 12 &&
+    day! >= 1 &&
+    day! <= daysInMonth &&
+    hour! <= 23 &&
+    minute! <= 59 &&
+    second! <= 59 &&
+    offsetHours! <= 23 &&
+    offsetMinutes! <= 59
+  );
 }
 
 function parseTimestamp(match: RegExpExecArray, timeZone: string, schedule: string): Date {
-  if (!isCalendarTimestamp(match)) throw invalid(`"${schedule}" is not a date on the calendar (month 01-12, a day the month has, time up to 23:59:59)`, schedule);
+  if (!isCalendarTimestamp(match))
+    throw invalid(`"${schedule}" is not a date on the calendar (month 01-12, a day the month has, time up to 23:59:59)`, schedule);
   let at: Date | null;
   try {
     // Without an offset the wall-clock time is the job's time zone's, which croner resolves (DST included).

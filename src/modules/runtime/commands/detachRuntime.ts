@@ -28,7 +28,12 @@ export class DetachRuntimeHandler implements ICommandHandler<DetachRuntimeComman
 
   async execute({ sessionKey, reason, metadata }: DetachRuntimeCommand): Promise<DetachRuntimeResult> {
     await requireConversation(this.lifecycle, sessionKey, metadata.tenant);
-    const result = await this.lifecycle.streams.handle(runtimeBindingStreamName(sessionKey, metadata.tenant), runtimeBindingDecider, { type: 'Unbind', reason, now: this.lifecycle.now() }, metadata);
+    const result = await this.lifecycle.streams.handle(
+      runtimeBindingStreamName(sessionKey, metadata.tenant),
+      runtimeBindingDecider,
+      { type: 'Unbind', reason, now: this.lifecycle.now() },
+      metadata,
+    );
     const detached = result.events.find((event) => event.type === 'RuntimeDetached');
     return {
       sessionKey,

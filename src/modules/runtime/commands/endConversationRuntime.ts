@@ -46,14 +46,22 @@ export class EndConversationRuntimeHandler implements ICommandHandler<EndConvers
       const runtime = await lifecycle.streams.load(runtimeSessionStreamName(runtimeSessionId, metadata.tenant), runtimeSessionDecider);
       if (runtime.state.currentTurnId !== null) {
         if (turnInFlight === 'refuse') {
-          throw new ConflictError('RUNTIME_BUSY', `runtime session ${runtimeSessionId} has turn ${runtime.state.currentTurnId} in flight; reset with force: true to interrupt it`, {
-            runtimeSessionId,
-            currentTurnId: runtime.state.currentTurnId,
-            state: runtime.state.status,
-          });
+          throw new ConflictError(
+            'RUNTIME_BUSY',
+            `runtime session ${runtimeSessionId} has turn ${runtime.state.currentTurnId} in flight; reset with force: true to interrupt it`,
+            {
+              runtimeSessionId,
+              currentTurnId: runtime.state.currentTurnId,
+              state: runtime.state.status,
+            },
+          );
         }
         const interrupted: RuntimeSessionChangeResult = await this.commands.execute(
-          new ChangeRuntimeSessionCommand(runtimeSessionId, { type: 'Interrupt', reason: 'conversation_reset', error: 'the conversation was reset while this turn was in flight', quietSince: null }, metadata),
+          new ChangeRuntimeSessionCommand(
+            runtimeSessionId,
+            { type: 'Interrupt', reason: 'conversation_reset', error: 'the conversation was reset while this turn was in flight', quietSince: null },
+            metadata,
+          ),
         );
         const event = interrupted.decided.find((decided) => decided.type === 'RuntimeInterrupted');
         interruptedTurnId = event?.type === 'RuntimeInterrupted' ? event.data.turnId : null;

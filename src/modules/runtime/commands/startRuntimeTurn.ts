@@ -15,8 +15,7 @@ import { type BindingStatus, bindingStatus } from '../runtimeViews.js';
 
 /** sticky: an ordinary turn (POST …/runtime/turns); task: `/new <task>`, always a new runtime session. */
 export type TurnBinding =
-  | { type: 'sticky'; provider: string; model: string; newSession: boolean }
-  | { type: 'task'; provider: string | null; model: string | null };
+  { type: 'sticky'; provider: string; model: string; newSession: boolean } | { type: 'task'; provider: string | null; model: string | null };
 
 export class StartRuntimeTurnCommand {
   constructor(

@@ -93,7 +93,12 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
     if (state.status !== 'active' || !state.sessionKey || state.parentSessionId !== null) return undefined;
     const conversation = await this.lifecycle.streams.load(conversationStreamName(state.sessionKey, metadata.tenant), conversationDecider);
     if (conversation.state.status !== 'open' || conversation.state.sessionId === sessionId) return conversation;
-    await this.lifecycle.streams.handle(sessionStreamName(sessionId, metadata.tenant), sessionDecider, { type: 'EndSession', reason: 'superseded', now: this.lifecycle.now() }, metadata);
+    await this.lifecycle.streams.handle(
+      sessionStreamName(sessionId, metadata.tenant),
+      sessionDecider,
+      { type: 'EndSession', reason: 'superseded', now: this.lifecycle.now() },
+      metadata,
+    );
     return conversation;
   }
 
@@ -114,7 +119,13 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
       case 'startTurn':
         return { type: 'StartTurn', now };
       case 'abandonTurn':
-        return { type: 'AbandonTurn', reason: change.reason, startedBy: change.startedBy, ...(change.gatewayId === undefined ? {} : { gatewayId: change.gatewayId }), now };
+        return {
+          type: 'AbandonTurn',
+          reason: change.reason,
+          startedBy: change.startedBy,
+          ...(change.gatewayId === undefined ? {} : { gatewayId: change.gatewayId }),
+          now,
+        };
       case 'rewind':
         return { type: 'RewindTranscript', turns: change.turns, now };
       case 'rewrite':

@@ -53,11 +53,21 @@ export class DestroySessionHandler implements ICommandHandler<DestroySessionComm
     const now = this.lifecycle.now();
     // Deepest first, the session itself last: a cascade cut short leaves it alive, so repeating it finishes the job.
     for (const descendant of subtree) {
-      const result = await streams.handle(sessionStreamName(descendant, metadata.tenant), sessionDecider, { type: 'DestroySession', reason: 'cascade', cascadeFrom: sessionId, now }, metadata);
+      const result = await streams.handle(
+        sessionStreamName(descendant, metadata.tenant),
+        sessionDecider,
+        { type: 'DestroySession', reason: 'cascade', cascadeFrom: sessionId, now },
+        metadata,
+      );
       if (result.written) destroyed.push(descendant);
       position = Math.max(position, result.position);
     }
-    const own = await streams.handle(sessionStreamName(sessionId, metadata.tenant), sessionDecider, { type: 'DestroySession', reason: 'destroyed', now }, metadata);
+    const own = await streams.handle(
+      sessionStreamName(sessionId, metadata.tenant),
+      sessionDecider,
+      { type: 'DestroySession', reason: 'destroyed', now },
+      metadata,
+    );
     if (own.written) destroyed.push(sessionId);
     return { sessionId, destroyed, position: Math.max(position, own.position) };
   }
@@ -78,10 +88,14 @@ export class DestroySessionHandler implements ICommandHandler<DestroySessionComm
   private async liveSubtree(sessionId: string, tenant: string | undefined): Promise<string[]> {
     const head = await this.eventStore.lastCommittedPosition();
     if (!(await this.projections.waitForPosition([sessionTreeProjection.name], head, this.config.readWaitTimeoutMs))) {
-      throw new UnavailableError('PROJECTION_NOT_CAUGHT_UP', `the session tree has not reached position ${head} within ${this.config.readWaitTimeoutMs} ms; retry`, {
-        minPosition: head,
-        projections: [sessionTreeProjection.name],
-      });
+      throw new UnavailableError(
+        'PROJECTION_NOT_CAUGHT_UP',
+        `the session tree has not reached position ${head} within ${this.config.readWaitTimeoutMs} ms; retry`,
+        {
+          minPosition: head,
+          projections: [sessionTreeProjection.name],
+        },
+      );
     }
     const node = await findTreeNode(this.readModels, sessionId, tenant);
     return node ? liveDescendants(this.readModels, node) : [];

@@ -75,10 +75,25 @@ export class SpawnChildSessionHandler implements ICommandHandler<SpawnChildSessi
     const recorded = await streams.handle(
       parentStream,
       sessionDecider,
-      { type: 'RecordChildSession', childSessionId: sessionId, kind: spawn.kind, agentName, ...(fork ? { forkOf: { checkpointId: fork.checkpointId, revision: fork.revision } } : {}), now },
+      {
+        type: 'RecordChildSession',
+        childSessionId: sessionId,
+        kind: spawn.kind,
+        agentName,
+        ...(fork ? { forkOf: { checkpointId: fork.checkpointId, revision: fork.revision } } : {}),
+        now,
+      },
       metadata,
     );
-    return { sessionId, parentSessionId, kind: spawn.kind, forkOf, state: created.state, revision: created.revision, position: Math.max(created.position, recorded.position) };
+    return {
+      sessionId,
+      parentSessionId,
+      kind: spawn.kind,
+      forkOf,
+      state: created.state,
+      revision: created.revision,
+      position: Math.max(created.position, recorded.position),
+    };
   }
 
   /** The parent's state to start from; self-contained, so the child never reads the parent's stream again. */

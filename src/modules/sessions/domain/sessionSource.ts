@@ -11,21 +11,14 @@ const MAX_TEXT_LENGTH = 1024;
 const absentAsUndefined = (value: unknown): unknown => (value === '' || value === null ? undefined : value);
 
 // Telegram ids arrive as JSON numbers; past 2^53 a number has already lost digits, so only safe integers are coerced.
-const integerIdAsString = (value: unknown): unknown =>
-  typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value;
+const integerIdAsString = (value: unknown): unknown => (typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value);
 
 const requiredField = <T extends z.ZodType>(schema: T) => z.preprocess(absentAsUndefined, schema);
 const optionalId = z.preprocess(
   (value) => absentAsUndefined(integerIdAsString(value)),
-  z
-    .string({ error: 'expected a string or a safe integer' })
-    .max(MAX_ID_LENGTH, `ids are at most ${MAX_ID_LENGTH} characters`)
-    .optional(),
+  z.string({ error: 'expected a string or a safe integer' }).max(MAX_ID_LENGTH, `ids are at most ${MAX_ID_LENGTH} characters`).optional(),
 );
-const optionalText = z.preprocess(
-  absentAsUndefined,
-  z.string().max(MAX_TEXT_LENGTH, `names and topics are at most ${MAX_TEXT_LENGTH} characters`).optional(),
-);
+const optionalText = z.preprocess(absentAsUndefined, z.string().max(MAX_TEXT_LENGTH, `names and topics are at most ${MAX_TEXT_LENGTH} characters`).optional());
 const flag = z.preprocess(absentAsUndefined, z.boolean().default(false));
 
 export const sessionSourceSchema = z

@@ -54,6 +54,8 @@ export async function findSessionRecord(readModels: DataSource, sessionId: strin
 }
 
 export async function allConversationEntries(readModels: DataSource, tenant: string | undefined): Promise<BoundConversationEntryRow[]> {
-  const rows = await readModels.getRepository(ConversationEntryEntity).find({ where: { tenant: tenant ?? '', sessionId: Not(IsNull()) }, order: { sessionKey: 'ASC' } });
+  const rows = await readModels
+    .getRepository(ConversationEntryEntity)
+    .find({ where: { tenant: tenant ?? '', sessionId: Not(IsNull()) }, order: { sessionKey: 'ASC' } });
   return rows as BoundConversationEntryRow[];
 }

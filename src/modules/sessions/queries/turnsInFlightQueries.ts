@@ -21,7 +21,13 @@ export async function turnsStartedBefore(readModels: DataSource, schema: string,
  * The sessions of one gateway's conversations (current or earlier sessions of a key it serves) with a turn started
  * at or before `startedBy`.
  */
-export async function gatewayTurnsInFlight(readModels: DataSource, schema: string, gatewayId: string, tenant: string | undefined, startedBy: Date): Promise<string[]> {
+export async function gatewayTurnsInFlight(
+  readModels: DataSource,
+  schema: string,
+  gatewayId: string,
+  tenant: string | undefined,
+  startedBy: Date,
+): Promise<string[]> {
   const s = quoteIdentifier(schema);
   const rows: Array<{ session_id: string }> = await readModels.query(
     `SELECT record.session_id FROM ${s}.session_records record

@@ -38,15 +38,24 @@ export interface Page<Item> {
 /** Live children, oldest first. */
 export async function listChildren(readModels: DataSource, parent: SessionTreeRow, limit: number, cursor?: string): Promise<Page<TreeNodeView>> {
   if (parent.destroyed) return { items: [], nextCursor: null };
-  const query = rows(readModels).createQueryBuilder('node').where('node.tenant = :tenant AND node.parentId = :parentId AND NOT node.destroyed', { tenant: parent.tenant, parentId: parent.sessionId });
+  const query = rows(readModels)
+    .createQueryBuilder('node')
+    .where('node.tenant = :tenant AND node.parentId = :parentId AND NOT node.destroyed', { tenant: parent.tenant, parentId: parent.sessionId });
   if (cursor !== undefined) {
     const [createdAt, sessionId] = decodeCursor(cursor, 2);
     query.andWhere('(node.createdAt, node.sessionId) > (:createdAt, :sessionId)', { createdAt: new Date(createdAt!), sessionId });
   }
-  const found = await query.orderBy('node.createdAt', 'ASC').addOrderBy('node.sessionId', 'ASC').take(limit + 1).getMany();
+  const found = await query
+    .orderBy('node.createdAt', 'ASC')
+    .addOrderBy('node.sessionId', 'ASC')
+    .take(limit + 1)
+    .getMany();
   const items = found.slice(0, limit);
   const last = items.at(-1);
-  return { items: items.map((row) => treeNodeView(row)), nextCursor: found.length > limit && last ? encodeCursor([last.createdAt.toISOString(), last.sessionId]) : null };
+  return {
+    items: items.map((row) => treeNodeView(row)),
+    nextCursor: found.length > limit && last ? encodeCursor([last.createdAt.toISOString(), last.sessionId]) : null,
+  };
 }
 
 /** The live subtree under `root`, itself first, depth-first (by path); depths relative to `root`. */
@@ -57,7 +66,10 @@ export async function listSubtree(readModels: DataSource, root: SessionTreeRow, 
     .where('node.tenant = :tenant AND (node.path = :path OR (node.path > :low AND node.path < :high))', subtreeRange(root))
     .andWhere('NOT node.destroyed AND node.depth <= :deepest', { deepest: root.depth + maxDepth });
   if (cursor !== undefined) query.andWhere('node.path > :after', { after: decodeCursor(cursor, 1)[0] });
-  const found = await query.orderBy('node.path', 'ASC').take(limit + 1).getMany();
+  const found = await query
+    .orderBy('node.path', 'ASC')
+    .take(limit + 1)
+    .getMany();
   const items = found.slice(0, limit);
   const last = items.at(-1);
   return { items: items.map((row) => treeNodeView(row, root.depth)), nextCursor: found.length > limit && last ? encodeCursor([last.path]) : null };

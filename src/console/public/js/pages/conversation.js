@@ -9,7 +9,7 @@ const EVENTS_PAGE = 500;
 
 async function allEvents(key) {
   const events = [];
-  for (let from = 0; from !== null; ) {
+  for (let from = 0; from !== null;) {
     const page = await get(`/v1/conversations/${enc(key)}/events?fromRevision=${from}&limit=${EVENTS_PAGE}`);
     events.push(...page.events);
     from = page.nextRevision;
@@ -26,7 +26,13 @@ function sessionsOf(events, currentId) {
       .slice()
       .reverse()
       .map((event) => [
-        el('span', {}, el('a', { href: `#/sessions/${enc(event.data.sessionId)}` }, event.data.sessionId), event.data.sessionId === currentId ? ' ' : null, event.data.sessionId === currentId ? badge('current', 'ok') : null),
+        el(
+          'span',
+          {},
+          el('a', { href: `#/sessions/${enc(event.data.sessionId)}` }, event.data.sessionId),
+          event.data.sessionId === currentId ? ' ' : null,
+          event.data.sessionId === currentId ? badge('current', 'ok') : null,
+        ),
         formatTime(event.data.at ?? event.createdAt),
         event.data.reason,
         event.data.previousSessionId ?? '—',
@@ -53,7 +59,11 @@ function queueView(queue) {
     el('p', { class: 'muted' }, `${queue.depth} waiting`),
     dataTable(
       ['Where', 'Message', 'Queued'],
-      items.map((message) => [message.place, message.text === null ? el('span', { class: 'muted' }, `(${message.media.length} media)`) : messageText(message.text), formatTime(message.queuedAt)]),
+      items.map((message) => [
+        message.place,
+        message.text === null ? el('span', { class: 'muted' }, `(${message.media.length} media)`) : messageText(message.text),
+        formatTime(message.queuedAt),
+      ]),
       { empty: 'The queue is empty.' },
     ),
   );
@@ -61,8 +71,11 @@ function queueView(queue) {
 
 /** The binding's fields that have a value: a runtime not bound yet shows as such, not as a list of nulls. */
 function runtimeView(runtime) {
-  const fields = runtime ? Object.entries(runtime).filter(([name, value]) => value !== null && value !== undefined && !['revision', 'position', 'sessionKey'].includes(name)) : [];
-  if (!runtime || !runtime.runtimeSessionId) return el('p', { class: 'muted', id: 'conversation-runtime' }, 'No runtime session is bound to this conversation.');
+  const fields = runtime
+    ? Object.entries(runtime).filter(([name, value]) => value !== null && value !== undefined && !['revision', 'position', 'sessionKey'].includes(name))
+    : [];
+  if (!runtime || !runtime.runtimeSessionId)
+    return el('p', { class: 'muted', id: 'conversation-runtime' }, 'No runtime session is bound to this conversation.');
   return el(
     'dl',
     { class: 'summary', id: 'conversation-runtime' },
@@ -73,12 +86,21 @@ function runtimeView(runtime) {
 /** The events an action wrote to this conversation: those after the revision the page was drawn at. */
 async function writtenSince(key, revision, answer) {
   const page = await get(`/v1/conversations/${enc(key)}/events?fromRevision=${revision + 1}&limit=50`);
-  if (page.events.length === 0) return el('div', { class: 'notice ok', role: 'status' }, `Nothing new was written (it was already so). Position ${answer?.position ?? '—'}.`);
+  if (page.events.length === 0)
+    return el('div', { class: 'notice ok', role: 'status' }, `Nothing new was written (it was already so). Position ${answer?.position ?? '—'}.`);
   return el(
     'div',
     { class: 'notice ok written', role: 'status' },
     el('p', {}, `Written to conversation-${key}:`),
-    page.events.map((event) => el('div', { class: 'written-event' }, el('strong', { class: 'event-type' }, event.type), ` at revision ${event.revision}`, el('pre', { class: 'json' }, formatJson(event.data)))),
+    page.events.map((event) =>
+      el(
+        'div',
+        { class: 'written-event' },
+        el('strong', { class: 'event-type' }, event.type),
+        ` at revision ${event.revision}`,
+        el('pre', { class: 'json' }, formatJson(event.data)),
+      ),
+    ),
   );
 }
 
@@ -105,7 +127,9 @@ export async function renderConversation(page, { params: [key] }) {
   const switchSelect = el(
     'select',
     { id: 'switch-to', 'aria-label': 'session to switch to' },
-    events.filter((event) => event.type === 'SessionBound' && event.data.sessionId !== entry.sessionId).map((event) => el('option', { value: event.data.sessionId }, event.data.sessionId)),
+    events
+      .filter((event) => event.type === 'SessionBound' && event.data.sessionId !== entry.sessionId)
+      .map((event) => el('option', { value: event.data.sessionId }, event.data.sessionId)),
   );
   const actions = el(
     'div',
@@ -156,7 +180,14 @@ export async function renderConversation(page, { params: [key] }) {
     el(
       'div',
       { class: 'columns' },
-      section('Routing entry', el('dl', { class: 'summary' }, summary.map(([label, value]) => el('div', {}, el('dt', {}, label), el('dd', {}, value))))),
+      section(
+        'Routing entry',
+        el(
+          'dl',
+          { class: 'summary' },
+          summary.map(([label, value]) => el('div', {}, el('dt', {}, label), el('dd', {}, value))),
+        ),
+      ),
       section('Actions', actions),
     ),
     section('Sessions of this key', el('div', { id: 'conversation-sessions' }, sessionsOf(events, entry.sessionId))),

@@ -26,7 +26,15 @@ function entryRow(entry) {
       { class: 'key-cell' },
       el('a', { href: `#/sessions/${enc(entry.sessionId)}`, class: 'session-link' }, sessionKeyText(entry.sessionKey)),
       ' ',
-      el('a', { href: `#/conversations/${enc(entry.sessionKey)}`, class: 'conversation-link muted', title: 'the conversation: its sessions, queue, runtime and actions' }, 'conversation'),
+      el(
+        'a',
+        {
+          href: `#/conversations/${enc(entry.sessionKey)}`,
+          class: 'conversation-link muted',
+          title: 'the conversation: its sessions, queue, runtime and actions',
+        },
+        'conversation',
+      ),
     ),
     entry.displayName ?? '—',
     entry.platform,
@@ -45,10 +53,17 @@ function filterForm(current) {
     'form',
     { class: 'filters', id: 'conversation-filters' },
     field('Platform', el('input', { name: 'platform', value: current.get('platform') ?? '', placeholder: 'any', size: 12 })),
-    field('Active within (minutes)', el('input', { name: 'activeMinutes', type: 'number', min: 1, value: current.get('activeMinutes') ?? '', placeholder: 'any' })),
+    field(
+      'Active within (minutes)',
+      el('input', { name: 'activeMinutes', type: 'number', min: 1, value: current.get('activeMinutes') ?? '', placeholder: 'any' }),
+    ),
     field(
       'Page size',
-      el('select', { name: 'limit' }, ['20', '50', '100', '200'].map((size) => el('option', { value: size, selected: (current.get('limit') ?? '50') === size }, size))),
+      el(
+        'select',
+        { name: 'limit' },
+        ['20', '50', '100', '200'].map((size) => el('option', { value: size, selected: (current.get('limit') ?? '50') === size }, size)),
+      ),
     ),
     el(
       'fieldset',

@@ -59,7 +59,10 @@ export async function renderJob(page, { params: [jobId] }) {
           ['next run', formatTime(job.nextRunAt)],
           ['runs', `${job.repeat.completed} of ${job.repeat.times ?? '∞'}`],
           ['skill', job.skill ?? '—'],
-          ['deliver to', job.deliverTo ? `${job.deliverTo.platform} ${job.deliverTo.chatId}${job.deliverTo.threadId ? ` / ${job.deliverTo.threadId}` : ''}` : '—'],
+          [
+            'deliver to',
+            job.deliverTo ? `${job.deliverTo.platform} ${job.deliverTo.chatId}${job.deliverTo.threadId ? ` / ${job.deliverTo.threadId}` : ''}` : '—',
+          ],
         ].map(([label, value]) => el('div', {}, el('dt', {}, label), el('dd', {}, value))),
       ),
       job.prompt ? el('div', {}, el('h3', {}, 'Prompt'), el('p', { class: 'message-text' }, job.prompt)) : null,

@@ -42,7 +42,9 @@ export async function renderProjections(page) {
             formatCount(projection.headPosition),
             el('span', { class: `lag${projection.lagEvents > 0 ? ' behind' : ''}`, dataset: { lag: projection.lagEvents } }, formatCount(projection.lagEvents)),
             projection.ownedHere ? 'yes' : 'no',
-            projection.lastError ? el('span', { class: 'error-text' }, `${projection.lastError}${projection.failedPosition ? ` (at ${projection.failedPosition})` : ''}`) : '—',
+            projection.lastError
+              ? el('span', { class: 'error-text' }, `${projection.lastError}${projection.failedPosition ? ` (at ${projection.failedPosition})` : ''}`)
+              : '—',
             formatTime(projection.updatedAt),
             confirmButton('Rebuild', 'Click again to rebuild', () => rebuild(projection.name)),
           ]),

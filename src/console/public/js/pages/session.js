@@ -23,7 +23,11 @@ function summaryList(summary) {
     ['turn in flight', summary.turnInFlight ? `turn ${summary.turnInFlight.turnIndex} since ${formatTime(summary.turnInFlight.startedAt)}` : 'none'],
     ['revision', String(summary.revision)],
   ];
-  return el('dl', { class: 'summary' }, rows.map(([label, value]) => el('div', {}, el('dt', {}, label), el('dd', {}, value))));
+  return el(
+    'dl',
+    { class: 'summary' },
+    rows.map(([label, value]) => el('div', {}, el('dt', {}, label), el('dd', {}, value))),
+  );
 }
 
 /** Session memory (name, value, updated) and the context slots with their live message counts. */
@@ -47,7 +51,11 @@ function memoryAndSlots(memory, slots) {
       el('h3', {}, `Context slots (${slots.slots.length})`),
       dataTable(
         ['Slot', 'Live messages', 'Created'],
-        slots.slots.map((slot) => [el('span', {}, slot.name, slot.current ? ' ' : null, slot.current ? badge('current', 'ok') : null), String(slot.messageCount), formatTime(slot.createdAt)]),
+        slots.slots.map((slot) => [
+          el('span', {}, slot.name, slot.current ? ' ' : null, slot.current ? badge('current', 'ok') : null),
+          String(slot.messageCount),
+          formatTime(slot.createdAt),
+        ]),
         { empty: 'No slots.' },
       ),
     ),
@@ -90,7 +98,18 @@ export async function renderSession(page, { params: [sessionId], query }, status
   page.append(
     el('h1', {}, 'Session ', el('code', { id: 'session-id' }, summary.sessionId)),
     status,
-    el('div', { class: 'columns' }, section('Summary', summaryList(summary)), section('Counters', countersList(summary.counters, [['turns', summary.turnCount], ['messages', summary.messageCount]]))),
+    el(
+      'div',
+      { class: 'columns' },
+      section('Summary', summaryList(summary)),
+      section(
+        'Counters',
+        countersList(summary.counters, [
+          ['turns', summary.turnCount],
+          ['messages', summary.messageCount],
+        ]),
+      ),
+    ),
     section(`Transcript (${live} live of ${transcript.messages.length})`, transcriptList(transcript.messages, { id: 'transcript' })),
     section('Memory and context slots', memoryAndSlots(memory, slots)),
     section('Time travel', el('p', { class: 'muted' }, 'Move the slider to replay the session to any revision.'), travel.panel),
@@ -103,7 +122,11 @@ export async function renderSession(page, { params: [sessionId], query }, status
     timeline.load(),
     sessionTree(sessionId, query?.get('minPosition')).then(
       (drawn) => replaceContent(tree, drawn),
-      (error) => replaceContent(tree, error.code === 'SESSION_NOT_FOUND' ? el('p', { class: 'muted' }, 'The session tree read model does not know this session yet.') : errorBox(error)),
+      (error) =>
+        replaceContent(
+          tree,
+          error.code === 'SESSION_NOT_FOUND' ? el('p', { class: 'muted' }, 'The session tree read model does not know this session yet.') : errorBox(error),
+        ),
     ),
   ]);
   return () => disposers.forEach((dispose) => dispose());

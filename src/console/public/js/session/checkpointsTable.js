@@ -26,7 +26,11 @@ export function checkpointsTable(sessionId, checkpoints, { writable, status, onC
   const fork = (checkpoint) =>
     act(`Forking at ${checkpoint.checkpointId}`, async () => {
       const result = await post(`/v1/sessions/${enc(sessionId)}/fork`, { checkpointId: checkpoint.checkpointId });
-      return { message: `Forked at ${checkpoint.checkpointId}: new session ${result.sessionId}.`, forkedSessionId: result.sessionId, position: result.position };
+      return {
+        message: `Forked at ${checkpoint.checkpointId}: new session ${result.sessionId}.`,
+        forkedSessionId: result.sessionId,
+        position: result.position,
+      };
     });
 
   return dataTable(
@@ -43,8 +47,16 @@ export function checkpointsTable(sessionId, checkpoints, { writable, status, onC
         ? el(
             'span',
             { class: 'actions' },
-            el('button', { type: 'button', class: 'rollback', dataset: { checkpoint: checkpoint.checkpointId }, on: { click: () => rollback(checkpoint) } }, 'Roll back here'),
-            el('button', { type: 'button', class: 'fork', dataset: { checkpoint: checkpoint.checkpointId }, on: { click: () => fork(checkpoint) } }, 'Fork here'),
+            el(
+              'button',
+              { type: 'button', class: 'rollback', dataset: { checkpoint: checkpoint.checkpointId }, on: { click: () => rollback(checkpoint) } },
+              'Roll back here',
+            ),
+            el(
+              'button',
+              { type: 'button', class: 'fork', dataset: { checkpoint: checkpoint.checkpointId }, on: { click: () => fork(checkpoint) } },
+              'Fork here',
+            ),
           )
         : '',
     ]),

@@ -40,7 +40,11 @@ export function timeTravelPanel(sessionId, latestRevision, eventTypeAt) {
         countersList(then.state.counters, [['turns', then.state.turnIndex]]),
         // At "now" the transcript is the one shown above: repeating it here would only double the page.
         revision === latestRevision
-          ? el('p', { class: 'muted', id: 'time-travel-now' }, 'This is the session as it is now: its transcript is the one above. Move the slider back to see an earlier one.')
+          ? el(
+              'p',
+              { class: 'muted', id: 'time-travel-now' },
+              'This is the session as it is now: its transcript is the one above. Move the slider back to see an earlier one.',
+            )
           : transcriptList(then.state.transcript, { id: 'time-travel-transcript' }),
       );
     } catch (error) {

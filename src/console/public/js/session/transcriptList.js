@@ -24,7 +24,10 @@ export function transcriptList(messages, { id } = {}) {
     messages.map((message) =>
       el(
         'li',
-        { class: `message role-${/^[a-z]+$/.test(message.role) ? message.role : 'other'}${message.deleted ? ' deleted' : ''}`, dataset: { index: message.index } },
+        {
+          class: `message role-${/^[a-z]+$/.test(message.role) ? message.role : 'other'}${message.deleted ? ' deleted' : ''}`,
+          dataset: { index: message.index },
+        },
         el(
           'div',
           { class: 'message-head' },
@@ -35,7 +38,9 @@ export function transcriptList(messages, { id } = {}) {
           el('time', { class: 'muted', datetime: message.at }, formatTime(message.at)),
         ),
         messageBody(message),
-        message.toolCalls ? el('details', {}, el('summary', {}, 'tool calls as recorded'), el('pre', { class: 'json' }, JSON.stringify(message.toolCalls, null, 2))) : null,
+        message.toolCalls
+          ? el('details', {}, el('summary', {}, 'tool calls as recorded'), el('pre', { class: 'json' }, JSON.stringify(message.toolCalls, null, 2)))
+          : null,
       ),
     ),
   );
@@ -55,6 +60,8 @@ export function countersList(counters, extra = []) {
   return el(
     'dl',
     { class: 'counters' },
-    items.map(([label, value]) => el('div', {}, el('dt', {}, label), el('dd', { dataset: { counter: label } }, value === null || value === undefined ? '—' : String(value)))),
+    items.map(([label, value]) =>
+      el('div', {}, el('dt', {}, label), el('dd', { dataset: { counter: label } }, value === null || value === undefined ? '—' : String(value))),
+    ),
   );
 }
