@@ -9,7 +9,7 @@ import { LedgerExceptionFilter } from '../http/errorFilter.js';
 import { ReadYourWritesInterceptor } from '../http/readYourWrites.js';
 import { IdempotencyInterceptor } from '../idempotency/idempotencyInterceptor.js';
 import { IDEMPOTENCY_LEASE_MS, IdempotencyStore } from '../idempotency/idempotencyStore.js';
-import { CLOCK, CONFIG, STATE_CACHE, EVENT_STORE, EVENT_STREAMS, LOG_HORIZON, LOGGER, PROJECTIONS, READ_MODELS } from '../http/tokens.js';
+import { CLOCK, CONFIG, STATE_CACHE, EVENT_STORE, EVENT_STREAMS, LOG_HORIZON, LOGGER, PROJECTIONS, READ_MODELS } from './tokens.js';
 import type { Logger } from '../logging/logger.js';
 import { LedgerMetrics } from '../metrics/ledgerMetrics.js';
 import { MetricsController } from '../metrics/metricsController.js';
@@ -38,12 +38,12 @@ import { ChangeJobHandler } from '../modules/jobs/commands/changeJob.js';
 import { FireJobHandler } from '../modules/jobs/commands/fireJob.js';
 import { ImportJobsHandler, ScheduleJobHandler } from '../modules/jobs/commands/scheduleJob.js';
 import { JobFiresStreamController } from '../modules/jobs/delivery/jobFiresStreamController.js';
-import { EventStreamController } from '../modules/events/eventStreamController.js';
+import { EventStreamController } from '../modules/eventFeed/eventStreamController.js';
 import { JobWebhookDelivery } from '../modules/jobs/delivery/jobWebhookDelivery.js';
 import { JobsController } from '../modules/jobs/jobsController.js';
 import { JobTicker } from '../modules/jobs/jobTicker.js';
 import { SessionsQueryController } from '../modules/sessions/sessionsQueryController.js';
-import { Lifecycle } from '../modules/lifecycle.js';
+import { CommandContext } from '../modules/commandContext.js';
 import { ChangeSessionHandler } from '../modules/sessions/commands/changeSession.js';
 import { SessionsController } from '../modules/sessions/sessionsController.js';
 import { DestroySessionHandler } from '../modules/sessions/commands/destroySession.js';
@@ -136,7 +136,7 @@ export class AppModule {
             soleWriter: config.eventStore.kind === 'embedded',
           }),
         },
-        Lifecycle,
+        CommandContext,
         ResolveSessionHandler,
         ChangeConversationHandler,
         ChangeSessionHandler,

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { systemClock } from '../clock.js';
 import { type LedgerConfig, loadConfig } from '../config/config.js';
 import { createLogger, type Logger } from '../logging/logger.js';
-import { EVENT_STREAM_PATH } from '../modules/events/eventStreamController.js';
+import { EVENT_STREAM_PATH } from '../modules/eventFeed/eventStreamController.js';
 import { JOB_FIRES_STREAM_PATH } from '../modules/jobs/delivery/jobFiresStreamController.js';
 import { createApp } from './createApp.js';
 import { openInfrastructure } from './infrastructure.js';

@@ -3,7 +3,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import type { Clock } from '../clock.js';
 import type { LedgerConfig } from '../config/config.js';
 import type { BoundedStateCache } from '../events/boundedStateCache.js';
-import { CLOCK, CONFIG, STATE_CACHE } from '../http/tokens.js';
+import { CLOCK, CONFIG, STATE_CACHE } from './tokens.js';
 
 @Injectable()
 export class StateCacheHousekeeping implements OnApplicationBootstrap, OnModuleDestroy {

@@ -2,9 +2,9 @@
 import { parseArgs } from 'node:util';
 import { LedgerClient } from '../client/index.js';
 import type { EventStore, RecordedEvent } from '../events/eventStore.js';
-import { knownEventTypeSet, type LifecycleEventFilter, matchesLifecycleFilter } from '../modules/events/lifecycleEventFilter.js';
-import { lifecycleEventData } from '../modules/events/lifecycleEventMessage.js';
-import { StreamSessionKeys } from '../modules/events/streamSessionKeys.js';
+import { knownEventTypeSet, type LifecycleEventFilter, matchesLifecycleFilter } from '../modules/eventFeed/lifecycleEventFilter.js';
+import { lifecycleEventData } from '../modules/eventFeed/lifecycleEventMessage.js';
+import { StreamSessionKeys } from '../modules/eventFeed/streamSessionKeys.js';
 import { validSessionKey } from '../modules/conversations/conversationRequests.js';
 import { withCliStores } from './cliStores.js';
 import { commaList, wholeNumber } from './optionValues.js';

@@ -6,7 +6,7 @@ import { ConflictError, LedgerError } from '../errors/ledgerError.js';
 import { enterIdempotentWrite } from '../events/idempotentWrite.js';
 import { requestTenant } from '../http/auth.js';
 import { describeError } from '../http/errorFilter.js';
-import { LOGGER } from '../http/tokens.js';
+import { LOGGER } from '../app/tokens.js';
 import type { Logger } from '../logging/logger.js';
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf, REPLAYED_HEADER, requestFingerprint, WRITE_METHODS } from './idempotencyKey.js';
 import { type ClaimOutcome, type HeldClaim, IdempotencyStore, type RecordedAnswer } from './idempotencyStore.js';

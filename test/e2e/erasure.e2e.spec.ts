@@ -6,7 +6,7 @@ import type { SqlPool } from '../../src/database/sqlPool.js';
 import { BoundedStateCache, type StateCache } from '../../src/events/boundedStateCache.js';
 import { conversationStreamName } from '../../src/events/conversation/conversationEvents.js';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
-import { STATE_CACHE } from '../../src/http/tokens.js';
+import { STATE_CACHE } from '../../src/app/tokens.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { ErasureCacheEviction } from '../../src/modules/erasure/erasureCacheEviction.js';
 import { ERASURE_LOG_STREAM } from '../../src/modules/erasure/erasureRecord.js';

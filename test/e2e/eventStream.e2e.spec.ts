@@ -1,6 +1,6 @@
 // GET /v1/events/stream over real HTTP: type and conversation filters, resume with Last-Event-ID, live delivery, tenants, bad input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventStreamController } from '../../src/modules/events/eventStreamController.js';
+import { EventStreamController } from '../../src/modules/eventFeed/eventStreamController.js';
 import { eventually } from '../support/eventually.js';
 import { readServerSentEvents, type ServerSentEvent } from '../support/serverSentEvents.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';

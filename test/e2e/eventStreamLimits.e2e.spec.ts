@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { EVENT_STREAMS } from '../../src/http/tokens.js';
+import { EVENT_STREAMS } from '../../src/app/tokens.js';
 import { ServerSentEventStreams } from '../../src/http/serverSentEventStreams.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { eventually } from '../support/eventually.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { type ConversationEvent, conversationStreamName } from '../../src/events/conversation/conversationEvents.js';
 import type { NewEvent } from '../../src/events/eventStore.js';
-import { type SessionEvent, sessionStreamName } from '../../src/events/session/sessionEvents.js';
+import { type SessionTranscriptEvent, sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import type { SessionSource } from '../../src/events/conversation/sessionSource.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -51,7 +51,7 @@ for (const backend of e2eBackends()) {
     let head = 0;
     const clock = new ManualClock(new Date('2026-03-01T10:00:00Z'));
 
-    const append = async (streamName: string, events: Array<ConversationEvent | SessionEvent>) => {
+    const append = async (streamName: string, events: Array<ConversationEvent | SessionTranscriptEvent>) => {
       const { position } = await service.infrastructure.eventStore.append(streamName, events as unknown as NewEvent[], 'any');
       head = position;
     };
@@ -69,7 +69,7 @@ for (const backend of e2eBackends()) {
         ]);
         await append(sessionStreamName(sessionId), [{ type: 'SessionCreated', data: { sessionId, sessionKey: key, origin, reason: 'new', at: at(minute) } }]);
       }
-      const turn: SessionEvent = {
+      const turn: SessionTranscriptEvent = {
         type: 'TurnRecorded',
         data: {
           turnIndex: 1,

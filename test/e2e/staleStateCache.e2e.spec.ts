@@ -7,7 +7,7 @@ import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { StreamStateStore } from '../../src/events/streamStateStore.js';
 import { conversationDecider } from '../../src/modules/conversations/conversationDecider.js';
 import { followSessionBinding } from '../../src/modules/conversations/sessionBinding.js';
-import { Lifecycle } from '../../src/modules/lifecycle.js';
+import { CommandContext } from '../../src/modules/commandContext.js';
 import { newSessionId, randomSessionIdSuffix } from '../../src/modules/sessions/domain/sessionId.js';
 import { sessionDecider } from '../../src/modules/sessions/sessionDecider.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
@@ -130,7 +130,7 @@ for (const backend of e2eBackends()) {
       expect(reset.body.sessionId).not.toBe(slow);
       expect(await service.infrastructure.eventStore.readStream(sessionStreamName(slow)).catch(() => [])).toEqual([]);
       // The other instance carries on and creates its session, which the conversation no longer points to.
-      await followSessionBinding(service.app.get(Lifecycle), sessionKey, binding.events, OTHER);
+      await followSessionBinding(service.app.get(CommandContext), sessionKey, binding.events, OTHER);
       const events = await service.infrastructure.eventStore.readStream(sessionStreamName(slow));
       expect(events.map((event) => [event.type, event.data.reason])).toEqual([
         ['SessionCreated', 'reset'],

@@ -1,8 +1,8 @@
 // Which conversation an event belongs to, and the lifecycle stream's filter: types, conversation, tenant.
 import { describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '../../src/events/eventStore.js';
-import { matchesLifecycleFilter } from '../../src/modules/events/lifecycleEventFilter.js';
-import { sessionKeyFromEventData, sessionKeyFromStreamName } from '../../src/modules/events/streamSessionKey.js';
+import { matchesLifecycleFilter } from '../../src/modules/eventFeed/lifecycleEventFilter.js';
+import { sessionKeyFromEventData, sessionKeyFromStreamName } from '../../src/modules/eventFeed/streamSessionKey.js';
 
 const event = (streamName: string, type: string, data: object = {}, metadata: object = {}, revision = 0): RecordedEvent => ({
   id: 'e',

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '../../src/errors/ledgerError.js';
 import type { JsonValue } from '../../src/events/eventStore.js';
-import type { MessageInput, SessionEvent, StoredMessage, TurnStatus, TurnUsage } from '../../src/events/session/sessionEvents.js';
+import type { MessageInput, SessionTranscriptEvent, StoredMessage, TurnStatus, TurnUsage } from '../../src/events/session/sessionEvents.js';
 import { decideSession, evolveSession, initialSessionState, type SessionCommand } from '../../src/modules/sessions/sessionDecider.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
 import { toArray } from '../../src/modules/sessions/chunkedList.js';
@@ -35,22 +35,22 @@ const usage = (overrides: Partial<TurnUsage> = {}): TurnUsage => ({
 const stored = (messages: MessageInput[], firstIndex: number, turnIndex: number, seconds: number): StoredMessage[] =>
   messages.map((message, offset) => ({ ...message, index: firstIndex + offset, turnIndex, at: at(seconds) }));
 
-const created: SessionEvent = { type: 'SessionCreated', data: { sessionId: 's1', sessionKey: KEY, origin: source, reason: 'new', at: at(0) } };
+const created: SessionTranscriptEvent = { type: 'SessionCreated', data: { sessionId: 's1', sessionKey: KEY, origin: source, reason: 'new', at: at(0) } };
 const turnRecorded = (
   turnIndex: number,
   firstIndex: number,
   messages: MessageInput[],
   { seconds = turnIndex * 10, turnUsage = usage(), status = 'completed' as TurnStatus } = {},
-): SessionEvent => ({
+): SessionTranscriptEvent => ({
   type: 'TurnRecorded',
   data: { turnIndex, status, messages: stored(messages, firstIndex, turnIndex, seconds), usage: turnUsage, at: at(seconds), slot: 'main' },
 });
 // The target's text is not in the event (schema v2): the rewind route reads it from the transcript.
-const rewound = (fromMessageIndex: number, rewoundCount: number, turnsUndone: number, _targetText: string | null, seconds: number): SessionEvent => ({
+const rewound = (fromMessageIndex: number, rewoundCount: number, turnsUndone: number, _targetText: string | null, seconds: number): SessionTranscriptEvent => ({
   type: 'TranscriptRewound',
   data: { fromMessageIndex, rewoundCount, turnsUndone, at: at(seconds), slot: 'main' },
 });
-const ended: SessionEvent = { type: 'SessionEnded', data: { reason: 'reset', at: at(500) } };
+const ended: SessionTranscriptEvent = { type: 'SessionEnded', data: { reason: 'reset', at: at(500) } };
 
 const recordTurn = (messages: MessageInput[], { turnUsage = usage(), status = 'completed' as TurnStatus, seconds = 100 } = {}): SessionCommand => ({
   type: 'RecordTurn',
@@ -200,7 +200,7 @@ describe('session decider', () => {
   describe('EndSession and ReopenSession', () => {
     const end: SessionCommand = { type: 'EndSession', reason: 'reset', now: at(500) };
     const reopen: SessionCommand = { type: 'ReopenSession', now: at(600) };
-    const reopened: SessionEvent = { type: 'SessionReopened', data: { reason: 'switch', at: at(600) } };
+    const reopened: SessionTranscriptEvent = { type: 'SessionReopened', data: { reason: 'switch', at: at(600) } };
 
     it('ends an active session', () => session.given([created]).when(end).then([ended]));
 
@@ -328,7 +328,7 @@ describe('session decider', () => {
 
   describe('RewriteTranscript', () => {
     const compressed = [system('summary of the conversation'), user('second, condensed')];
-    const rewritten = (messages: StoredMessage[], replacedCount: number): SessionEvent => ({
+    const rewritten = (messages: StoredMessage[], replacedCount: number): SessionTranscriptEvent => ({
       type: 'TranscriptRewritten',
       data: { messages, replacedCount, at: at(100), slot: 'main' },
     });

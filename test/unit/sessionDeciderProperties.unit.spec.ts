@@ -1,6 +1,6 @@
 // Properties of the session decider over seeded random command sequences: replay agrees with live folding.
 import { describe, expect, it } from 'vitest';
-import type { MessageInput, MessageRole, SessionStreamEvent as SessionEvent, TurnStatus } from '../../src/events/session/sessionEvents.js';
+import type { MessageInput, MessageRole, SessionStreamEvent as SessionTranscriptEvent, TurnStatus } from '../../src/events/session/sessionEvents.js';
 import { decideSession, evolveSession, initialSessionState, type SessionCommand, type SessionState } from '../../src/modules/sessions/sessionDecider.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
 import { toArray } from '../../src/modules/sessions/chunkedList.js';
@@ -50,27 +50,27 @@ function randomCommand(random: Random, now: string): SessionCommand {
 }
 
 const source = parseSessionSource({ platform: 'telegram', chatType: 'dm', chatId: '12345' });
-const fold = (state: SessionState, events: SessionEvent[]) => events.reduce(evolveSession, state);
+const fold = (state: SessionState, events: SessionTranscriptEvent[]) => events.reduce(evolveSession, state);
 const live = (state: SessionState) => toArray(state.transcript).filter((message) => !message.deleted);
 
 interface Step {
   command: SessionCommand;
-  events: SessionEvent[];
+  events: SessionTranscriptEvent[];
   before: SessionState;
   after: SessionState;
   /** Every event so far, from SessionCreated on. */
-  history: SessionEvent[];
+  history: SessionTranscriptEvent[];
 }
 
 /** Runs one random sequence, deciding each command on the state folded so far. */
 function* randomRun(seed: number): Generator<Step> {
   const random = randomFrom(seed);
   const start = Date.parse('2026-06-16T09:00:00.000Z');
-  const created: SessionEvent = {
+  const created: SessionTranscriptEvent = {
     type: 'SessionCreated',
     data: { sessionId: `s${seed}`, sessionKey: 'agent:main:telegram:dm:12345', origin: source, reason: 'new', at: new Date(start).toISOString() },
   };
-  const history: SessionEvent[] = [created];
+  const history: SessionTranscriptEvent[] = [created];
   let state = deepFreeze(fold(initialSessionState(), history));
   const length = random.int(1, MAX_COMMANDS);
   for (let step = 1; step <= length; step += 1) {

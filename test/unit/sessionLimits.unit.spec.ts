@@ -1,6 +1,6 @@
 // Limits that depend on a session's state, as decider specifications: transcript length, children, tree depth.
 import { describe, expect, it } from 'vitest';
-import type { SessionEngineEvent, SessionEvent, SessionStreamEvent } from '../../src/events/session/sessionEvents.js';
+import type { SessionExecutionEvent, SessionTranscriptEvent, SessionStreamEvent } from '../../src/events/session/sessionEvents.js';
 import { decideSession, evolveSession, initialSessionState, requireSpawnAllowed, type SessionCommand } from '../../src/modules/sessions/sessionDecider.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
 import { specification } from '../support/deciderSpecification.js';
@@ -16,11 +16,11 @@ const origin = parseSessionSource({ platform: 'cli', chatType: 'dm', chatId: 'li
 const at = (seconds: number) => new Date(Date.parse('2026-06-16T09:00:00.000Z') + seconds * 1000).toISOString();
 const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, lastPromptTokens: null, costUsd: 0 };
 
-const created = (extra: Partial<Extract<SessionEvent, { type: 'SessionCreated' }>['data']> = {}): SessionEvent => ({
+const created = (extra: Partial<Extract<SessionTranscriptEvent, { type: 'SessionCreated' }>['data']> = {}): SessionTranscriptEvent => ({
   type: 'SessionCreated',
   data: { sessionId: 's1', sessionKey: KEY, origin, reason: 'new', at: at(0), ...extra },
 });
-const turn = (turnIndex: number, firstIndex: number, count: number): SessionEvent => ({
+const turn = (turnIndex: number, firstIndex: number, count: number): SessionTranscriptEvent => ({
   type: 'TurnRecorded',
   data: {
     turnIndex,
@@ -37,7 +37,7 @@ const turn = (turnIndex: number, firstIndex: number, count: number): SessionEven
     slot: 'main',
   },
 });
-const child = (id: string): SessionEngineEvent => ({ type: 'ChildSessionCreated', data: { childSessionId: id, kind: 'child', agentName: null, at: at(5) } });
+const child = (id: string): SessionExecutionEvent => ({ type: 'ChildSessionCreated', data: { childSessionId: id, kind: 'child', agentName: null, at: at(5) } });
 const recordTurn = (count: number, maxTranscriptMessages?: number): SessionCommand => ({
   type: 'RecordTurn',
   messages: Array.from({ length: count }, (_, index) => ({ role: 'user' as const, content: `new ${index}` })),
@@ -62,7 +62,10 @@ describe('session limits', () => {
   });
 
   it('counts soft-deleted messages: a rewind makes no room, a rewrite is refused past the limit too', () => {
-    const rewound: SessionEvent = { type: 'TranscriptRewound', data: { fromMessageIndex: 0, rewoundCount: 4, turnsUndone: 1, at: at(2), slot: 'main' } };
+    const rewound: SessionTranscriptEvent = {
+      type: 'TranscriptRewound',
+      data: { fromMessageIndex: 0, rewoundCount: 4, turnsUndone: 1, at: at(2), slot: 'main' },
+    };
     session
       .given([created(), turn(1, 0, 4), rewound])
       .when(recordTurn(1, 4))
@@ -104,9 +107,9 @@ describe('session limits', () => {
   });
 
   it('keeps the depth and the child count through a rollback, which restores only the timeline', () => {
-    const checkpointed: SessionEvent = {
+    const checkpointed: SessionTranscriptEvent = {
       type: 'TurnRecorded',
-      data: { ...(turn(1, 0, 1).data as Extract<SessionEvent, { type: 'TurnRecorded' }>['data']), checkpointId: 'cp-1' },
+      data: { ...(turn(1, 0, 1).data as Extract<SessionTranscriptEvent, { type: 'TurnRecorded' }>['data']), checkpointId: 'cp-1' },
     };
     const history: SessionStreamEvent[] = [created({ parentSessionId: 'p', depth: 2 }), checkpointed, child('c1')];
     const state = fold(history);

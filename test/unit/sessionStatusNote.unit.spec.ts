@@ -1,6 +1,6 @@
 // Status notes: a system line in the transcript that is not a turn (the runtime drift note).
 import { describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../src/events/session/sessionEvents.js';
+import type { SessionTranscriptEvent } from '../../src/events/session/sessionEvents.js';
 import { toArray } from '../../src/modules/sessions/chunkedList.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
 import { decideSession, evolveSession, initialSessionState } from '../../src/modules/sessions/sessionDecider.js';
@@ -9,7 +9,10 @@ import { specification } from '../support/deciderSpecification.js';
 const session = specification({ initialState: initialSessionState, evolve: evolveSession, decide: decideSession });
 const at = '2026-06-16T09:00:00.000Z';
 const origin = parseSessionSource({ platform: 'telegram', chatType: 'dm', chatId: '1' });
-const created: SessionEvent = { type: 'SessionCreated', data: { sessionId: 's1', sessionKey: 'agent:main:telegram:dm:1', origin, reason: 'new', at } };
+const created: SessionTranscriptEvent = {
+  type: 'SessionCreated',
+  data: { sessionId: 's1', sessionKey: 'agent:main:telegram:dm:1', origin, reason: 'new', at },
+};
 const note = { type: 'NoteStatus' as const, text: 'provider changed from codex to claude', reason: 'runtime_drift', now: at };
 
 describe('status notes', () => {

@@ -35,10 +35,11 @@ export interface ForkOrigin {
 }
 
 /**
- * The events the sessions index folds today. Fields marked optional were added later: events recorded
+ * A session's life and its transcript: creation, turns, transcript edits, end and reopening, status notes. The sessions
+ * index folds these. Fields marked optional were added later: events recorded
  * before them lack them, and the fold reads a missing one as its default.
  */
-export type SessionEvent =
+export type SessionTranscriptEvent =
   | {
       type: 'SessionCreated';
       data: {
@@ -81,8 +82,8 @@ export type SessionEvent =
   /** A status line in the transcript that is not a turn (e.g. the runtime session changed because of parameter drift). */
   | { type: 'StatusNoted'; data: { message: StoredMessage; reason: string; at: string; slot?: string } };
 
-/** The session manager and checkpointer's events (as agcore's execution engine has them): turns in flight, memory, slots, time travel, tree. */
-export type SessionEngineEvent =
+/** A session's working state while an agent runs it: turns in flight, checkpoints and rollback, memory, slots, children and destruction. */
+export type SessionExecutionEvent =
   | { type: 'TurnStarted'; data: { turnIndex: number; at: string } }
   /**
    * A started turn nobody recorded, given up so the session is no longer pinned (rollback works again). The turn
@@ -124,9 +125,9 @@ export type SessionEngineEvent =
     }
   | { type: 'SessionDestroyed'; data: { reason: 'destroyed' | 'cascade'; cascadeFrom?: string; at: string } };
 
-export type SessionStreamEvent = SessionEvent | SessionEngineEvent;
+export type SessionStreamEvent = SessionTranscriptEvent | SessionExecutionEvent;
 
-export type SessionEventType = SessionEvent['type'];
+export type SessionTranscriptEventType = SessionTranscriptEvent['type'];
 export type SessionStreamEventType = SessionStreamEvent['type'];
 
 /** `tenant` namespaces the stream (see streamScope.ts); without one it is the default tenant's. */

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { AdminOnly } from '../../http/auth.js';
 import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
 import { PruneConversationsCommand } from '../conversations/commands/pruneConversations.js';
-import { requestMetadata } from '../lifecycle.js';
+import { requestMetadata } from '../commandContext.js';
 
 export const pruneRequestSchema = z.strictObject({ maxAgeDays: z.number().int().min(0).max(36_500) });
 

@@ -7,9 +7,9 @@ import type { z } from 'zod';
 import type { LedgerConfig } from '../../config/config.js';
 import { conversationStreamName, type ResumeReason } from '../../events/conversation/conversationEvents.js';
 import { sessionStreamName } from '../../events/session/sessionEvents.js';
-import { CONFIG } from '../../http/tokens.js';
+import { CONFIG } from '../../app/tokens.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
-import { Lifecycle, requestMetadata } from '../lifecycle.js';
+import { CommandContext, requestMetadata } from '../commandContext.js';
 import { sessionContextPrompt } from '../sessions/domain/sessionContextPrompt.js';
 import { sessionDecider } from '../sessions/sessionDecider.js';
 import { ChangeConversationCommand, type ConversationChange, type ConversationChangeResult } from './commands/changeConversation.js';
@@ -32,7 +32,7 @@ import { requestTenant } from '../../http/auth.js';
 export class ConversationsController {
   constructor(
     private readonly commands: CommandBus,
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
     @Inject(CONFIG) private readonly config: LedgerConfig,
   ) {}
 
@@ -57,9 +57,9 @@ export class ConversationsController {
   @ApiOperation({ summary: 'The routing entry of a session key (URL-encoded)' })
   async get(@Param('key') key: string, @Req() request: Request) {
     const tenant = requestTenant(request);
-    const conversation = await this.lifecycle.streams.load(conversationStreamName(validSessionKey(key), tenant), conversationDecider);
+    const conversation = await this.commandContext.streams.load(conversationStreamName(validSessionKey(key), tenant), conversationDecider);
     if (conversation.state.status !== 'open') throw conversationNotFound();
-    const session = await this.lifecycle.streams.load(sessionStreamName(conversation.state.sessionId!, tenant), sessionDecider);
+    const session = await this.commandContext.streams.load(sessionStreamName(conversation.state.sessionId!, tenant), sessionDecider);
     return {
       ...conversationEntry(conversation.state, session.state),
       revision: conversation.revision,
@@ -115,7 +115,7 @@ export class ConversationsController {
   @Get('conversations/:key/context')
   @ApiOperation({ summary: 'The session context block of the system prompt, optionally with PII redacted' })
   async context(@Param('key') key: string, @ValidQuery(contextQuerySchema) query: z.infer<typeof contextQuerySchema>, @Req() request: Request) {
-    const conversation = await this.lifecycle.streams.load(conversationStreamName(validSessionKey(key), requestTenant(request)), conversationDecider);
+    const conversation = await this.commandContext.streams.load(conversationStreamName(validSessionKey(key), requestTenant(request)), conversationDecider);
     if (conversation.state.status !== 'open' || !conversation.state.origin) throw conversationNotFound();
     // The settings the conversation was resolved with, not the server's current ones (a resolve may override them);
     // a conversation opened before they were kept falls back to the server's.

@@ -8,14 +8,14 @@ import { z } from 'zod';
 import { conversationStreamName, type QueuedMessage } from '../../events/conversation/conversationEvents.js';
 import type { JsonObject, JsonValue } from '../../events/eventStore.js';
 import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
-import { Lifecycle, requestMetadata } from '../lifecycle.js';
+import { CommandContext, requestMetadata } from '../commandContext.js';
 import { ChangeConversationCommand, type ConversationChangeResult } from './commands/changeConversation.js';
 import { conversationDecider, conversationNotFound, queueDepth } from './conversationDecider.js';
 import { validSessionKey } from './conversationRequests.js';
 import { requestTenant } from '../../http/auth.js';
 import { jsonObject, jsonValue } from '../../http/jsonValues.js';
 import type { LedgerConfig } from '../../config/config.js';
-import { CONFIG } from '../../http/tokens.js';
+import { CONFIG } from '../../app/tokens.js';
 import { requireMessageSizesWithinLimit } from '../sessions/messageLimits.js';
 
 export const enqueueRequestSchema = z.strictObject({
@@ -37,7 +37,7 @@ export const enqueueRequestSchema = z.strictObject({
 export class QueueController {
   constructor(
     private readonly commands: CommandBus,
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
     @Inject(CONFIG) private readonly config: LedgerConfig,
   ) {}
 
@@ -54,7 +54,7 @@ export class QueueController {
       media: body.message.media as JsonValue[],
       sender: body.message.sender as JsonObject | null,
       metadata: body.message.metadata as JsonObject | null,
-      queuedAt: this.lifecycle.now(),
+      queuedAt: this.commandContext.now(),
     };
     const result: ConversationChangeResult = await this.commands.execute(
       new ChangeConversationCommand(validSessionKey(key), { type: 'enqueue', message }, requestMetadata(request)),
@@ -92,7 +92,7 @@ export class QueueController {
   @Get()
   @ApiOperation({ summary: 'The slot, the overflow and the depth' })
   async get(@Param('key') key: string, @Req() request: Request) {
-    const loaded = await this.lifecycle.streams.load(conversationStreamName(validSessionKey(key), requestTenant(request)), conversationDecider);
+    const loaded = await this.commandContext.streams.load(conversationStreamName(validSessionKey(key), requestTenant(request)), conversationDecider);
     if (loaded.state.status !== 'open') throw conversationNotFound();
     return {
       slot: loaded.state.queue.slot,

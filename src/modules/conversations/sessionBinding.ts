@@ -2,7 +2,7 @@
 import { type ConversationEvent, conversationStreamName } from '../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../events/eventStore.js';
 import { sessionStreamName } from '../../events/session/sessionEvents.js';
-import type { Lifecycle } from '../lifecycle.js';
+import type { CommandContext } from '../commandContext.js';
 import { sessionDecider } from '../sessions/sessionDecider.js';
 import { conversationDecider } from './conversationDecider.js';
 import { sessionFollowUpsOf } from './sessionFollowUps.js';
@@ -13,7 +13,7 @@ import { sessionFollowUpsOf } from './sessionFollowUps.js';
  * Returns the highest position written.
  */
 export async function followSessionBinding(
-  lifecycle: Lifecycle,
+  commandContext: CommandContext,
   sessionKey: string,
   events: readonly ConversationEvent[],
   metadata: EventMetadata,
@@ -23,12 +23,12 @@ export async function followSessionBinding(
   for (const event of events) {
     const followUps = sessionFollowUpsOf(sessionKey, event);
     for (const { sessionId, command } of followUps) {
-      const written = await lifecycle.streams.handle(sessionStreamName(sessionId, metadata.tenant), sessionDecider, command, metadata);
+      const written = await commandContext.streams.handle(sessionStreamName(sessionId, metadata.tenant), sessionDecider, command, metadata);
       position = Math.max(position, written.position);
     }
     if (event.type === 'SessionBound') lastBound = event.data.sessionId;
   }
-  if (lastBound) position = Math.max(position, await endIfSupersededMeanwhile(lifecycle, sessionKey, lastBound, metadata));
+  if (lastBound) position = Math.max(position, await endIfSupersededMeanwhile(commandContext, sessionKey, lastBound, metadata));
   return position;
 }
 
@@ -38,13 +38,13 @@ export async function followSessionBinding(
  * still ended. Its end is then this request's to write. Either this read sees that other binding, or the other
  * request's end came after the session was written here and ended it.
  */
-async function endIfSupersededMeanwhile(lifecycle: Lifecycle, sessionKey: string, sessionId: string, metadata: EventMetadata): Promise<number> {
-  const conversation = await lifecycle.streams.load(conversationStreamName(sessionKey, metadata.tenant), conversationDecider);
+async function endIfSupersededMeanwhile(commandContext: CommandContext, sessionKey: string, sessionId: string, metadata: EventMetadata): Promise<number> {
+  const conversation = await commandContext.streams.load(conversationStreamName(sessionKey, metadata.tenant), conversationDecider);
   if (conversation.state.sessionId === null || conversation.state.sessionId === sessionId) return 0;
-  const ended = await lifecycle.streams.handle(
+  const ended = await commandContext.streams.handle(
     sessionStreamName(sessionId, metadata.tenant),
     sessionDecider,
-    { type: 'EndSession', reason: 'superseded', now: lifecycle.now() },
+    { type: 'EndSession', reason: 'superseded', now: commandContext.now() },
     metadata,
   );
   return ended.position;

@@ -5,7 +5,7 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { AdminOnly } from '../../http/auth.js';
 import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
-import { requestMetadata } from '../lifecycle.js';
+import { requestMetadata } from '../commandContext.js';
 import { EraseConversationCommand, type EraseConversationResult } from './commands/eraseConversation.js';
 import { type EraseRequest, eraseRequestSchema } from './erasureRequests.js';
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ValidationError } from '../../errors/ledgerError.js';
 import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
 import { gatewayIdSchema } from '../conversations/conversationRequests.js';
-import { requestMetadata } from '../lifecycle.js';
+import { requestMetadata } from '../commandContext.js';
 import { RecordGatewayStartedCommand } from './commands/recordGatewayStart.js';
 import { RecordGatewayStoppedCommand, RecordGatewayStoppingCommand } from './commands/recordGatewayStop.js';
 

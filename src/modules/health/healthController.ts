@@ -6,7 +6,7 @@ import type { DataSource } from 'typeorm';
 import type { EventStore } from '../../events/eventStore.js';
 import type { ProjectionRunner } from '../../projections/projectionRunner.js';
 import { Public } from '../../http/auth.js';
-import { CONFIG, EVENT_STORE, LOG_HORIZON, PROJECTIONS, READ_MODELS } from '../../http/tokens.js';
+import { CONFIG, EVENT_STORE, LOG_HORIZON, PROJECTIONS, READ_MODELS } from '../../app/tokens.js';
 import type { LedgerConfig } from '../../config/config.js';
 import { describeHorizonHolder, type LogHorizonProbe } from '../../events/postgres/logHorizon.js';
 

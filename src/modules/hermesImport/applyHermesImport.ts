@@ -11,7 +11,7 @@ import { StreamStateStore } from '../../events/streamStateStore.js';
 import { eventSchemaHistory } from '../../events/upcasting/eventSchemaVersions.js';
 import { ImportJobsCommand, ImportJobsHandler } from '../jobs/commands/scheduleJob.js';
 import { definitionsFromJobsJson } from '../jobs/jobsJsonImport.js';
-import { Lifecycle } from '../lifecycle.js';
+import { CommandContext } from '../commandContext.js';
 import type { HermesExport } from './hermesHome.js';
 import { importEventId, importedJobId } from './importEventId.js';
 import type { ImportPlan, PlannedStream } from './planHermesImport.js';
@@ -109,8 +109,8 @@ export async function applyHermesImport(
 
   // Jobs go through the jobs module's own import (schedules parsed, JOB_EXISTS for ids taken), one at a time so
   // that one bad entry is reported instead of refusing the file.
-  const lifecycle = new Lifecycle(new StreamStateStore(store, new BoundedStateCache({ maxEntries: 0 }), systemClock), systemClock, config);
-  const importJobs = new ImportJobsHandler(lifecycle);
+  const commandContext = new CommandContext(new StreamStateStore(store, new BoundedStateCache({ maxEntries: 0 }), systemClock), systemClock, config);
+  const importJobs = new ImportJobsHandler(commandContext);
   for (const raw of plan.jobs) {
     const job = raw.id === undefined || raw.id === null || raw.id === '' ? { ...raw, id: importedJobId(raw) } : raw;
     const label = String(job.id);

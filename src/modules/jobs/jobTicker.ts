@@ -6,7 +6,7 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../../clock.js';
 import type { LedgerConfig } from '../../config/config.js';
 import type { EventStore } from '../../events/eventStore.js';
-import { CLOCK, CONFIG, EVENT_STORE, LOGGER, PROJECTIONS, READ_MODELS } from '../../http/tokens.js';
+import { CLOCK, CONFIG, EVENT_STORE, LOGGER, PROJECTIONS, READ_MODELS } from '../../app/tokens.js';
 import type { Logger } from '../../logging/logger.js';
 import type { ProjectionRunner } from '../../projections/projectionRunner.js';
 import { FireJobCommand, type FireJobResult } from './commands/fireJob.js';

@@ -9,9 +9,9 @@ import { ValidationError } from '../../errors/ledgerError.js';
 import { jobStreamName } from '../../events/job/jobEvents.js';
 import { requestTenant } from '../../http/auth.js';
 import { ReadsProjections } from '../../http/readYourWrites.js';
-import { READ_MODELS } from '../../http/tokens.js';
+import { READ_MODELS } from '../../app/tokens.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
-import { Lifecycle, requestMetadata } from '../lifecycle.js';
+import { CommandContext, requestMetadata } from '../commandContext.js';
 import { ChangeJobCommand, type JobChange } from './commands/changeJob.js';
 import { FireJobCommand, type FireJobResult } from './commands/fireJob.js';
 import { ImportJobsCommand, type ImportJobsResult, ScheduleJobCommand, type JobWriteResult } from './commands/scheduleJob.js';
@@ -34,7 +34,7 @@ function validFireId(fireId: string): string {
 export class JobsController {
   constructor(
     private readonly commands: CommandBus,
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
     @Inject(READ_MODELS) private readonly readModels: DataSource,
   ) {}
 
@@ -76,7 +76,7 @@ export class JobsController {
   @Get(':id')
   @ApiOperation({ summary: 'One job, folded from its stream, with its most recent fires' })
   async get(@Param('id') id: string, @Req() request: Request) {
-    const { state, revision, position } = await this.lifecycle.streams.load(jobStreamName(validJobId(id), requestTenant(request)), jobDecider);
+    const { state, revision, position } = await this.commandContext.streams.load(jobStreamName(validJobId(id), requestTenant(request)), jobDecider);
     if (state.status === 'absent' || state.status === 'removed') throw jobNotFound(id);
     return { ...toJobView(state), recentFires: recentFiresView(state), revision, position };
   }

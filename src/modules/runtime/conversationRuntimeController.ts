@@ -9,7 +9,7 @@ import { runtimeSessionStreamName } from '../../events/runtime/runtimeSessionEve
 import { requestTenant } from '../../http/auth.js';
 import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
 import { validSessionKey } from '../conversations/conversationRequests.js';
-import { Lifecycle, requestMetadata } from '../lifecycle.js';
+import { CommandContext, requestMetadata } from '../commandContext.js';
 import { DetachRuntimeCommand } from './commands/detachRuntime.js';
 import { requireConversation, StartRuntimeTurnCommand } from './commands/startRuntimeTurn.js';
 import { runtimeBindingDecider } from './runtimeBindingDecider.js';
@@ -22,7 +22,7 @@ import { runtimeBindingView } from './runtimeViews.js';
 export class ConversationRuntimeController {
   constructor(
     private readonly commands: CommandBus,
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
   ) {}
 
   @Post('turns')
@@ -82,10 +82,12 @@ export class ConversationRuntimeController {
   private async load(key: string, request: Request) {
     const sessionKey = validSessionKey(key);
     const tenant = requestTenant(request);
-    await requireConversation(this.lifecycle, sessionKey, tenant);
-    const binding = await this.lifecycle.streams.load(runtimeBindingStreamName(sessionKey, tenant), runtimeBindingDecider);
+    await requireConversation(this.commandContext, sessionKey, tenant);
+    const binding = await this.commandContext.streams.load(runtimeBindingStreamName(sessionKey, tenant), runtimeBindingDecider);
     const runtimeSessionId = binding.state.runtimeSessionId;
-    const runtime = runtimeSessionId ? await this.lifecycle.streams.load(runtimeSessionStreamName(runtimeSessionId, tenant), runtimeSessionDecider) : undefined;
+    const runtime = runtimeSessionId
+      ? await this.commandContext.streams.load(runtimeSessionStreamName(runtimeSessionId, tenant), runtimeSessionDecider)
+      : undefined;
     return { sessionKey, binding, runtime };
   }
 }

@@ -8,7 +8,7 @@ import { runtimeBindingStreamName } from '../../events/runtime/runtimeBindingEve
 import { runtimeSessionStreamName } from '../../events/runtime/runtimeSessionEvents.js';
 import { requestTenant } from '../../http/auth.js';
 import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
-import { Lifecycle, requestMetadata } from '../lifecycle.js';
+import { CommandContext, requestMetadata } from '../commandContext.js';
 import { ChangeRuntimeSessionCommand, type RuntimeSessionChange, type RuntimeSessionChangeResult } from './commands/changeRuntimeSession.js';
 import { runtimeBindingDecider } from './runtimeBindingDecider.js';
 import { approvalRequestSchema, questionAnswerRequestSchema, validWaitId, workerEventRequestSchema, workerReport } from './runtimeRequests.js';
@@ -21,7 +21,7 @@ import { runtimeSessionView } from './runtimeViews.js';
 export class RuntimeSessionsController {
   constructor(
     private readonly commands: CommandBus,
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
   ) {}
 
   @Post('events')
@@ -92,11 +92,11 @@ export class RuntimeSessionsController {
   @ApiOperation({ summary: 'One runtime session: provider, model, state, turns, last error, bound conversations, waits' })
   async get(@Param('id') id: string, @Req() request: Request) {
     const tenant = requestTenant(request);
-    const runtime = await this.lifecycle.streams.load(runtimeSessionStreamName(validRuntimeSessionId(id), tenant), runtimeSessionDecider);
+    const runtime = await this.commandContext.streams.load(runtimeSessionStreamName(validRuntimeSessionId(id), tenant), runtimeSessionDecider);
     if (runtime.state.status === 'absent') throw runtimeSessionNotFound(id);
     // Only the conversation that started it can bind it (there is no rebind to another conversation): check that one still does.
     const sessionKey = runtime.state.sessionKey!;
-    const binding = await this.lifecycle.streams.load(runtimeBindingStreamName(sessionKey, tenant), runtimeBindingDecider);
+    const binding = await this.commandContext.streams.load(runtimeBindingStreamName(sessionKey, tenant), runtimeBindingDecider);
     const boundConversations = binding.state.runtimeSessionId === id ? [sessionKey] : [];
     return { ...runtimeSessionView(runtime.state, boundConversations), revision: runtime.revision, position: Math.max(runtime.position, binding.position) };
   }

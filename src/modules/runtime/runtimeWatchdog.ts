@@ -8,7 +8,7 @@ import type { LedgerConfig } from '../../config/config.js';
 import { quoteIdentifier } from '../../database/migrate.js';
 import type { EventStore } from '../../events/eventStore.js';
 import type { InterruptReason } from '../../events/runtime/runtimeSessionEvents.js';
-import { CLOCK, CONFIG, EVENT_STORE, LOGGER, PROJECTIONS, READ_MODELS } from '../../http/tokens.js';
+import { CLOCK, CONFIG, EVENT_STORE, LOGGER, PROJECTIONS, READ_MODELS } from '../../app/tokens.js';
 import type { Logger } from '../../logging/logger.js';
 import type { ProjectionRunner } from '../../projections/projectionRunner.js';
 import { ChangeSessionCommand, type SessionChangeResult } from '../sessions/commands/changeSession.js';

@@ -4,15 +4,15 @@ import type { Request } from 'express';
 import { requestTenant } from '../../http/auth.js';
 import { sessionStreamName } from '../../events/session/sessionEvents.js';
 import type { LoadedState } from '../../events/streamStateStore.js';
-import { type Lifecycle, requestMetadata } from '../lifecycle.js';
+import { type CommandContext, requestMetadata } from '../commandContext.js';
 import { ChangeSessionCommand, type SessionChange, type SessionChangeResult } from './commands/changeSession.js';
 import { sessionDecider, sessionNotFound } from './sessionDecider.js';
 import type { SessionState } from './sessionState.js';
 import { validSessionId } from './sessionRequests.js';
 
 /** The current state, or SESSION_NOT_FOUND. */
-export async function loadSession(lifecycle: Lifecycle, id: string, request: Request): Promise<LoadedState<SessionState>> {
-  const loaded = await lifecycle.streams.load(sessionStreamName(validSessionId(id), requestTenant(request)), sessionDecider);
+export async function loadSession(commandContext: CommandContext, id: string, request: Request): Promise<LoadedState<SessionState>> {
+  const loaded = await commandContext.streams.load(sessionStreamName(validSessionId(id), requestTenant(request)), sessionDecider);
   if (loaded.source === 'empty') throw sessionNotFound(id);
   return loaded;
 }

@@ -5,7 +5,7 @@ import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { z } from 'zod';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
-import { Lifecycle } from '../lifecycle.js';
+import { CommandContext } from '../commandContext.js';
 import { lastItem } from './chunkedList.js';
 import { changeSession, loadSession } from './sessionAccess.js';
 import { checkpointRequestSchema, checkpointsQuerySchema, rollbackRequestSchema } from './sessionRequests.js';
@@ -16,7 +16,7 @@ import { listCheckpoints } from './sessionState.js';
 export class SessionCheckpointsController {
   constructor(
     private readonly commands: CommandBus,
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
   ) {}
 
   @Post('checkpoints')
@@ -40,7 +40,7 @@ export class SessionCheckpointsController {
   @ApiQuery({ name: 'limit', required: false })
   @ApiQuery({ name: 'before', required: false, description: "Older than this revision: the previous page's nextBefore" })
   async list(@Param('id') id: string, @ValidQuery(checkpointsQuerySchema) query: z.infer<typeof checkpointsQuerySchema>, @Req() request: Request) {
-    const { state, revision, position } = await loadSession(this.lifecycle, id, request);
+    const { state, revision, position } = await loadSession(this.commandContext, id, request);
     const listed =
       state.status === 'destroyed' ? [] : listCheckpoints(state).filter((checkpoint) => query.before === undefined || checkpoint.revision < query.before);
     const page = listed.slice(0, query.limit);

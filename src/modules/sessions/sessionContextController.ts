@@ -6,7 +6,7 @@ import type { Request } from 'express';
 import type { z } from 'zod';
 import type { JsonObject, JsonValue } from '../../events/eventStore.js';
 import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
-import { Lifecycle } from '../lifecycle.js';
+import { CommandContext } from '../commandContext.js';
 import { changeSession, loadSession } from './sessionAccess.js';
 import { memoryRequestSchema, slotRequestSchema, validMemoryName, validSlotName } from './sessionRequests.js';
 import { slotsView } from './sessionStateView.js';
@@ -16,13 +16,13 @@ import { slotsView } from './sessionStateView.js';
 export class SessionContextController {
   constructor(
     private readonly commands: CommandBus,
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
   ) {}
 
   @Get('memory')
   @ApiOperation({ summary: 'Session memory entries by name: value, metadata, created and updated at' })
   async memory(@Param('id') id: string, @Req() request: Request) {
-    const { state, revision, position } = await loadSession(this.lifecycle, id, request);
+    const { state, revision, position } = await loadSession(this.commandContext, id, request);
     return { sessionId: state.sessionId, entries: state.memory, revision, position };
   }
 
@@ -58,7 +58,7 @@ export class SessionContextController {
   @Get('slots')
   @ApiOperation({ summary: 'Context slots with their live message counts, and which is current' })
   async slots(@Param('id') id: string, @Req() request: Request) {
-    const { state, revision, position } = await loadSession(this.lifecycle, id, request);
+    const { state, revision, position } = await loadSession(this.commandContext, id, request);
     return { sessionId: state.sessionId, currentSlot: state.currentSlot, slots: slotsView(state), revision, position };
   }
 

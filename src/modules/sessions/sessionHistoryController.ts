@@ -7,11 +7,11 @@ import { conversationStreamName } from '../../events/conversation/conversationEv
 import type { EventStore, RecordedEvent } from '../../events/eventStore.js';
 import { StreamNotFoundError } from '../../events/eventStoreErrors.js';
 import { sessionStreamName } from '../../events/session/sessionEvents.js';
-import { EVENT_STORE } from '../../http/tokens.js';
+import { EVENT_STORE } from '../../app/tokens.js';
 import { ValidQuery } from '../../http/zodValidation.js';
 import { conversationNotFound } from '../conversations/conversationDecider.js';
 import { validSessionKey } from '../conversations/conversationRequests.js';
-import { Lifecycle } from '../lifecycle.js';
+import { CommandContext } from '../commandContext.js';
 import { requestTenant } from '../../http/auth.js';
 import { loadSession } from './sessionAccess.js';
 import { recordedEventView } from './recordedEventView.js';
@@ -25,7 +25,7 @@ import { stateAsOf } from './stateAsOf.js';
 export class SessionHistoryController {
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
   ) {}
 
   @Get('sessions/:id/events')
@@ -51,11 +51,11 @@ export class SessionHistoryController {
   @ApiQuery({ name: 'at', required: false })
   async state(@Param('id') id: string, @ValidQuery(stateQuerySchema) query: z.infer<typeof stateQuerySchema>, @Req() request: Request) {
     if (query.revision === undefined && query.at === undefined) {
-      const { state, revision, position } = await loadSession(this.lifecycle, id, request);
+      const { state, revision, position } = await loadSession(this.commandContext, id, request);
       return sessionStateView(state, { revision, position });
     }
     const bound = query.revision !== undefined ? { revision: query.revision } : { at: new Date(query.at!) };
-    const then = await stateAsOf(this.lifecycle.streams, sessionStreamName(validSessionId(id), requestTenant(request)), sessionDecider, bound, () =>
+    const then = await stateAsOf(this.commandContext.streams, sessionStreamName(validSessionId(id), requestTenant(request)), sessionDecider, bound, () =>
       sessionNotFound(id),
     );
     return sessionStateView(then.state, then);

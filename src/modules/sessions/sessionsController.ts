@@ -6,9 +6,9 @@ import type { Request } from 'express';
 import type { z } from 'zod';
 import type { LedgerConfig } from '../../config/config.js';
 import type { MessageInput } from '../../events/session/sessionEvents.js';
-import { CONFIG } from '../../http/tokens.js';
+import { CONFIG } from '../../app/tokens.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
-import { Lifecycle, requestMetadata } from '../lifecycle.js';
+import { CommandContext, requestMetadata } from '../commandContext.js';
 import { DestroySessionCommand, type DestroySessionResult } from './commands/destroySession.js';
 import { changeSession, loadSession } from './sessionAccess.js';
 import { destroyQuerySchema, rewindRequestSchema, rewriteRequestSchema, transcriptQuerySchema, turnRequestSchema, validSessionId } from './sessionRequests.js';
@@ -23,14 +23,14 @@ import { requireTurnUsageWithinLimit } from './usageLimits.js';
 export class SessionsController {
   constructor(
     private readonly commands: CommandBus,
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
     @Inject(CONFIG) private readonly config: LedgerConfig,
   ) {}
 
   @Get(':id')
   @ApiOperation({ summary: 'A session: status, counters, turn count, parent, current slot (folded from its stream)' })
   async get(@Param('id') id: string, @Req() request: Request) {
-    const { state, revision, position } = await loadSession(this.lifecycle, id, request);
+    const { state, revision, position } = await loadSession(this.commandContext, id, request);
     return sessionSummary(state, revision, position);
   }
 
@@ -81,7 +81,7 @@ export class SessionsController {
   @Get(':id/transcript')
   @ApiOperation({ summary: 'The transcript; ?includeDeleted=true shows soft-deleted messages flagged; ?slot= one context slot only' })
   async transcript(@Param('id') id: string, @ValidQuery(transcriptQuerySchema) query: z.infer<typeof transcriptQuerySchema>, @Req() request: Request) {
-    const { state, revision, position } = await loadSession(this.lifecycle, id, request);
+    const { state, revision, position } = await loadSession(this.commandContext, id, request);
     const all = toArray(state.transcript);
     const inSlot = query.slot === undefined ? all : all.filter((message) => message.slot === query.slot);
     const messages = query.includeDeleted ? inSlot : inSlot.filter((message) => !message.deleted).map(({ deleted: _deleted, ...message }) => message);

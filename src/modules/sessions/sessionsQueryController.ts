@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { Clock } from '../../clock.js';
 import { requestTenant } from '../../http/auth.js';
 import { ReadsProjections } from '../../http/readYourWrites.js';
-import { CLOCK, PROJECTIONS, READ_MODELS } from '../../http/tokens.js';
+import { CLOCK, PROJECTIONS, READ_MODELS } from '../../app/tokens.js';
 import { conversationStreamName } from '../../events/conversation/conversationEvents.js';
 import { sessionStreamName } from '../../events/session/sessionEvents.js';
 import { streamParked } from '../../projections/parkedStreams.js';

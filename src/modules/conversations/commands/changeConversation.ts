@@ -3,7 +3,7 @@ import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { type ConversationEvent, conversationStreamName, type QueuedMessage, type ResumeReason } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
-import { Lifecycle } from '../../lifecycle.js';
+import { CommandContext } from '../../commandContext.js';
 import { type ConversationRuntimeEndResult, EndConversationRuntimeCommand } from '../../runtime/commands/endConversationRuntime.js';
 import { sessionDecider, sessionDestroyed } from '../../sessions/sessionDecider.js';
 import { type ConversationCommand, conversationDecider, conversationNotFound, type ConversationState } from '../conversationDecider.js';
@@ -50,18 +50,18 @@ export interface ConversationChangeResult {
 @CommandHandler(ChangeConversationCommand)
 export class ChangeConversationHandler implements ICommandHandler<ChangeConversationCommand, ConversationChangeResult> {
   constructor(
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
     private readonly commands: CommandBus,
   ) {}
 
   async execute({ sessionKey, change, metadata }: ChangeConversationCommand): Promise<ConversationChangeResult> {
-    const { lifecycle } = this;
+    const { commandContext } = this;
     // The runtime binding ends first: a crash between the two leaves a conversation that was asked for a new thread
     // without one, which the next runtime turn binds anyway, never a new session still on the old thread.
     const runtime = await this.endRuntime(sessionKey, change, metadata);
     let previousSessionId: string | null = null;
     let decidedOn: ConversationState | undefined;
-    const result = await lifecycle.streams.handle(
+    const result = await commandContext.streams.handle(
       conversationStreamName(sessionKey, metadata.tenant),
       conversationDecider,
       async (state) => {
@@ -72,10 +72,10 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
       },
       metadata,
     );
-    const position = Math.max(result.position, runtime?.position ?? 0, await followSessionBinding(lifecycle, sessionKey, result.events, metadata));
+    const position = Math.max(result.position, runtime?.position ?? 0, await followSessionBinding(commandContext, sessionKey, result.events, metadata));
     // A pruned conversation has no current session any more.
     const session = result.state.sessionId
-      ? await lifecycle.streams.load(sessionStreamName(result.state.sessionId, metadata.tenant), sessionDecider)
+      ? await commandContext.streams.load(sessionStreamName(result.state.sessionId, metadata.tenant), sessionDecider)
       : undefined;
     return {
       sessionKey,
@@ -96,7 +96,7 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
     if (change.type !== 'reset' && change.type !== 'suspend') return undefined;
     if (change.keepRuntime) return { detachedRuntimeSessionId: null, interruptedTurnId: null, position: 0 };
     // Nothing is written for a conversation that is not there: the conversation's own decision answers 404 below.
-    const conversation = await this.lifecycle.streams.load(conversationStreamName(sessionKey, metadata.tenant), conversationDecider);
+    const conversation = await this.commandContext.streams.load(conversationStreamName(sessionKey, metadata.tenant), conversationDecider);
     if (conversation.state.status !== 'open') throw conversationNotFound();
     const turnInFlight = change.type === 'suspend' ? 'ignore' : change.force ? 'interrupt' : 'refuse';
     const reason = change.type === 'reset' ? 'conversation_reset' : 'conversation_suspended';
@@ -104,15 +104,15 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
   }
 
   private async toCommand(change: ConversationChange, state: ConversationState, tenant: string | undefined): Promise<ConversationCommand> {
-    const now = this.lifecycle.now();
+    const now = this.commandContext.now();
     switch (change.type) {
       case 'reset': {
-        const current = await this.lifecycle.streams.load(sessionStreamName(state.sessionId!, tenant), sessionDecider);
-        return { type: 'ResetConversation', newSessionId: this.lifecycle.newSessionId(), currentSessionHadActivity: current.state.turnCount > 0, now };
+        const current = await this.commandContext.streams.load(sessionStreamName(state.sessionId!, tenant), sessionDecider);
+        return { type: 'ResetConversation', newSessionId: this.commandContext.newSessionId(), currentSessionHadActivity: current.state.turnCount > 0, now };
       }
       case 'switch': {
         // A destroyed session keeps its history for audit but never comes back to life.
-        const target = await this.lifecycle.streams.load(sessionStreamName(change.sessionId, tenant), sessionDecider);
+        const target = await this.commandContext.streams.load(sessionStreamName(change.sessionId, tenant), sessionDecider);
         if (target.state.status === 'destroyed') throw sessionDestroyed(change.sessionId);
         return { type: 'SwitchSession', sessionId: change.sessionId, now };
       }
@@ -128,8 +128,8 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
         return {
           type: 'EnqueueMessage',
           message: change.message,
-          cap: this.lifecycle.queueSettings.cap,
-          mergeText: this.lifecycle.queueSettings.mergeText,
+          cap: this.commandContext.queueSettings.cap,
+          mergeText: this.commandContext.queueSettings.mergeText,
           now,
         };
       case 'dequeue':

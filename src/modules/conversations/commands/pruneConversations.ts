@@ -5,8 +5,8 @@ import type { DataSource } from 'typeorm';
 import type { LedgerConfig } from '../../../config/config.js';
 import { quoteIdentifier } from '../../../database/migrate.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
-import { CONFIG, READ_MODELS } from '../../../http/tokens.js';
-import { Lifecycle } from '../../lifecycle.js';
+import { CONFIG, READ_MODELS } from '../../../app/tokens.js';
+import { CommandContext } from '../../commandContext.js';
 import { ChangeConversationCommand, type ConversationChangeResult } from './changeConversation.js';
 
 export class PruneConversationsCommand {
@@ -19,7 +19,7 @@ export class PruneConversationsCommand {
 @CommandHandler(PruneConversationsCommand)
 export class PruneConversationsHandler implements ICommandHandler<PruneConversationsCommand> {
   constructor(
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
     private readonly commands: CommandBus,
     @Inject(READ_MODELS) private readonly readModels: DataSource,
     @Inject(CONFIG) private readonly config: LedgerConfig,
@@ -27,7 +27,7 @@ export class PruneConversationsHandler implements ICommandHandler<PruneConversat
 
   async execute({ maxAgeDays, metadata }: PruneConversationsCommand) {
     if (maxAgeDays === 0) return { maxAgeDays, pruned: [], position: 0 };
-    const olderThan = new Date(this.lifecycle.clock.now().getTime() - maxAgeDays * 86_400_000).toISOString();
+    const olderThan = new Date(this.commandContext.clock.now().getTime() - maxAgeDays * 86_400_000).toISOString();
     const table = `${quoteIdentifier(this.config.readModelSchema)}.conversation_entries`;
     // Every tenant's: prune is an admin operation.
     const candidates: Array<{ tenant: string; session_key: string }> = await this.readModels.query(

@@ -3,7 +3,7 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
-import { Lifecycle } from '../../lifecycle.js';
+import { CommandContext } from '../../commandContext.js';
 import { type SessionKeyOptions, sessionKeyFor } from '../../sessions/domain/sessionKey.js';
 import { earlierSessionKeysFor } from '../../sessions/domain/sessionKeyAliases.js';
 import type { SessionSource } from '../../../events/conversation/sessionSource.js';
@@ -40,11 +40,11 @@ export interface ResolveSessionResult {
 
 @CommandHandler(ResolveSessionCommand)
 export class ResolveSessionHandler implements ICommandHandler<ResolveSessionCommand, ResolveSessionResult> {
-  constructor(private readonly lifecycle: Lifecycle) {}
+  constructor(private readonly commandContext: CommandContext) {}
 
   async execute(command: ResolveSessionCommand): Promise<ResolveSessionResult> {
-    const { lifecycle } = this;
-    const settings = lifecycle.settings;
+    const { commandContext } = this;
+    const settings = commandContext.settings;
     const isolation = {
       groupSessionsPerUser: command.options.groupSessionsPerUser ?? settings.groupSessionsPerUser,
       threadSessionsPerUser: command.options.threadSessionsPerUser ?? settings.threadSessionsPerUser,
@@ -54,7 +54,7 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
       { agent: command.options.agent ?? settings.agent, ...isolation, whatsappAliases: settings.whatsappAliases, escapeIds: settings.escapeKeyIds },
       command.metadata.tenant,
     );
-    const result = await lifecycle.streams.handle(
+    const result = await commandContext.streams.handle(
       conversationStreamName(sessionKey, command.metadata.tenant),
       conversationDecider,
       async (state) => ({
@@ -64,21 +64,21 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
         gatewayId: command.gatewayId,
         forceNew: command.forceNew,
         isolation,
-        newSessionId: lifecycle.newSessionId(),
+        newSessionId: commandContext.newSessionId(),
         currentSessionHadActivity: await this.hadActivity(state, command.forceNew, command.metadata.tenant),
         freshnessSeconds: settings.resumeFreshnessSeconds,
         touchIntervalSeconds: settings.touchIntervalSeconds,
-        now: lifecycle.now(),
+        now: commandContext.now(),
       }),
       command.metadata,
     );
-    let position = Math.max(result.position, await followSessionBinding(lifecycle, sessionKey, result.events, command.metadata));
+    let position = Math.max(result.position, await followSessionBinding(commandContext, sessionKey, result.events, command.metadata));
     const conversation = result.state;
     const sessionStream = sessionStreamName(conversation.sessionId!, command.metadata.tenant);
-    let session = await lifecycle.streams.load(sessionStream, sessionDecider);
+    let session = await commandContext.streams.load(sessionStream, sessionDecider);
     if (session.source === 'empty') {
       // The winner of a race, or a process that crashed, has bound this session without writing its stream yet.
-      const created = await lifecycle.streams.handle(
+      const created = await commandContext.streams.handle(
         sessionStream,
         sessionDecider,
         {
@@ -114,10 +114,10 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
     const sessionKey = sessionKeyFor(source, options);
     const earlier = earlierSessionKeysFor(source, options);
     if (earlier.length === 0) return sessionKey;
-    const current = await this.lifecycle.streams.load(conversationStreamName(sessionKey, tenant), conversationDecider);
+    const current = await this.commandContext.streams.load(conversationStreamName(sessionKey, tenant), conversationDecider);
     if (current.state.status !== 'absent') return sessionKey;
     for (const key of earlier) {
-      const existing = await this.lifecycle.streams.load(conversationStreamName(key, tenant), conversationDecider);
+      const existing = await this.commandContext.streams.load(conversationStreamName(key, tenant), conversationDecider);
       if (existing.state.status === 'open') return key;
     }
     return sessionKey;
@@ -127,7 +127,7 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
   private async hadActivity(state: ConversationState, forceNew: boolean, tenant: string | undefined): Promise<boolean> {
     if (state.status !== 'open' || !state.sessionId) return false;
     if (!forceNew && !state.suspended && !state.resumePending) return false;
-    const session = await this.lifecycle.streams.load(sessionStreamName(state.sessionId, tenant), sessionDecider);
+    const session = await this.commandContext.streams.load(sessionStreamName(state.sessionId, tenant), sessionDecider);
     return session.state.turnCount > 0;
   }
 }

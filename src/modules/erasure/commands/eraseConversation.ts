@@ -7,12 +7,12 @@ import type { StateCache } from '../../../events/boundedStateCache.js';
 import type { EventMetadata, EventStore } from '../../../events/eventStore.js';
 import type { PostgresEventRedaction, RedactionScope, StoredEvent } from '../../../events/postgres/eventRedaction.js';
 import type { SnapshotStore } from '../../../events/snapshotStore.js';
-import { EVENT_STORE, LOGGER, PROJECTIONS, STATE_CACHE } from '../../../http/tokens.js';
+import { EVENT_STORE, LOGGER, PROJECTIONS, STATE_CACHE } from '../../../app/tokens.js';
 import type { Logger } from '../../../logging/logger.js';
 import type { ProjectionRunner } from '../../../projections/projectionRunner.js';
 import { conversationNotFound } from '../../conversations/conversationDecider.js';
 import { jobDecider } from '../../jobs/jobDecider.js';
-import { Lifecycle } from '../../lifecycle.js';
+import { CommandContext } from '../../commandContext.js';
 import { sessionDecider } from '../../sessions/sessionDecider.js';
 import { type ErasureContext, newErasureContext, resumedErasureContext } from '../domain/erasureContext.js';
 import { anchorStreams, inErasedTenant, planErasure, referencedStreams, renamedAnchorStreams, type StreamRole } from '../domain/personalStreams.js';
@@ -73,7 +73,7 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
   private readonly finishing = new Map<string, Promise<EraseConversationResult>>();
 
   constructor(
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
     @Inject(EVENT_REDACTION) private readonly redaction: PostgresEventRedaction | null,
     @Inject(ERASURE_SNAPSHOTS) private readonly snapshots: SnapshotStore,
     @Inject(STATE_CACHE) private readonly cache: StateCache,
@@ -98,7 +98,7 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
         eventsRead: outcome.eventsRead,
         eventsRewritten: outcome.eventsRewritten,
         streamsRenamed: outcome.streamsRenamed,
-        at: this.lifecycle.now(),
+        at: this.commandContext.now(),
         pseudonymousKey: context.pseudonymousKey,
         keyDigest,
       } satisfies PersonalDataErasedData,
@@ -190,7 +190,12 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
       // The last write before the completion: the record, or a session or job closed after it.
       position: Math.max(recordedAt, closedAt),
     };
-    const completion: PersonalDataErasureCompletedData = { erasureId: context.erasureId, tenant: context.tenant ?? null, result, at: this.lifecycle.now() };
+    const completion: PersonalDataErasureCompletedData = {
+      erasureId: context.erasureId,
+      tenant: context.tenant ?? null,
+      result,
+      at: this.commandContext.now(),
+    };
     await this.eventStore.append(
       ERASURE_LOG_STREAM,
       [{ id: completionEventId(context.erasureId), type: 'PersonalDataErasureCompleted', data: completion, metadata: { ...metadata, schemaVersion: 1 } }],
@@ -239,7 +244,7 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
    * gateway still holding an erased session id is refused instead of writing new content under the skeleton.
    */
   private async close(taken: Taken, metadata: EventMetadata, resumed: boolean): Promise<{ sessionsDestroyed: number; jobsRemoved: number; position: number }> {
-    const now = this.lifecycle.now();
+    const now = this.commandContext.now();
     const byRole = (role: StreamRole) =>
       [...taken.roles]
         .filter(([, streamRole]) => streamRole === role)
@@ -250,7 +255,7 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
     let position = 0;
     for (const name of byRole('session')) {
       const written = await this.refusalsSkipped(name, () =>
-        this.lifecycle.streams.handle(name, sessionDecider, { type: 'DestroySession', reason: 'destroyed', now }, metadata),
+        this.commandContext.streams.handle(name, sessionDecider, { type: 'DestroySession', reason: 'destroyed', now }, metadata),
       );
       // A resumed pass counts what the pass cut short already closed: its answer is the whole erasure's.
       if (written?.written || (resumed && written?.state.status === 'destroyed')) sessionsDestroyed += 1;
@@ -258,10 +263,10 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
     }
     let jobsRemoved = 0;
     for (const name of byRole('job')) {
-      const job = await this.lifecycle.streams.load(name, jobDecider);
+      const job = await this.commandContext.streams.load(name, jobDecider);
       if (job.state.status === 'removed' && resumed) jobsRemoved += 1;
       if (job.state.status === 'absent' || job.state.status === 'removed') continue;
-      const written = await this.refusalsSkipped(name, () => this.lifecycle.streams.handle(name, jobDecider, { type: 'RemoveJob', now }, metadata));
+      const written = await this.refusalsSkipped(name, () => this.commandContext.streams.handle(name, jobDecider, { type: 'RemoveJob', now }, metadata));
       if (written?.written) jobsRemoved += 1;
       position = Math.max(position, written?.position ?? 0);
     }

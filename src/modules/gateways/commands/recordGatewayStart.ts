@@ -9,13 +9,13 @@ import { conversationStreamName, resumeReasons } from '../../../events/conversat
 import type { EventMetadata, EventStore } from '../../../events/eventStore.js';
 import { type AbandonedTurnRef, gatewayStreamName, type ResumeCandidate, type StartOutcome } from '../../../events/gateway/gatewayEvents.js';
 import { UnavailableError } from '../../../errors/ledgerError.js';
-import { CONFIG, EVENT_STORE, PROJECTIONS, READ_MODELS } from '../../../http/tokens.js';
+import { CONFIG, EVENT_STORE, PROJECTIONS, READ_MODELS } from '../../../app/tokens.js';
 import type { ProjectionRunner } from '../../../projections/projectionRunner.js';
 import { ChangeConversationCommand, type ConversationChangeResult } from '../../conversations/commands/changeConversation.js';
 import { ChangeSessionCommand, type SessionChangeResult } from '../../sessions/commands/changeSession.js';
 import { gatewayTurnsInFlight } from '../../sessions/queries/turnsInFlightQueries.js';
 import { conversationDecider } from '../../conversations/conversationDecider.js';
-import { Lifecycle } from '../../lifecycle.js';
+import { CommandContext } from '../../commandContext.js';
 import { gatewayDecider } from '../gatewayDecider.js';
 
 export class RecordGatewayStartedCommand {
@@ -37,7 +37,7 @@ export interface GatewayStartResult extends Required<StartOutcome> {
 @CommandHandler(RecordGatewayStartedCommand)
 export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewayStartedCommand, GatewayStartResult> {
   constructor(
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
     private readonly commands: CommandBus,
     @Inject(READ_MODELS) private readonly readModels: DataSource,
     @Inject(PROJECTIONS) private readonly projections: ProjectionRunner,
@@ -47,7 +47,7 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
 
   async execute({ gatewayId, bootId = randomUUID(), metadata }: RecordGatewayStartedCommand): Promise<GatewayStartResult> {
     const stream = gatewayStreamName(gatewayId, metadata.tenant);
-    const gateway = await this.lifecycle.streams.load(stream, gatewayDecider);
+    const gateway = await this.commandContext.streams.load(stream, gatewayDecider);
     if (gateway.state.lastBootId === bootId && gateway.state.lastStart) {
       return { gatewayId, bootId, abandonedTurns: [], ...gateway.state.lastStart, replayed: true, position: gateway.position };
     }
@@ -57,8 +57,8 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
       throw new UnavailableError('PROJECTION_NOT_CAUGHT_UP', 'the sessions index is behind the log; retry the start call');
     }
     const cleanShutdown = gateway.state.cleanStopSinceStart;
-    const now = this.lifecycle.clock.now();
-    const recovery = this.lifecycle.recoverySettings;
+    const now = this.commandContext.clock.now();
+    const recovery = this.commandContext.recoverySettings;
     const marked: string[] = [];
     const suspended: string[] = [];
     let position = 0;
@@ -79,7 +79,12 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
     const pending = await this.conversationKeys(gatewayId, metadata.tenant, 'AND resume_pending AND NOT suspended', []);
     const resume = await this.resumeCandidates([...new Set([...pending, ...marked])], now, metadata.tenant);
     const outcome: StartOutcome = { cleanShutdown, resume, suspended, marked, abandonedTurns: abandoned.turns };
-    const recorded = await this.lifecycle.streams.handle(stream, gatewayDecider, { type: 'RecordStarted', bootId, outcome, now: now.toISOString() }, metadata);
+    const recorded = await this.commandContext.streams.handle(
+      stream,
+      gatewayDecider,
+      { type: 'RecordStarted', bootId, outcome, now: now.toISOString() },
+      metadata,
+    );
     if (!recorded.written && recorded.state.lastStart) {
       return { gatewayId, bootId, abandonedTurns: [], ...recorded.state.lastStart, replayed: true, position: recorded.position };
     }
@@ -115,11 +120,11 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
   private async resumeCandidates(keys: string[], now: Date, tenant: string | undefined): Promise<ResumeCandidate[]> {
     const candidates: ResumeCandidate[] = [];
     for (const sessionKey of keys) {
-      const { state } = await this.lifecycle.streams.load(conversationStreamName(sessionKey, tenant), conversationDecider);
+      const { state } = await this.commandContext.streams.load(conversationStreamName(sessionKey, tenant), conversationDecider);
       if (state.status !== 'open' || state.suspended || !state.resumePending || !state.origin || !state.sessionId) continue;
       if (!state.resumeReason || !resumeReasons.includes(state.resumeReason)) continue;
       const age = (now.getTime() - Date.parse(state.lastResumeMarkedAt ?? '')) / 1000;
-      if (!(age <= this.lifecycle.settings.resumeFreshnessSeconds)) continue;
+      if (!(age <= this.commandContext.settings.resumeFreshnessSeconds)) continue;
       candidates.push({ sessionKey, sessionId: state.sessionId, reason: state.resumeReason, origin: state.origin });
     }
     return candidates;

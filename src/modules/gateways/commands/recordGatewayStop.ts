@@ -5,7 +5,7 @@ import type { EventMetadata } from '../../../events/eventStore.js';
 import { gatewayStreamName } from '../../../events/gateway/gatewayEvents.js';
 import { LedgerError } from '../../../errors/ledgerError.js';
 import { ChangeConversationCommand } from '../../conversations/commands/changeConversation.js';
-import { Lifecycle } from '../../lifecycle.js';
+import { CommandContext } from '../../commandContext.js';
 import { gatewayDecider } from '../gatewayDecider.js';
 
 export class RecordGatewayStoppingCommand {
@@ -46,15 +46,15 @@ async function eachConversation(commands: CommandBus, keys: string[], change: (k
 @CommandHandler(RecordGatewayStoppingCommand)
 export class RecordGatewayStoppingHandler implements ICommandHandler<RecordGatewayStoppingCommand> {
   constructor(
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
     private readonly commands: CommandBus,
   ) {}
 
   async execute({ gatewayId, mode, activeKeys, metadata }: RecordGatewayStoppingCommand) {
-    const recorded = await this.lifecycle.streams.handle(
+    const recorded = await this.commandContext.streams.handle(
       gatewayStreamName(gatewayId, metadata.tenant),
       gatewayDecider,
-      { type: 'RecordStopping', mode, activeKeys, now: this.lifecycle.now() },
+      { type: 'RecordStopping', mode, activeKeys, now: this.commandContext.now() },
       metadata,
     );
     const reason = mode === 'restart' ? 'restart_timeout' : 'shutdown_timeout';
@@ -70,15 +70,15 @@ export class RecordGatewayStoppingHandler implements ICommandHandler<RecordGatew
 @CommandHandler(RecordGatewayStoppedCommand)
 export class RecordGatewayStoppedHandler implements ICommandHandler<RecordGatewayStoppedCommand> {
   constructor(
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
     private readonly commands: CommandBus,
   ) {}
 
   async execute({ gatewayId, drainTimedOut, metadata }: RecordGatewayStoppedCommand) {
-    const recorded = await this.lifecycle.streams.handle(
+    const recorded = await this.commandContext.streams.handle(
       gatewayStreamName(gatewayId, metadata.tenant),
       gatewayDecider,
-      { type: 'RecordStopped', drainTimedOut, now: this.lifecycle.now() },
+      { type: 'RecordStopped', drainTimedOut, now: this.commandContext.now() },
       metadata,
     );
     const stopped = recorded.events.find((event) => event.type === 'GatewayStopped');

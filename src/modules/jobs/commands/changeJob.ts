@@ -2,7 +2,7 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { jobStreamName, type RunStatus } from '../../../events/job/jobEvents.js';
-import { Lifecycle } from '../../lifecycle.js';
+import { CommandContext } from '../../commandContext.js';
 import { type JobCommand, jobDecider, jobNotFound, type JobState } from '../jobDecider.js';
 import type { JobPatch } from '../jobRequests.js';
 import { parseSchedule, requireReadableSchedule, validTimeZone } from '../schedule/parseSchedule.js';
@@ -21,19 +21,19 @@ export class ChangeJobCommand {
 
 @CommandHandler(ChangeJobCommand)
 export class ChangeJobHandler implements ICommandHandler<ChangeJobCommand, JobWriteResult> {
-  constructor(private readonly lifecycle: Lifecycle) {}
+  constructor(private readonly commandContext: CommandContext) {}
 
   execute({ jobId, change, metadata }: ChangeJobCommand): Promise<JobWriteResult> {
     if (change.type === 'update') {
       // Validation before state: a malformed patch of a removed job answers the validation error, not 404.
       if (change.patch.timeZone !== undefined) validTimeZone(change.patch.timeZone);
-      if (change.patch.schedule !== undefined) requireReadableSchedule(change.patch.schedule, this.lifecycle.clock.now());
+      if (change.patch.schedule !== undefined) requireReadableSchedule(change.patch.schedule, this.commandContext.clock.now());
     }
-    return this.lifecycle.streams.handle(jobStreamName(jobId, metadata.tenant), jobDecider, (state) => this.toCommand(jobId, change, state), metadata);
+    return this.commandContext.streams.handle(jobStreamName(jobId, metadata.tenant), jobDecider, (state) => this.toCommand(jobId, change, state), metadata);
   }
 
   private toCommand(jobId: string, change: JobChange, state: JobState): JobCommand {
-    const now = this.lifecycle.clock.now();
+    const now = this.commandContext.clock.now();
     switch (change.type) {
       case 'update': {
         if (state.status === 'absent' || state.status === 'removed') throw jobNotFound(jobId);

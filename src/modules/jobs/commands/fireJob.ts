@@ -2,7 +2,7 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { type CatchUpPolicy, type JobEvent, jobStreamName } from '../../../events/job/jobEvents.js';
-import { Lifecycle } from '../../lifecycle.js';
+import { CommandContext } from '../../commandContext.js';
 import { jobDecider, type JobState } from '../jobDecider.js';
 
 export type FireRequest =
@@ -38,18 +38,18 @@ export interface FireJobResult {
  */
 @CommandHandler(FireJobCommand)
 export class FireJobHandler implements ICommandHandler<FireJobCommand, FireJobResult> {
-  constructor(private readonly lifecycle: Lifecycle) {}
+  constructor(private readonly commandContext: CommandContext) {}
 
   async execute({ jobId, request, metadata }: FireJobCommand): Promise<FireJobResult> {
     const stream = jobStreamName(jobId, metadata.tenant);
-    const { streams } = this.lifecycle;
+    const { streams } = this.commandContext;
     let slot: string | null = null;
     if (request.type === 'slot') slot = request.slot ?? (await streams.load(stream, jobDecider)).state.nextRunAt;
     const result = await streams.handle(
       stream,
       jobDecider,
       () => {
-        const now = this.lifecycle.now();
+        const now = this.commandContext.now();
         return request.type === 'due'
           ? { type: 'FireDueSlots' as const, now, catchUp: request.catchUp, onTimeGraceMs: request.onTimeGraceMs }
           : { type: 'FireSlot' as const, slot, now };

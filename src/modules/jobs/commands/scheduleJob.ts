@@ -3,7 +3,7 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { ConflictError } from '../../../errors/ledgerError.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { jobStreamName, type JobTask } from '../../../events/job/jobEvents.js';
-import { Lifecycle } from '../../lifecycle.js';
+import { CommandContext } from '../../commandContext.js';
 import { type JobCommand, jobDecider, type JobState } from '../jobDecider.js';
 import { newJobId } from '../jobId.js';
 import type { JobDefinition } from '../jobRequests.js';
@@ -67,26 +67,26 @@ function toScheduleCommand(definition: JobDefinition, now: Date): Extract<JobCom
 
 @CommandHandler(ScheduleJobCommand)
 export class ScheduleJobHandler implements ICommandHandler<ScheduleJobCommand, JobWriteResult> {
-  constructor(private readonly lifecycle: Lifecycle) {}
+  constructor(private readonly commandContext: CommandContext) {}
 
   execute({ definition, metadata }: ScheduleJobCommand): Promise<JobWriteResult> {
-    const command = toScheduleCommand(definition, this.lifecycle.clock.now());
-    return this.lifecycle.streams.handle(jobStreamName(command.jobId, metadata.tenant), jobDecider, command, metadata);
+    const command = toScheduleCommand(definition, this.commandContext.clock.now());
+    return this.commandContext.streams.handle(jobStreamName(command.jobId, metadata.tenant), jobDecider, command, metadata);
   }
 }
 
 @CommandHandler(ImportJobsCommand)
 export class ImportJobsHandler implements ICommandHandler<ImportJobsCommand, ImportJobsResult> {
-  constructor(private readonly lifecycle: Lifecycle) {}
+  constructor(private readonly commandContext: CommandContext) {}
 
   async execute({ definitions, metadata }: ImportJobsCommand): Promise<ImportJobsResult> {
-    const now = this.lifecycle.clock.now();
+    const now = this.commandContext.clock.now();
     // Every schedule parses before the first write: a bad entry refuses the whole file.
     const commands = definitions.map((definition) => toScheduleCommand(definition, now));
     const result: ImportJobsResult = { created: [], existing: [], position: 0 };
     for (const command of commands) {
       try {
-        const written = await this.lifecycle.streams.handle(jobStreamName(command.jobId, metadata.tenant), jobDecider, command, metadata);
+        const written = await this.commandContext.streams.handle(jobStreamName(command.jobId, metadata.tenant), jobDecider, command, metadata);
         result.created.push(written.state);
         result.position = Math.max(result.position, written.position);
       } catch (error) {

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { EventStore } from '../../../events/eventStore.js';
 import { requestPrincipal, requestTenant } from '../../../http/auth.js';
 import { resumePosition, ServerSentEventStreams } from '../../../http/serverSentEventStreams.js';
-import { EVENT_STORE, EVENT_STREAMS } from '../../../http/tokens.js';
+import { EVENT_STORE, EVENT_STREAMS } from '../../../app/tokens.js';
 import { ValidQuery } from '../../../http/zodValidation.js';
 import { fireStreamQuerySchema } from '../jobRequests.js';
 import { jobFireMessage } from './jobFireMessage.js';

@@ -5,7 +5,7 @@ import type { DataSource } from 'typeorm';
 import type { LedgerConfig } from '../../../config/config.js';
 import { quoteIdentifier } from '../../../database/migrate.js';
 import type { EventStore, Subscription } from '../../../events/eventStore.js';
-import { EVENT_STORE, CONFIG, LOGGER, READ_MODELS } from '../../../http/tokens.js';
+import { EVENT_STORE, CONFIG, LOGGER, READ_MODELS } from '../../../app/tokens.js';
 import type { Logger } from '../../../logging/logger.js';
 import { AdvisoryLockLease, type ProjectionLease, SoleOwnerLease } from '../../../projections/projectionLease.js';
 import { type JobFireMessage, jobFireMessage } from './jobFireMessage.js';

@@ -2,7 +2,7 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { type RuntimeSessionEvent, runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
-import { Lifecycle } from '../../lifecycle.js';
+import { CommandContext } from '../../commandContext.js';
 import { type RuntimeSessionCommand, runtimeSessionDecider, runtimeSessionNotFound, type RuntimeSessionState } from '../runtimeSessionDecider.js';
 
 type WithoutTime<T> = T extends unknown ? Omit<T, 'now'> : never;
@@ -27,15 +27,15 @@ export interface RuntimeSessionChangeResult {
 
 @CommandHandler(ChangeRuntimeSessionCommand)
 export class ChangeRuntimeSessionHandler implements ICommandHandler<ChangeRuntimeSessionCommand, RuntimeSessionChangeResult> {
-  constructor(private readonly lifecycle: Lifecycle) {}
+  constructor(private readonly commandContext: CommandContext) {}
 
   async execute({ runtimeSessionId, change, metadata }: ChangeRuntimeSessionCommand): Promise<RuntimeSessionChangeResult> {
-    const result = await this.lifecycle.streams.handle(
+    const result = await this.commandContext.streams.handle(
       runtimeSessionStreamName(runtimeSessionId, metadata.tenant),
       runtimeSessionDecider,
       (state) => {
         if (state.status === 'absent') throw runtimeSessionNotFound(runtimeSessionId);
-        return { ...change, now: this.lifecycle.now() } as RuntimeSessionCommand;
+        return { ...change, now: this.commandContext.now() } as RuntimeSessionCommand;
       },
       metadata,
     );

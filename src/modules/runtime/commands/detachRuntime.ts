@@ -2,7 +2,7 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { type DetachReason, runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
-import { Lifecycle } from '../../lifecycle.js';
+import { CommandContext } from '../../commandContext.js';
 import { runtimeBindingDecider } from '../runtimeBindingDecider.js';
 import { requireConversation } from './startRuntimeTurn.js';
 
@@ -24,14 +24,14 @@ export interface DetachRuntimeResult {
 
 @CommandHandler(DetachRuntimeCommand)
 export class DetachRuntimeHandler implements ICommandHandler<DetachRuntimeCommand, DetachRuntimeResult> {
-  constructor(private readonly lifecycle: Lifecycle) {}
+  constructor(private readonly commandContext: CommandContext) {}
 
   async execute({ sessionKey, reason, metadata }: DetachRuntimeCommand): Promise<DetachRuntimeResult> {
-    await requireConversation(this.lifecycle, sessionKey, metadata.tenant);
-    const result = await this.lifecycle.streams.handle(
+    await requireConversation(this.commandContext, sessionKey, metadata.tenant);
+    const result = await this.commandContext.streams.handle(
       runtimeBindingStreamName(sessionKey, metadata.tenant),
       runtimeBindingDecider,
-      { type: 'Unbind', reason, now: this.lifecycle.now() },
+      { type: 'Unbind', reason, now: this.commandContext.now() },
       metadata,
     );
     const detached = result.events.find((event) => event.type === 'RuntimeDetached');

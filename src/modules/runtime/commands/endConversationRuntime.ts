@@ -4,7 +4,7 @@ import { ConflictError } from '../../../errors/ledgerError.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
 import { runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
-import { Lifecycle } from '../../lifecycle.js';
+import { CommandContext } from '../../commandContext.js';
 import { runtimeBindingDecider } from '../runtimeBindingDecider.js';
 import { runtimeSessionDecider } from '../runtimeSessionDecider.js';
 import { ChangeRuntimeSessionCommand, type RuntimeSessionChangeResult } from './changeRuntimeSession.js';
@@ -30,20 +30,20 @@ export interface ConversationRuntimeEndResult {
 @CommandHandler(EndConversationRuntimeCommand)
 export class EndConversationRuntimeHandler implements ICommandHandler<EndConversationRuntimeCommand, ConversationRuntimeEndResult> {
   constructor(
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
     private readonly commands: CommandBus,
   ) {}
 
   async execute({ sessionKey, reason, turnInFlight, metadata }: EndConversationRuntimeCommand): Promise<ConversationRuntimeEndResult> {
-    const { lifecycle } = this;
+    const { commandContext } = this;
     const bindingStream = runtimeBindingStreamName(sessionKey, metadata.tenant);
-    const binding = await lifecycle.streams.load(bindingStream, runtimeBindingDecider);
+    const binding = await commandContext.streams.load(bindingStream, runtimeBindingDecider);
     const runtimeSessionId = binding.state.runtimeSessionId;
     if (runtimeSessionId === null) return { detachedRuntimeSessionId: null, interruptedTurnId: null, position: binding.position };
     let interruptedTurnId: string | null = null;
     let position = binding.position;
     if (turnInFlight !== 'ignore') {
-      const runtime = await lifecycle.streams.load(runtimeSessionStreamName(runtimeSessionId, metadata.tenant), runtimeSessionDecider);
+      const runtime = await commandContext.streams.load(runtimeSessionStreamName(runtimeSessionId, metadata.tenant), runtimeSessionDecider);
       if (runtime.state.currentTurnId !== null) {
         if (turnInFlight === 'refuse') {
           throw new ConflictError(
@@ -68,7 +68,7 @@ export class EndConversationRuntimeHandler implements ICommandHandler<EndConvers
         position = Math.max(position, interrupted.position);
       }
     }
-    const unbound = await lifecycle.streams.handle(bindingStream, runtimeBindingDecider, { type: 'Unbind', reason, now: lifecycle.now() }, metadata);
+    const unbound = await commandContext.streams.handle(bindingStream, runtimeBindingDecider, { type: 'Unbind', reason, now: commandContext.now() }, metadata);
     const detached = unbound.events.find((event) => event.type === 'RuntimeDetached');
     return {
       detachedRuntimeSessionId: detached?.type === 'RuntimeDetached' ? detached.data.runtimeSessionId : null,

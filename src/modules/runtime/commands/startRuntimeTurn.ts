@@ -7,7 +7,7 @@ import { runtimeBindingStreamName } from '../../../events/runtime/runtimeBinding
 import { runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
 import { conversationDecider, conversationNotFound, type ConversationState } from '../../conversations/conversationDecider.js';
 import { ChangeSessionCommand, type SessionChangeResult } from '../../sessions/commands/changeSession.js';
-import { Lifecycle } from '../../lifecycle.js';
+import { CommandContext } from '../../commandContext.js';
 import { type RuntimeBindingCommand, runtimeBindingDecider } from '../runtimeBindingDecider.js';
 import { runtimeSessionDecider, type RuntimeStatus } from '../runtimeSessionDecider.js';
 import { newRuntimeSessionId } from '../runtimeSessionId.js';
@@ -45,8 +45,8 @@ export interface RuntimeTurnResult {
   position: number;
 }
 
-export async function requireConversation(lifecycle: Lifecycle, sessionKey: string, tenant: string | undefined): Promise<ConversationState> {
-  const conversation = await lifecycle.streams.load(conversationStreamName(sessionKey, tenant), conversationDecider);
+export async function requireConversation(commandContext: CommandContext, sessionKey: string, tenant: string | undefined): Promise<ConversationState> {
+  const conversation = await commandContext.streams.load(conversationStreamName(sessionKey, tenant), conversationDecider);
   if (conversation.state.status !== 'open') throw conversationNotFound();
   return conversation.state;
 }
@@ -54,14 +54,14 @@ export async function requireConversation(lifecycle: Lifecycle, sessionKey: stri
 @CommandHandler(StartRuntimeTurnCommand)
 export class StartRuntimeTurnHandler implements ICommandHandler<StartRuntimeTurnCommand, RuntimeTurnResult> {
   constructor(
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
     private readonly commands: CommandBus,
   ) {}
 
   async execute({ sessionKey, binding, input, metadata }: StartRuntimeTurnCommand): Promise<RuntimeTurnResult> {
-    const { lifecycle } = this;
-    const conversation = await requireConversation(lifecycle, sessionKey, metadata.tenant);
-    const now = lifecycle.now();
+    const { commandContext } = this;
+    const conversation = await requireConversation(commandContext, sessionKey, metadata.tenant);
+    const now = commandContext.now();
     const candidateId = newRuntimeSessionId();
     const bindCommand: RuntimeBindingCommand =
       binding.type === 'sticky'
@@ -69,10 +69,10 @@ export class StartRuntimeTurnHandler implements ICommandHandler<StartRuntimeTurn
         : { type: 'BindForTask', provider: binding.provider, model: binding.model, runtimeSessionId: candidateId, now };
     // The binding first: its append is the compare-and-set between racing turns. A crash before the runtime
     // stream is written leaves a binding to a stream that does not exist yet; the next turn creates it.
-    const bound = await lifecycle.streams.handle(runtimeBindingStreamName(sessionKey, metadata.tenant), runtimeBindingDecider, bindCommand, metadata);
+    const bound = await commandContext.streams.handle(runtimeBindingStreamName(sessionKey, metadata.tenant), runtimeBindingDecider, bindCommand, metadata);
     const rebound = bound.events.find((event) => event.type === 'RuntimeBound');
     const { runtimeSessionId, provider, model } = bound.state as { runtimeSessionId: string; provider: string; model: string };
-    const turn = await lifecycle.streams.handle(
+    const turn = await commandContext.streams.handle(
       runtimeSessionStreamName(runtimeSessionId, metadata.tenant),
       runtimeSessionDecider,
       { type: 'StartTurn', runtimeSessionId, sessionKey, provider, model, input, now },

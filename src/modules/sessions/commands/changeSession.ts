@@ -5,11 +5,11 @@ import type { LedgerConfig } from '../../../config/config.js';
 import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata, JsonObject, JsonValue } from '../../../events/eventStore.js';
 import { type MessageInput, sessionStreamName, type TurnAbandonReason, type TurnStatus, type TurnUsage } from '../../../events/session/sessionEvents.js';
-import { CONFIG } from '../../../http/tokens.js';
+import { CONFIG } from '../../../app/tokens.js';
 import { type ConversationCommand, type ConversationState, conversationDecider } from '../../conversations/conversationDecider.js';
 import type { LoadedState } from '../../../events/streamStateStore.js';
 import { LedgerMetrics } from '../../../metrics/ledgerMetrics.js';
-import { Lifecycle } from '../../lifecycle.js';
+import { CommandContext } from '../../commandContext.js';
 import { rollbackTarget, type SessionCommand, sessionDecider, sessionNotFound, type SessionState } from '../sessionDecider.js';
 
 export type SessionChange =
@@ -44,18 +44,18 @@ export interface SessionChangeResult {
 @CommandHandler(ChangeSessionCommand)
 export class ChangeSessionHandler implements ICommandHandler<ChangeSessionCommand, SessionChangeResult> {
   constructor(
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
     @Inject(CONFIG) private readonly config: LedgerConfig,
     private readonly metrics: LedgerMetrics,
   ) {}
 
   async execute({ sessionId, change, metadata }: ChangeSessionCommand): Promise<SessionChangeResult> {
-    const { lifecycle } = this;
+    const { commandContext } = this;
     const stream = sessionStreamName(sessionId, metadata.tenant);
     let conversation: LoadedState<ConversationState> | undefined;
     // One load serves the checks and the decision: a session the check ends makes the append conflict, and the
     // retry decides on the ended state.
-    const result = await lifecycle.streams.handle(
+    const result = await commandContext.streams.handle(
       stream,
       sessionDecider,
       async (state) => {
@@ -71,13 +71,18 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
     // Children and forks are nobody's conversation session: their turns say nothing about a resume mark.
     if (completedTurn && result.state.parentSessionId === null) {
       // Hermes' rule: a completed turn ends the soft-resume state of its conversation.
-      const clear: ConversationCommand = { type: 'ClearResumePending', reason: 'turn_completed', sessionId, now: lifecycle.now() };
+      const clear: ConversationCommand = { type: 'ClearResumePending', reason: 'turn_completed', sessionId, now: commandContext.now() };
       // The conversation as this request read it, before the turn's append: with no mark there, a mark now can only
       // come from a request running alongside this one, and either order of the two is an answer they could get.
       if (conversation && conversationDecider.decide(clear, conversation.state).length === 0) {
         position = Math.max(position, conversation.position);
       } else {
-        const cleared = await lifecycle.streams.handle(conversationStreamName(result.state.sessionKey!, metadata.tenant), conversationDecider, clear, metadata);
+        const cleared = await commandContext.streams.handle(
+          conversationStreamName(result.state.sessionKey!, metadata.tenant),
+          conversationDecider,
+          clear,
+          metadata,
+        );
         position = Math.max(position, cleared.position);
       }
     }
@@ -91,19 +96,19 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
    */
   private async closeIfSuperseded(sessionId: string, state: SessionState, metadata: EventMetadata): Promise<LoadedState<ConversationState> | undefined> {
     if (state.status !== 'active' || !state.sessionKey || state.parentSessionId !== null) return undefined;
-    const conversation = await this.lifecycle.streams.load(conversationStreamName(state.sessionKey, metadata.tenant), conversationDecider);
+    const conversation = await this.commandContext.streams.load(conversationStreamName(state.sessionKey, metadata.tenant), conversationDecider);
     if (conversation.state.status !== 'open' || conversation.state.sessionId === sessionId) return conversation;
-    await this.lifecycle.streams.handle(
+    await this.commandContext.streams.handle(
       sessionStreamName(sessionId, metadata.tenant),
       sessionDecider,
-      { type: 'EndSession', reason: 'superseded', now: this.lifecycle.now() },
+      { type: 'EndSession', reason: 'superseded', now: this.commandContext.now() },
       metadata,
     );
     return conversation;
   }
 
   private async toCommand(stream: string, change: SessionChange, state: SessionState): Promise<SessionCommand> {
-    const now = this.lifecycle.now();
+    const now = this.commandContext.now();
     switch (change.type) {
       case 'recordTurn':
         return {
@@ -138,7 +143,7 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
         // The state at the checkpoint is a replay of the stream up to it; history is only ever read, never rewritten.
         // Given the current state, a recent checkpoint's is one this process folded on the way, no snapshot or replay.
         const checkpoint = rollbackTarget(state, change.checkpointId);
-        const then = await this.lifecycle.streams.loadAt(stream, sessionDecider, { revision: checkpoint.revision }, state);
+        const then = await this.commandContext.streams.loadAt(stream, sessionDecider, { revision: checkpoint.revision }, state);
         return { type: 'RollBack', checkpointId: checkpoint.checkpointId, restored: then.state, now };
       }
       case 'setMemory':

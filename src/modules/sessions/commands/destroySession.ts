@@ -7,11 +7,11 @@ import { ConflictError, UnavailableError } from '../../../errors/ledgerError.js'
 import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata, EventStore } from '../../../events/eventStore.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
-import { CONFIG, EVENT_STORE, PROJECTIONS, READ_MODELS } from '../../../http/tokens.js';
+import { CONFIG, EVENT_STORE, PROJECTIONS, READ_MODELS } from '../../../app/tokens.js';
 import type { ProjectionRunner } from '../../../projections/projectionRunner.js';
 import { sessionTreeProjection } from '../../../projections/sessionTree/sessionTreeProjection.js';
 import { conversationDecider } from '../../conversations/conversationDecider.js';
-import { Lifecycle } from '../../lifecycle.js';
+import { CommandContext } from '../../commandContext.js';
 import { sessionDecider, sessionNotFound, type SessionState } from '../sessionDecider.js';
 import { findTreeNode, liveDescendants } from '../tree/sessionTreeQueries.js';
 
@@ -33,7 +33,7 @@ export interface DestroySessionResult {
 @CommandHandler(DestroySessionCommand)
 export class DestroySessionHandler implements ICommandHandler<DestroySessionCommand, DestroySessionResult> {
   constructor(
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(READ_MODELS) private readonly readModels: DataSource,
     @Inject(PROJECTIONS) private readonly projections: ProjectionRunner,
@@ -41,7 +41,7 @@ export class DestroySessionHandler implements ICommandHandler<DestroySessionComm
   ) {}
 
   async execute({ sessionId, cascade, metadata }: DestroySessionCommand): Promise<DestroySessionResult> {
-    const { streams } = this.lifecycle;
+    const { streams } = this.commandContext;
     const loaded = await streams.load(sessionStreamName(sessionId, metadata.tenant), sessionDecider);
     if (loaded.source === 'empty') throw sessionNotFound(sessionId);
     if (loaded.state.status === 'destroyed') return { sessionId, destroyed: [], position: loaded.position };
@@ -50,7 +50,7 @@ export class DestroySessionHandler implements ICommandHandler<DestroySessionComm
     const subtree = cascade ? await this.liveSubtree(sessionId, metadata.tenant) : [];
     const destroyed: string[] = [];
     let position = 0;
-    const now = this.lifecycle.now();
+    const now = this.commandContext.now();
     // Deepest first, the session itself last: a cascade cut short leaves it alive, so repeating it finishes the job.
     for (const descendant of subtree) {
       const result = await streams.handle(
@@ -75,7 +75,7 @@ export class DestroySessionHandler implements ICommandHandler<DestroySessionComm
   /** A conversation's current session is refused: the gateway would keep resolving messages to a dead session. */
   private async refuseIfConversationCurrent(sessionId: string, state: SessionState, tenant: string | undefined): Promise<void> {
     if (state.parentSessionId !== null || !state.sessionKey) return;
-    const conversation = await this.lifecycle.streams.load(conversationStreamName(state.sessionKey, tenant), conversationDecider);
+    const conversation = await this.commandContext.streams.load(conversationStreamName(state.sessionKey, tenant), conversationDecider);
     if (conversation.state.status === 'open' && conversation.state.sessionId === sessionId) {
       throw new ConflictError('SESSION_IN_USE', `session ${sessionId} is the current session of ${state.sessionKey}; reset or switch the conversation first`, {
         sessionId,

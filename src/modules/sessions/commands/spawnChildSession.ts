@@ -4,8 +4,8 @@ import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { LedgerConfig } from '../../../config/config.js';
 import type { EventMetadata, JsonObject } from '../../../events/eventStore.js';
 import { type ForkOrigin, sessionStreamName } from '../../../events/session/sessionEvents.js';
-import { CONFIG } from '../../../http/tokens.js';
-import { Lifecycle } from '../../lifecycle.js';
+import { CONFIG } from '../../../app/tokens.js';
+import { CommandContext } from '../../commandContext.js';
 import { findCheckpoint, requireSpawnAllowed, sessionDecider, sessionDestroyed, sessionNotFound, type SessionState } from '../sessionDecider.js';
 import { timelineOf } from '../sessionState.js';
 import type { SessionTimeline } from '../../../events/session/sessionTimeline.js';
@@ -36,12 +36,12 @@ export interface SpawnChildSessionResult {
 @CommandHandler(SpawnChildSessionCommand)
 export class SpawnChildSessionHandler implements ICommandHandler<SpawnChildSessionCommand, SpawnChildSessionResult> {
   constructor(
-    private readonly lifecycle: Lifecycle,
+    private readonly commandContext: CommandContext,
     @Inject(CONFIG) private readonly config: LedgerConfig,
   ) {}
 
   async execute({ parentSessionId, spawn, agentName, childMetadata, metadata }: SpawnChildSessionCommand): Promise<SpawnChildSessionResult> {
-    const { streams } = this.lifecycle;
+    const { streams } = this.commandContext;
     const parentStream = sessionStreamName(parentSessionId, metadata.tenant);
     const parent = await streams.load(parentStream, sessionDecider);
     if (parent.source === 'empty') throw sessionNotFound(parentSessionId);
@@ -50,8 +50,8 @@ export class SpawnChildSessionHandler implements ICommandHandler<SpawnChildSessi
     requireSpawnAllowed(parent.state, this.config.limits);
     const fork = spawn.kind === 'fork' ? await this.forkPoint(parentStream, parent.state, parent.revision, spawn.checkpointId) : null;
     const forkOf: ForkOrigin | null = fork && { sessionId: parentSessionId, checkpointId: fork.checkpointId, revision: fork.revision };
-    const sessionId = this.lifecycle.newSessionId();
-    const now = this.lifecycle.now();
+    const sessionId = this.commandContext.newSessionId();
+    const now = this.commandContext.now();
     // The child first: if the process dies before the parent records it, the child exists all the same and
     // the tree (built from the child's SessionCreated) shows it; the parent's record is for its own history.
     const created = await streams.handle(
@@ -107,7 +107,7 @@ export class SpawnChildSessionHandler implements ICommandHandler<SpawnChildSessi
     let revision = currentRevision;
     if (checkpointId !== null) {
       revision = findCheckpoint(current, checkpointId).revision;
-      state = (await this.lifecycle.streams.loadAt(parentStream, sessionDecider, { revision })).state;
+      state = (await this.commandContext.streams.loadAt(parentStream, sessionDecider, { revision })).state;
     }
     // The child starts a history of its own: the parent's checkpoints are not its checkpoints.
     return { checkpointId, revision, startingState: { ...timelineOf(state), headCheckpointId: null } };

@@ -7,11 +7,11 @@ import type { EventMetadata } from '../events/eventStore.js';
 import { currentIdempotentWrite } from '../events/idempotentWrite.js';
 import { StreamStateStore } from '../events/streamStateStore.js';
 import { requestPrincipal } from '../http/auth.js';
-import { CLOCK, CONFIG } from '../http/tokens.js';
+import { CLOCK, CONFIG } from '../app/tokens.js';
 import { newSessionId, randomSessionIdSuffix } from './sessions/domain/sessionId.js';
 
 @Injectable()
-export class Lifecycle {
+export class CommandContext {
   constructor(
     readonly streams: StreamStateStore,
     @Inject(CLOCK) readonly clock: Clock,

@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import type { EventStore } from '../../events/eventStore.js';
 import { requestPrincipal } from '../../http/auth.js';
 import { resumePosition, ServerSentEventStreams } from '../../http/serverSentEventStreams.js';
-import { EVENT_STORE, EVENT_STREAMS } from '../../http/tokens.js';
+import { EVENT_STORE, EVENT_STREAMS } from '../../app/tokens.js';
 import { ValidQuery } from '../../http/zodValidation.js';
 import { eventStreamQuerySchema, type EventStreamQuery } from './eventStreamRequests.js';
 import { knownEventTypeSet, type LifecycleEventFilter, matchesLifecycleFilter } from './lifecycleEventFilter.js';
