@@ -3,6 +3,14 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { type ApiToken, parseApiTokens } from './apiTokens.js';
+import { isKnownTimeZone } from '../modules/conversations/resetPolicy/dailyBoundary.js';
+import {
+  noResetRules,
+  resetPoliciesByPlatformSchema,
+  resetPoliciesByTypeSchema,
+  resetPolicySchema,
+  type ResetRules,
+} from '../modules/conversations/resetPolicy/resetPolicySchema.js';
 
 const booleanFlag = z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).transform((value) => ['true', '1', 'yes', 'on'].includes(value));
 
@@ -53,6 +61,11 @@ const environmentSchema = z.object({
   WHATSAPP_ALIASES_FILE: z.string().optional(),
   RESUME_FRESHNESS_SECONDS: z.coerce.number().int().min(0).default(3_600),
   TOUCH_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(3_600).default(10),
+  SESSION_RESET: z.string().optional(),
+  SESSION_RESET_BY_PLATFORM: z.string().optional(),
+  SESSION_RESET_BY_TYPE: z.string().optional(),
+  SESSION_RESET_TIMEZONE: z.string().refine(isKnownTimeZone, 'must be an IANA time zone such as Europe/Berlin or UTC').default('UTC'),
+  SESSION_RESET_SWEEP_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
   CACHE_MAX_BYTES: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(268_435_456),
   CACHE_IDLE_TTL_SECONDS: z.coerce.number().int().min(0).default(3_600),
@@ -120,6 +133,10 @@ export interface LedgerConfig {
     whatsappAliases: Record<string, string>;
     resumeFreshnessSeconds: number;
     touchIntervalSeconds: number;
+    /** Opt-in automatic resets (Hermes' SessionResetPolicy): the server's policies and the zone of at_hour. */
+    reset: ResetRules;
+    /** How often the background sweep ends expired sessions ahead of their next message; 0: never (resolve still resets). */
+    resetSweepIntervalMs: number;
   };
   cacheMaxEntries: number;
   /** Approximate memory budget of the folded-state cache (JSON length of each state); 0: no byte limit. */
@@ -240,6 +257,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
       whatsappAliases: env.WHATSAPP_ALIASES_FILE ? loadAliases(env.WHATSAPP_ALIASES_FILE) : {},
       resumeFreshnessSeconds: env.RESUME_FRESHNESS_SECONDS,
       touchIntervalSeconds: env.TOUCH_INTERVAL_SECONDS,
+      reset: resetRulesOf(env),
+      resetSweepIntervalMs: env.SESSION_RESET_SWEEP_INTERVAL_MS,
     },
     cacheMaxEntries: env.CACHE_MAX_ENTRIES,
     cacheMaxBytes: env.CACHE_MAX_BYTES,
@@ -271,6 +290,31 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     },
     idempotencyTtlHours: env.IDEMPOTENCY_TTL_HOURS,
   };
+}
+
+function resetRulesOf(env: Environment): ResetRules {
+  return {
+    default: env.SESSION_RESET ? jsonVariable('SESSION_RESET', env.SESSION_RESET, resetPolicySchema) : noResetRules.default,
+    byPlatform: env.SESSION_RESET_BY_PLATFORM ? jsonVariable('SESSION_RESET_BY_PLATFORM', env.SESSION_RESET_BY_PLATFORM, resetPoliciesByPlatformSchema) : {},
+    byType: env.SESSION_RESET_BY_TYPE ? jsonVariable('SESSION_RESET_BY_TYPE', env.SESSION_RESET_BY_TYPE, resetPoliciesByTypeSchema) : {},
+    timeZone: env.SESSION_RESET_TIMEZONE,
+  };
+}
+
+/** A variable holding JSON: unreadable JSON and every problem of its shape are named with the variable. */
+function jsonVariable<T extends z.ZodType>(name: string, text: string, schema: T): z.output<T> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`invalid configuration:\n  ${name}: not JSON (${(error as Error).message})`);
+  }
+  const result = schema.safeParse(parsed);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${[name, ...issue.path].join('.')}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return result.data;
 }
 
 function loadAliases(path: string): Record<string, string> {
