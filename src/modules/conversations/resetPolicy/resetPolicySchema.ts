@@ -30,18 +30,21 @@ export const resetPolicySchema = z
     ),
     notify: field(z.boolean()),
     notify_exclude_platforms: field(z.array(platformName).max(100)),
-    bg_process_max_age_hours: field(z.number().min(0).max(24 * 366 * 10, 'bg_process_max_age_hours is at most ten years')),
+    bg_process_max_age_hours: field(
+      z
+        .number()
+        .min(0)
+        .max(24 * 366 * 10, 'bg_process_max_age_hours is at most ten years'),
+    ),
   })
-  .transform(
-    (given): ResetPolicy => ({
-      mode: given.mode ?? defaultResetPolicy.mode,
-      at_hour: given.at_hour ?? defaultResetPolicy.at_hour,
-      idle_minutes: given.idle_minutes ?? defaultResetPolicy.idle_minutes,
-      notify: given.notify ?? defaultResetPolicy.notify,
-      notify_exclude_platforms: given.notify_exclude_platforms ?? [...defaultResetPolicy.notify_exclude_platforms],
-      bg_process_max_age_hours: given.bg_process_max_age_hours ?? defaultResetPolicy.bg_process_max_age_hours,
-    }),
-  );
+  .transform((given): ResetPolicy => ({
+    mode: given.mode ?? defaultResetPolicy.mode,
+    at_hour: given.at_hour ?? defaultResetPolicy.at_hour,
+    idle_minutes: given.idle_minutes ?? defaultResetPolicy.idle_minutes,
+    notify: given.notify ?? defaultResetPolicy.notify,
+    notify_exclude_platforms: given.notify_exclude_platforms ?? [...defaultResetPolicy.notify_exclude_platforms],
+    bg_process_max_age_hours: given.bg_process_max_age_hours ?? defaultResetPolicy.bg_process_max_age_hours,
+  }));
 
 export const resetPoliciesByPlatformSchema = z.record(platformName, resetPolicySchema);
 export const resetPoliciesByTypeSchema = z.partialRecord(z.enum(chatTypes), resetPolicySchema);
