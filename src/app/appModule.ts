@@ -30,6 +30,7 @@ import { HealthController } from '../modules/health/healthController.js';
 import { ChangeRuntimeSessionHandler } from '../modules/runtime/commands/changeRuntimeSession.js';
 import { DetachRuntimeHandler } from '../modules/runtime/commands/detachRuntime.js';
 import { EndConversationRuntimeHandler } from '../modules/runtime/commands/endConversationRuntime.js';
+import { RequestRuntimeInterruptHandler } from '../modules/runtime/commands/requestRuntimeInterrupt.js';
 import { StartRuntimeTurnHandler } from '../modules/runtime/commands/startRuntimeTurn.js';
 import { ConversationRuntimeController } from '../modules/runtime/conversationRuntimeController.js';
 import { RuntimeSessionsController } from '../modules/runtime/runtimeSessionsController.js';
@@ -155,6 +156,7 @@ export class AppModule {
         StartRuntimeTurnHandler,
         DetachRuntimeHandler,
         EndConversationRuntimeHandler,
+        RequestRuntimeInterruptHandler,
         ChangeRuntimeSessionHandler,
         RuntimeWatchdog,
         ...erasureProviders(infrastructure, config),

@@ -226,11 +226,21 @@ export interface EnqueueRequest {
   mode?: 'interrupt' | 'queue';
 }
 
+/** A running runtime turn asked to stop by an interrupting message (InterruptRequested). */
+export interface RuntimeInterruptRequest {
+  runtimeSessionId: string;
+  turnId: string;
+  messageId: string;
+  requestedAt: string;
+}
+
 export interface EnqueueResponse {
   messageId: string;
   placement: 'slot' | 'overflow';
   coalescedInto: string | null;
   depth: number;
+  /** The conversation's running runtime turn was asked to stop (mode interrupt only); null when none runs. */
+  interruptRequested: RuntimeInterruptRequest | null;
   position: number;
 }
 

@@ -52,7 +52,7 @@ const responseFields = {
   ),
   turn: fieldsOf<RecordTurnResponse>()('turnIndex', 'revision', 'position', 'counters', 'checkpointId'),
   transcript: fieldsOf<TranscriptResponse>()('sessionId', 'messages', 'revision', 'position'),
-  enqueue: fieldsOf<EnqueueResponse>()('messageId', 'placement', 'coalescedInto', 'depth', 'position'),
+  enqueue: fieldsOf<EnqueueResponse>()('messageId', 'placement', 'coalescedInto', 'depth', 'interruptRequested', 'position'),
   dequeue: fieldsOf<DequeueResponse>()('message', 'from', 'depth', 'position'),
 };
 

@@ -336,3 +336,55 @@ describe('runtime session: interruption and recovery', () => {
       .thenState({ status: 'running', pendingApprovals: [{ approvalId: 'a1', turnId: 'turn_1' }] });
   });
 });
+
+describe('runtime session: an interrupt asked of the running turn', () => {
+  const runningTurn = [started, turn(1), running(1, 10)];
+  const asking = (messageId: string, seconds = 30): RuntimeSessionCommand => ({ type: 'RequestInterrupt', messageId, now: at(seconds) });
+  const asked1: RuntimeSessionEvent = { type: 'InterruptRequested', data: { turnId: 'turn_1', messageId: 'm1', at: at(30) } };
+
+  it('records InterruptRequested on the turn in flight; the turn stays in flight and the heartbeat keeps counting from the worker', () => {
+    runtime.given(runningTurn).when(asking('m1')).then([asked1]);
+    runtime
+      .given(runningTurn)
+      .when(asking('m1'))
+      .thenState({
+        status: 'running',
+        currentTurnId: 'turn_1',
+        lastWorkerEventAt: at(10),
+        interruptRequested: { turnId: 'turn_1', messageId: 'm1', requestedAt: at(30) },
+      });
+  });
+
+  it('asks once per turn: a second interrupting message, or a retry, writes nothing', () => {
+    runtime
+      .given([...runningTurn, asked1])
+      .when(asking('m2', 40))
+      .then([]);
+  });
+
+  it('asks nothing when no turn runs', () => {
+    runtime.given([started]).when(asking('m1')).then([]);
+    runtime
+      .given([started, turn(1), completed(1)])
+      .when(asking('m1'))
+      .then([]);
+  });
+
+  it('the next turn waits for the worker: refused while the interrupted turn runs, started once it reports', () => {
+    runtime
+      .given([...runningTurn, asked1])
+      .when(startTurn(50))
+      .thenThrows({ code: 'RUNTIME_BUSY' });
+    runtime
+      .given([...runningTurn, asked1, { type: 'TurnFailed', data: { turnId: 'turn_1', error: 'interrupted by the user', at: at(45) } }])
+      .when(startTurn(50))
+      .thenState({ currentTurnId: 'turn_2', interruptRequested: null });
+  });
+
+  it('the heartbeat timeout ends a turn whose worker never answers the interrupt, and clears the request', () => {
+    runtime
+      .given([...runningTurn, asked1])
+      .when({ type: 'Interrupt', reason: 'heartbeat_timeout', error: 'quiet', quietSince: at(20), now: at(400) })
+      .thenState({ status: 'interrupted', currentTurnId: null, interruptRequested: null });
+  });
+});

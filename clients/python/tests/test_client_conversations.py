@@ -77,6 +77,8 @@ def test_the_queue_coalesces_follow_ups_and_delivers_each_message_once(client: L
     second = client.enqueue(key, {"text": "two"}, mode="interrupt")
     queued = client.enqueue(key, {"text": "three"}, mode="queue")
     assert first["placement"] == "slot" and second["coalescedInto"] == first["messageId"]
+    # No runtime turn runs, so nothing was asked to stop.
+    assert first["interruptRequested"] is None
     assert queued["placement"] == "overflow"
     assert client.get_queue(key)["depth"] == 2
 

@@ -23,7 +23,12 @@ export type RuntimeSessionEvent =
   | { type: 'ApprovalResolved'; data: { approvalId: string; decision: ApprovalDecision; remember: ApprovalMemory; by: Responder; at: string } }
   | { type: 'TurnCompleted'; data: { turnId: string; output: JsonObject; at: string } }
   | { type: 'TurnFailed'; data: { turnId: string; error: string; at: string } }
-  | { type: 'RuntimeInterrupted'; data: { turnId: string | null; reason: InterruptReason; error: string; previousState: string; at: string } };
+  | { type: 'RuntimeInterrupted'; data: { turnId: string | null; reason: InterruptReason; error: string; previousState: string; at: string } }
+  /**
+   * A message queued with `mode: interrupt` while this turn ran: the worker is asked to stop and report `failed` or
+   * `completed`. The turn stays in flight until it does (or the heartbeat timeout interrupts it).
+   */
+  | { type: 'InterruptRequested'; data: { turnId: string; messageId: string; at: string } };
 
 export type RuntimeSessionEventType = RuntimeSessionEvent['type'];
 

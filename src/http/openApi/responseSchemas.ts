@@ -765,6 +765,16 @@ export const sharedResponseSchemas: Record<string, object> = {
       "depth": {
         "type": "number"
       },
+      "interruptRequested": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/RuntimeInterruptRequest"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
       "position": {
         "type": "number"
       }
@@ -774,7 +784,31 @@ export const sharedResponseSchemas: Record<string, object> = {
       "placement",
       "coalescedInto",
       "depth",
+      "interruptRequested",
       "position"
+    ]
+  },
+  "RuntimeInterruptRequest": {
+    "type": "object",
+    "properties": {
+      "runtimeSessionId": {
+        "type": "string"
+      },
+      "turnId": {
+        "type": "string"
+      },
+      "messageId": {
+        "type": "string"
+      },
+      "requestedAt": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "runtimeSessionId",
+      "turnId",
+      "messageId",
+      "requestedAt"
     ]
   },
   "DequeueResponse": {

@@ -16,6 +16,7 @@ import { requestTenant } from '../../http/auth.js';
 import { jsonObject, jsonValue } from '../../http/jsonValues.js';
 import type { LedgerConfig } from '../../config/config.js';
 import { CONFIG } from '../../app/tokens.js';
+import { RequestRuntimeInterruptCommand, type RuntimeInterruptResult } from '../runtime/commands/requestRuntimeInterrupt.js';
 import { requireMessageSizesWithinLimit } from '../sessions/messageLimits.js';
 
 export const enqueueRequestSchema = z.strictObject({
@@ -43,7 +44,10 @@ export class QueueController {
 
   @Post()
   @HttpCode(202)
-  @ApiOperation({ summary: 'Queue a message: interrupt (the coalescing slot) or queue (FIFO overflow, capped: 429 QUEUE_FULL)' })
+  @ApiOperation({
+    summary:
+      'Queue a message: interrupt (the coalescing slot; a running runtime turn is asked to stop: InterruptRequested) or queue (FIFO overflow, capped: 429 QUEUE_FULL)',
+  })
   @DocumentedBody(enqueueRequestSchema)
   async enqueue(@Param('key') key: string, @ValidBody(enqueueRequestSchema) body: z.infer<typeof enqueueRequestSchema>, @Req() request: Request) {
     requireMessageSizesWithinLimit([body.message], this.config.limits);
@@ -60,12 +64,18 @@ export class QueueController {
       new ChangeConversationCommand(validSessionKey(key), { type: 'enqueue', message }, requestMetadata(request)),
     );
     const event = result.decided[0];
+    // Only a message that waits to interrupt reaches the running turn; a coalesced one asks again, which the turn answers once.
+    const interrupted: RuntimeInterruptResult | null =
+      message.mode === 'interrupt'
+        ? await this.commands.execute(new RequestRuntimeInterruptCommand(validSessionKey(key), message.id, requestMetadata(request)))
+        : null;
     return {
       messageId: message.id,
       placement: event && 'placement' in event.data ? event.data.placement : null,
       coalescedInto: event?.type === 'QueuedMessageReplaced' ? event.data.replacedId : null,
       depth: queueDepth(result.state),
-      position: result.position,
+      interruptRequested: interrupted?.interrupt ?? null,
+      position: Math.max(result.position, interrupted?.position ?? 0),
     };
   }
 

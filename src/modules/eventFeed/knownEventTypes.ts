@@ -56,6 +56,7 @@ const listed: Record<KnownEventType, true> = {
   TurnCompleted: true,
   TurnFailed: true,
   RuntimeInterrupted: true,
+  InterruptRequested: true,
   ApprovalRequested: true,
   ApprovalResolved: true,
   QuestionAsked: true,

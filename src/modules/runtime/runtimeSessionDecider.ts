@@ -51,6 +51,13 @@ export interface RuntimeError {
   at: string;
 }
 
+/** An interrupt asked of the turn in flight, until that turn ends. */
+export interface RequestedInterrupt {
+  turnId: string;
+  messageId: string;
+  requestedAt: string;
+}
+
 export interface RuntimeSessionState {
   status: RuntimeStatus;
   runtimeSessionId: string | null;
@@ -71,6 +78,8 @@ export interface RuntimeSessionState {
   /** When the worker last reported (or the turn was accepted): the heartbeat the watchdog checks. */
   lastWorkerEventAt: string | null;
   lastError: RuntimeError | null;
+  /** Set while the turn in flight has been asked to stop (InterruptRequested); cleared when it ends. */
+  interruptRequested: RequestedInterrupt | null;
 }
 
 export const RECENT_LIMIT = 20;
@@ -92,6 +101,7 @@ export const initialRuntimeSessionState = (): RuntimeSessionState => ({
   answeredQuestions: [],
   lastWorkerEventAt: null,
   lastError: null,
+  interruptRequested: null,
 });
 
 export type WorkerReport =
@@ -112,7 +122,9 @@ export type RuntimeSessionCommand =
    * Interrupts the turn in flight unless the worker reported at or after `quietSince` (it is alive after all);
    * `quietSince: null` interrupts it whatever the worker last said (a forced reset).
    */
-  | { type: 'Interrupt'; reason: InterruptReason; error: string; quietSince: string | null; now: string };
+  | { type: 'Interrupt'; reason: InterruptReason; error: string; quietSince: string | null; now: string }
+  /** A message queued to interrupt: asks the turn in flight to stop (once per turn); nothing when none runs. */
+  | { type: 'RequestInterrupt'; messageId: string; now: string };
 
 const keepRecent = <T>(items: T[]): T[] => items.slice(-RECENT_LIMIT);
 
@@ -147,6 +159,7 @@ export function evolveRuntimeSession(state: RuntimeSessionState, event: RuntimeS
         recentTurns: keepRecent([...state.recentTurns, turn]),
         lastWorkerEventAt: at,
         updatedAt: at,
+        interruptRequested: null,
       };
     }
     case 'RuntimeRunning':
@@ -214,6 +227,7 @@ export function evolveRuntimeSession(state: RuntimeSessionState, event: RuntimeS
         lastWorkerEventAt: at,
         lastError: error === null ? state.lastError : { kind: 'turn_failed', reason: 'worker_reported', message: error, turnId, at },
         updatedAt: at,
+        interruptRequested: null,
       };
     }
     case 'RuntimeInterrupted': {
@@ -226,7 +240,13 @@ export function evolveRuntimeSession(state: RuntimeSessionState, event: RuntimeS
         // Waits stay answerable across an interruption: the resumed worker picks the answers up.
         lastError: { kind: 'interrupted', reason, message: error, turnId, at },
         updatedAt: at,
+        interruptRequested: null,
       };
+    }
+    case 'InterruptRequested': {
+      // Not a worker event: the heartbeat still counts from the worker's last report.
+      const { turnId, messageId, at } = event.data;
+      return { ...state, interruptRequested: { turnId, messageId, requestedAt: at }, updatedAt: at };
     }
     default: {
       const unknown: never = event;
@@ -330,6 +350,7 @@ export function decideRuntimeSession(command: RuntimeSessionCommand, state: Runt
         runtimeSessionId: state.runtimeSessionId,
         currentTurnId: state.currentTurnId,
         state: state.status,
+        interruptRequested: state.interruptRequested ?? null,
       });
     }
     started.push({ type: 'TurnStarted', data: { turnId: `turn_${state.turnCount + 1}`, input: command.input, at: command.now } });
@@ -349,6 +370,12 @@ export function decideRuntimeSession(command: RuntimeSessionCommand, state: Runt
       if (command.quietSince !== null && state.lastWorkerEventAt !== null && Date.parse(state.lastWorkerEventAt) >= Date.parse(command.quietSince)) return [];
       const { reason, error, now } = command;
       return [{ type: 'RuntimeInterrupted', data: { turnId: state.currentTurnId, reason, error, previousState: state.status, at: now } }];
+    }
+    case 'RequestInterrupt': {
+      const turnId = state.currentTurnId;
+      // Asked once per turn: a burst of interrupting messages is one request, and a retry writes nothing.
+      if (turnId === null || state.interruptRequested?.turnId === turnId) return [];
+      return [{ type: 'InterruptRequested', data: { turnId, messageId: command.messageId, at: command.now } }];
     }
     default: {
       const unknown: never = command;

@@ -34,6 +34,8 @@ export class RuntimeSessionsController {
       runtimeSessionId: result.runtimeSessionId,
       state: result.state.status,
       currentTurnId: result.state.currentTurnId,
+      /** A worker that reports learns here that its turn was asked to stop. */
+      interruptRequested: result.state.interruptRequested ?? null,
       changed: result.changed,
       revision: result.revision,
       position: result.position,

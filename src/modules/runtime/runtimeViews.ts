@@ -40,6 +40,7 @@ export function runtimeBindingView(sessionKey: string, binding: RuntimeBindingSt
             pendingApprovals: runtime.pendingApprovals.length,
             pendingQuestions: runtime.pendingQuestions.length,
             lastError: runtime.lastError,
+            interruptRequested: runtime.interruptRequested ?? null,
           }
         : null,
   };
@@ -60,6 +61,7 @@ export function runtimeSessionView(state: RuntimeSessionState, boundConversation
     turnCount: state.turnCount,
     turns: state.recentTurns,
     lastError: state.lastError,
+    interruptRequested: state.interruptRequested ?? null,
     pendingApprovals: state.pendingApprovals,
     pendingQuestions: state.pendingQuestions,
     resolvedApprovals: state.resolvedApprovals,

@@ -21,6 +21,7 @@ const runtimeSessionEventTypes: Record<RuntimeSessionEventType, true> = {
   TurnCompleted: true,
   TurnFailed: true,
   RuntimeInterrupted: true,
+  InterruptRequested: true,
 };
 
 const runtimePrefix = runtimeSessionStreamName('');

@@ -258,11 +258,21 @@ class QueuedMessage(TypedDict):
     queuedAt: str
 
 
+class RuntimeInterruptRequest(TypedDict):
+    """A running runtime turn asked to stop by an interrupting message (InterruptRequested)."""
+
+    runtimeSessionId: str
+    turnId: str
+    messageId: str
+    requestedAt: str
+
+
 class EnqueueResponse(TypedDict):
     messageId: str
     placement: Literal["slot", "overflow"]
     coalescedInto: Optional[str]
     depth: int
+    interruptRequested: Optional[RuntimeInterruptRequest]
     position: int
 
 
