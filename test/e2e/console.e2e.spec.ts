@@ -1,18 +1,14 @@
 // The web console: its static files as the service serves them, then every page in headless Chromium against the real app.
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleAssetsDirectory } from '../../src/console/consoleAssets.js';
+import { consolePage, describeInChromium, horizontalOverflow, launchChromium, screenshotter } from '../support/consoleBrowser.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const TOKEN = 'console-e2e-token-0123456789';
 const auth = { authorization: `Bearer ${TOKEN}` };
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-// CI sets REQUIRE_BROWSER=1: a missing browser must fail there, not pass quietly as a skip.
-const REQUIRE_BROWSER = process.env.REQUIRE_BROWSER === '1';
-const ARTIFACTS = resolve(import.meta.dirname, '../../test-artifacts/console');
 const HOSTILE = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
 
 let service: TestApp;
@@ -25,7 +21,7 @@ const call = async (method: string, path: string, body?: unknown) => {
 beforeAll(async () => {
   // The ticker stays off so the job fires only when the test says (and its fire list is known).
   service = await startTestApp('pglite', { env: { API_TOKEN: TOKEN, JOB_TICK_INTERVAL_MS: '0' } });
-});
+}, 120_000);
 afterAll(async () => {
   await service?.close();
 });
@@ -88,22 +84,7 @@ describe('console: static files', () => {
   });
 });
 
-const browserTitle = HAS_CHROMIUM
-  ? 'console: in headless Chromium'
-  : `console: in headless Chromium — SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`;
-
-if (!HAS_CHROMIUM) {
-  console.warn(`[console.e2e] ${browserTitle}`);
-  if (REQUIRE_BROWSER) {
-    describe('console: in headless Chromium', () => {
-      it('needs Chromium (REQUIRE_BROWSER=1)', () => {
-        throw new Error(`REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: install it (apt-get install chromium) or set CHROMIUM_PATH`);
-      });
-    });
-  }
-}
-
-describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
+describeInChromium('console: in headless Chromium', () => {
   let browser: Browser;
   let page: Page;
   const pageErrors: string[] = [];
@@ -123,10 +104,9 @@ describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
     toolsKey: string;
   };
 
-  const screenshot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  let screenshot: (name: string) => Promise<Buffer>;
 
   beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
     const resolved = await call('POST', '/v1/sessions/resolve', {
       source: { platform: 'webchat', chatType: 'dm', chatId: 'console-e2e', userName: 'Console Tester' },
     });
@@ -179,23 +159,9 @@ describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
     const written = await service.lastPosition();
     expect(await service.infrastructure.projections.waitForPosition(service.infrastructure.projections.projectionNames, written, 20_000)).toBe(true);
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.setDefaultTimeout(15_000);
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    browser = await launchChromium();
+    page = await consolePage(browser, pageErrors);
+    screenshot = screenshotter(page);
   });
 
   afterAll(async () => {
@@ -287,7 +253,8 @@ describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
 
   it('rolls back with the button: the transcript returns to the checkpoint', async () => {
     await page.click(`button.rollback[data-checkpoint="${data.firstTurn.checkpointId}"]`);
-    await page.locator('#session-status .notice.ok').waitFor();
+    await page.click(`button.confirm:text-is("Confirm: Roll back to ${data.firstTurn.checkpointId}")`);
+    await page.locator('#session-status .notice.ok').first().waitFor();
     expect(await page.locator('#session-status').textContent()).toContain(`Rolled back to ${data.firstTurn.checkpointId}`);
     const transcript = await page.locator('#transcript').textContent();
     expect(transcript).toContain('Paris.');
@@ -302,7 +269,8 @@ describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
 
   it('forks with the button: the fork appears in the tree and opens on its own page', async () => {
     await page.click(`button.fork[data-checkpoint="${data.firstTurn.checkpointId}"]`);
-    await page.locator('#session-status .notice.ok').waitFor();
+    await page.click(`button.confirm:text-is("Confirm: Fork at ${data.firstTurn.checkpointId}")`);
+    await page.locator('#session-status .notice.ok').first().waitFor();
     const forkLink = page.locator('#session-status a', { hasText: 'Open the fork' });
     const href = await forkLink.getAttribute('href');
     const newForkId = decodeURIComponent(href!.replace('#/sessions/', ''));
@@ -375,10 +343,7 @@ describe.skipIf(!HAS_CHROMIUM)(browserTitle, () => {
       await page.goto(`${service.url}/console/${route}`);
       await page.locator('#view .page > *:not(.muted)').first().waitFor();
       await page.waitForTimeout(300);
-      const overflow = await page.evaluate(() => {
-        const root = (globalThis as any).document.documentElement;
-        return root.scrollWidth - root.clientWidth;
-      });
+      const overflow = await horizontalOverflow(page);
       expect([route, overflow]).toEqual([route, 0]);
     }
     await page.goto(`${service.url}/console/#/`);

@@ -1,5 +1,6 @@
 // Small building blocks the pages share: sections, tables, badges, notices and error boxes.
 import { el } from './element.js';
+import { eventSummary } from './eventSummary.js';
 import { formatJson } from './format.js';
 
 /** A session key that wraps only between its segments (after each ':'), never inside one. */
@@ -17,32 +18,85 @@ export function sessionKeyText(key, props = {}) {
 }
 
 /**
- * An action that asks first: a panel naming what will change, then Confirm or Cancel. `run` returns what to show
- * afterwards (a node or text), e.g. the event the action wrote.
+ * Asks in `holder` before acting: a panel saying what will change, then Confirm or Cancel. `describe()` may be async
+ * (it reads what the action would touch) and may return text or a node. `confirmWord`: an irreversible action's
+ * Confirm stays disabled until that word is typed. `run()` returns what to show in `outcome` afterwards (the events
+ * it wrote); an error shows there instead.
  */
-export function confirmAction(label, { describe, run, kind = '' }) {
-  const outcome = el('div', { class: 'action-outcome' });
-  const holder = el('div', { class: 'confirm-holder' });
-  const button = el('button', { type: 'button', class: `action ${kind}`.trim(), on: { click: () => ask() } }, label);
-  const ask = () => {
-    const confirm = el('button', { type: 'button', class: 'confirm armed', on: { click: () => go() } }, `Confirm: ${label}`);
-    const cancel = el('button', { type: 'button', on: { click: () => holder.replaceChildren() } }, 'Cancel');
+export async function askFirst(holder, outcome, label, { describe, run, confirmWord }) {
+  holder.replaceChildren(el('div', { class: 'confirm-panel' }, loading('Working out what this changes…')));
+  let description;
+  try {
+    description = await describe();
+  } catch (error) {
     holder.replaceChildren(
-      el('div', { class: 'confirm-panel', role: 'alertdialog' }, el('p', {}, describe()), el('div', { class: 'actions' }, confirm, cancel)),
+      el('div', { class: 'confirm-panel' }, errorBox(error), el('button', { type: 'button', on: { click: () => holder.replaceChildren() } }, 'Close')),
     );
-    confirm.focus();
-  };
+    return;
+  }
   const go = async () => {
     holder.replaceChildren();
     outcome.replaceChildren(el('p', { class: 'muted' }, `${label}…`));
     try {
-      const shown = await run();
-      outcome.replaceChildren(shown);
+      outcome.replaceChildren(await run());
     } catch (error) {
       outcome.replaceChildren(errorBox(error));
     }
   };
+  const confirm = el('button', { type: 'button', class: 'confirm armed', disabled: Boolean(confirmWord), on: { click: go } }, `Confirm: ${label}`);
+  const typed = confirmWord
+    ? el('input', {
+        type: 'text',
+        class: 'confirm-word',
+        'aria-label': `type ${confirmWord} to confirm`,
+        placeholder: confirmWord,
+        spellcheck: 'false',
+        on: { input: (event) => (confirm.disabled = event.target.value.trim() !== confirmWord) },
+      })
+    : null;
+  const cancel = el('button', { type: 'button', class: 'cancel', on: { click: () => holder.replaceChildren() } }, 'Cancel');
+  holder.replaceChildren(
+    el(
+      'div',
+      { class: 'confirm-panel', role: 'alertdialog', 'aria-label': label },
+      typeof description === 'string' ? el('p', { class: 'confirm-text' }, description) : description,
+      typed ? el('label', { class: 'confirm-word-label' }, `Type ${confirmWord} to confirm: `, typed) : null,
+      el('div', { class: 'actions' }, confirm, cancel),
+    ),
+  );
+  (typed ?? confirm).focus();
+}
+
+/** A button that asks first (see askFirst), with its panel and outcome right below it. */
+export function confirmAction(label, { describe, run, kind = '', confirmWord }) {
+  const outcome = el('div', { class: 'action-outcome' });
+  const holder = el('div', { class: 'confirm-holder' });
+  const button = el(
+    'button',
+    { type: 'button', class: `action ${kind}`.trim(), on: { click: () => askFirst(holder, outcome, label, { describe, run, confirmWord }) } },
+    label,
+  );
   return el('div', { class: 'confirm-action' }, button, holder, outcome);
+}
+
+/** The events an action wrote, each with what it did in one line and its data as stored. */
+export function writtenEvents(streamName, events, intro = `Written to ${streamName}:`) {
+  if (events.length === 0) return notice(`Nothing new was written to ${streamName} (it was already so).`, 'ok');
+  return el(
+    'div',
+    { class: 'notice ok written', role: 'status' },
+    el('p', {}, intro),
+    events.map((event) =>
+      el(
+        'div',
+        { class: 'written-event' },
+        el('strong', { class: 'event-type' }, event.type),
+        ` at revision ${event.revision}`,
+        eventSummary(event) ? el('span', { class: 'event-summary' }, ` · ${eventSummary(event)}`) : null,
+        el('details', {}, el('summary', {}, 'as stored'), jsonBlock(event.data)),
+      ),
+    ),
+  );
 }
 
 export function section(title, ...children) {
@@ -112,31 +166,4 @@ export function notice(text, kind = 'info') {
 
 export function loading(text = 'Loading…') {
   return el('p', { class: 'muted' }, text);
-}
-
-/** A button that asks for a second click before acting, for actions that cost something (a rebuild). */
-export function confirmButton(label, confirmLabel, action) {
-  let armed = false;
-  const button = el(
-    'button',
-    {
-      type: 'button',
-      on: {
-        click: async () => {
-          if (!armed) {
-            armed = true;
-            button.textContent = confirmLabel;
-            button.classList.add('armed');
-            return;
-          }
-          armed = false;
-          button.textContent = label;
-          button.classList.remove('armed');
-          await action();
-        },
-      },
-    },
-    label,
-  );
-  return button;
 }

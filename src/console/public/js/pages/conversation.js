@@ -1,9 +1,10 @@
 // One conversation (a session key): its routing entry and flags, every session it has had, its queue and runtime
 // binding, and the operator's actions (reset, suspend, switch, resume mark), each confirmed and showing what it wrote.
 import { api, enc, get, post } from '../api.js';
-import { badge, confirmAction, dataTable, errorBox, jsonBlock, section, sessionKeyText } from '../components.js';
+import { badge, confirmAction, dataTable, errorBox, jsonBlock, section, sessionKeyText, writtenEvents } from '../components.js';
 import { el } from '../element.js';
-import { formatJson, formatTime, messageText } from '../format.js';
+import { eventRow } from '../eventTimeline.js';
+import { formatTime, messageText } from '../format.js';
 
 const EVENTS_PAGE = 500;
 
@@ -84,23 +85,61 @@ function runtimeView(runtime) {
 }
 
 /** The events an action wrote to this conversation: those after the revision the page was drawn at. */
-async function writtenSince(key, revision, answer) {
+async function writtenSince(key, revision) {
   const page = await get(`/v1/conversations/${enc(key)}/events?fromRevision=${revision + 1}&limit=50`);
-  if (page.events.length === 0)
-    return el('div', { class: 'notice ok', role: 'status' }, `Nothing new was written (it was already so). Position ${answer?.position ?? '—'}.`);
+  return writtenEvents(`conversation-${key}`, page.events);
+}
+
+/** What erasing the key touches, counted from what the page already read and the jobs created from the key. */
+async function describeErase(key, sessionCount, runtime) {
+  const jobs = await get('/v1/jobs?limit=500');
+  const fromKey = jobs.jobs.filter((job) => job.origin && job.origin.sessionKey === key).length;
+  return (
+    `Erase everything personal about ${key}: every event of its conversation, its ${sessionCount === 1 ? 'session' : `${sessionCount} sessions`}` +
+    `${runtime && runtime.runtimeSessionId ? ', its runtime sessions' : ''} and its jobs is rewritten without messages and personal ids, ` +
+    `and the key's streams are renamed to a random erased:… key. ${sessionCount === 1 ? 'Its session is' : 'Its sessions are'} destroyed, ` +
+    `${fromKey === 0 ? 'no job was created from it' : `${fromKey === 1 ? 'the job' : `the ${fromKey} jobs`} created from it ${fromKey === 1 ? 'is' : 'are'} removed`}, ` +
+    `and every read model is rebuilt. Records PersonalDataErased and PersonalDataErasureCompleted in erasure-log. ` +
+    `This cannot be undone: the transcripts are gone for good.`
+  );
+}
+
+function erasureOutcome(key, result) {
   return el(
     'div',
-    { class: 'notice ok written', role: 'status' },
-    el('p', {}, `Written to conversation-${key}:`),
-    page.events.map((event) =>
+    { class: 'notice ok written', role: 'status', id: 'erasure-outcome' },
+    el(
+      'p',
+      {},
+      `Erased ${key}. Recorded in erasure-log: `,
+      el('strong', { class: 'event-type' }, 'PersonalDataErased'),
+      ' and ',
+      el('strong', { class: 'event-type' }, 'PersonalDataErasureCompleted'),
+      ` (erasure ${result.erasureId}).`,
+    ),
+    el(
+      'dl',
+      { class: 'summary' },
+      [
+        ['events read', result.eventsRead],
+        ['events rewritten', result.eventsRewritten],
+        ['streams renamed', result.streamsRenamed],
+        ['sessions destroyed', result.sessionsDestroyed],
+        ['jobs removed', result.jobsRemoved],
+        ['read models rebuilt', result.projectionsRebuilt.length],
+      ].map(([label, value]) => el('div', {}, el('dt', {}, label), el('dd', {}, String(value)))),
+    ),
+    el(
+      'details',
+      {},
+      el('summary', {}, `${result.streams.length} streams rewritten`),
       el(
-        'div',
-        { class: 'written-event' },
-        el('strong', { class: 'event-type' }, event.type),
-        ` at revision ${event.revision}`,
-        el('pre', { class: 'json' }, formatJson(event.data)),
+        'ul',
+        {},
+        result.streams.map((name) => el('li', {}, el('code', {}, name))),
       ),
     ),
+    el('p', {}, el('a', { href: '#/' }, 'Back to the conversations')),
   );
 }
 
@@ -112,8 +151,8 @@ export async function renderConversation(page, { params: [key] }) {
     get(`/v1/conversations/${enc(key)}/runtime`).catch(() => null),
   ]);
   const revision = entry.revision;
-  const redraw = async (outcome) => {
-    const shown = await writtenSince(key, revision, outcome);
+  const redraw = async () => {
+    const shown = await writtenSince(key, revision);
     page.replaceChildren();
     try {
       await renderConversation(page, { params: [key] });
@@ -124,6 +163,7 @@ export async function renderConversation(page, { params: [key] }) {
     return el('span');
   };
   const path = `/v1/conversations/${enc(key)}`;
+  const sessionCount = new Set(events.filter((event) => event.type === 'SessionBound').map((event) => event.data.sessionId)).size;
   const switchSelect = el(
     'select',
     { id: 'switch-to', 'aria-label': 'session to switch to' },
@@ -191,6 +231,42 @@ export async function renderConversation(page, { params: [key] }) {
       section('Actions', actions),
     ),
     section('Sessions of this key', el('div', { id: 'conversation-sessions' }, sessionsOf(events, entry.sessionId))),
-    el('div', { class: 'columns' }, section('Queue', queueView(queue)), section('Runtime binding', runtimeView(runtime))),
+    el(
+      'div',
+      { class: 'columns' },
+      section('Queue', queueView(queue)),
+      section(
+        'Runtime binding',
+        runtimeView(runtime),
+        el('p', {}, el('a', { href: `#/conversations/${enc(key)}/runtime`, id: 'runtime-page-link' }, 'Runtime page: pending approvals and questions')),
+      ),
+    ),
+    section(
+      `Event timeline (${events.length})`,
+      el(
+        'ol',
+        { class: 'timeline', id: 'conversation-timeline' },
+        events.map((event) => eventRow(event)),
+      ),
+    ),
+    section(
+      'Erase personal data',
+      el(
+        'div',
+        { id: 'erase-conversation', class: 'action-list' },
+        el('p', { class: 'muted' }, 'For a person who asks to be forgotten. Needs an admin token.'),
+        confirmAction('Erase', {
+          kind: 'danger',
+          confirmWord: 'erase',
+          describe: () => describeErase(key, sessionCount, runtime),
+          run: async () => {
+            const result = await post('/v1/admin/erase', { sessionKey: key });
+            // The key's streams now have another name: this page has nothing left to show but the outcome.
+            page.replaceChildren(el('h1', {}, 'Conversation erased'), erasureOutcome(key, result));
+            return el('span');
+          },
+        }),
+      ),
+    ),
   );
 }

@@ -1,10 +1,11 @@
 // One session: summary and counters, transcript, time-travel slider, checkpoints (roll back, fork), event timeline, tree.
 import { enc, get } from '../api.js';
-import { badge, dataTable, errorBox, loading, notice, section, sessionKeyText } from '../components.js';
+import { badge, dataTable, errorBox, loading, section, sessionKeyText } from '../components.js';
 import { el, replaceContent } from '../element.js';
 import { formatJson, formatTime } from '../format.js';
 import { checkpointsTable } from '../session/checkpointsTable.js';
-import { eventTimeline } from '../session/eventTimeline.js';
+import { eventTimeline } from '../eventTimeline.js';
+import { destroyPanel } from '../session/destroyPanel.js';
 import { sessionTree } from '../session/sessionTree.js';
 import { timeTravelPanel } from '../session/timeTravel.js';
 import { countersList, transcriptList } from '../session/transcriptList.js';
@@ -66,30 +67,30 @@ export async function renderSession(page, { params: [sessionId], query }, status
   const disposers = [];
   const summary = await get(`/v1/sessions/${enc(sessionId)}`);
   const destroyed = summary.status === 'destroyed';
-  const [transcript, checkpoints, memory, slots] = await Promise.all([
+  const [transcript, checkpoints, memory, slots, conversation] = await Promise.all([
     get(`/v1/sessions/${enc(sessionId)}/transcript?includeDeleted=true`),
     destroyed ? Promise.resolve({ checkpoints: [] }) : get(`/v1/sessions/${enc(sessionId)}/checkpoints?limit=200`),
     destroyed ? Promise.resolve({ entries: [] }) : get(`/v1/sessions/${enc(sessionId)}/memory`),
     destroyed ? Promise.resolve({ slots: [] }) : get(`/v1/sessions/${enc(sessionId)}/slots`),
+    // Its conversation's current session cannot be destroyed: the page needs to know whether this is it.
+    destroyed || !summary.sessionKey ? Promise.resolve(null) : get(`/v1/conversations/${enc(summary.sessionKey)}`).catch(() => null),
   ]);
 
-  /** After a rollback or fork: redraw everything from the service, keeping the outcome on screen. */
-  const reload = async (outcome) => {
+  /** After a rollback, fork or destroy: redraw everything from the service, keeping the outcome (a node) on top. */
+  const reload = async (shown, { position } = {}) => {
     disposers.forEach((dispose) => dispose());
-    const message = el('div', { id: 'session-status' }, notice(outcome.message, 'ok'));
-    if (outcome.forkedSessionId) message.append(el('a', { href: `#/sessions/${enc(outcome.forkedSessionId)}` }, 'Open the fork'));
     page.replaceChildren();
     try {
       // A fork's new node is in the tree read model once it has applied the fork's position.
-      const next = new URLSearchParams(outcome.position ? { minPosition: String(outcome.position) } : {});
-      const dispose = await renderSession(page, { params: [sessionId], query: next }, message);
+      const next = new URLSearchParams(position ? { minPosition: String(position) } : {});
+      const dispose = await renderSession(page, { params: [sessionId], query: next }, el('div', { id: 'session-status' }, shown));
       disposers.splice(0, disposers.length, dispose);
     } catch (error) {
-      page.append(errorBox(error));
+      page.append(shown, errorBox(error));
     }
   };
 
-  const timeline = eventTimeline(sessionId, { onTravel: (revision) => travel.moveTo(revision) });
+  const timeline = eventTimeline(`/v1/sessions/${enc(sessionId)}/events`, { onTravel: (revision) => travel.moveTo(revision) });
   const travel = timeTravelPanel(sessionId, summary.revision, timeline.typeAt);
   disposers.push(travel.dispose);
   const tree = el('div', {}, loading());
@@ -113,9 +114,18 @@ export async function renderSession(page, { params: [sessionId], query }, status
     section(`Transcript (${live} live of ${transcript.messages.length})`, transcriptList(transcript.messages, { id: 'transcript' })),
     section('Memory and context slots', memoryAndSlots(memory, slots)),
     section('Time travel', el('p', { class: 'muted' }, 'Move the slider to replay the session to any revision.'), travel.panel),
-    section('Checkpoints', checkpointsTable(sessionId, checkpoints.checkpoints, { writable: summary.status === 'active', status, onChanged: reload })),
+    section(
+      'Checkpoints',
+      checkpointsTable(sessionId, checkpoints.checkpoints, { writable: summary.status === 'active', revision: summary.revision, onChanged: reload }),
+    ),
     section('Tree', tree),
     section('Event timeline', timeline.element),
+    destroyed
+      ? null
+      : section(
+          'Destroy',
+          destroyPanel(summary, { checkpointCount: checkpoints.checkpoints.length, revision: summary.revision, conversation, onChanged: reload }),
+        ),
   );
 
   await Promise.all([
