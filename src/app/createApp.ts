@@ -5,7 +5,6 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
-import { mountConsole } from '../console/consoleAssets.js';
 import { withIdempotentWriteSlot } from '../events/idempotentWrite.js';
 import { answerClientErrors } from '../http/clientErrors.js';
 import { sendError } from '../http/errorFilter.js';
@@ -16,7 +15,8 @@ import { type RouteLayer, routeGate } from '../http/routeGate.js';
 import { rejectUnsupportedCharacters } from '../http/unsupportedCharacters.js';
 import type { Logger } from '../logging/logger.js';
 import { requestMetering } from '../metrics/requestMetering.js';
-import { type AppDependencies, AppModule } from './appModule.js';
+import type { AppDependencies } from './appDependencies.js';
+import { AppModule } from './appModule.js';
 
 /** Nest's own log lines go to the same pino logger as ours. */
 function nestLogger(logger: Logger): LoggerService {
@@ -61,7 +61,6 @@ export async function createApp(dependencies: AppDependencies): Promise<INestApp
     ),
   );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'] });
-  mountConsole(app);
 
   await app.init();
   // Errors raised before Nest's router (body parsing) reach Express's error chain: answer them in the same shape.

@@ -1,7 +1,7 @@
 // Serves the web console's static files at /console: plain HTML, ES modules and CSS from the repository, no build step.
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { ExpressAdapter } from '@nestjs/platform-express';
 import type { Express, Response } from 'express';
 
 export const CONSOLE_PATH = '/console';
@@ -43,10 +43,10 @@ function setConsoleHeaders(response: Response): void {
  * Outside Nest's router, so outside the bearer guard: the files hold no data. The pages call the API with the
  * token the operator enters, which the API checks as for any client.
  */
-export function mountConsole(app: NestExpressApplication): void {
+export function mountConsole(http: ExpressAdapter): void {
   // The service's root is where a person lands first: send them to the console. Relative, so it holds behind a path prefix.
-  (app.getHttpAdapter().getInstance() as Express).get('/', (_request, response) => response.redirect(302, `.${CONSOLE_PATH}/`));
-  app.useStaticAssets(consoleAssetsDirectory(), {
+  (http.getInstance() as Express).get('/', (_request, response) => response.redirect(302, `.${CONSOLE_PATH}/`));
+  http.useStaticAssets(consoleAssetsDirectory(), {
     prefix: CONSOLE_PATH,
     index: 'index.html',
     dotfiles: 'deny',

@@ -1,0 +1,15 @@
+// Scheduled jobs: schedule, change, fire at most once per slot, deliver fires by webhook or event stream.
+import { Module } from '@nestjs/common';
+import { ChangeJobHandler } from './commands/changeJob.js';
+import { FireJobHandler } from './commands/fireJob.js';
+import { ImportJobsHandler, ScheduleJobHandler } from './commands/scheduleJob.js';
+import { JobFiresStreamController } from './delivery/jobFiresStreamController.js';
+import { JobWebhookDelivery } from './delivery/jobWebhookDelivery.js';
+import { JobsController } from './jobsController.js';
+import { JobTicker } from './jobTicker.js';
+
+@Module({
+  controllers: [JobFiresStreamController, JobsController],
+  providers: [ScheduleJobHandler, ImportJobsHandler, ChangeJobHandler, FireJobHandler, JobTicker, JobWebhookDelivery],
+})
+export class JobsModule {}
