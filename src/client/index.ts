@@ -5,3 +5,5 @@ export { ledgerOperations, type Operation, type OperationName } from './ledgerOp
 export { defaultRetryOptions, type RetryOptions, shouldRetry } from './retryPolicy.js';
 export type * from './ledgerApiTypes.js';
 export type * from './ledgerResponses.js';
+export type * from './runtimeApiTypes.js';
+export type * from './adminApiTypes.js';

@@ -192,7 +192,7 @@ export interface SessionView {
   currentSlot: string;
   turnInFlight: { turnIndex: number; startedAt: string } | null;
   /** The newest started turn given up unrecorded (`timeout` or `gateway_restart`), else null. */
-  lastAbandonedTurn: { turnIndex: number; startedAt: string; abandonedAt: string; reason: 'timeout' | 'gateway_restart' } | null;
+  lastAbandonedTurn: AbandonedTurn | null;
   revision: number;
   position: number;
 }
@@ -282,6 +282,32 @@ export interface GatewayStartedRequest {
   bootId: string;
 }
 
+/** A conversation a drain could not change (gone, suspended), with the error code it answered. */
+export interface SkippedConversation {
+  sessionKey: string;
+  code: string;
+}
+
+export interface GatewayStoppingResponse {
+  gatewayId: string;
+  mode: 'restart' | 'shutdown';
+  /** Conversations marked resume-pending. */
+  marked: string[];
+  skipped: SkippedConversation[];
+  position: number;
+}
+
+export interface GatewayStoppedResponse {
+  gatewayId: string;
+  /** Nothing timed out: the next start is not crash recovery. */
+  cleanShutdown: boolean;
+  /** Drained conversations unmarked. */
+  cleared: string[];
+  /** The ones whose drain timed out, left resume-pending. */
+  stillMarked: string[];
+  position: number;
+}
+
 export interface GatewayStartedResponse {
   cleanShutdown: boolean;
   resume: Array<{ sessionKey: string; sessionId: string; reason: string; origin: SessionSource }>;
@@ -335,21 +361,79 @@ export interface CreateJobRequest {
   enabled?: boolean;
 }
 
+/** A job's schedule as stored: a cron expression, a fixed interval from an anchor, or one instant. */
+export type JobSchedule = { kind: 'cron'; expression: string } | { kind: 'interval'; everyMs: number; anchor: string } | { kind: 'once'; at: string };
+
+export type RunStatus = 'ok' | 'error' | 'skipped';
+
 export interface JobView {
   id: string;
   name: string;
   description: string | null;
   prompt: string | null;
   skill: string | null;
+  /** The schedule as text that parses back to it: a cron expression, `every 30m`, or a one-shot's instant. */
   schedule: string;
+  scheduleKind: JobSchedule['kind'];
+  scheduleDefinition: JobSchedule;
   timeZone: string;
+  deliverTo: DeliveryTarget | null;
+  origin: JobOrigin | null;
+  model: string | null;
+  repeat: { times: number | null; completed: number };
   enabled: boolean;
-  state: string;
+  state: 'scheduled' | 'paused' | 'completed' | 'removed';
   nextRunAt: string | null;
   lastRunAt: string | null;
-  lastStatus: string | null;
-  revision?: number;
-  position?: number;
+  lastSlot: string | null;
+  lastStatus: RunStatus | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A job as written: its view and the job stream's revision and position. */
+export interface JobWritten extends JobView {
+  revision: number;
+  position: number;
+}
+
+/** One fire of a job, and its reported outcome once the gateway sends one. */
+export interface JobFireRecord {
+  fireId: string;
+  slot: string;
+  trigger: 'ticker' | 'external';
+  firedAt: string;
+  status: RunStatus | 'pending';
+  error: string | null;
+  reportedAt: string | null;
+}
+
+/** GET /v1/jobs/{id}: the job, folded from its stream, with its most recent fires (newest first). */
+export interface JobDetail extends JobWritten {
+  recentFires: JobFireRecord[];
+}
+
+/** PATCH /v1/jobs/{id}: fields left out stay as they are; null clears the nullable ones. */
+export interface UpdateJobRequest {
+  name?: string;
+  description?: string | null;
+  prompt?: string | null;
+  skill?: string | null;
+  deliverTo?: DeliveryTarget | null;
+  origin?: JobOrigin | null;
+  model?: string | null;
+  repeat?: { times: number | null };
+  /** Reschedule: new schedule text, new time zone, or both. */
+  schedule?: string;
+  timeZone?: string;
+  /** false pauses, true resumes. */
+  enabled?: boolean;
+}
+
+export interface UpdateJobResponse extends JobWritten {
+  /** false when the patch matched what the job already was. */
+  changed: boolean;
 }
 
 export interface ImportJobsResponse {
@@ -389,13 +473,15 @@ export interface FireJobResponse {
 }
 
 export interface ReportRunRequest {
-  status: 'ok' | 'error' | 'skipped';
-  error?: string;
+  status: RunStatus;
+  error?: string | null;
 }
 
 export interface ReportRunResponse {
   jobId: string;
+  fire: JobFireRecord;
   changed: boolean;
+  job: JobView;
   revision: number;
   position: number;
 }
@@ -420,6 +506,72 @@ export interface JobFireEvent {
 
 export interface HealthResponse {
   status: string;
+}
+
+export interface ReadinessCheck {
+  ok: boolean;
+  /** Why it failed. */
+  detail?: string;
+}
+
+export interface ReadyResponse {
+  /** degraded: ready, but a transaction elsewhere on the PostgreSQL server holds the event log's readers back. */
+  status: 'ready' | 'degraded' | 'not_ready';
+  checks: {
+    eventStore: ReadinessCheck;
+    readModels: ReadinessCheck;
+    projections: { ok: boolean; states: Array<{ name: string; state: string; lastError: string | null; consecutiveFailures: number }> };
+    /** PostgreSQL only. */
+    eventLogHorizon?: ReadinessCheck & { holder?: { pid: number | null; database: string | null; heldSeconds: number } };
+  };
+}
+
+/** SessionSource.to_dict() in Hermes' sessions.json: every field present, null for what the source did not say. */
+export interface HermesSessionSource {
+  platform: string;
+  chat_id: string | null;
+  chat_name: string | null;
+  chat_type: ChatType;
+  user_id: string | null;
+  user_name: string | null;
+  thread_id: string | null;
+  chat_topic: string | null;
+  user_id_alt: string | null;
+  chat_id_alt: string | null;
+  is_bot: boolean;
+  guild_id: string | null;
+  parent_chat_id: string | null;
+  message_id: string | null;
+  role_authorized: boolean;
+}
+
+/** One entry of Hermes' sessions.json (GET /v1/export/sessions.json), snake_case as the Python gateway reads it. */
+export interface HermesSessionEntry {
+  session_key: string;
+  session_id: string;
+  created_at: string;
+  updated_at: string;
+  origin: HermesSessionSource;
+  display_name: string | null;
+  platform: string;
+  chat_type: string;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  total_tokens: number;
+  estimated_cost_usd: number;
+  cost_status: string;
+  last_prompt_tokens: number;
+  was_auto_reset: boolean;
+  auto_reset_reason: string | null;
+  reset_had_activity: boolean;
+  is_fresh_reset: boolean;
+  expiry_finalized: boolean;
+  suspended: boolean;
+  resume_pending: boolean;
+  resume_reason: string | null;
+  last_resume_marked_at: string | null;
 }
 
 export interface RewriteTranscriptRequest {
@@ -499,14 +651,49 @@ export interface RollbackResponse {
   position: number;
 }
 
+/** A session memory entry (agcore's SessionMemoryEntry): a value with its metadata, first and last set. */
+export interface MemoryEntry {
+  name: string;
+  value: Json;
+  metadata: JsonObject;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A context slot: a named context whose messages are the transcript's messages recorded in it. */
+export interface ContextSlot {
+  name: string;
+  createdAt: string;
+}
+
+export interface SlotView extends ContextSlot {
+  /** Its live (not soft-deleted) messages. */
+  messageCount: number;
+  current: boolean;
+}
+
+/** Where a fork started: the session, the checkpoint (null: its state at the time) and that state's revision. */
+export interface ForkOrigin {
+  sessionId: string;
+  checkpointId: string | null;
+  revision: number;
+}
+
+export interface AbandonedTurn {
+  turnIndex: number;
+  startedAt: string;
+  abandonedAt: string;
+  reason: 'timeout' | 'gateway_restart';
+}
+
 /** A session's timeline at a revision: what a rollback to it would restore. */
 export interface SessionTimeline {
   turnIndex: number;
   counters: SessionCounters;
-  transcript: Json[];
-  memory: JsonObject[];
+  transcript: TranscriptMessage[];
+  memory: MemoryEntry[];
   currentSlot: string;
-  slots: JsonObject[];
+  slots: SlotView[];
   lastSummaryTurn: number | null;
   checkpointId: string | null;
   nextMessageIndex: number;
@@ -522,12 +709,13 @@ export interface SessionStateView {
   sessionKey: string;
   parentSessionId: string | null;
   agentName: string | null;
-  forkOf: Json;
+  forkOf: ForkOrigin | null;
   createdAt: string;
   updatedAt: string;
   endedAt: string | null;
   destroyedAt: string | null;
-  turnInFlight: Json;
+  turnInFlight: { turnIndex: number; startedAt: string } | null;
+  lastAbandonedTurn: AbandonedTurn | null;
   state: SessionTimeline;
 }
 
@@ -565,7 +753,7 @@ export interface SpawnedSession {
 }
 
 export interface ForkResponse extends SpawnedSession {
-  forkOf: Json;
+  forkOf: ForkOrigin;
   turnIndex: number;
 }
 
@@ -573,17 +761,88 @@ export interface ChildResponse extends SpawnedSession {
   agentName: string;
 }
 
+/** A session in the session tree: who spawned it and how. */
+export interface SessionTreeNode {
+  sessionId: string;
+  /** Null for a root. */
+  parentSessionId: string | null;
+  /** Relative to the session asked about (its children are 1 deeper). */
+  depth: number;
+  kind: 'root' | 'child' | 'fork';
+  agentName: string | null;
+  createdAt: string;
+}
+
 export interface SessionTreePage {
   sessionId: string;
   rootSessionId: string;
+  /** The session's own depth below its root. */
   depth: number;
-  nodes: JsonObject[];
+  /** The session first, then its live subtree depth-first. */
+  nodes: SessionTreeNode[];
   nextCursor: string | null;
+}
+
+export interface SessionTreeQuery {
+  limit?: number;
+  /** The previous page's nextCursor. */
+  cursor?: string;
+  /** How many levels below the session to include (default 100). */
+  maxDepth?: number;
+}
+
+export interface SessionChildrenQuery {
+  limit?: number;
+  cursor?: string;
+}
+
+export interface SessionChildrenPage {
+  sessionId: string;
+  /** Live children, oldest first. */
+  children: SessionTreeNode[];
+  nextCursor: string | null;
+}
+
+export interface SessionParent {
+  sessionId: string;
+  /** The live parent; null for a root and for an orphan. */
+  parent: SessionTreeNode | null;
+  /** It had a parent, and that parent was destroyed. */
+  orphaned: boolean;
+}
+
+export interface DestroySessionQuery {
+  /** Destroy the whole subtree too; otherwise children become orphans. */
+  cascade?: boolean;
+}
+
+export interface DestroySessionResponse {
+  sessionId: string;
+  /** Sessions this request destroyed, the subtree's first; empty when the session was destroyed already. */
+  destroyed: string[];
+  position: number;
 }
 
 export interface SessionMemory {
   sessionId: string;
-  entries: JsonObject[];
+  entries: MemoryEntry[];
+  revision: number;
+  position: number;
+}
+
+export interface SetMemoryRequest {
+  value: Json;
+  metadata?: JsonObject;
+}
+
+export interface SetMemoryResponse extends MemoryEntry {
+  revision: number;
+  position: number;
+}
+
+export interface RemoveMemoryResponse {
+  name: string;
+  removed: true;
   revision: number;
   position: number;
 }
@@ -591,7 +850,24 @@ export interface SessionMemory {
 export interface SessionSlots {
   sessionId: string;
   currentSlot: string;
-  slots: JsonObject[];
+  slots: SlotView[];
+  revision: number;
+  position: number;
+}
+
+export interface CreateSlotRequest {
+  name: string;
+}
+
+export interface CreateSlotResponse extends ContextSlot {
+  revision: number;
+  position: number;
+}
+
+export interface SwitchSlotResponse {
+  currentSlot: string;
+  /** The slot current before (the same slot when it already was). */
+  previous: string;
   revision: number;
   position: number;
 }

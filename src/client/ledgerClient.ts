@@ -1,9 +1,11 @@
 // The typed Session Ledger client: one method per operation, retries where they are safe, read-your-writes, event streams.
+import type * as Admin from './adminApiTypes.js';
 import type * as Api from './ledgerApiTypes.js';
 import { LedgerApiError, LedgerNetworkError } from './ledgerClientError.js';
 import { ledgerOperations, type Operation, type OperationName } from './ledgerOperations.js';
 import type { LedgerResponses } from './ledgerResponses.js';
 import { reconnectingEventStream } from './reconnectingEventStream.js';
+import type * as Runtime from './runtimeApiTypes.js';
 import { defaultRetryOptions, type Failure, neverConnected, type RetryOptions, retryDelayMs, shouldRetry } from './retryPolicy.js';
 
 export interface LedgerClientOptions {
@@ -206,6 +208,10 @@ export class LedgerClient {
   getJob(jobId: string, options?: CallOptions) {
     return this.call('getJob', { id: jobId }, options);
   }
+  /** Pause (enabled false), resume, reschedule (schedule and/or timeZone) or replace other fields. */
+  updateJob(jobId: string, request: Api.UpdateJobRequest, options?: CallOptions) {
+    return this.call('updateJob', { id: jobId }, { body: request, ...options });
+  }
   deleteJob(jobId: string, options?: CallOptions) {
     return this.call('deleteJob', { id: jobId }, options);
   }
@@ -226,20 +232,111 @@ export class LedgerClient {
     return this.call('createChild', { id: sessionId }, { body: request, ...options });
   }
 
-  sessionTree(sessionId: string, options?: CallOptions) {
-    return this.call('sessionTree', { id: sessionId }, options);
+  /** The live subtree, the session first, depth-first (read model: waits for the client's own writes). */
+  sessionTree(sessionId: string, query: Api.SessionTreeQuery = {}, options?: CallOptions) {
+    return this.call('sessionTree', { id: sessionId }, { query: { ...query }, ...options });
+  }
+  /** Live children, oldest first. */
+  listChildren(sessionId: string, query: Api.SessionChildrenQuery = {}, options?: CallOptions) {
+    return this.call('listChildren', { id: sessionId }, { query: { ...query }, ...options });
+  }
+  sessionParent(sessionId: string, options?: CallOptions) {
+    return this.call('sessionParent', { id: sessionId }, options);
+  }
+  /** Its events stay for audit; `cascade` destroys its subtree too, else its children become orphans. */
+  destroySession(sessionId: string, query: Api.DestroySessionQuery = {}, options?: CallOptions) {
+    return this.call('destroySession', { id: sessionId }, { query: { ...query }, ...options });
   }
 
   sessionMemory(sessionId: string, options?: CallOptions) {
     return this.call('sessionMemory', { id: sessionId }, options);
   }
+  setMemory(sessionId: string, name: string, request: Api.SetMemoryRequest, options?: CallOptions) {
+    return this.call('setMemory', { id: sessionId, name }, { body: request, ...options });
+  }
+  /** 404 MEMORY_ENTRY_NOT_FOUND when there is none. */
+  removeMemory(sessionId: string, name: string, options?: CallOptions) {
+    return this.call('removeMemory', { id: sessionId, name }, options);
+  }
 
   sessionSlots(sessionId: string, options?: CallOptions) {
     return this.call('sessionSlots', { id: sessionId }, options);
   }
+  /** 409 SLOT_EXISTS when it does. */
+  createSlot(sessionId: string, name: string, options?: CallOptions) {
+    return this.call('createSlot', { id: sessionId }, { body: { name } satisfies Api.CreateSlotRequest, ...options });
+  }
+  /** Later turns, rewinds and rewrites go to this slot. */
+  switchSlot(sessionId: string, name: string, options?: CallOptions) {
+    return this.call('switchSlot', { id: sessionId, name }, options);
+  }
+
+  // The runtime API: a conversation bound to an agent runtime session, and the worker that runs it
+  /** A turn on the bound runtime session; a new one when unbound, on newSession, or on provider/model drift (409 RUNTIME_BUSY while one runs). */
+  runtimeTurn(sessionKey: string, request: Runtime.RuntimeTurnRequest, options?: CallOptions) {
+    return this.call('runtimeTurn', { key: sessionKey }, { body: request, ...options });
+  }
+  /** `/new <task>`: a new runtime session bound and the task started on it. */
+  newRuntime(sessionKey: string, request: Runtime.NewRuntimeRequest & { task: string }, options?: CallOptions): Promise<Runtime.RuntimeTurnResponse>;
+  /** `/new` with no task: unbind. */
+  newRuntime(sessionKey: string, request?: Omit<Runtime.NewRuntimeRequest, 'task'>, options?: CallOptions): Promise<Runtime.RuntimeDetachResponse>;
+  newRuntime(sessionKey: string, request: Runtime.NewRuntimeRequest = {}, options?: CallOptions) {
+    return this.call('newRuntime', { key: sessionKey }, { body: request, ...options });
+  }
+  /** `/detach`: unbind the runtime session; the conversation and its history stay. */
+  detachRuntime(sessionKey: string, options?: CallOptions) {
+    return this.call('detachRuntime', { key: sessionKey }, options);
+  }
+  runtimeBinding(sessionKey: string, options?: CallOptions) {
+    return this.call('runtimeBinding', { key: sessionKey }, options);
+  }
+  /** Approvals and questions the bound runtime session waits on. */
+  runtimePending(sessionKey: string, options?: CallOptions) {
+    return this.call('runtimePending', { key: sessionKey }, options);
+  }
+  /** The worker's report: started, progress, question, approval_request, approval_resolved, completed, failed. */
+  reportWorkerEvent(runtimeSessionId: string, event: Runtime.WorkerEvent, options?: CallOptions) {
+    return this.call('reportWorkerEvent', { id: runtimeSessionId }, { body: event, ...options });
+  }
+  answerApproval(runtimeSessionId: string, approvalId: string, request: Runtime.ApprovalAnswerRequest, options?: CallOptions) {
+    return this.call('answerApproval', { id: runtimeSessionId, approvalId }, { body: request, ...options });
+  }
+  answerQuestion(runtimeSessionId: string, questionId: string, answer: string, options?: CallOptions) {
+    return this.call('answerQuestion', { id: runtimeSessionId, questionId }, { body: { answer } satisfies Runtime.QuestionAnswerRequest, ...options });
+  }
+  getRuntimeSession(runtimeSessionId: string, options?: CallOptions) {
+    return this.call('getRuntimeSession', { id: runtimeSessionId }, options);
+  }
+
+  // Admin (an admin token when API_TOKENS names tenants)
+  listProjections(options?: CallOptions) {
+    return this.call('listProjections', {}, options);
+  }
+  getProjection(name: string, options?: CallOptions) {
+    return this.call('getProjection', { name }, options);
+  }
+  /** Empties the projection and replays it from position 0; answers at once (202): poll getProjection for progress. */
+  rebuildProjection(name: string, options?: CallOptions) {
+    return this.call('rebuildProjection', { name }, options);
+  }
+  listStreams(query: Admin.StreamsQuery = {}, options?: CallOptions) {
+    return this.call('listStreams', {}, { query: { ...query }, ...options });
+  }
+  /** Forget routing entries idle longer than maxAgeDays, keeping suspended ones; their events stay. */
+  pruneConversations(maxAgeDays: number, options?: CallOptions) {
+    return this.call('pruneConversations', {}, { body: { maxAgeDays } satisfies Admin.PruneRequest, ...options });
+  }
+  /** Erase a session key's messages and personal ids everywhere, keeping the lifecycle skeleton (docs/erasure.md). */
+  eraseConversation(request: Admin.EraseRequest, options?: CallOptions) {
+    return this.call('eraseConversation', {}, { body: request, ...options });
+  }
 
   health(options?: CallOptions) {
     return this.call('health', {}, options);
+  }
+  /** Readiness (event store, read models, projections); a service that is not ready answers 503, thrown as a LedgerApiError. */
+  ready(options?: CallOptions) {
+    return this.call('ready', {}, options);
   }
 
   /** Lifecycle events (suspends, resume marks, turns, fires, ...) as they are written; resumes after a reconnect. */

@@ -1,10 +1,13 @@
 // Every HTTP operation the client calls: method, path and the field names it sends. The drift test checks each against /openapi.json.
+import type { EraseRequest, PruneRequest, StreamsQuery } from './adminApiTypes.js';
 import { fieldsOf } from './exhaustiveFields.js';
 import type {
   ChildRequest,
   CreateCheckpointRequest,
   CreateJobRequest,
+  CreateSlotRequest,
   DeliveryTarget,
+  DestroySessionQuery,
   EnqueueRequest,
   EventStreamQuery,
   FireJobRequest,
@@ -26,11 +29,16 @@ import type {
   RewindRequest,
   RewriteTranscriptRequest,
   RollbackRequest,
+  SessionChildrenQuery,
   SessionSource,
+  SessionTreeQuery,
+  SetMemoryRequest,
   SuspendRequest,
   SwitchRequest,
   TurnUsage,
+  UpdateJobRequest,
 } from './ledgerApiTypes.js';
+import type { ApprovalAnswerRequest, NewRuntimeRequest, QuestionAnswerRequest, RuntimeTurnRequest, WorkerEvent } from './runtimeApiTypes.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -42,6 +50,8 @@ export interface Operation {
   body?: readonly string[];
   /** Fields of nested objects (or of an array's items), by top-level body field. */
   nested?: Readonly<Record<string, readonly string[]>>;
+  /** A body that is one of several shapes told apart by its `type`: each shape's fields, by `type`. */
+  variants?: Readonly<Record<string, readonly string[]>>;
   query?: readonly string[];
   /**
    * Whether sending it twice has the effect of sending it once, so a request whose answer was lost may be
@@ -71,6 +81,9 @@ const source = fieldsOf<SessionSource>()(
 );
 const message = fieldsOf<MessageInput>()('role', 'content', 'name', 'toolCallId', 'toolCalls', 'metadata');
 const usage = fieldsOf<TurnUsage>()('inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'lastPromptTokens', 'costUsd');
+const deliverTo = fieldsOf<DeliveryTarget>()('platform', 'chatId', 'threadId');
+const jobOrigin = fieldsOf<JobOrigin>()('platform', 'chatId', 'chatName', 'threadId', 'userId', 'sessionKey');
+type WorkerEventOf<T extends WorkerEvent['type']> = Extract<WorkerEvent, { type: T }>;
 
 export const ledgerOperations = {
   health: { method: 'GET', path: '/health', safeToRepeat: true },
@@ -132,9 +145,16 @@ export const ledgerOperations = {
   sessionEvents: { method: 'GET', path: '/v1/sessions/{id}/events', query: ['fromRevision', 'limit'], safeToRepeat: true },
   forkSession: { method: 'POST', path: '/v1/sessions/{id}/fork', body: fieldsOf<ForkRequest>()('checkpointId', 'agentName', 'metadata'), safeToRepeat: false },
   createChild: { method: 'POST', path: '/v1/sessions/{id}/children', body: fieldsOf<ChildRequest>()('agentName', 'metadata'), safeToRepeat: false },
-  sessionTree: { method: 'GET', path: '/v1/sessions/{id}/tree', safeToRepeat: true },
+  sessionTree: { method: 'GET', path: '/v1/sessions/{id}/tree', query: fieldsOf<SessionTreeQuery>()('limit', 'cursor', 'maxDepth'), safeToRepeat: true },
+  listChildren: { method: 'GET', path: '/v1/sessions/{id}/children', query: fieldsOf<SessionChildrenQuery>()('limit', 'cursor'), safeToRepeat: true },
+  sessionParent: { method: 'GET', path: '/v1/sessions/{id}/parent', safeToRepeat: true },
+  destroySession: { method: 'DELETE', path: '/v1/sessions/{id}', query: fieldsOf<DestroySessionQuery>()('cascade'), safeToRepeat: true },
   sessionMemory: { method: 'GET', path: '/v1/sessions/{id}/memory', safeToRepeat: true },
+  setMemory: { method: 'PUT', path: '/v1/sessions/{id}/memory/{name}', body: fieldsOf<SetMemoryRequest>()('value', 'metadata'), safeToRepeat: false },
+  removeMemory: { method: 'DELETE', path: '/v1/sessions/{id}/memory/{name}', safeToRepeat: false },
   sessionSlots: { method: 'GET', path: '/v1/sessions/{id}/slots', safeToRepeat: true },
+  createSlot: { method: 'POST', path: '/v1/sessions/{id}/slots', body: fieldsOf<CreateSlotRequest>()('name'), safeToRepeat: false },
+  switchSlot: { method: 'POST', path: '/v1/sessions/{id}/slots/{name}/switch', safeToRepeat: true },
 
   gatewayStopping: {
     method: 'POST',
@@ -172,18 +192,72 @@ export const ledgerOperations = {
       'repeat',
       'enabled',
     ),
-    nested: {
-      deliverTo: fieldsOf<DeliveryTarget>()('platform', 'chatId', 'threadId'),
-      origin: fieldsOf<JobOrigin>()('platform', 'chatId', 'chatName', 'threadId', 'userId', 'sessionKey'),
-    },
+    nested: { deliverTo, origin: jobOrigin },
     safeToRepeat: false,
   },
   importJobs: { method: 'POST', path: '/v1/jobs/import', body: ['jobs'], safeToRepeat: true },
   listJobs: { method: 'GET', path: '/v1/jobs', query: ['enabled', 'limit', 'cursor'], safeToRepeat: true },
   getJob: { method: 'GET', path: '/v1/jobs/{id}', safeToRepeat: true },
+  updateJob: {
+    method: 'PATCH',
+    path: '/v1/jobs/{id}',
+    body: fieldsOf<UpdateJobRequest>()('name', 'description', 'prompt', 'skill', 'deliverTo', 'origin', 'model', 'repeat', 'schedule', 'timeZone', 'enabled'),
+    nested: { deliverTo, origin: jobOrigin },
+    safeToRepeat: false,
+  },
   deleteJob: { method: 'DELETE', path: '/v1/jobs/{id}', safeToRepeat: true },
   fireJob: { method: 'POST', path: '/v1/jobs/{id}/fire', body: fieldsOf<FireJobRequest>()('slot'), safeToRepeat: false },
   reportRun: { method: 'POST', path: '/v1/jobs/{id}/runs/{fireId}', body: fieldsOf<ReportRunRequest>()('status', 'error'), safeToRepeat: true },
+
+  runtimeTurn: {
+    method: 'POST',
+    path: '/v1/conversations/{key}/runtime/turns',
+    body: fieldsOf<RuntimeTurnRequest>()('provider', 'model', 'input', 'newSession'),
+    safeToRepeat: false,
+  },
+  newRuntime: {
+    method: 'POST',
+    path: '/v1/conversations/{key}/runtime/new',
+    body: fieldsOf<NewRuntimeRequest>()('task', 'provider', 'model'),
+    safeToRepeat: false,
+  },
+  detachRuntime: { method: 'POST', path: '/v1/conversations/{key}/runtime/detach', safeToRepeat: true },
+  runtimeBinding: { method: 'GET', path: '/v1/conversations/{key}/runtime', safeToRepeat: true },
+  runtimePending: { method: 'GET', path: '/v1/conversations/{key}/runtime/pending', safeToRepeat: true },
+  reportWorkerEvent: {
+    method: 'POST',
+    path: '/v1/runtime-sessions/{id}/events',
+    variants: {
+      started: fieldsOf<WorkerEventOf<'started'>>()('type', 'turnId'),
+      progress: fieldsOf<WorkerEventOf<'progress'>>()('type', 'turnId', 'message', 'details'),
+      question: fieldsOf<WorkerEventOf<'question'>>()('type', 'turnId', 'questionId', 'details'),
+      approval_request: fieldsOf<WorkerEventOf<'approval_request'>>()('type', 'turnId', 'approvalId', 'details'),
+      approval_resolved: fieldsOf<WorkerEventOf<'approval_resolved'>>()('type', 'turnId', 'approvalId', 'decision', 'remember'),
+      completed: fieldsOf<WorkerEventOf<'completed'>>()('type', 'turnId', 'output'),
+      failed: fieldsOf<WorkerEventOf<'failed'>>()('type', 'turnId', 'error'),
+    } satisfies Record<WorkerEvent['type'], readonly string[]>,
+    safeToRepeat: false,
+  },
+  answerApproval: {
+    method: 'POST',
+    path: '/v1/runtime-sessions/{id}/approvals/{approvalId}',
+    body: fieldsOf<ApprovalAnswerRequest>()('decision', 'remember'),
+    safeToRepeat: false,
+  },
+  answerQuestion: {
+    method: 'POST',
+    path: '/v1/runtime-sessions/{id}/questions/{questionId}',
+    body: fieldsOf<QuestionAnswerRequest>()('answer'),
+    safeToRepeat: false,
+  },
+  getRuntimeSession: { method: 'GET', path: '/v1/runtime-sessions/{id}', safeToRepeat: true },
+
+  listProjections: { method: 'GET', path: '/v1/admin/projections', safeToRepeat: true },
+  getProjection: { method: 'GET', path: '/v1/admin/projections/{name}', safeToRepeat: true },
+  rebuildProjection: { method: 'POST', path: '/v1/admin/projections/{name}/rebuild', safeToRepeat: false },
+  listStreams: { method: 'GET', path: '/v1/admin/streams', query: fieldsOf<StreamsQuery>()('category', 'limit', 'cursor'), safeToRepeat: true },
+  pruneConversations: { method: 'POST', path: '/v1/admin/prune', body: fieldsOf<PruneRequest>()('maxAgeDays'), safeToRepeat: true },
+  eraseConversation: { method: 'POST', path: '/v1/admin/erase', body: fieldsOf<EraseRequest>()('sessionKey', 'tenant'), safeToRepeat: true },
 
   lifecycleEvents: {
     method: 'GET',

@@ -1,6 +1,8 @@
 // What each operation answers on success, by operation name: the client's methods return these, and the service's
 // OpenAPI document takes its success response schemas from them (generated: see src/http/openApi/responseSchemas.json).
+import type * as Admin from './adminApiTypes.js';
 import type * as Api from './ledgerApiTypes.js';
+import type * as Runtime from './runtimeApiTypes.js';
 
 export interface RewriteTranscriptResponse {
   messageCount: number;
@@ -24,7 +26,7 @@ export interface DeleteJobResponse {
 
 export interface LedgerResponses {
   health: Api.HealthResponse;
-  ready: Api.JsonObject;
+  ready: Api.ReadyResponse;
   resolveSession: Api.ResolveResponse;
   getConversation: Api.ConversationResponse;
   resetConversation: Api.ConversationRuntimeEndResponse;
@@ -48,23 +50,47 @@ export interface LedgerResponses {
   rollback: Api.RollbackResponse;
   sessionState: Api.SessionStateView;
   sessionEvents: Api.StreamEventsPage;
-  gatewayStopping: Api.JsonObject & { position: number };
-  gatewayStopped: Api.JsonObject & { position: number };
+  gatewayStopping: Api.GatewayStoppingResponse;
+  gatewayStopped: Api.GatewayStoppedResponse;
   gatewayStarted: Api.GatewayStartedResponse;
   listSessions: Api.SessionsPage;
   sessionByKey: Api.SessionEntry;
   sessionRecord: Api.SessionRecord;
-  exportSessionsJson: Record<string, Api.JsonObject>;
-  createJob: Api.JobView;
+  exportSessionsJson: Record<string, Api.HermesSessionEntry>;
+  createJob: Api.JobWritten;
   importJobs: Api.ImportJobsResponse;
   listJobs: Api.JobsPage;
-  getJob: Api.JobView;
+  getJob: Api.JobDetail;
+  updateJob: Api.UpdateJobResponse;
   deleteJob: DeleteJobResponse;
   fireJob: Api.FireJobResponse;
   reportRun: Api.ReportRunResponse;
   forkSession: Api.ForkResponse;
   createChild: Api.ChildResponse;
   sessionTree: Api.SessionTreePage;
+  listChildren: Api.SessionChildrenPage;
+  sessionParent: Api.SessionParent;
+  destroySession: Api.DestroySessionResponse;
   sessionMemory: Api.SessionMemory;
+  setMemory: Api.SetMemoryResponse;
+  removeMemory: Api.RemoveMemoryResponse;
   sessionSlots: Api.SessionSlots;
+  createSlot: Api.CreateSlotResponse;
+  switchSlot: Api.SwitchSlotResponse;
+  runtimeTurn: Runtime.RuntimeTurnResponse;
+  /** With a task: the turn it started; without: the detach. */
+  newRuntime: Runtime.RuntimeTurnResponse | Runtime.RuntimeDetachResponse;
+  detachRuntime: Runtime.RuntimeDetachResponse;
+  runtimeBinding: Runtime.RuntimeBindingView;
+  runtimePending: Runtime.RuntimePendingResponse;
+  reportWorkerEvent: Runtime.WorkerEventResponse;
+  answerApproval: Runtime.ApprovalAnswerResponse;
+  answerQuestion: Runtime.QuestionAnswerResponse;
+  getRuntimeSession: Runtime.RuntimeSessionView;
+  listProjections: Admin.ProjectionsResponse;
+  getProjection: Admin.ProjectionStatus;
+  rebuildProjection: Admin.ProjectionStatus;
+  listStreams: Admin.StreamsPage;
+  pruneConversations: Admin.PruneResponse;
+  eraseConversation: Admin.EraseResponse;
 }

@@ -11,7 +11,17 @@ const ROOT = process.cwd();
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 const CONSUMER = `
-import { LedgerApiError, LedgerClient, type CheckpointList, type ResolveRequest, type RollbackResponse, type SessionStateView } from 'session-ledger/client';
+import {
+  LedgerApiError,
+  LedgerClient,
+  type CheckpointList,
+  type ResolveRequest,
+  type RollbackResponse,
+  type RuntimeDetachResponse,
+  type RuntimeTurnResponse,
+  type SessionStateView,
+  type WorkerEvent,
+} from 'session-ledger/client';
 
 const client = new LedgerClient({ baseUrl: 'http://127.0.0.1:3000', token: process.env.TOKEN ?? 'secret' });
 const request: ResolveRequest = { source: { platform: 'telegram', chatType: 'dm', chatId: '12345' } };
@@ -28,8 +38,19 @@ export async function run(): Promise<string> {
     }
     const state: SessionStateView = await client.sessionState(resolved.sessionId);
     const fork = await client.forkSession(resolved.sessionId, {});
-    const tree = await client.sessionTree(fork.sessionId);
-    return \`\${turn.turnIndex} \${state.revision} \${tree.rootSessionId}\`;
+    const tree = await client.sessionTree(fork.sessionId, { maxDepth: 2 });
+    const child = tree.nodes[1];
+    if (child) await client.destroySession(child.sessionId, { cascade: true });
+    await client.setMemory(resolved.sessionId, 'user.name', { value: { first: 'Ada' } });
+    await client.switchSlot(resolved.sessionId, (await client.createSlot(resolved.sessionId, 'research')).name);
+    const started: RuntimeTurnResponse = await client.newRuntime(resolved.sessionKey, { task: 'fix the build' });
+    const report: WorkerEvent = { type: 'approval_request', approvalId: 'a-1', details: { command: 'rm -rf build' } };
+    await client.reportWorkerEvent(started.runtimeSessionId, report);
+    await client.answerApproval(started.runtimeSessionId, 'a-1', { decision: 'deny' });
+    const unbound: RuntimeDetachResponse = await client.newRuntime(resolved.sessionKey);
+    const job = await client.updateJob('digest', { enabled: false, deliverTo: null });
+    const { projections } = await client.listProjections();
+    return \`\${turn.turnIndex} \${state.revision} \${tree.rootSessionId} \${unbound.state} \${job.changed} \${projections.length}\`;
   } catch (error) {
     if (error instanceof LedgerApiError) return error.code;
     throw error;

@@ -62,6 +62,7 @@ describe('answers ↔ the OpenAPI document', () => {
   it('every answer of a full scenario matches its documented schema', { timeout: 120_000 }, async () => {
     const client = new LedgerClient({ baseUrl: service.url, fetch: validatingFetch() });
     await client.health();
+    await client.ready();
     const resolved = await client.resolveSession({ source: { platform: 'telegram', chatType: 'dm', chatId: '777', userName: 'Vera' }, gatewayId: 'gw-a' });
     const key = resolved.sessionKey;
     const id = resolved.sessionId;
@@ -91,9 +92,18 @@ describe('answers ↔ the OpenAPI document', () => {
     await client.sessionState(id);
     const fork = await client.forkSession(id, {});
     await client.createChild(id, { agentName: 'researcher' });
+    await client.setMemory(id, 'user.name', { value: 'Vera', metadata: { source: 'profile' } });
     await client.sessionMemory(id);
+    await client.removeMemory(id, 'user.name');
+    await client.createSlot(id, 'research');
+    await client.switchSlot(id, 'research');
     await client.sessionSlots(id);
+    await client.switchSlot(id, 'main');
     await client.sessionTree(fork.sessionId);
+    await client.listChildren(id);
+    await client.sessionParent(fork.sessionId);
+    await client.sessionState(fork.sessionId);
+    await client.destroySession(fork.sessionId);
     await client.sessionEvents(id);
     await client.conversationEvents(key);
     await client.startTurn(id);
@@ -119,12 +129,39 @@ describe('answers ↔ the OpenAPI document', () => {
     await client.getJob('digest');
     const fire = await client.fireJob('digest');
     await client.reportRun('digest', fire.fireId, { status: 'ok' });
+    await client.updateJob('digest', { enabled: false, deliverTo: { platform: 'telegram', chatId: '777' } });
+    await client.getJob('digest');
     await client.deleteJob('imported');
+
+    const runtimeKey = (await client.resolveSession({ source: { platform: 'slack', chatType: 'group', chatId: 'C1' } })).sessionKey;
+    await client.runtimeBinding(runtimeKey);
+    const started = await client.runtimeTurn(runtimeKey, { provider: 'codex', model: 'gpt-5', input: 'fix the build' });
+    const runtimeId = started.runtimeSessionId;
+    await client.reportWorkerEvent(runtimeId, { type: 'started' });
+    await client.reportWorkerEvent(runtimeId, { type: 'approval_request', approvalId: 'appr-1', details: { command: 'npm publish' } });
+    await client.runtimePending(runtimeKey);
+    await client.answerApproval(runtimeId, 'appr-1', { decision: 'allow', remember: 'session' });
+    await client.reportWorkerEvent(runtimeId, { type: 'question', questionId: 'q-1' });
+    await client.answerQuestion(runtimeId, 'q-1', 'main');
+    await client.reportWorkerEvent(runtimeId, { type: 'failed', error: 'tests failed' });
+    await client.runtimeBinding(runtimeKey);
+    await client.getRuntimeSession(runtimeId);
+    await client.newRuntime(runtimeKey, { task: 'write the changelog', provider: 'claude' });
+    await client.newRuntime(runtimeKey);
+    await client.detachRuntime(runtimeKey);
+
+    await client.listProjections();
+    await client.getProjection('sessions-index');
+    await client.listStreams({ category: 'conversation', limit: 5 });
+    await client.pruneConversations(0);
+    await client.pruneConversations(3650);
+    await client.eraseConversation({ sessionKey: runtimeKey });
+    await client.rebuildProjection('jobs');
 
     expect(mismatches).toEqual([]);
     // Everything the client wraps but its streams was checked.
     const wrapped = (Object.values(ledgerOperations) as Operation[])
-      .filter((operation) => !operation.stream && operation.path !== '/ready')
+      .filter((operation) => !operation.stream)
       .map((operation) => `${operation.method} ${operation.path}`);
     expect([...checked].sort()).toEqual(wrapped.sort());
   });

@@ -4,7 +4,7 @@ export const operationResponseSchemas: Record<string, object> = {
     "$ref": "#/components/schemas/HealthResponse"
   },
   "ready": {
-    "$ref": "#/components/schemas/JsonObject"
+    "$ref": "#/components/schemas/ReadyResponse"
   },
   "resolveSession": {
     "$ref": "#/components/schemas/ResolveResponse"
@@ -83,32 +83,10 @@ export const operationResponseSchemas: Record<string, object> = {
     "$ref": "#/components/schemas/StreamEventsPage"
   },
   "gatewayStopping": {
-    "type": "object",
-    "additionalProperties": {
-      "$ref": "#/components/schemas/Json"
-    },
-    "properties": {
-      "position": {
-        "type": "number"
-      }
-    },
-    "required": [
-      "position"
-    ]
+    "$ref": "#/components/schemas/GatewayStoppingResponse"
   },
   "gatewayStopped": {
-    "type": "object",
-    "additionalProperties": {
-      "$ref": "#/components/schemas/Json"
-    },
-    "properties": {
-      "position": {
-        "type": "number"
-      }
-    },
-    "required": [
-      "position"
-    ]
+    "$ref": "#/components/schemas/GatewayStoppedResponse"
   },
   "gatewayStarted": {
     "$ref": "#/components/schemas/GatewayStartedResponse"
@@ -125,11 +103,11 @@ export const operationResponseSchemas: Record<string, object> = {
   "exportSessionsJson": {
     "type": "object",
     "additionalProperties": {
-      "$ref": "#/components/schemas/JsonObject"
+      "$ref": "#/components/schemas/HermesSessionEntry"
     }
   },
   "createJob": {
-    "$ref": "#/components/schemas/JobView"
+    "$ref": "#/components/schemas/JobWritten"
   },
   "importJobs": {
     "$ref": "#/components/schemas/ImportJobsResponse"
@@ -138,7 +116,10 @@ export const operationResponseSchemas: Record<string, object> = {
     "$ref": "#/components/schemas/JobsPage"
   },
   "getJob": {
-    "$ref": "#/components/schemas/JobView"
+    "$ref": "#/components/schemas/JobDetail"
+  },
+  "updateJob": {
+    "$ref": "#/components/schemas/UpdateJobResponse"
   },
   "deleteJob": {
     "$ref": "#/components/schemas/DeleteJobResponse"
@@ -158,11 +139,84 @@ export const operationResponseSchemas: Record<string, object> = {
   "sessionTree": {
     "$ref": "#/components/schemas/SessionTreePage"
   },
+  "listChildren": {
+    "$ref": "#/components/schemas/SessionChildrenPage"
+  },
+  "sessionParent": {
+    "$ref": "#/components/schemas/SessionParent"
+  },
+  "destroySession": {
+    "$ref": "#/components/schemas/DestroySessionResponse"
+  },
   "sessionMemory": {
     "$ref": "#/components/schemas/SessionMemory"
   },
+  "setMemory": {
+    "$ref": "#/components/schemas/SetMemoryResponse"
+  },
+  "removeMemory": {
+    "$ref": "#/components/schemas/RemoveMemoryResponse"
+  },
   "sessionSlots": {
     "$ref": "#/components/schemas/SessionSlots"
+  },
+  "createSlot": {
+    "$ref": "#/components/schemas/CreateSlotResponse"
+  },
+  "switchSlot": {
+    "$ref": "#/components/schemas/SwitchSlotResponse"
+  },
+  "runtimeTurn": {
+    "$ref": "#/components/schemas/RuntimeTurnResponse"
+  },
+  "newRuntime": {
+    "anyOf": [
+      {
+        "$ref": "#/components/schemas/RuntimeTurnResponse"
+      },
+      {
+        "$ref": "#/components/schemas/RuntimeDetachResponse"
+      }
+    ]
+  },
+  "detachRuntime": {
+    "$ref": "#/components/schemas/RuntimeDetachResponse"
+  },
+  "runtimeBinding": {
+    "$ref": "#/components/schemas/RuntimeBindingView"
+  },
+  "runtimePending": {
+    "$ref": "#/components/schemas/RuntimePendingResponse"
+  },
+  "reportWorkerEvent": {
+    "$ref": "#/components/schemas/WorkerEventResponse"
+  },
+  "answerApproval": {
+    "$ref": "#/components/schemas/ApprovalAnswerResponse"
+  },
+  "answerQuestion": {
+    "$ref": "#/components/schemas/QuestionAnswerResponse"
+  },
+  "getRuntimeSession": {
+    "$ref": "#/components/schemas/RuntimeSessionView"
+  },
+  "listProjections": {
+    "$ref": "#/components/schemas/ProjectionsResponse"
+  },
+  "getProjection": {
+    "$ref": "#/components/schemas/ProjectionStatus"
+  },
+  "rebuildProjection": {
+    "$ref": "#/components/schemas/ProjectionStatus"
+  },
+  "listStreams": {
+    "$ref": "#/components/schemas/StreamsPage"
+  },
+  "pruneConversations": {
+    "$ref": "#/components/schemas/PruneResponse"
+  },
+  "eraseConversation": {
+    "$ref": "#/components/schemas/EraseResponse"
   }
 };
 
@@ -178,38 +232,131 @@ export const sharedResponseSchemas: Record<string, object> = {
       "status"
     ]
   },
-  "JsonObject": {
+  "ReadyResponse": {
     "type": "object",
-    "additionalProperties": {
-      "$ref": "#/components/schemas/Json"
-    }
+    "properties": {
+      "status": {
+        "type": "string",
+        "enum": [
+          "ready",
+          "degraded",
+          "not_ready"
+        ]
+      },
+      "checks": {
+        "type": "object",
+        "properties": {
+          "eventStore": {
+            "$ref": "#/components/schemas/ReadinessCheck"
+          },
+          "readModels": {
+            "$ref": "#/components/schemas/ReadinessCheck"
+          },
+          "projections": {
+            "type": "object",
+            "properties": {
+              "ok": {
+                "type": "boolean"
+              },
+              "states": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "name": {
+                      "type": "string"
+                    },
+                    "state": {
+                      "type": "string"
+                    },
+                    "lastError": {
+                      "type": [
+                        "string",
+                        "null"
+                      ]
+                    },
+                    "consecutiveFailures": {
+                      "type": "number"
+                    }
+                  },
+                  "required": [
+                    "name",
+                    "state",
+                    "lastError",
+                    "consecutiveFailures"
+                  ]
+                }
+              }
+            },
+            "required": [
+              "ok",
+              "states"
+            ]
+          },
+          "eventLogHorizon": {
+            "type": "object",
+            "properties": {
+              "holder": {
+                "type": "object",
+                "properties": {
+                  "pid": {
+                    "type": [
+                      "number",
+                      "null"
+                    ]
+                  },
+                  "database": {
+                    "type": [
+                      "string",
+                      "null"
+                    ]
+                  },
+                  "heldSeconds": {
+                    "type": "number"
+                  }
+                },
+                "required": [
+                  "pid",
+                  "database",
+                  "heldSeconds"
+                ]
+              },
+              "ok": {
+                "type": "boolean"
+              },
+              "detail": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "ok"
+            ]
+          }
+        },
+        "required": [
+          "eventStore",
+          "readModels",
+          "projections"
+        ]
+      }
+    },
+    "required": [
+      "status",
+      "checks"
+    ]
   },
-  "Json": {
-    "anyOf": [
-      {
-        "type": "string"
-      },
-      {
-        "type": "number"
-      },
-      {
+  "ReadinessCheck": {
+    "type": "object",
+    "properties": {
+      "ok": {
         "type": "boolean"
       },
-      {
-        "type": "null"
-      },
-      {
-        "type": "array",
-        "items": {
-          "$ref": "#/components/schemas/Json"
-        }
-      },
-      {
-        "type": "object",
-        "additionalProperties": {
-          "$ref": "#/components/schemas/Json"
-        }
+      "detail": {
+        "type": "string"
       }
+    },
+    "required": [
+      "ok"
     ]
   },
   "ResolveResponse": {
@@ -743,6 +890,40 @@ export const sharedResponseSchemas: Record<string, object> = {
       "nextRevision"
     ]
   },
+  "JsonObject": {
+    "type": "object",
+    "additionalProperties": {
+      "$ref": "#/components/schemas/Json"
+    }
+  },
+  "Json": {
+    "anyOf": [
+      {
+        "type": "string"
+      },
+      {
+        "type": "number"
+      },
+      {
+        "type": "boolean"
+      },
+      {
+        "type": "null"
+      },
+      {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/Json"
+        }
+      },
+      {
+        "type": "object",
+        "additionalProperties": {
+          "$ref": "#/components/schemas/Json"
+        }
+      }
+    ]
+  },
   "EnqueueResponse": {
     "type": "object",
     "properties": {
@@ -1099,31 +1280,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "lastAbandonedTurn": {
         "anyOf": [
           {
-            "type": "object",
-            "properties": {
-              "turnIndex": {
-                "type": "number"
-              },
-              "startedAt": {
-                "type": "string"
-              },
-              "abandonedAt": {
-                "type": "string"
-              },
-              "reason": {
-                "type": "string",
-                "enum": [
-                  "timeout",
-                  "gateway_restart"
-                ]
-              }
-            },
-            "required": [
-              "turnIndex",
-              "startedAt",
-              "abandonedAt",
-              "reason"
-            ]
+            "$ref": "#/components/schemas/AbandonedTurn"
           },
           {
             "type": "null"
@@ -1155,6 +1312,33 @@ export const sharedResponseSchemas: Record<string, object> = {
       "lastAbandonedTurn",
       "revision",
       "position"
+    ]
+  },
+  "AbandonedTurn": {
+    "type": "object",
+    "properties": {
+      "turnIndex": {
+        "type": "number"
+      },
+      "startedAt": {
+        "type": "string"
+      },
+      "abandonedAt": {
+        "type": "string"
+      },
+      "reason": {
+        "type": "string",
+        "enum": [
+          "timeout",
+          "gateway_restart"
+        ]
+      }
+    },
+    "required": [
+      "turnIndex",
+      "startedAt",
+      "abandonedAt",
+      "reason"
     ]
   },
   "TranscriptResponse": {
@@ -1457,7 +1641,14 @@ export const sharedResponseSchemas: Record<string, object> = {
         ]
       },
       "forkOf": {
-        "$ref": "#/components/schemas/Json"
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/ForkOrigin"
+          },
+          {
+            "type": "null"
+          }
+        ]
       },
       "createdAt": {
         "type": "string"
@@ -1478,7 +1669,36 @@ export const sharedResponseSchemas: Record<string, object> = {
         ]
       },
       "turnInFlight": {
-        "$ref": "#/components/schemas/Json"
+        "anyOf": [
+          {
+            "type": "object",
+            "properties": {
+              "turnIndex": {
+                "type": "number"
+              },
+              "startedAt": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "turnIndex",
+              "startedAt"
+            ]
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "lastAbandonedTurn": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/AbandonedTurn"
+          },
+          {
+            "type": "null"
+          }
+        ]
       },
       "state": {
         "$ref": "#/components/schemas/SessionTimeline"
@@ -1498,7 +1718,30 @@ export const sharedResponseSchemas: Record<string, object> = {
       "endedAt",
       "destroyedAt",
       "turnInFlight",
+      "lastAbandonedTurn",
       "state"
+    ]
+  },
+  "ForkOrigin": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "checkpointId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "revision": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionId",
+      "checkpointId",
+      "revision"
     ]
   },
   "SessionTimeline": {
@@ -1513,13 +1756,13 @@ export const sharedResponseSchemas: Record<string, object> = {
       "transcript": {
         "type": "array",
         "items": {
-          "$ref": "#/components/schemas/Json"
+          "$ref": "#/components/schemas/TranscriptMessage"
         }
       },
       "memory": {
         "type": "array",
         "items": {
-          "$ref": "#/components/schemas/JsonObject"
+          "$ref": "#/components/schemas/MemoryEntry"
         }
       },
       "currentSlot": {
@@ -1528,7 +1771,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "slots": {
         "type": "array",
         "items": {
-          "$ref": "#/components/schemas/JsonObject"
+          "$ref": "#/components/schemas/SlotView"
         }
       },
       "lastSummaryTurn": {
@@ -1557,6 +1800,141 @@ export const sharedResponseSchemas: Record<string, object> = {
       "lastSummaryTurn",
       "checkpointId",
       "nextMessageIndex"
+    ]
+  },
+  "MemoryEntry": {
+    "type": "object",
+    "properties": {
+      "name": {
+        "type": "string"
+      },
+      "value": {
+        "$ref": "#/components/schemas/Json"
+      },
+      "metadata": {
+        "$ref": "#/components/schemas/JsonObject"
+      },
+      "createdAt": {
+        "type": "string"
+      },
+      "updatedAt": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "name",
+      "value",
+      "metadata",
+      "createdAt",
+      "updatedAt"
+    ]
+  },
+  "SlotView": {
+    "type": "object",
+    "properties": {
+      "name": {
+        "type": "string"
+      },
+      "createdAt": {
+        "type": "string"
+      },
+      "messageCount": {
+        "type": "number"
+      },
+      "current": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "createdAt",
+      "current",
+      "messageCount",
+      "name"
+    ]
+  },
+  "GatewayStoppingResponse": {
+    "type": "object",
+    "properties": {
+      "gatewayId": {
+        "type": "string"
+      },
+      "mode": {
+        "type": "string",
+        "enum": [
+          "restart",
+          "shutdown"
+        ]
+      },
+      "marked": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "skipped": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/SkippedConversation"
+        }
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "gatewayId",
+      "mode",
+      "marked",
+      "skipped",
+      "position"
+    ]
+  },
+  "SkippedConversation": {
+    "type": "object",
+    "properties": {
+      "sessionKey": {
+        "type": "string"
+      },
+      "code": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "sessionKey",
+      "code"
+    ]
+  },
+  "GatewayStoppedResponse": {
+    "type": "object",
+    "properties": {
+      "gatewayId": {
+        "type": "string"
+      },
+      "cleanShutdown": {
+        "type": "boolean"
+      },
+      "cleared": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "stillMarked": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "gatewayId",
+      "cleanShutdown",
+      "cleared",
+      "stillMarked",
+      "position"
     ]
   },
   "GatewayStartedResponse": {
@@ -1741,6 +2119,550 @@ export const sharedResponseSchemas: Record<string, object> = {
       "updatedAt"
     ]
   },
+  "HermesSessionEntry": {
+    "type": "object",
+    "properties": {
+      "session_key": {
+        "type": "string"
+      },
+      "session_id": {
+        "type": "string"
+      },
+      "created_at": {
+        "type": "string"
+      },
+      "updated_at": {
+        "type": "string"
+      },
+      "origin": {
+        "$ref": "#/components/schemas/HermesSessionSource"
+      },
+      "display_name": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "platform": {
+        "type": "string"
+      },
+      "chat_type": {
+        "type": "string"
+      },
+      "input_tokens": {
+        "type": "number"
+      },
+      "output_tokens": {
+        "type": "number"
+      },
+      "cache_read_tokens": {
+        "type": "number"
+      },
+      "cache_write_tokens": {
+        "type": "number"
+      },
+      "total_tokens": {
+        "type": "number"
+      },
+      "estimated_cost_usd": {
+        "type": "number"
+      },
+      "cost_status": {
+        "type": "string"
+      },
+      "last_prompt_tokens": {
+        "type": "number"
+      },
+      "was_auto_reset": {
+        "type": "boolean"
+      },
+      "auto_reset_reason": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "reset_had_activity": {
+        "type": "boolean"
+      },
+      "is_fresh_reset": {
+        "type": "boolean"
+      },
+      "expiry_finalized": {
+        "type": "boolean"
+      },
+      "suspended": {
+        "type": "boolean"
+      },
+      "resume_pending": {
+        "type": "boolean"
+      },
+      "resume_reason": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "last_resume_marked_at": {
+        "type": [
+          "string",
+          "null"
+        ]
+      }
+    },
+    "required": [
+      "session_key",
+      "session_id",
+      "created_at",
+      "updated_at",
+      "origin",
+      "display_name",
+      "platform",
+      "chat_type",
+      "input_tokens",
+      "output_tokens",
+      "cache_read_tokens",
+      "cache_write_tokens",
+      "total_tokens",
+      "estimated_cost_usd",
+      "cost_status",
+      "last_prompt_tokens",
+      "was_auto_reset",
+      "auto_reset_reason",
+      "reset_had_activity",
+      "is_fresh_reset",
+      "expiry_finalized",
+      "suspended",
+      "resume_pending",
+      "resume_reason",
+      "last_resume_marked_at"
+    ]
+  },
+  "HermesSessionSource": {
+    "type": "object",
+    "properties": {
+      "platform": {
+        "type": "string"
+      },
+      "chat_id": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "chat_name": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "chat_type": {
+        "$ref": "#/components/schemas/ChatType"
+      },
+      "user_id": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "user_name": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "thread_id": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "chat_topic": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "user_id_alt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "chat_id_alt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "is_bot": {
+        "type": "boolean"
+      },
+      "guild_id": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "parent_chat_id": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "message_id": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "role_authorized": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "platform",
+      "chat_id",
+      "chat_name",
+      "chat_type",
+      "user_id",
+      "user_name",
+      "thread_id",
+      "chat_topic",
+      "user_id_alt",
+      "chat_id_alt",
+      "is_bot",
+      "guild_id",
+      "parent_chat_id",
+      "message_id",
+      "role_authorized"
+    ]
+  },
+  "JobWritten": {
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "string"
+      },
+      "name": {
+        "type": "string"
+      },
+      "description": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "prompt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "skill": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "schedule": {
+        "type": "string"
+      },
+      "scheduleKind": {
+        "type": "string",
+        "enum": [
+          "cron",
+          "interval",
+          "once"
+        ]
+      },
+      "scheduleDefinition": {
+        "$ref": "#/components/schemas/JobSchedule"
+      },
+      "timeZone": {
+        "type": "string"
+      },
+      "deliverTo": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/DeliveryTarget"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "origin": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/JobOrigin"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "model": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "repeat": {
+        "type": "object",
+        "properties": {
+          "times": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "completed": {
+            "type": "number"
+          }
+        },
+        "required": [
+          "times",
+          "completed"
+        ]
+      },
+      "enabled": {
+        "type": "boolean"
+      },
+      "state": {
+        "type": "string",
+        "enum": [
+          "scheduled",
+          "paused",
+          "completed",
+          "removed"
+        ]
+      },
+      "nextRunAt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "lastRunAt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "lastSlot": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "lastStatus": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/RunStatus"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "lastError": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "createdAt": {
+        "type": "string"
+      },
+      "updatedAt": {
+        "type": "string"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "createdAt",
+      "deliverTo",
+      "description",
+      "enabled",
+      "id",
+      "lastError",
+      "lastRunAt",
+      "lastSlot",
+      "lastStatus",
+      "model",
+      "name",
+      "nextRunAt",
+      "origin",
+      "position",
+      "prompt",
+      "repeat",
+      "revision",
+      "schedule",
+      "scheduleDefinition",
+      "scheduleKind",
+      "skill",
+      "state",
+      "timeZone",
+      "updatedAt"
+    ]
+  },
+  "JobSchedule": {
+    "anyOf": [
+      {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "type": "string",
+            "const": "cron"
+          },
+          "expression": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "kind",
+          "expression"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "type": "string",
+            "const": "interval"
+          },
+          "everyMs": {
+            "type": "number"
+          },
+          "anchor": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "kind",
+          "everyMs",
+          "anchor"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "type": "string",
+            "const": "once"
+          },
+          "at": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "kind",
+          "at"
+        ]
+      }
+    ]
+  },
+  "DeliveryTarget": {
+    "type": "object",
+    "properties": {
+      "platform": {
+        "type": "string"
+      },
+      "chatId": {
+        "type": "string"
+      },
+      "threadId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      }
+    },
+    "required": [
+      "platform",
+      "chatId"
+    ]
+  },
+  "JobOrigin": {
+    "type": "object",
+    "properties": {
+      "platform": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "chatId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "chatName": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "threadId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "userId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "sessionKey": {
+        "type": [
+          "string",
+          "null"
+        ]
+      }
+    }
+  },
+  "RunStatus": {
+    "type": "string",
+    "enum": [
+      "ok",
+      "error",
+      "skipped"
+    ]
+  },
+  "ImportJobsResponse": {
+    "type": "object",
+    "properties": {
+      "created": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/JobView"
+        }
+      },
+      "existing": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "created",
+      "existing",
+      "position"
+    ]
+  },
   "JobView": {
     "type": "object",
     "properties": {
@@ -1771,14 +2693,75 @@ export const sharedResponseSchemas: Record<string, object> = {
       "schedule": {
         "type": "string"
       },
+      "scheduleKind": {
+        "type": "string",
+        "enum": [
+          "cron",
+          "interval",
+          "once"
+        ]
+      },
+      "scheduleDefinition": {
+        "$ref": "#/components/schemas/JobSchedule"
+      },
       "timeZone": {
         "type": "string"
+      },
+      "deliverTo": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/DeliveryTarget"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "origin": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/JobOrigin"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "model": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "repeat": {
+        "type": "object",
+        "properties": {
+          "times": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "completed": {
+            "type": "number"
+          }
+        },
+        "required": [
+          "times",
+          "completed"
+        ]
       },
       "enabled": {
         "type": "boolean"
       },
       "state": {
-        "type": "string"
+        "type": "string",
+        "enum": [
+          "scheduled",
+          "paused",
+          "completed",
+          "removed"
+        ]
       },
       "nextRunAt": {
         "type": [
@@ -1792,17 +2775,33 @@ export const sharedResponseSchemas: Record<string, object> = {
           "null"
         ]
       },
-      "lastStatus": {
+      "lastSlot": {
         "type": [
           "string",
           "null"
         ]
       },
-      "revision": {
-        "type": "number"
+      "lastStatus": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/RunStatus"
+          },
+          {
+            "type": "null"
+          }
+        ]
       },
-      "position": {
-        "type": "number"
+      "lastError": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "createdAt": {
+        "type": "string"
+      },
+      "updatedAt": {
+        "type": "string"
       }
     },
     "required": [
@@ -1812,37 +2811,22 @@ export const sharedResponseSchemas: Record<string, object> = {
       "prompt",
       "skill",
       "schedule",
+      "scheduleKind",
+      "scheduleDefinition",
       "timeZone",
+      "deliverTo",
+      "origin",
+      "model",
+      "repeat",
       "enabled",
       "state",
       "nextRunAt",
       "lastRunAt",
-      "lastStatus"
-    ]
-  },
-  "ImportJobsResponse": {
-    "type": "object",
-    "properties": {
-      "created": {
-        "type": "array",
-        "items": {
-          "$ref": "#/components/schemas/JobView"
-        }
-      },
-      "existing": {
-        "type": "array",
-        "items": {
-          "type": "string"
-        }
-      },
-      "position": {
-        "type": "number"
-      }
-    },
-    "required": [
-      "created",
-      "existing",
-      "position"
+      "lastSlot",
+      "lastStatus",
+      "lastError",
+      "createdAt",
+      "updatedAt"
     ]
   },
   "JobsPage": {
@@ -1864,6 +2848,418 @@ export const sharedResponseSchemas: Record<string, object> = {
     "required": [
       "jobs",
       "nextCursor"
+    ]
+  },
+  "JobDetail": {
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "string"
+      },
+      "name": {
+        "type": "string"
+      },
+      "description": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "prompt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "skill": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "schedule": {
+        "type": "string"
+      },
+      "scheduleKind": {
+        "type": "string",
+        "enum": [
+          "cron",
+          "interval",
+          "once"
+        ]
+      },
+      "scheduleDefinition": {
+        "$ref": "#/components/schemas/JobSchedule"
+      },
+      "timeZone": {
+        "type": "string"
+      },
+      "deliverTo": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/DeliveryTarget"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "origin": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/JobOrigin"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "model": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "repeat": {
+        "type": "object",
+        "properties": {
+          "times": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "completed": {
+            "type": "number"
+          }
+        },
+        "required": [
+          "times",
+          "completed"
+        ]
+      },
+      "enabled": {
+        "type": "boolean"
+      },
+      "state": {
+        "type": "string",
+        "enum": [
+          "scheduled",
+          "paused",
+          "completed",
+          "removed"
+        ]
+      },
+      "nextRunAt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "lastRunAt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "lastSlot": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "lastStatus": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/RunStatus"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "lastError": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "createdAt": {
+        "type": "string"
+      },
+      "updatedAt": {
+        "type": "string"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      },
+      "recentFires": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/JobFireRecord"
+        }
+      }
+    },
+    "required": [
+      "createdAt",
+      "deliverTo",
+      "description",
+      "enabled",
+      "id",
+      "lastError",
+      "lastRunAt",
+      "lastSlot",
+      "lastStatus",
+      "model",
+      "name",
+      "nextRunAt",
+      "origin",
+      "position",
+      "prompt",
+      "recentFires",
+      "repeat",
+      "revision",
+      "schedule",
+      "scheduleDefinition",
+      "scheduleKind",
+      "skill",
+      "state",
+      "timeZone",
+      "updatedAt"
+    ]
+  },
+  "JobFireRecord": {
+    "type": "object",
+    "properties": {
+      "fireId": {
+        "type": "string"
+      },
+      "slot": {
+        "type": "string"
+      },
+      "trigger": {
+        "type": "string",
+        "enum": [
+          "ticker",
+          "external"
+        ]
+      },
+      "firedAt": {
+        "type": "string"
+      },
+      "status": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/RunStatus"
+          },
+          {
+            "type": "string",
+            "const": "pending"
+          }
+        ]
+      },
+      "error": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "reportedAt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      }
+    },
+    "required": [
+      "fireId",
+      "slot",
+      "trigger",
+      "firedAt",
+      "status",
+      "error",
+      "reportedAt"
+    ]
+  },
+  "UpdateJobResponse": {
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "string"
+      },
+      "name": {
+        "type": "string"
+      },
+      "description": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "prompt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "skill": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "schedule": {
+        "type": "string"
+      },
+      "scheduleKind": {
+        "type": "string",
+        "enum": [
+          "cron",
+          "interval",
+          "once"
+        ]
+      },
+      "scheduleDefinition": {
+        "$ref": "#/components/schemas/JobSchedule"
+      },
+      "timeZone": {
+        "type": "string"
+      },
+      "deliverTo": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/DeliveryTarget"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "origin": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/JobOrigin"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "model": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "repeat": {
+        "type": "object",
+        "properties": {
+          "times": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "completed": {
+            "type": "number"
+          }
+        },
+        "required": [
+          "times",
+          "completed"
+        ]
+      },
+      "enabled": {
+        "type": "boolean"
+      },
+      "state": {
+        "type": "string",
+        "enum": [
+          "scheduled",
+          "paused",
+          "completed",
+          "removed"
+        ]
+      },
+      "nextRunAt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "lastRunAt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "lastSlot": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "lastStatus": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/RunStatus"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "lastError": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "createdAt": {
+        "type": "string"
+      },
+      "updatedAt": {
+        "type": "string"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      },
+      "changed": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "changed",
+      "createdAt",
+      "deliverTo",
+      "description",
+      "enabled",
+      "id",
+      "lastError",
+      "lastRunAt",
+      "lastSlot",
+      "lastStatus",
+      "model",
+      "name",
+      "nextRunAt",
+      "origin",
+      "position",
+      "prompt",
+      "repeat",
+      "revision",
+      "schedule",
+      "scheduleDefinition",
+      "scheduleKind",
+      "skill",
+      "state",
+      "timeZone",
+      "updatedAt"
     ]
   },
   "DeleteJobResponse": {
@@ -1992,76 +3388,20 @@ export const sharedResponseSchemas: Record<string, object> = {
       "model"
     ]
   },
-  "DeliveryTarget": {
-    "type": "object",
-    "properties": {
-      "platform": {
-        "type": "string"
-      },
-      "chatId": {
-        "type": "string"
-      },
-      "threadId": {
-        "type": [
-          "string",
-          "null"
-        ]
-      }
-    },
-    "required": [
-      "platform",
-      "chatId"
-    ]
-  },
-  "JobOrigin": {
-    "type": "object",
-    "properties": {
-      "platform": {
-        "type": [
-          "string",
-          "null"
-        ]
-      },
-      "chatId": {
-        "type": [
-          "string",
-          "null"
-        ]
-      },
-      "chatName": {
-        "type": [
-          "string",
-          "null"
-        ]
-      },
-      "threadId": {
-        "type": [
-          "string",
-          "null"
-        ]
-      },
-      "userId": {
-        "type": [
-          "string",
-          "null"
-        ]
-      },
-      "sessionKey": {
-        "type": [
-          "string",
-          "null"
-        ]
-      }
-    }
-  },
   "ReportRunResponse": {
     "type": "object",
     "properties": {
       "jobId": {
         "type": "string"
       },
+      "fire": {
+        "$ref": "#/components/schemas/JobFireRecord"
+      },
       "changed": {
         "type": "boolean"
+      },
+      "job": {
+        "$ref": "#/components/schemas/JobView"
       },
       "revision": {
         "type": "number"
@@ -2072,7 +3412,9 @@ export const sharedResponseSchemas: Record<string, object> = {
     },
     "required": [
       "jobId",
+      "fire",
       "changed",
+      "job",
       "revision",
       "position"
     ]
@@ -2100,7 +3442,7 @@ export const sharedResponseSchemas: Record<string, object> = {
         "type": "number"
       },
       "forkOf": {
-        "$ref": "#/components/schemas/Json"
+        "$ref": "#/components/schemas/ForkOrigin"
       },
       "turnIndex": {
         "type": "number"
@@ -2166,7 +3508,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "nodes": {
         "type": "array",
         "items": {
-          "$ref": "#/components/schemas/JsonObject"
+          "$ref": "#/components/schemas/SessionTreeNode"
         }
       },
       "nextCursor": {
@@ -2184,6 +3526,121 @@ export const sharedResponseSchemas: Record<string, object> = {
       "nextCursor"
     ]
   },
+  "SessionTreeNode": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "parentSessionId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "depth": {
+        "type": "number"
+      },
+      "kind": {
+        "type": "string",
+        "enum": [
+          "root",
+          "child",
+          "fork"
+        ]
+      },
+      "agentName": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "createdAt": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "sessionId",
+      "parentSessionId",
+      "depth",
+      "kind",
+      "agentName",
+      "createdAt"
+    ]
+  },
+  "SessionChildrenPage": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "children": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/SessionTreeNode"
+        }
+      },
+      "nextCursor": {
+        "type": [
+          "string",
+          "null"
+        ]
+      }
+    },
+    "required": [
+      "sessionId",
+      "children",
+      "nextCursor"
+    ]
+  },
+  "SessionParent": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "parent": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/SessionTreeNode"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "orphaned": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "sessionId",
+      "parent",
+      "orphaned"
+    ]
+  },
+  "DestroySessionResponse": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "destroyed": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionId",
+      "destroyed",
+      "position"
+    ]
+  },
   "SessionMemory": {
     "type": "object",
     "properties": {
@@ -2193,7 +3650,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "entries": {
         "type": "array",
         "items": {
-          "$ref": "#/components/schemas/JsonObject"
+          "$ref": "#/components/schemas/MemoryEntry"
         }
       },
       "revision": {
@@ -2210,6 +3667,65 @@ export const sharedResponseSchemas: Record<string, object> = {
       "position"
     ]
   },
+  "SetMemoryResponse": {
+    "type": "object",
+    "properties": {
+      "name": {
+        "type": "string"
+      },
+      "value": {
+        "$ref": "#/components/schemas/Json"
+      },
+      "metadata": {
+        "$ref": "#/components/schemas/JsonObject"
+      },
+      "createdAt": {
+        "type": "string"
+      },
+      "updatedAt": {
+        "type": "string"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "createdAt",
+      "metadata",
+      "name",
+      "position",
+      "revision",
+      "updatedAt",
+      "value"
+    ]
+  },
+  "RemoveMemoryResponse": {
+    "type": "object",
+    "properties": {
+      "name": {
+        "type": "string"
+      },
+      "removed": {
+        "type": "boolean",
+        "const": true
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "name",
+      "removed",
+      "revision",
+      "position"
+    ]
+  },
   "SessionSlots": {
     "type": "object",
     "properties": {
@@ -2222,7 +3738,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "slots": {
         "type": "array",
         "items": {
-          "$ref": "#/components/schemas/JsonObject"
+          "$ref": "#/components/schemas/SlotView"
         }
       },
       "revision": {
@@ -2237,6 +3753,1079 @@ export const sharedResponseSchemas: Record<string, object> = {
       "currentSlot",
       "slots",
       "revision",
+      "position"
+    ]
+  },
+  "CreateSlotResponse": {
+    "type": "object",
+    "properties": {
+      "name": {
+        "type": "string"
+      },
+      "createdAt": {
+        "type": "string"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "createdAt",
+      "name",
+      "position",
+      "revision"
+    ]
+  },
+  "SwitchSlotResponse": {
+    "type": "object",
+    "properties": {
+      "currentSlot": {
+        "type": "string"
+      },
+      "previous": {
+        "type": "string"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "currentSlot",
+      "previous",
+      "revision",
+      "position"
+    ]
+  },
+  "RuntimeTurnResponse": {
+    "type": "object",
+    "properties": {
+      "sessionKey": {
+        "type": "string"
+      },
+      "runtimeSessionId": {
+        "type": "string"
+      },
+      "turnId": {
+        "type": "string"
+      },
+      "provider": {
+        "type": "string"
+      },
+      "model": {
+        "type": "string"
+      },
+      "newSession": {
+        "type": "boolean"
+      },
+      "reason": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/RuntimeBindReason"
+          },
+          {
+            "type": "string",
+            "const": "reused"
+          }
+        ]
+      },
+      "previousRuntimeSessionId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "note": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "state": {
+        "type": "string",
+        "enum": [
+          "warm",
+          "resumed",
+          "cold"
+        ]
+      },
+      "bindingState": {
+        "$ref": "#/components/schemas/RuntimeBindingStatus"
+      },
+      "runtimeState": {
+        "$ref": "#/components/schemas/RuntimeStatus"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionKey",
+      "runtimeSessionId",
+      "turnId",
+      "provider",
+      "model",
+      "newSession",
+      "reason",
+      "previousRuntimeSessionId",
+      "note",
+      "state",
+      "bindingState",
+      "runtimeState",
+      "position"
+    ]
+  },
+  "RuntimeBindReason": {
+    "type": "string",
+    "enum": [
+      "new",
+      "drift",
+      "new_command",
+      "task"
+    ]
+  },
+  "RuntimeBindingStatus": {
+    "type": "string",
+    "enum": [
+      "unbound",
+      "idle",
+      "running",
+      "waiting_user",
+      "waiting_approval"
+    ]
+  },
+  "RuntimeStatus": {
+    "type": "string",
+    "enum": [
+      "starting",
+      "running",
+      "waiting_user",
+      "waiting_approval",
+      "idle",
+      "interrupted"
+    ]
+  },
+  "RuntimeDetachResponse": {
+    "type": "object",
+    "properties": {
+      "sessionKey": {
+        "type": "string"
+      },
+      "state": {
+        "type": "string",
+        "const": "unbound"
+      },
+      "detachedRuntimeSessionId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "changed": {
+        "type": "boolean"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionKey",
+      "state",
+      "detachedRuntimeSessionId",
+      "changed",
+      "position"
+    ]
+  },
+  "RuntimeBindingView": {
+    "type": "object",
+    "properties": {
+      "sessionKey": {
+        "type": "string"
+      },
+      "state": {
+        "$ref": "#/components/schemas/RuntimeBindingStatus"
+      },
+      "runtimeSessionId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "provider": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "model": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "reason": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/RuntimeBindReason"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "boundAt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "previousRuntimeSessionId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "note": {
+        "anyOf": [
+          {
+            "type": "object",
+            "properties": {
+              "note": {
+                "type": "string"
+              },
+              "runtimeSessionId": {
+                "type": "string"
+              },
+              "at": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "note",
+              "runtimeSessionId",
+              "at"
+            ]
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "runtime": {
+        "anyOf": [
+          {
+            "type": "object",
+            "properties": {
+              "state": {
+                "$ref": "#/components/schemas/RuntimeStatus"
+              },
+              "currentTurnId": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              },
+              "turnCount": {
+                "type": "number"
+              },
+              "pendingApprovals": {
+                "type": "number"
+              },
+              "pendingQuestions": {
+                "type": "number"
+              },
+              "lastError": {
+                "anyOf": [
+                  {
+                    "$ref": "#/components/schemas/RuntimeError"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              }
+            },
+            "required": [
+              "state",
+              "currentTurnId",
+              "turnCount",
+              "pendingApprovals",
+              "pendingQuestions",
+              "lastError"
+            ]
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionKey",
+      "state",
+      "runtimeSessionId",
+      "provider",
+      "model",
+      "reason",
+      "boundAt",
+      "previousRuntimeSessionId",
+      "note",
+      "runtime",
+      "revision",
+      "position"
+    ]
+  },
+  "RuntimeError": {
+    "type": "object",
+    "properties": {
+      "kind": {
+        "type": "string",
+        "enum": [
+          "turn_failed",
+          "interrupted"
+        ]
+      },
+      "reason": {
+        "type": "string",
+        "enum": [
+          "service_restart",
+          "heartbeat_timeout",
+          "conversation_reset",
+          "worker_reported"
+        ]
+      },
+      "message": {
+        "type": "string"
+      },
+      "turnId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "at": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "kind",
+      "reason",
+      "message",
+      "turnId",
+      "at"
+    ]
+  },
+  "RuntimePendingResponse": {
+    "type": "object",
+    "properties": {
+      "sessionKey": {
+        "type": "string"
+      },
+      "runtimeSessionId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "runtimeState": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/RuntimeStatus"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "approvals": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/PendingApproval"
+        }
+      },
+      "questions": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/PendingQuestion"
+        }
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionKey",
+      "runtimeSessionId",
+      "runtimeState",
+      "approvals",
+      "questions",
+      "position"
+    ]
+  },
+  "PendingApproval": {
+    "type": "object",
+    "properties": {
+      "approvalId": {
+        "type": "string"
+      },
+      "turnId": {
+        "type": "string"
+      },
+      "details": {
+        "$ref": "#/components/schemas/JsonObject"
+      },
+      "requestedAt": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "approvalId",
+      "turnId",
+      "details",
+      "requestedAt"
+    ]
+  },
+  "PendingQuestion": {
+    "type": "object",
+    "properties": {
+      "questionId": {
+        "type": "string"
+      },
+      "turnId": {
+        "type": "string"
+      },
+      "details": {
+        "$ref": "#/components/schemas/JsonObject"
+      },
+      "askedAt": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "questionId",
+      "turnId",
+      "details",
+      "askedAt"
+    ]
+  },
+  "WorkerEventResponse": {
+    "type": "object",
+    "properties": {
+      "runtimeSessionId": {
+        "type": "string"
+      },
+      "state": {
+        "$ref": "#/components/schemas/RuntimeStatus"
+      },
+      "currentTurnId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "changed": {
+        "type": "boolean"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "runtimeSessionId",
+      "state",
+      "currentTurnId",
+      "changed",
+      "revision",
+      "position"
+    ]
+  },
+  "ApprovalAnswerResponse": {
+    "type": "object",
+    "properties": {
+      "runtimeSessionId": {
+        "type": "string"
+      },
+      "approvalId": {
+        "type": "string"
+      },
+      "decision": {
+        "$ref": "#/components/schemas/ApprovalDecision"
+      },
+      "remember": {
+        "$ref": "#/components/schemas/ApprovalMemory"
+      },
+      "state": {
+        "$ref": "#/components/schemas/RuntimeStatus"
+      },
+      "changed": {
+        "type": "boolean"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "runtimeSessionId",
+      "approvalId",
+      "decision",
+      "remember",
+      "state",
+      "changed",
+      "revision",
+      "position"
+    ]
+  },
+  "ApprovalDecision": {
+    "type": "string",
+    "enum": [
+      "allow",
+      "deny"
+    ]
+  },
+  "ApprovalMemory": {
+    "type": "string",
+    "enum": [
+      "none",
+      "session",
+      "conversation"
+    ]
+  },
+  "QuestionAnswerResponse": {
+    "type": "object",
+    "properties": {
+      "runtimeSessionId": {
+        "type": "string"
+      },
+      "questionId": {
+        "type": "string"
+      },
+      "state": {
+        "$ref": "#/components/schemas/RuntimeStatus"
+      },
+      "changed": {
+        "type": "boolean"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "runtimeSessionId",
+      "questionId",
+      "state",
+      "changed",
+      "revision",
+      "position"
+    ]
+  },
+  "RuntimeSessionView": {
+    "type": "object",
+    "properties": {
+      "runtimeSessionId": {
+        "type": "string"
+      },
+      "provider": {
+        "type": "string"
+      },
+      "model": {
+        "type": "string"
+      },
+      "state": {
+        "$ref": "#/components/schemas/RuntimeStatus"
+      },
+      "sessionKey": {
+        "type": "string"
+      },
+      "boundConversations": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "createdAt": {
+        "type": "string"
+      },
+      "updatedAt": {
+        "type": "string"
+      },
+      "lastWorkerEventAt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "currentTurnId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "turnCount": {
+        "type": "number"
+      },
+      "turns": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/RuntimeTurnRecord"
+        }
+      },
+      "lastError": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/RuntimeError"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "pendingApprovals": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/PendingApproval"
+        }
+      },
+      "pendingQuestions": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/PendingQuestion"
+        }
+      },
+      "resolvedApprovals": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/ResolvedApproval"
+        }
+      },
+      "answeredQuestions": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/AnsweredQuestion"
+        }
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "runtimeSessionId",
+      "provider",
+      "model",
+      "state",
+      "sessionKey",
+      "boundConversations",
+      "createdAt",
+      "updatedAt",
+      "lastWorkerEventAt",
+      "currentTurnId",
+      "turnCount",
+      "turns",
+      "lastError",
+      "pendingApprovals",
+      "pendingQuestions",
+      "resolvedApprovals",
+      "answeredQuestions",
+      "revision",
+      "position"
+    ]
+  },
+  "RuntimeTurnRecord": {
+    "type": "object",
+    "properties": {
+      "turnId": {
+        "type": "string"
+      },
+      "input": {
+        "type": "string"
+      },
+      "status": {
+        "type": "string",
+        "enum": [
+          "in_flight",
+          "completed",
+          "failed",
+          "interrupted"
+        ]
+      },
+      "startedAt": {
+        "type": "string"
+      },
+      "endedAt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "error": {
+        "type": [
+          "string",
+          "null"
+        ]
+      }
+    },
+    "required": [
+      "turnId",
+      "input",
+      "status",
+      "startedAt",
+      "endedAt",
+      "error"
+    ]
+  },
+  "ResolvedApproval": {
+    "type": "object",
+    "properties": {
+      "approvalId": {
+        "type": "string"
+      },
+      "turnId": {
+        "type": "string"
+      },
+      "details": {
+        "$ref": "#/components/schemas/JsonObject"
+      },
+      "requestedAt": {
+        "type": "string"
+      },
+      "decision": {
+        "$ref": "#/components/schemas/ApprovalDecision"
+      },
+      "remember": {
+        "$ref": "#/components/schemas/ApprovalMemory"
+      },
+      "by": {
+        "$ref": "#/components/schemas/WaitResponder"
+      },
+      "resolvedAt": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "approvalId",
+      "by",
+      "decision",
+      "details",
+      "remember",
+      "requestedAt",
+      "resolvedAt",
+      "turnId"
+    ]
+  },
+  "WaitResponder": {
+    "type": "string",
+    "enum": [
+      "worker",
+      "user"
+    ]
+  },
+  "AnsweredQuestion": {
+    "type": "object",
+    "properties": {
+      "questionId": {
+        "type": "string"
+      },
+      "turnId": {
+        "type": "string"
+      },
+      "details": {
+        "$ref": "#/components/schemas/JsonObject"
+      },
+      "askedAt": {
+        "type": "string"
+      },
+      "answer": {
+        "type": "string"
+      },
+      "by": {
+        "$ref": "#/components/schemas/WaitResponder"
+      },
+      "answeredAt": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "answer",
+      "answeredAt",
+      "askedAt",
+      "by",
+      "details",
+      "questionId",
+      "turnId"
+    ]
+  },
+  "ProjectionsResponse": {
+    "type": "object",
+    "properties": {
+      "projections": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/ProjectionStatus"
+        }
+      }
+    },
+    "required": [
+      "projections"
+    ]
+  },
+  "ProjectionStatus": {
+    "type": "object",
+    "properties": {
+      "name": {
+        "type": "string"
+      },
+      "position": {
+        "type": "number"
+      },
+      "headPosition": {
+        "type": "number"
+      },
+      "lagEvents": {
+        "type": "number"
+      },
+      "state": {
+        "type": "string"
+      },
+      "ownedHere": {
+        "type": "boolean"
+      },
+      "lastError": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "failedPosition": {
+        "type": [
+          "number",
+          "null"
+        ]
+      },
+      "consecutiveFailures": {
+        "type": "number"
+      },
+      "failingSince": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "parkedStreams": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/ParkedStream"
+        }
+      },
+      "updatedAt": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "name",
+      "position",
+      "headPosition",
+      "lagEvents",
+      "state",
+      "ownedHere",
+      "lastError",
+      "failedPosition",
+      "consecutiveFailures",
+      "failingSince",
+      "parkedStreams",
+      "updatedAt"
+    ]
+  },
+  "ParkedStream": {
+    "type": "object",
+    "properties": {
+      "streamName": {
+        "type": "string"
+      },
+      "firstPosition": {
+        "type": "number"
+      },
+      "lastPosition": {
+        "type": "number"
+      },
+      "skippedEvents": {
+        "type": "number"
+      },
+      "error": {
+        "type": "string"
+      },
+      "parkedAt": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "streamName",
+      "firstPosition",
+      "lastPosition",
+      "skippedEvents",
+      "error",
+      "parkedAt"
+    ]
+  },
+  "StreamsPage": {
+    "type": "object",
+    "properties": {
+      "streams": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/StreamIndexEntry"
+        }
+      },
+      "nextCursor": {
+        "type": [
+          "number",
+          "null"
+        ]
+      }
+    },
+    "required": [
+      "streams",
+      "nextCursor"
+    ]
+  },
+  "StreamIndexEntry": {
+    "type": "object",
+    "properties": {
+      "streamName": {
+        "type": "string"
+      },
+      "category": {
+        "type": "string"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "eventCount": {
+        "type": "number"
+      },
+      "lastPosition": {
+        "type": "number"
+      },
+      "lastEventType": {
+        "type": "string"
+      },
+      "firstEventAt": {
+        "type": "string"
+      },
+      "lastEventAt": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "streamName",
+      "category",
+      "revision",
+      "eventCount",
+      "lastPosition",
+      "lastEventType",
+      "firstEventAt",
+      "lastEventAt"
+    ]
+  },
+  "PruneResponse": {
+    "type": "object",
+    "properties": {
+      "maxAgeDays": {
+        "type": "number"
+      },
+      "olderThan": {
+        "type": "string"
+      },
+      "pruned": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "maxAgeDays",
+      "pruned",
+      "position"
+    ]
+  },
+  "EraseResponse": {
+    "type": "object",
+    "properties": {
+      "erasureId": {
+        "type": "string"
+      },
+      "tenant": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "streams": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "eventsRead": {
+        "type": "number"
+      },
+      "eventsRewritten": {
+        "type": "number"
+      },
+      "streamsRenamed": {
+        "type": "number"
+      },
+      "sessionsDestroyed": {
+        "type": "number"
+      },
+      "jobsRemoved": {
+        "type": "number"
+      },
+      "projectionsRebuilt": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "erasureId",
+      "tenant",
+      "streams",
+      "eventsRead",
+      "eventsRewritten",
+      "streamsRenamed",
+      "sessionsDestroyed",
+      "jobsRemoved",
+      "projectionsRebuilt",
       "position"
     ]
   }

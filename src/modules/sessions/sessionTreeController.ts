@@ -75,6 +75,8 @@ export class SessionTreeController {
   @ReadsProjections(TREE)
   @MinPosition()
   @ApiOperation({ summary: 'Live children, oldest first, cursor-paginated' })
+  @ApiQuery({ name: 'limit', required: false, description: '1-500, default 100' })
+  @ApiQuery({ name: 'cursor', required: false, description: "The previous page's nextCursor" })
   async children(@Param('id') id: string, @ValidQuery(childrenQuerySchema) query: z.infer<typeof childrenQuerySchema>, @Req() request: Request) {
     const node = await this.node(id, request);
     const page = await listChildren(this.readModels, node, query.limit, query.cursor);
@@ -96,6 +98,9 @@ export class SessionTreeController {
   @ReadsProjections(TREE)
   @MinPosition()
   @ApiOperation({ summary: 'The live subtree, the session first, depth-first with depths relative to it; paginated' })
+  @ApiQuery({ name: 'limit', required: false, description: '1-500, default 100' })
+  @ApiQuery({ name: 'cursor', required: false, description: "The previous page's nextCursor" })
+  @ApiQuery({ name: 'maxDepth', required: false, description: 'How many levels below the session to include (default 100)' })
   async tree(@Param('id') id: string, @ValidQuery(treeQuerySchema) query: z.infer<typeof treeQuerySchema>, @Req() request: Request) {
     const node = await this.node(id, request);
     const page = await listSubtree(this.readModels, node, query.limit, query.maxDepth, query.cursor);

@@ -1,0 +1,93 @@
+// The admin API's shapes as the typed client receives them: projections, the stream index, prune and erasure.
+// These routes need an admin token when API_TOKENS names tenants.
+
+export interface ParkedStream {
+  streamName: string;
+  firstPosition: number;
+  lastPosition: number;
+  skippedEvents: number;
+  error: string;
+  parkedAt: string;
+}
+
+export interface ProjectionStatus {
+  name: string;
+  position: number;
+  headPosition: number;
+  /** Events the projection has yet to apply, counted up to 10,000. */
+  lagEvents: number;
+  /** starting, catching_up, live, failed, standby, stopped, or what its owner stored (e.g. rebuilding). */
+  state: string;
+  /** Whether this instance runs it (one instance owns each projection). */
+  ownedHere: boolean;
+  lastError: string | null;
+  failedPosition: number | null;
+  consecutiveFailures: number;
+  failingSince: string | null;
+  /** Streams it went on without (oldest first, at most 100): their rows are stale until a rebuild. */
+  parkedStreams: ParkedStream[];
+  updatedAt: string;
+}
+
+export interface ProjectionsResponse {
+  projections: ProjectionStatus[];
+}
+
+export interface StreamIndexEntry {
+  streamName: string;
+  /** conversation, session, job, gateway, … */
+  category: string;
+  revision: number;
+  eventCount: number;
+  lastPosition: number;
+  lastEventType: string;
+  firstEventAt: string;
+  lastEventAt: string;
+}
+
+export interface StreamsQuery {
+  category?: string;
+  limit?: number;
+  /** The previous page's nextCursor. */
+  cursor?: number;
+}
+
+export interface StreamsPage {
+  /** Newest activity first. */
+  streams: StreamIndexEntry[];
+  nextCursor: number | null;
+}
+
+export interface PruneRequest {
+  /** Forget routing entries idle longer than this (0 disables); suspended ones stay. */
+  maxAgeDays: number;
+}
+
+export interface PruneResponse {
+  maxAgeDays: number;
+  /** The cut-off; absent when maxAgeDays is 0. */
+  olderThan?: string;
+  /** Session keys forgotten; a tenant's as `<tenant>~<key>`. */
+  pruned: string[];
+  position: number;
+}
+
+export interface EraseRequest {
+  sessionKey: string;
+  /** The tenant whose conversation it is, when not the default one. */
+  tenant?: string;
+}
+
+export interface EraseResponse {
+  erasureId: string;
+  tenant: string | null;
+  streams: string[];
+  eventsRead: number;
+  eventsRewritten: number;
+  streamsRenamed: number;
+  sessionsDestroyed: number;
+  jobsRemoved: number;
+  projectionsRebuilt: string[];
+  /** Read with minPosition to wait for the rebuilt read models. */
+  position: number;
+}
