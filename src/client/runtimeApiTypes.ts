@@ -66,6 +66,13 @@ export interface RuntimeError {
   at: string;
 }
 
+/** The turn in flight was asked to stop by an interrupting message; the worker reports `failed` or `completed`. */
+export interface RequestedInterrupt {
+  turnId: string;
+  messageId: string;
+  requestedAt: string;
+}
+
 export interface RuntimeBindingView {
   sessionKey: string;
   state: RuntimeBindingStatus;
@@ -86,6 +93,7 @@ export interface RuntimeBindingView {
     pendingApprovals: number;
     pendingQuestions: number;
     lastError: RuntimeError | null;
+    interruptRequested: RequestedInterrupt | null;
   } | null;
   revision: number;
   position: number;
@@ -154,6 +162,7 @@ export interface RuntimeSessionView {
   /** The most recent turns, newest last. */
   turns: RuntimeTurnRecord[];
   lastError: RuntimeError | null;
+  interruptRequested: RequestedInterrupt | null;
   pendingApprovals: PendingApproval[];
   pendingQuestions: PendingQuestion[];
   /** The most recent answered waits, newest last: a resumed worker reads decisions made while it was away here. */
@@ -177,6 +186,8 @@ export interface WorkerEventResponse {
   runtimeSessionId: string;
   state: RuntimeStatus;
   currentTurnId: string | null;
+  /** A worker that reports learns here that its turn was asked to stop. */
+  interruptRequested: RequestedInterrupt | null;
   /** false when the report repeated one already recorded. */
   changed: boolean;
   revision: number;

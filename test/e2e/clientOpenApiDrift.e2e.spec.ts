@@ -31,7 +31,7 @@ describe('typed client ↔ OpenAPI document', () => {
   beforeAll(async () => {
     service = await startTestApp('pglite');
     document = (await service.request('GET', '/openapi.json')).body;
-  });
+  }, 120_000);
   afterAll(async () => {
     await service?.close();
   });

@@ -4048,6 +4048,16 @@ export const sharedResponseSchemas: Record<string, object> = {
                     "type": "null"
                   }
                 ]
+              },
+              "interruptRequested": {
+                "anyOf": [
+                  {
+                    "$ref": "#/components/schemas/RequestedInterrupt"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
               }
             },
             "required": [
@@ -4056,7 +4066,8 @@ export const sharedResponseSchemas: Record<string, object> = {
               "turnCount",
               "pendingApprovals",
               "pendingQuestions",
-              "lastError"
+              "lastError",
+              "interruptRequested"
             ]
           },
           {
@@ -4124,6 +4135,25 @@ export const sharedResponseSchemas: Record<string, object> = {
       "message",
       "turnId",
       "at"
+    ]
+  },
+  "RequestedInterrupt": {
+    "type": "object",
+    "properties": {
+      "turnId": {
+        "type": "string"
+      },
+      "messageId": {
+        "type": "string"
+      },
+      "requestedAt": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "turnId",
+      "messageId",
+      "requestedAt"
     ]
   },
   "RuntimePendingResponse": {
@@ -4234,6 +4264,16 @@ export const sharedResponseSchemas: Record<string, object> = {
           "null"
         ]
       },
+      "interruptRequested": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/RequestedInterrupt"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
       "changed": {
         "type": "boolean"
       },
@@ -4248,6 +4288,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "runtimeSessionId",
       "state",
       "currentTurnId",
+      "interruptRequested",
       "changed",
       "revision",
       "position"
@@ -4399,6 +4440,16 @@ export const sharedResponseSchemas: Record<string, object> = {
           }
         ]
       },
+      "interruptRequested": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/RequestedInterrupt"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
       "pendingApprovals": {
         "type": "array",
         "items": {
@@ -4444,6 +4495,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "turnCount",
       "turns",
       "lastError",
+      "interruptRequested",
       "pendingApprovals",
       "pendingQuestions",
       "resolvedApprovals",
