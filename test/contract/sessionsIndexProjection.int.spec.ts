@@ -155,7 +155,7 @@ for (const backend of testBackends()) {
       (appended[streamName] ??= []).push(...events);
       const { position } = await store.append(streamName, events as unknown as NewEvent[], 'any');
       lastPosition = position;
-      expect(await runner.waitForPosition(['sessions-index'], position, 5_000)).toBe(true);
+      expect(await runner.waitForPosition(['sessions-index'], position, 30_000)).toBe(true);
     }
     const conversation = (sessionKey: string, ...events: ConversationEvent[]) => append(conversationStreamName(sessionKey), events);
     const session = (sessionId: string, ...events: SessionStreamEvent[]) => append(sessionStreamName(sessionId), events);
