@@ -297,11 +297,18 @@ class ResumeTarget(TypedDict):
     origin: LedgerSource
 
 
+class AbandonedTurnRef(TypedDict):
+    sessionId: str
+    turnIndex: int
+
+
 class GatewayStartedResponse(TypedDict):
     cleanShutdown: bool
     resume: list[ResumeTarget]
     suspended: list[str]
     marked: list[str]
+    abandonedTurns: list[AbandonedTurnRef]
+    """Started turns of this gateway's sessions that the start gave up (reason ``gateway_restart``)."""
     replayed: bool
     position: int
 
@@ -354,3 +361,569 @@ class RuntimeTurnResponse(TypedDict):
 
 WorkerEvent = JsonObject
 """``{"type": "started" | "progress" | "question" | "approval_request" | "approval_resolved" | "completed" | "failed", ...}``"""
+
+
+class HealthResponse(TypedDict):
+    status: str
+
+
+class ReadinessCheck(TypedDict, total=False):
+    ok: bool
+    detail: str
+
+
+class ProjectionLoopState(TypedDict):
+    name: str
+    state: str
+    lastError: Optional[str]
+    consecutiveFailures: int
+
+
+class ProjectionChecks(TypedDict):
+    ok: bool
+    states: list[ProjectionLoopState]
+
+
+class _ReadyChecksRequired(TypedDict):
+    eventStore: ReadinessCheck
+    readModels: ReadinessCheck
+    projections: ProjectionChecks
+
+
+class ReadyChecks(_ReadyChecksRequired, total=False):
+    eventLogHorizon: JsonObject
+    """PostgreSQL only: ``ok``, ``detail`` and the transaction holding the log's readers back."""
+
+
+class ReadyResponse(TypedDict):
+    status: Literal["ready", "degraded", "not_ready"]
+    checks: ReadyChecks
+
+
+class TurnInFlight(TypedDict):
+    turnIndex: int
+    startedAt: str
+
+
+class AbandonedTurn(TypedDict):
+    turnIndex: int
+    startedAt: str
+    abandonedAt: str
+    reason: Literal["timeout", "gateway_restart"]
+
+
+SessionStatus = Literal["active", "ended", "destroyed"]
+
+
+class SessionView(TypedDict):
+    status: SessionStatus
+    sessionId: str
+    sessionKey: str
+    origin: LedgerSource
+    createdAt: str
+    updatedAt: str
+    endedAt: Optional[str]
+    endReason: Optional[str]
+    turnCount: int
+    counters: Counters
+    messageCount: int
+    parentSessionId: Optional[str]
+    currentSlot: str
+    turnInFlight: Optional[TurnInFlight]
+    lastAbandonedTurn: Optional[AbandonedTurn]
+    revision: int
+    position: int
+
+
+class DestroyResponse(TypedDict):
+    sessionId: str
+    destroyed: list[str]
+    """Sessions this request destroyed, the subtree's first; empty when it was destroyed already."""
+    position: int
+
+
+class MemoryEntry(TypedDict):
+    name: str
+    value: Json
+    metadata: JsonObject
+    createdAt: str
+    updatedAt: str
+
+
+class MemoryPage(TypedDict):
+    sessionId: str
+    entries: list[MemoryEntry]
+    revision: int
+    position: int
+
+
+class SetMemoryResponse(MemoryEntry):
+    revision: int
+    position: int
+
+
+class RemoveMemoryResponse(TypedDict):
+    name: str
+    removed: bool
+    revision: int
+    position: int
+
+
+class SlotView(TypedDict):
+    name: str
+    createdAt: str
+    messageCount: int
+    current: bool
+
+
+class SlotsPage(TypedDict):
+    sessionId: str
+    currentSlot: str
+    slots: list[SlotView]
+    revision: int
+    position: int
+
+
+class CreateSlotResponse(TypedDict):
+    name: str
+    createdAt: str
+    revision: int
+    position: int
+
+
+class SwitchSlotResponse(TypedDict):
+    currentSlot: str
+    previous: str
+    revision: int
+    position: int
+
+
+class ForkOrigin(TypedDict):
+    sessionId: str
+    checkpointId: Optional[str]
+    revision: int
+
+
+class SessionTimeline(TypedDict):
+    turnIndex: int
+    counters: Counters
+    transcript: list[TranscriptMessage]
+    memory: list[MemoryEntry]
+    currentSlot: str
+    slots: list[SlotView]
+    lastSummaryTurn: Optional[int]
+    checkpointId: Optional[str]
+    nextMessageIndex: int
+
+
+class _SessionStateRequired(TypedDict):
+    sessionId: str
+    revision: int
+    position: int
+    status: SessionStatus
+    sessionKey: str
+    parentSessionId: Optional[str]
+    agentName: Optional[str]
+    forkOf: Optional[ForkOrigin]
+    createdAt: str
+    updatedAt: str
+    endedAt: Optional[str]
+    destroyedAt: Optional[str]
+    turnInFlight: Optional[TurnInFlight]
+    lastAbandonedTurn: Optional[AbandonedTurn]
+    state: SessionTimeline
+
+
+class SessionStateView(_SessionStateRequired, total=False):
+    """A session as of a revision or a time: what a rollback to it would restore under ``state``."""
+
+    lastEventAt: Optional[str]
+    """Present when read as of a revision or a time."""
+
+
+class SpawnedSession(TypedDict):
+    sessionId: str
+    parentSessionId: str
+    kind: Literal["child", "fork"]
+    revision: int
+    position: int
+
+
+class ChildResponse(SpawnedSession):
+    agentName: str
+
+
+class ForkResponse(SpawnedSession):
+    forkOf: ForkOrigin
+    turnIndex: int
+
+
+class ParentResponse(TypedDict):
+    sessionId: str
+    parent: Optional[TreeNode]
+    """The live parent; None for a root and for an orphan."""
+    orphaned: bool
+
+
+class SkippedConversation(TypedDict):
+    sessionKey: str
+    code: str
+
+
+class GatewayStoppingResponse(TypedDict):
+    gatewayId: str
+    mode: Literal["restart", "shutdown"]
+    marked: list[str]
+    skipped: list[SkippedConversation]
+    position: int
+
+
+class GatewayStoppedResponse(TypedDict):
+    gatewayId: str
+    cleanShutdown: bool
+    cleared: list[str]
+    stillMarked: list[str]
+    position: int
+
+
+class SessionRecord(Counters):
+    sessionId: str
+    sessionKey: str
+    status: SessionStatus
+    createdAt: str
+    updatedAt: str
+    endedAt: Optional[str]
+    endReason: Optional[str]
+    origin: LedgerSource
+    messageCount: int
+
+
+class PruneResponse(TypedDict):
+    maxAgeDays: int
+    pruned: list[str]
+    """Session keys forgotten; a tenant's as ``<tenant>~<key>``."""
+    position: int
+
+
+RuntimeStatus = Literal["starting", "running", "waiting_user", "waiting_approval", "idle", "interrupted"]
+BindingStatus = Literal["unbound", "idle", "running", "waiting_user", "waiting_approval"]
+ApprovalDecision = Literal["allow", "deny"]
+ApprovalMemory = Literal["none", "session", "conversation"]
+
+
+class RuntimeDetachResponse(TypedDict):
+    sessionKey: str
+    state: Literal["unbound"]
+    detachedRuntimeSessionId: Optional[str]
+    changed: bool
+    position: int
+
+
+class RuntimeFailure(TypedDict):
+    kind: Literal["turn_failed", "interrupted"]
+    reason: str
+    message: str
+    turnId: Optional[str]
+    at: str
+
+
+class RequestedInterrupt(TypedDict):
+    turnId: str
+    messageId: str
+    requestedAt: str
+
+
+class RuntimeBrief(TypedDict):
+    state: RuntimeStatus
+    currentTurnId: Optional[str]
+    turnCount: int
+    pendingApprovals: int
+    pendingQuestions: int
+    lastError: Optional[RuntimeFailure]
+    interruptRequested: Optional[RequestedInterrupt]
+
+
+class DriftNote(TypedDict):
+    note: str
+    runtimeSessionId: str
+    at: str
+
+
+class RuntimeBinding(TypedDict):
+    sessionKey: str
+    state: BindingStatus
+    runtimeSessionId: Optional[str]
+    provider: Optional[str]
+    model: Optional[str]
+    reason: Optional[Literal["new", "drift", "new_command", "task"]]
+    boundAt: Optional[str]
+    previousRuntimeSessionId: Optional[str]
+    note: Optional[DriftNote]
+    runtime: Optional[RuntimeBrief]
+    revision: int
+    position: int
+
+
+class PendingApproval(TypedDict):
+    approvalId: str
+    turnId: str
+    details: JsonObject
+    requestedAt: str
+
+
+class PendingQuestion(TypedDict):
+    questionId: str
+    turnId: str
+    details: JsonObject
+    askedAt: str
+
+
+class ResolvedApproval(PendingApproval):
+    decision: ApprovalDecision
+    remember: ApprovalMemory
+    by: Literal["worker", "user"]
+    resolvedAt: str
+
+
+class AnsweredQuestion(PendingQuestion):
+    answer: str
+    by: Literal["worker", "user"]
+    answeredAt: str
+
+
+class RuntimePending(TypedDict):
+    sessionKey: str
+    runtimeSessionId: Optional[str]
+    runtimeState: Optional[RuntimeStatus]
+    approvals: list[PendingApproval]
+    questions: list[PendingQuestion]
+    position: int
+
+
+class RuntimeTurnRecord(TypedDict):
+    turnId: str
+    input: str
+    status: Literal["in_flight", "completed", "failed", "interrupted"]
+    startedAt: str
+    endedAt: Optional[str]
+    error: Optional[str]
+
+
+class RuntimeSessionView(TypedDict):
+    runtimeSessionId: str
+    provider: str
+    model: str
+    state: RuntimeStatus
+    sessionKey: str
+    boundConversations: list[str]
+    createdAt: str
+    updatedAt: str
+    lastWorkerEventAt: Optional[str]
+    currentTurnId: Optional[str]
+    turnCount: int
+    turns: list[RuntimeTurnRecord]
+    lastError: Optional[RuntimeFailure]
+    interruptRequested: Optional[RequestedInterrupt]
+    pendingApprovals: list[PendingApproval]
+    pendingQuestions: list[PendingQuestion]
+    resolvedApprovals: list[ResolvedApproval]
+    answeredQuestions: list[AnsweredQuestion]
+    revision: int
+    position: int
+
+
+class WorkerEventResponse(TypedDict):
+    runtimeSessionId: str
+    state: RuntimeStatus
+    currentTurnId: Optional[str]
+    interruptRequested: Optional[RequestedInterrupt]
+    """A worker that reports learns here that its turn was asked to stop."""
+    changed: bool
+    revision: int
+    position: int
+
+
+class ApprovalAnswerResponse(TypedDict):
+    runtimeSessionId: str
+    approvalId: str
+    decision: ApprovalDecision
+    remember: ApprovalMemory
+    state: RuntimeStatus
+    changed: bool
+    revision: int
+    position: int
+
+
+class QuestionAnswerResponse(TypedDict):
+    runtimeSessionId: str
+    questionId: str
+    state: RuntimeStatus
+    changed: bool
+    revision: int
+    position: int
+
+
+class DeliveryTarget(TypedDict):
+    platform: str
+    chatId: str
+    threadId: Optional[str]
+
+
+class JobRepeat(TypedDict):
+    times: Optional[int]
+    completed: int
+
+
+class JobView(TypedDict):
+    id: str
+    name: str
+    description: Optional[str]
+    prompt: Optional[str]
+    skill: Optional[str]
+    schedule: str
+    """As text that parses back to it: a cron expression, ``every 30m``, or a one-shot's instant."""
+    scheduleKind: Literal["cron", "interval", "once"]
+    scheduleDefinition: JsonObject
+    timeZone: str
+    deliverTo: Optional[DeliveryTarget]
+    origin: Optional[JsonObject]
+    model: Optional[str]
+    repeat: JobRepeat
+    enabled: bool
+    state: Literal["scheduled", "paused", "completed", "removed"]
+    nextRunAt: Optional[str]
+    lastRunAt: Optional[str]
+    lastSlot: Optional[str]
+    lastStatus: Optional[Literal["ok", "error", "skipped"]]
+    lastError: Optional[str]
+    createdAt: str
+    updatedAt: str
+
+
+class JobWritten(JobView):
+    revision: int
+    position: int
+
+
+class JobFireRecord(TypedDict):
+    fireId: str
+    slot: str
+    trigger: Literal["ticker", "external"]
+    firedAt: str
+    status: Literal["ok", "error", "skipped", "pending"]
+    error: Optional[str]
+    reportedAt: Optional[str]
+
+
+class JobDetail(JobWritten):
+    recentFires: list[JobFireRecord]
+    """Newest first."""
+
+
+class UpdateJobResponse(JobWritten):
+    changed: bool
+
+
+class JobsPage(TypedDict):
+    jobs: list[JobView]
+    nextCursor: Optional[str]
+
+
+class ImportJobsResponse(TypedDict):
+    created: list[JobView]
+    existing: list[str]
+    position: int
+
+
+class DeleteJobResponse(TypedDict):
+    id: str
+    removed: bool
+    revision: int
+    position: int
+
+
+class JobTask(TypedDict):
+    name: str
+    description: Optional[str]
+    prompt: Optional[str]
+    skill: Optional[str]
+    deliverTo: Optional[DeliveryTarget]
+    origin: Optional[JsonObject]
+    model: Optional[str]
+
+
+class FireJobResponse(TypedDict):
+    jobId: str
+    fireId: str
+    slot: str
+    skippedSlots: int
+    nextRunAt: Optional[str]
+    completed: bool
+    task: JobTask
+    position: int
+
+
+class ReportRunResponse(TypedDict):
+    jobId: str
+    fire: JobFireRecord
+    changed: bool
+    job: JobView
+    revision: int
+    position: int
+
+
+class ParkedStream(TypedDict):
+    streamName: str
+    firstPosition: int
+    lastPosition: int
+    skippedEvents: int
+    error: str
+    parkedAt: str
+
+
+class ProjectionStatus(TypedDict):
+    name: str
+    position: int
+    headPosition: int
+    lagEvents: int
+    state: str
+    ownedHere: bool
+    lastError: Optional[str]
+    failedPosition: Optional[int]
+    consecutiveFailures: int
+    failingSince: Optional[str]
+    parkedStreams: list[ParkedStream]
+    updatedAt: str
+
+
+class ProjectionsResponse(TypedDict):
+    projections: list[ProjectionStatus]
+
+
+class StreamIndexEntry(TypedDict):
+    streamName: str
+    category: str
+    revision: int
+    eventCount: int
+    lastPosition: int
+    lastEventType: str
+    firstEventAt: str
+    lastEventAt: str
+
+
+class StreamsPage(TypedDict):
+    streams: list[StreamIndexEntry]
+    nextCursor: Optional[int]
+
+
+class EraseResponse(TypedDict):
+    erasureId: str
+    tenant: Optional[str]
+    streams: list[str]
+    eventsRead: int
+    eventsRewritten: int
+    streamsRenamed: int
+    sessionsDestroyed: int
+    jobsRemoved: int
+    projectionsRebuilt: list[str]
+    position: int

@@ -77,11 +77,11 @@ class LedgerClient:
         return self._transport.call(name, params, **options)
 
     # Service
-    def health(self) -> api.JsonObject:
-        return cast(api.JsonObject, self._call("health"))
+    def health(self) -> api.HealthResponse:
+        return cast(api.HealthResponse, self._call("health"))
 
-    def ready(self) -> api.JsonObject:
-        return cast(api.JsonObject, self._call("ready"))
+    def ready(self) -> api.ReadyResponse:
+        return cast(api.ReadyResponse, self._call("ready"))
 
     # Conversations
     def resolve_session(
@@ -226,14 +226,14 @@ class LedgerClient:
         """Marks a turn in flight (rollback answers 409 TURN_IN_FLIGHT until :meth:`record_turn` records it)."""
         return cast(api.StartTurnResponse, self._call("start_turn", {"id": session_id}, idempotency_key=idempotency_key))
 
-    def get_session(self, session_id: str, *, min_position: Optional[int] = None) -> api.JsonObject:
-        return cast(api.JsonObject, self._call("get_session", {"id": session_id}, min_position=min_position))
+    def get_session(self, session_id: str, *, min_position: Optional[int] = None) -> api.SessionView:
+        return cast(api.SessionView, self._call("get_session", {"id": session_id}, min_position=min_position))
 
     def destroy_session(
         self, session_id: str, *, cascade: Optional[bool] = None, idempotency_key: Optional[str] = None
-    ) -> api.JsonObject:
+    ) -> api.DestroyResponse:
         query = {"cascade": cascade}
-        return cast(api.JsonObject, self._call("destroy_session", {"id": session_id}, query=query, idempotency_key=idempotency_key))
+        return cast(api.DestroyResponse, self._call("destroy_session", {"id": session_id}, query=query, idempotency_key=idempotency_key))
 
     def get_transcript(
         self,
@@ -281,9 +281,9 @@ class LedgerClient:
         body = {"checkpointId": checkpoint_id}
         return cast(api.RollbackResponse, self._call("rollback", {"id": session_id}, body=body, idempotency_key=idempotency_key))
 
-    def session_state(self, session_id: str, *, revision: Optional[int] = None, at: Optional[str] = None) -> api.JsonObject:
+    def session_state(self, session_id: str, *, revision: Optional[int] = None, at: Optional[str] = None) -> api.SessionStateView:
         """The session's state now, or replayed to a revision or an ISO time."""
-        return cast(api.JsonObject, self._call("session_state", {"id": session_id}, query={"revision": revision, "at": at}))
+        return cast(api.SessionStateView, self._call("session_state", {"id": session_id}, query={"revision": revision, "at": at}))
 
     def session_events(
         self, session_id: str, *, from_revision: Optional[int] = None, limit: Optional[int] = None
@@ -292,8 +292,8 @@ class LedgerClient:
         query = {"fromRevision": from_revision, "limit": limit}
         return cast(api.StreamEventsPage, self._call("session_events", {"id": session_id}, query=query))
 
-    def get_memory(self, session_id: str) -> api.JsonObject:
-        return cast(api.JsonObject, self._call("get_memory", {"id": session_id}))
+    def get_memory(self, session_id: str) -> api.MemoryPage:
+        return cast(api.MemoryPage, self._call("get_memory", {"id": session_id}))
 
     def set_memory(
         self,
@@ -303,22 +303,22 @@ class LedgerClient:
         *,
         metadata: Optional[api.JsonObject] = None,
         idempotency_key: Optional[str] = None,
-    ) -> api.JsonObject:
+    ) -> api.SetMemoryResponse:
         body = {"value": value, **_present(metadata=metadata)}
         params = {"id": session_id, "name": name}
-        return cast(api.JsonObject, self._call("set_memory", params, body=body, idempotency_key=idempotency_key))
+        return cast(api.SetMemoryResponse, self._call("set_memory", params, body=body, idempotency_key=idempotency_key))
 
-    def remove_memory(self, session_id: str, name: str, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
-        return cast(api.JsonObject, self._call("remove_memory", {"id": session_id, "name": name}, idempotency_key=idempotency_key))
+    def remove_memory(self, session_id: str, name: str, *, idempotency_key: Optional[str] = None) -> api.RemoveMemoryResponse:
+        return cast(api.RemoveMemoryResponse, self._call("remove_memory", {"id": session_id, "name": name}, idempotency_key=idempotency_key))
 
-    def list_slots(self, session_id: str) -> api.JsonObject:
-        return cast(api.JsonObject, self._call("list_slots", {"id": session_id}))
+    def list_slots(self, session_id: str) -> api.SlotsPage:
+        return cast(api.SlotsPage, self._call("list_slots", {"id": session_id}))
 
-    def create_slot(self, session_id: str, name: str, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
-        return cast(api.JsonObject, self._call("create_slot", {"id": session_id}, body={"name": name}, idempotency_key=idempotency_key))
+    def create_slot(self, session_id: str, name: str, *, idempotency_key: Optional[str] = None) -> api.CreateSlotResponse:
+        return cast(api.CreateSlotResponse, self._call("create_slot", {"id": session_id}, body={"name": name}, idempotency_key=idempotency_key))
 
-    def switch_slot(self, session_id: str, name: str, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
-        return cast(api.JsonObject, self._call("switch_slot", {"id": session_id, "name": name}, idempotency_key=idempotency_key))
+    def switch_slot(self, session_id: str, name: str, *, idempotency_key: Optional[str] = None) -> api.SwitchSlotResponse:
+        return cast(api.SwitchSlotResponse, self._call("switch_slot", {"id": session_id, "name": name}, idempotency_key=idempotency_key))
 
     # Session trees
     def create_child(
@@ -328,10 +328,10 @@ class LedgerClient:
         *,
         metadata: Optional[api.JsonObject] = None,
         idempotency_key: Optional[str] = None,
-    ) -> api.JsonObject:
+    ) -> api.ChildResponse:
         """An empty child session with the parent's key and origin (a sub-agent's)."""
         body = _present(agentName=agent_name, metadata=metadata)
-        return cast(api.JsonObject, self._call("create_child", {"id": session_id}, body=body, idempotency_key=idempotency_key))
+        return cast(api.ChildResponse, self._call("create_child", {"id": session_id}, body=body, idempotency_key=idempotency_key))
 
     def fork_session(
         self,
@@ -341,10 +341,10 @@ class LedgerClient:
         agent_name: Optional[str] = None,
         metadata: Optional[api.JsonObject] = None,
         idempotency_key: Optional[str] = None,
-    ) -> api.JsonObject:
+    ) -> api.ForkResponse:
         """A child starting from the parent's state at a checkpoint (omitted: now)."""
         body = _present(checkpointId=checkpoint_id, agentName=agent_name, metadata=metadata)
-        return cast(api.JsonObject, self._call("fork_session", {"id": session_id}, body=body, idempotency_key=idempotency_key))
+        return cast(api.ForkResponse, self._call("fork_session", {"id": session_id}, body=body, idempotency_key=idempotency_key))
 
     def list_children(
         self,
@@ -357,8 +357,8 @@ class LedgerClient:
         query = {"limit": limit, "cursor": cursor}
         return cast(api.ChildrenPage, self._call("list_children", {"id": session_id}, query=query, min_position=min_position))
 
-    def get_parent(self, session_id: str, *, min_position: Optional[int] = None) -> api.JsonObject:
-        return cast(api.JsonObject, self._call("get_parent", {"id": session_id}, min_position=min_position))
+    def get_parent(self, session_id: str, *, min_position: Optional[int] = None) -> api.ParentResponse:
+        return cast(api.ParentResponse, self._call("get_parent", {"id": session_id}, min_position=min_position))
 
     def session_tree(
         self,
@@ -380,17 +380,17 @@ class LedgerClient:
         *,
         mode: Optional[str] = None,
         idempotency_key: Optional[str] = None,
-    ) -> api.JsonObject:
+    ) -> api.GatewayStoppingResponse:
         """The drain begins: conversations with a turn in flight are marked for resume."""
         body = _present(activeKeys=list(active_keys) if active_keys is not None else None, mode=mode)
-        return cast(api.JsonObject, self._call("gateway_stopping", {"gatewayId": gateway_id}, body=body, idempotency_key=idempotency_key))
+        return cast(api.GatewayStoppingResponse, self._call("gateway_stopping", {"gatewayId": gateway_id}, body=body, idempotency_key=idempotency_key))
 
     def gateway_stopped(
         self, gateway_id: str, drain_timed_out: Optional[Sequence[str]] = None, *, idempotency_key: Optional[str] = None
-    ) -> api.JsonObject:
+    ) -> api.GatewayStoppedResponse:
         """With nothing timed out, the clean-shutdown marker."""
         body = _present(drainTimedOut=list(drain_timed_out) if drain_timed_out is not None else None)
-        return cast(api.JsonObject, self._call("gateway_stopped", {"gatewayId": gateway_id}, body=body, idempotency_key=idempotency_key))
+        return cast(api.GatewayStoppedResponse, self._call("gateway_stopped", {"gatewayId": gateway_id}, body=body, idempotency_key=idempotency_key))
 
     def gateway_started(
         self, gateway_id: str, boot_id: str, *, idempotency_key: Optional[str] = None
@@ -418,17 +418,42 @@ class LedgerClient:
     def session_by_key(self, session_key: str, *, min_position: Optional[int] = None) -> api.LedgerEntry:
         return cast(api.LedgerEntry, self._call("session_by_key", {"key": session_key}, min_position=min_position))
 
-    def session_record(self, session_id: str, *, min_position: Optional[int] = None) -> api.JsonObject:
+    def session_record(self, session_id: str, *, min_position: Optional[int] = None) -> api.SessionRecord:
         """One session instance, current or not: status, key, counters, message count."""
-        return cast(api.JsonObject, self._call("session_record", {"id": session_id}, min_position=min_position))
+        return cast(api.SessionRecord, self._call("session_record", {"id": session_id}, min_position=min_position))
 
     def export_sessions_json(self, *, min_position: Optional[int] = None) -> dict[str, api.JsonObject]:
         """The index in Hermes' ``sessions.json`` shape."""
         return cast(dict[str, api.JsonObject], self._call("export_sessions_json", min_position=min_position))
 
-    def prune(self, max_age_days: int, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
+    def prune(self, max_age_days: int, *, idempotency_key: Optional[str] = None) -> api.PruneResponse:
         """Admin: forgets routing entries idle longer than ``max_age_days`` (the events stay)."""
-        return cast(api.JsonObject, self._call("prune", body={"maxAgeDays": max_age_days}, idempotency_key=idempotency_key))
+        return cast(api.PruneResponse, self._call("prune", body={"maxAgeDays": max_age_days}, idempotency_key=idempotency_key))
+
+    # Admin (an admin token when API_TOKENS names tenants)
+    def list_projections(self) -> api.ProjectionsResponse:
+        """Each projection's position, lag behind the head of the log, state and parked streams."""
+        return cast(api.ProjectionsResponse, self._call("list_projections"))
+
+    def get_projection(self, name: str) -> api.ProjectionStatus:
+        return cast(api.ProjectionStatus, self._call("get_projection", {"name": name}))
+
+    def rebuild_projection(self, name: str, *, idempotency_key: Optional[str] = None) -> api.ProjectionStatus:
+        """Empties the projection and replays it from position 0; answers at once: poll :meth:`get_projection`."""
+        return cast(api.ProjectionStatus, self._call("rebuild_projection", {"name": name}, idempotency_key=idempotency_key))
+
+    def list_streams(
+        self, *, category: Optional[str] = None, limit: Optional[int] = None, cursor: Optional[int] = None
+    ) -> api.StreamsPage:
+        """Streams, newest activity first, optionally of one category (conversation, session, job, gateway, ...)."""
+        return cast(api.StreamsPage, self._call("list_streams", query={"category": category, "limit": limit, "cursor": cursor}))
+
+    def erase_conversation(
+        self, session_key: str, *, tenant: Optional[str] = None, idempotency_key: Optional[str] = None
+    ) -> api.EraseResponse:
+        """Erases a session key's messages and personal ids everywhere, keeping the lifecycle skeleton."""
+        body = _present(sessionKey=session_key, tenant=tenant)
+        return cast(api.EraseResponse, self._call("erase_conversation", body=body, idempotency_key=idempotency_key))
 
     # Runtime sessions
     def runtime_turn(
@@ -453,27 +478,30 @@ class LedgerClient:
         provider: Optional[str] = None,
         model: Optional[str] = None,
         idempotency_key: Optional[str] = None,
-    ) -> api.JsonObject:
-        """``/new`` (unbind), or ``/new <task>`` (a new runtime session starting the task)."""
+    ) -> Union[api.RuntimeTurnResponse, api.RuntimeDetachResponse]:
+        """``/new`` (unbind: the detach), or ``/new <task>`` (a new runtime session starting the task: the turn)."""
         body = _present(task=task, provider=provider, model=model)
-        return cast(api.JsonObject, self._call("runtime_new", {"key": session_key}, body=body, idempotency_key=idempotency_key))
+        return cast(
+            Union[api.RuntimeTurnResponse, api.RuntimeDetachResponse],
+            self._call("runtime_new", {"key": session_key}, body=body, idempotency_key=idempotency_key),
+        )
 
-    def runtime_detach(self, session_key: str, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
-        return cast(api.JsonObject, self._call("runtime_detach", {"key": session_key}, idempotency_key=idempotency_key))
+    def runtime_detach(self, session_key: str, *, idempotency_key: Optional[str] = None) -> api.RuntimeDetachResponse:
+        return cast(api.RuntimeDetachResponse, self._call("runtime_detach", {"key": session_key}, idempotency_key=idempotency_key))
 
-    def get_runtime_binding(self, session_key: str) -> api.JsonObject:
-        return cast(api.JsonObject, self._call("get_runtime_binding", {"key": session_key}))
+    def get_runtime_binding(self, session_key: str) -> api.RuntimeBinding:
+        return cast(api.RuntimeBinding, self._call("get_runtime_binding", {"key": session_key}))
 
-    def runtime_pending(self, session_key: str) -> api.JsonObject:
+    def runtime_pending(self, session_key: str) -> api.RuntimePending:
         """Approvals and questions the bound runtime session waits on."""
-        return cast(api.JsonObject, self._call("runtime_pending", {"key": session_key}))
+        return cast(api.RuntimePending, self._call("runtime_pending", {"key": session_key}))
 
     def report_worker_event(
         self, runtime_session_id: str, event: api.WorkerEvent, *, idempotency_key: Optional[str] = None
-    ) -> api.JsonObject:
+    ) -> api.WorkerEventResponse:
         """The worker reports: ``{"type": "started" | "progress" | "question" | "approval_request" | ...}``."""
         return cast(
-            api.JsonObject,
+            api.WorkerEventResponse,
             self._call("report_worker_event", {"id": runtime_session_id}, body=dict(event), idempotency_key=idempotency_key),
         )
 
@@ -485,47 +513,47 @@ class LedgerClient:
         *,
         remember: Optional[str] = None,
         idempotency_key: Optional[str] = None,
-    ) -> api.JsonObject:
+    ) -> api.ApprovalAnswerResponse:
         params = {"id": runtime_session_id, "approvalId": approval_id}
         body = _present(decision=decision, remember=remember)
-        return cast(api.JsonObject, self._call("resolve_approval", params, body=body, idempotency_key=idempotency_key))
+        return cast(api.ApprovalAnswerResponse, self._call("resolve_approval", params, body=body, idempotency_key=idempotency_key))
 
     def answer_question(
         self, runtime_session_id: str, question_id: str, answer: str, *, idempotency_key: Optional[str] = None
-    ) -> api.JsonObject:
+    ) -> api.QuestionAnswerResponse:
         params = {"id": runtime_session_id, "questionId": question_id}
-        return cast(api.JsonObject, self._call("answer_question", params, body={"answer": answer}, idempotency_key=idempotency_key))
+        return cast(api.QuestionAnswerResponse, self._call("answer_question", params, body={"answer": answer}, idempotency_key=idempotency_key))
 
-    def get_runtime_session(self, runtime_session_id: str) -> api.JsonObject:
-        return cast(api.JsonObject, self._call("get_runtime_session", {"id": runtime_session_id}))
+    def get_runtime_session(self, runtime_session_id: str) -> api.RuntimeSessionView:
+        return cast(api.RuntimeSessionView, self._call("get_runtime_session", {"id": runtime_session_id}))
 
     # Scheduled jobs
-    def create_job(self, job: api.JsonObject, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
+    def create_job(self, job: api.JsonObject, *, idempotency_key: Optional[str] = None) -> api.JobWritten:
         """``job``: ``schedule`` and ``prompt`` and/or ``skill``, and the optional fields of ``POST /v1/jobs``."""
-        return cast(api.JsonObject, self._call("create_job", body=dict(job), idempotency_key=idempotency_key))
+        return cast(api.JobWritten, self._call("create_job", body=dict(job), idempotency_key=idempotency_key))
 
-    def import_jobs(self, jobs: Sequence[api.JsonObject], *, idempotency_key: Optional[str] = None) -> api.JsonObject:
+    def import_jobs(self, jobs: Sequence[api.JsonObject], *, idempotency_key: Optional[str] = None) -> api.ImportJobsResponse:
         """Hermes' ``cron/jobs.json`` jobs; ids that exist are left alone."""
-        return cast(api.JsonObject, self._call("import_jobs", body={"jobs": list(jobs)}, idempotency_key=idempotency_key))
+        return cast(api.ImportJobsResponse, self._call("import_jobs", body={"jobs": list(jobs)}, idempotency_key=idempotency_key))
 
     def list_jobs(
         self, *, enabled: Optional[bool] = None, limit: Optional[int] = None, cursor: Optional[str] = None
-    ) -> api.JsonObject:
-        return cast(api.JsonObject, self._call("list_jobs", query={"enabled": enabled, "limit": limit, "cursor": cursor}))
+    ) -> api.JobsPage:
+        return cast(api.JobsPage, self._call("list_jobs", query={"enabled": enabled, "limit": limit, "cursor": cursor}))
 
-    def get_job(self, job_id: str) -> api.JsonObject:
-        return cast(api.JsonObject, self._call("get_job", {"id": job_id}))
+    def get_job(self, job_id: str) -> api.JobDetail:
+        return cast(api.JobDetail, self._call("get_job", {"id": job_id}))
 
-    def update_job(self, job_id: str, changes: api.JsonObject, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
+    def update_job(self, job_id: str, changes: api.JsonObject, *, idempotency_key: Optional[str] = None) -> api.UpdateJobResponse:
         """``changes``: any of the job's editable fields (``{"enabled": False}`` pauses it)."""
-        return cast(api.JsonObject, self._call("update_job", {"id": job_id}, body=dict(changes), idempotency_key=idempotency_key))
+        return cast(api.UpdateJobResponse, self._call("update_job", {"id": job_id}, body=dict(changes), idempotency_key=idempotency_key))
 
-    def delete_job(self, job_id: str, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
-        return cast(api.JsonObject, self._call("delete_job", {"id": job_id}, idempotency_key=idempotency_key))
+    def delete_job(self, job_id: str, *, idempotency_key: Optional[str] = None) -> api.DeleteJobResponse:
+        return cast(api.DeleteJobResponse, self._call("delete_job", {"id": job_id}, idempotency_key=idempotency_key))
 
-    def fire_job(self, job_id: str, slot: Optional[str] = None, *, idempotency_key: Optional[str] = None) -> api.JsonObject:
+    def fire_job(self, job_id: str, slot: Optional[str] = None, *, idempotency_key: Optional[str] = None) -> api.FireJobResponse:
         """Fires a slot at most once, across every instance (``409 ALREADY_FIRED`` for the others)."""
-        return cast(api.JsonObject, self._call("fire_job", {"id": job_id}, body=_present(slot=slot), idempotency_key=idempotency_key))
+        return cast(api.FireJobResponse, self._call("fire_job", {"id": job_id}, body=_present(slot=slot), idempotency_key=idempotency_key))
 
     def report_run(
         self,
@@ -535,10 +563,10 @@ class LedgerClient:
         *,
         error: Optional[str] = None,
         idempotency_key: Optional[str] = None,
-    ) -> api.JsonObject:
+    ) -> api.ReportRunResponse:
         params = {"id": job_id, "fireId": fire_id}
         body = _present(status=status, error=error)
-        return cast(api.JsonObject, self._call("report_run", params, body=body, idempotency_key=idempotency_key))
+        return cast(api.ReportRunResponse, self._call("report_run", params, body=body, idempotency_key=idempotency_key))
 
     # Event streams
     def events(

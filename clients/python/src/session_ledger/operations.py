@@ -1,7 +1,7 @@
 """Every HTTP operation the client calls: method, path and the field names it sends.
 
 tests/test_openapi_drift.py checks each one against the service's ``/openapi.json``, and that every API route of
-the document is either here or named in ``NOT_WRAPPED``.
+the document is here.
 """
 
 from __future__ import annotations
@@ -120,7 +120,13 @@ OPERATIONS: dict[str, Operation] = {
     "session_by_key": Operation("GET", "/v1/sessions/by-key/{key}", safe_to_repeat=True),
     "session_record": Operation("GET", "/v1/sessions/{id}/record", safe_to_repeat=True),
     "export_sessions_json": Operation("GET", "/v1/export/sessions.json", safe_to_repeat=True),
+    # Admin
     "prune": Operation("POST", "/v1/admin/prune", body=("maxAgeDays",), safe_to_repeat=True),
+    "list_projections": Operation("GET", "/v1/admin/projections", safe_to_repeat=True),
+    "get_projection": Operation("GET", "/v1/admin/projections/{name}", safe_to_repeat=True),
+    "rebuild_projection": Operation("POST", "/v1/admin/projections/{name}/rebuild"),
+    "list_streams": Operation("GET", "/v1/admin/streams", query=("category", "limit", "cursor"), safe_to_repeat=True),
+    "erase_conversation": Operation("POST", "/v1/admin/erase", body=("sessionKey", "tenant"), safe_to_repeat=True),
     # Runtime sessions (Codex / Claude Code threads bound to a conversation)
     "runtime_turn": Operation(
         "POST", "/v1/conversations/{key}/runtime/turns", body=("provider", "model", "input", "newSession")
@@ -152,13 +158,3 @@ OPERATIONS: dict[str, Operation] = {
     ),
     "job_fires": Operation("GET", "/v1/jobs/fires/stream", query=("from",), safe_to_repeat=True, stream=True),
 }
-
-NOT_WRAPPED = (
-    # Operator tools: the CLI and the console cover them.
-    "GET /v1/admin/projections",
-    "GET /v1/admin/projections/{name}",
-    "POST /v1/admin/projections/{name}/rebuild",
-    "GET /v1/admin/streams",
-    "POST /v1/admin/erase",
-)
-"""API routes the client deliberately leaves to plain HTTP."""
