@@ -1,4 +1,4 @@
-// The console's entry point: the bearer-token form and a hash router (#/, #/sessions/<id>, #/projections, #/jobs[/<id>]).
+// The console's entry point: the bearer-token form, the go-to box and a hash router (the routes below).
 import { bearerToken } from './api.js';
 import { errorBox } from './components.js';
 import { el } from './element.js';
@@ -6,12 +6,15 @@ import { renderConversation } from './pages/conversation.js';
 import { renderConversations } from './pages/conversations.js';
 import { renderJob, renderJobs } from './pages/jobs.js';
 import { renderProjections } from './pages/projections.js';
+import { renderConversationRuntime, renderRuntimeSession } from './pages/runtime.js';
 import { renderSession } from './pages/session.js';
 
 const routes = [
   { pattern: /^\/$/, section: 'conversations', render: renderConversations },
   { pattern: /^\/sessions\/([^/]+)$/, section: 'conversations', render: renderSession },
   { pattern: /^\/conversations\/([^/]+)$/, section: 'conversations', render: renderConversation },
+  { pattern: /^\/conversations\/([^/]+)\/runtime$/, section: 'conversations', render: renderConversationRuntime },
+  { pattern: /^\/runtime-sessions\/([^/]+)$/, section: 'conversations', render: renderRuntimeSession },
   { pattern: /^\/projections$/, section: 'projections', render: renderProjections },
   { pattern: /^\/jobs$/, section: 'jobs', render: renderJobs },
   { pattern: /^\/jobs\/([^/]+)$/, section: 'jobs', render: renderJob },
@@ -75,7 +78,7 @@ function setUpTokenForm() {
   showTokenState();
 }
 
-/** Go to: a session id opens the session, a session key (agent:…) the conversation; anything else says what it takes. */
+/** Go to: a session id opens the session, a session key (agent:…) the conversation, rt_… the runtime session; anything else says what it takes. */
 const SESSION_ID = /^[A-Za-z0-9_.-]{1,128}$/;
 function setUpGoTo() {
   const form = document.getElementById('goto-form');
@@ -85,7 +88,8 @@ function setUpGoTo() {
     event.preventDefault();
     const value = input.value.trim();
     state.textContent = '';
-    if (value.includes(':')) window.location.hash = `#/conversations/${encodeURIComponent(value)}`;
+    if (/^rt_[0-9a-f]{16}$/.test(value)) window.location.hash = `#/runtime-sessions/${encodeURIComponent(value)}`;
+    else if (value.includes(':')) window.location.hash = `#/conversations/${encodeURIComponent(value)}`;
     else if (SESSION_ID.test(value)) window.location.hash = `#/sessions/${encodeURIComponent(value)}`;
     else {
       state.textContent = 'a session id or a session key (agent:main:…)';
