@@ -17,6 +17,7 @@ import { HealthModule } from '../modules/health/healthModule.js';
 import { HermesImportModule } from '../modules/hermesImport/hermesImportModule.js';
 import { JobsModule } from '../modules/jobs/jobsModule.js';
 import { RuntimeModule } from '../modules/runtime/runtimeModule.js';
+import { SearchModule } from '../modules/search/searchModule.js';
 import { SessionsModule } from '../modules/sessions/sessionsModule.js';
 import type { AppDependencies } from './appDependencies.js';
 import { InfrastructureModule } from './infrastructureModule.js';
@@ -37,6 +38,7 @@ export class AppModule {
         ConversationsModule,
         GatewaysModule,
         SessionsModule,
+        SearchModule,
         JobsModule,
         EventFeedModule,
         RuntimeModule,

@@ -5,6 +5,7 @@ import { runtimeSessionsProjection } from './runtimeSessions/runtimeSessionsProj
 import { sessionsIndexProjection } from './sessionsIndex/sessionsIndexProjection.js';
 import { sessionTreeProjection } from './sessionTree/sessionTreeProjection.js';
 import { streamIndexProjection } from './streamIndex/streamIndexProjection.js';
+import { transcriptSearchProjection } from './transcriptSearch/transcriptSearchProjection.js';
 
 export const allProjections: readonly Projection[] = [
   streamIndexProjection,
@@ -12,4 +13,5 @@ export const allProjections: readonly Projection[] = [
   jobsProjection,
   sessionTreeProjection,
   runtimeSessionsProjection,
+  transcriptSearchProjection,
 ];

@@ -235,4 +235,41 @@ export const readModelMigrations: readonly Migration[] = [
       )
     `,
   },
+  {
+    // Ids 1-11 belong to other read models. Transcript search: every message a transcript ever held, its words in a
+    // tsvector ('simple' configuration: no stemming, no stop words, the same for every language) under a GIN index.
+    id: 12,
+    name: 'transcript search',
+    sql: `
+      CREATE TABLE {schema}.search_sessions (
+        tenant text NOT NULL,
+        session_id text NOT NULL,
+        session_key text NOT NULL,
+        platform text NOT NULL,
+        transcript_length integer NOT NULL,
+        next_seq integer NOT NULL,
+        destroyed boolean NOT NULL DEFAULT false,
+        PRIMARY KEY (tenant, session_id)
+      );
+      CREATE TABLE {schema}.search_messages (
+        tenant text NOT NULL,
+        session_id text NOT NULL,
+        seq integer NOT NULL,
+        session_key text NOT NULL,
+        platform text NOT NULL,
+        ordinal integer,
+        message_index integer NOT NULL,
+        turn_index integer NOT NULL,
+        slot text NOT NULL,
+        role text NOT NULL,
+        at timestamptz NOT NULL,
+        deleted boolean NOT NULL,
+        session_destroyed boolean NOT NULL,
+        body text NOT NULL,
+        terms tsvector NOT NULL,
+        PRIMARY KEY (tenant, session_id, seq)
+      );
+      CREATE INDEX search_messages_terms ON {schema}.search_messages USING gin (terms)
+    `,
+  },
 ];

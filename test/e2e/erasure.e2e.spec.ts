@@ -54,7 +54,7 @@ async function everyRow(pool: SqlPool, schema: string): Promise<string[]> {
 async function readModelRows(query: (sql: string) => Promise<unknown[]>, schema: string): Promise<Record<string, unknown[]>> {
   const rows: Record<string, unknown[]> = {};
   for (const projection of allProjections) {
-    for (const table of projection.tables) rows[table] = await query(`SELECT * FROM ${quoteIdentifier(schema)}.${quoteIdentifier(table)} ORDER BY 1, 2`);
+    for (const table of projection.tables) rows[table] = await query(`SELECT * FROM ${quoteIdentifier(schema)}.${quoteIdentifier(table)} ORDER BY 1, 2, 3`);
   }
   return rows;
 }

@@ -16,7 +16,8 @@ async function tableRows(query: (sql: string) => Promise<unknown[]>, schema: str
   const rows: Record<string, unknown[]> = {};
   for (const projection of allProjections) {
     for (const table of projection.tables) {
-      rows[table] = await query(`SELECT * FROM ${quoteIdentifier(schema)}.${quoteIdentifier(table)} ORDER BY 1`);
+      // The first three columns hold every table's key (the search tables lead with tenant and session).
+      rows[table] = await query(`SELECT * FROM ${quoteIdentifier(schema)}.${quoteIdentifier(table)} ORDER BY 1, 2, 3`);
     }
   }
   return rows;

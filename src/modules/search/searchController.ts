@@ -1,0 +1,90 @@
+// GET /v1/search: full-text search over the transcripts of every session the token's tenant holds.
+import { Controller, Get, Inject, Req } from '@nestjs/common';
+import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import type { DataSource } from 'typeorm';
+import { PROJECTIONS, READ_MODELS } from '../../app/tokens.js';
+import { ValidationError } from '../../errors/ledgerError.js';
+import { sessionStreamName } from '../../events/session/sessionEvents.js';
+import { requestTenant } from '../../http/auth.js';
+import { ReadsProjections } from '../../http/readYourWrites.js';
+import { ValidQuery } from '../../http/zodValidation.js';
+import { streamParked } from '../../projections/parkedStreams.js';
+import type { ProjectionRunner } from '../../projections/projectionRunner.js';
+import { decodeSearchCursor, encodeSearchCursor, MAX_SEARCH_OFFSET } from './searchCursor.js';
+import { toSearchHitView, toSessionHitsView } from './searchHitView.js';
+import { type SearchFilters, searchMessages, searchSessions } from './searchQueries.js';
+import { parseSearch } from './searchQuery.js';
+import { type SearchRequest, searchRequest } from './searchRequests.js';
+
+const PROJECTION = 'transcript-search';
+
+@ApiTags('search')
+@Controller('v1')
+export class SearchController {
+  constructor(
+    @Inject(READ_MODELS) private readonly readModels: DataSource,
+    @Inject(PROJECTIONS) private readonly projections: ProjectionRunner,
+  ) {}
+
+  @Get('search')
+  @ReadsProjections(PROJECTION)
+  @ApiOperation({
+    summary: 'Full-text search over transcripts: words, "quoted phrases", -excluded, OR; Chinese and other unsegmented text too',
+    description:
+      'Hits by rank, or with groupBy=session the best sessions with their best hits. Only messages of the current timeline, ' +
+      'not rewound, rewritten away or in a destroyed session, unless includeDeleted / includeRolledBack. See docs/api.md#search.',
+  })
+  @ApiQuery({ name: 'q', required: true, description: 'What to find (at most 500 characters)' })
+  @ApiQuery({ name: 'sessionKey', required: false })
+  @ApiQuery({ name: 'sessionId', required: false })
+  @ApiQuery({ name: 'platform', required: false })
+  @ApiQuery({ name: 'role', required: false, enum: ['system', 'user', 'assistant', 'tool'] })
+  @ApiQuery({ name: 'since', required: false, description: 'ISO 8601: messages at or after' })
+  @ApiQuery({ name: 'until', required: false, description: 'ISO 8601: messages before' })
+  @ApiQuery({ name: 'limit', required: false, description: 'Hits (or sessions with groupBy=session) per page, 1-100, default 20' })
+  @ApiQuery({ name: 'cursor', required: false })
+  @ApiQuery({ name: 'groupBy', required: false, enum: ['session'] })
+  @ApiQuery({ name: 'hitsPerSession', required: false, description: 'With groupBy=session: best hits per session, 1-10, default 3' })
+  @ApiQuery({ name: 'includeDeleted', required: false, enum: ['true', 'false'] })
+  @ApiQuery({ name: 'includeRolledBack', required: false, enum: ['true', 'false'] })
+  @ApiQuery({ name: 'minPosition', required: false, description: 'Wait (bounded) until the search index has applied this position' })
+  async search(@ValidQuery(searchRequest) query: SearchRequest, @Req() request: Request) {
+    const tenant = requestTenant(request);
+    const parsed = parseSearch(query.q);
+    const since = query.since === undefined ? undefined : new Date(query.since);
+    const until = query.until === undefined ? undefined : new Date(query.until);
+    if (since && until && since > until) throw new ValidationError('since is after until', { since: query.since, until: query.until });
+    const offset = query.cursor === undefined ? 0 : decodeSearchCursor(query.cursor);
+    // One session's hits from a stream the index went on without would be answered as if whole.
+    if (query.sessionId !== undefined) {
+      const parked = await this.projections.parkedAmong(PROJECTION, [sessionStreamName(query.sessionId, tenant)]);
+      if (parked.length > 0) throw streamParked(PROJECTION, parked);
+    }
+    const filters: SearchFilters = {
+      tenant,
+      websearch: parsed.websearch,
+      sessionKey: query.sessionKey,
+      sessionId: query.sessionId,
+      platform: query.platform,
+      role: query.role,
+      since,
+      until,
+      includeDeleted: query.includeDeleted,
+      includeRolledBack: query.includeRolledBack,
+    };
+    // One more than asked says whether another page exists.
+    const page = { limit: query.limit + 1, offset };
+    const nextCursor = (found: number) => (found > query.limit && offset + query.limit <= MAX_SEARCH_OFFSET ? encodeSearchCursor(offset + query.limit) : null);
+    if (query.groupBy === 'session') {
+      const sessions = await searchSessions(this.readModels, filters, { ...page, hitsPerSession: query.hitsPerSession });
+      return {
+        query: query.q,
+        sessions: sessions.slice(0, query.limit).map((session) => toSessionHitsView(session, parsed.markedTerms)),
+        nextCursor: nextCursor(sessions.length),
+      };
+    }
+    const hits = await searchMessages(this.readModels, filters, page);
+    return { query: query.q, hits: hits.slice(0, query.limit).map((hit) => toSearchHitView(hit, parsed.markedTerms)), nextCursor: nextCursor(hits.length) };
+  }
+}

@@ -1,0 +1,287 @@
+// Full-text search over transcripts through HTTP: query syntax, Chinese text, filters, pages, sessions, the timeline, tenants, erasure, rebuilds.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+
+const SECRETS = {
+  ops: `ops-${randomBytes(8).toString('hex')}`,
+  acme: `acme-${randomBytes(8).toString('hex')}`,
+  globex: `globex-${randomBytes(8).toString('hex')}`,
+};
+const API_TOKEN = [`ops:admin=${SECRETS.ops}`, `acme-bot:write:acme=${SECRETS.acme}`, `globex-bot:write:globex=${SECRETS.globex}`].join(',');
+
+interface Hit {
+  sessionId: string;
+  sessionKey: string;
+  platform: string;
+  turnIndex: number;
+  messageIndex: number;
+  role: string;
+  at: string;
+  snippet: string;
+  snippetParts: Array<{ text: string; match: boolean }>;
+  rank: number;
+  deleted: boolean;
+  rolledBack: boolean;
+  sessionDestroyed: boolean;
+}
+
+for (const backend of e2eBackends()) {
+  describe(`transcript search: ${backend}`, () => {
+    let service: TestApp;
+    let head = 0;
+    let chat = 0;
+    /** A word no other test writes. */
+    const word = (label: string) => `${label}${randomBytes(5).toString('hex')}`;
+    const call = async (method: string, path: string, body?: unknown, token = SECRETS.ops) => {
+      const response = await service.request(method, path, { body, headers: { authorization: `Bearer ${token}` } });
+      head = Math.max(head, Number(response.body?.position ?? 0));
+      return response;
+    };
+    const ok = async (method: string, path: string, body?: unknown, token = SECRETS.ops) => {
+      const response = await call(method, path, body, token);
+      expect(response.status, `${method} ${path}: ${response.text}`).toBeLessThan(300);
+      return response.body;
+    };
+    const newSession = async (token = SECRETS.ops, platform = 'telegram') => {
+      const source = { platform, chatType: 'dm', chatId: `search-${backend}-${++chat}`, userId: `u${chat}` };
+      return (await ok('POST', '/v1/sessions/resolve', { source }, token)) as { sessionId: string; sessionKey: string };
+    };
+    const turn = (sessionId: string, user: string, assistant: string, token = SECRETS.ops) =>
+      ok(
+        'POST',
+        `/v1/sessions/${sessionId}/turns`,
+        {
+          messages: [
+            { role: 'user', content: [{ type: 'text', text: user }] },
+            { role: 'assistant', content: assistant },
+          ],
+        },
+        token,
+      );
+    /** A search that sees every write made so far. */
+    const search = async (query: Record<string, string | number>, token = SECRETS.ops) => {
+      const params = new URLSearchParams({
+        ...Object.fromEntries(Object.entries(query).map(([key, value]) => [key, String(value)])),
+        minPosition: String(head),
+      });
+      const response = await call('GET', `/v1/search?${params}`, undefined, token);
+      expect(response.status, response.text).toBe(200);
+      return response.body as { query: string; hits: Hit[]; nextCursor: string | null };
+    };
+    const found = async (query: Record<string, string | number>, token = SECRETS.ops) => (await search(query, token)).hits.map((hit) => hit.snippet);
+
+    beforeAll(async () => {
+      service = await startTestApp(backend, { env: { API_TOKEN, JOB_TICK_INTERVAL_MS: '0' } });
+    });
+    afterAll(async () => {
+      await service?.close();
+    });
+
+    it('finds words, "quoted phrases", -excluded words and OR, with the session, turn, message, role and time of each hit and its words marked', async () => {
+      const topic = word('topic');
+      const { sessionId, sessionKey } = await newSession();
+      await turn(sessionId, `What did we decide about the ${topic} database last week?`, `We decided the ${topic} store moves to PostgreSQL.`);
+      await turn(sessionId, `Remind me of the ${topic} budget`, `The ${topic} budget is fixed.`);
+
+      const all = await search({ q: topic });
+      expect(all.hits).toHaveLength(4);
+      const first = all.hits.find((hit) => hit.snippet.includes('database'))!;
+      expect(first).toMatchObject({
+        sessionId,
+        sessionKey,
+        platform: 'telegram',
+        turnIndex: 1,
+        messageIndex: 0,
+        role: 'user',
+        deleted: false,
+        rolledBack: false,
+      });
+      expect(first.snippet).toBe(`What did we decide about the >>>${topic}<<< database last week?`);
+      expect(first.snippetParts).toEqual([
+        { text: 'What did we decide about the ', match: false },
+        { text: topic, match: true },
+        { text: ' database last week?', match: false },
+      ]);
+      expect(Date.parse(first.at)).not.toBeNaN();
+      expect(first.rank).toBeGreaterThan(0);
+      // Best rank first.
+      expect(all.hits.map((hit) => hit.rank)).toEqual([...all.hits.map((hit) => hit.rank)].sort((a, b) => b - a));
+
+      expect(await found({ q: `${topic} POSTGRESQL` })).toEqual([`We decided the >>>${topic}<<< store moves to >>>PostgreSQL<<<.`]);
+      expect(await found({ q: `"${topic} budget" -fixed` })).toEqual([`Remind me of the >>>${topic}<<< >>>budget<<<`]);
+      expect(await found({ q: `"budget ${topic}"` })).toEqual([]);
+      expect((await found({ q: `${topic} database OR budget` })).length).toBe(3);
+      expect(await found({ q: `${topic} role`, role: 'assistant' })).toEqual([]);
+      expect((await search({ q: topic, role: 'assistant' })).hits.map((hit) => hit.role)).toEqual(['assistant', 'assistant']);
+    });
+
+    it('finds Chinese words inside unspaced sentences, phrases across scripts, and nothing for characters that are not adjacent', async () => {
+      const tag = word('zh');
+      const { sessionId } = await newSession(SECRETS.ops, 'feishu');
+      await turn(sessionId, `${tag} 我们上周决定把数据库迁移到PostgreSQL吗？`, `${tag} 是的，我们决定使用PostgreSQL作为主数据库。`);
+
+      const decided = await search({ q: `${tag} 决定` });
+      expect(decided.hits).toHaveLength(2);
+      expect(decided.hits.map((hit) => hit.snippet).sort()).toEqual([
+        `>>>${tag}<<< 我们上周>>>决定<<<把数据库迁移到PostgreSQL吗？`,
+        `>>>${tag}<<< 是的，我们>>>决定<<<使用PostgreSQL作为主数据库。`,
+      ]);
+      expect(await found({ q: `${tag} 决定使用postgresql` })).toEqual([`>>>${tag}<<< 是的，我们>>>决定使用<<<>>>PostgreSQL<<<作为主数据库。`]);
+      expect(await found({ q: `${tag} 主数据库` })).toHaveLength(1);
+      expect(await found({ q: `${tag} 数据库 -迁移` })).toHaveLength(1);
+      // 决 and 用 are both there, never side by side.
+      expect(await found({ q: `${tag} 决用` })).toEqual([]);
+      expect(await found({ q: `${tag} 决定`, platform: 'telegram' })).toEqual([]);
+      expect(await found({ q: `${tag} 决定`, platform: 'feishu', sessionId })).toHaveLength(2);
+    });
+
+    it('filters by session key, session id and time, pages with a cursor, and groups hits by session', async () => {
+      const topic = word('paged');
+      const sessions = [await newSession(), await newSession(), await newSession()];
+      for (const [index, { sessionId }] of sessions.entries()) {
+        for (let count = 0; count <= index; count++) await turn(sessionId, `${topic} question ${count}`, `${topic} answer ${count}`);
+      }
+      expect((await search({ q: topic, sessionKey: sessions[1]!.sessionKey })).hits.map((hit) => hit.sessionId)).toEqual(Array(4).fill(sessions[1]!.sessionId));
+      expect((await search({ q: topic, sessionId: sessions[2]!.sessionId })).hits).toHaveLength(6);
+      expect((await search({ q: topic, until: '2000-01-01T00:00:00Z' })).hits).toEqual([]);
+      expect((await search({ q: topic, since: '2000-01-01T00:00:00Z' })).hits).toHaveLength(12);
+
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Awaited<ReturnType<typeof search>> = await search({ q: topic, limit: 5, ...(cursor ? { cursor } : {}) });
+        expect(page.hits.length).toBeLessThanOrEqual(5);
+        seen.push(...page.hits.map((hit) => `${hit.sessionId}/${hit.messageIndex}`));
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(seen).toHaveLength(12);
+      expect(new Set(seen).size).toBe(12);
+
+      const grouped = await call('GET', `/v1/search?q=${topic}&groupBy=session&hitsPerSession=2&limit=2&minPosition=${head}`);
+      expect(grouped.status, grouped.text).toBe(200);
+      expect(grouped.body.sessions).toHaveLength(2);
+      for (const session of grouped.body.sessions) {
+        expect(session.hits.length).toBeLessThanOrEqual(2);
+        expect(session.hits.every((hit: Hit) => hit.sessionId === session.sessionId)).toBe(true);
+        expect(session).toMatchObject({ sessionKey: expect.any(String), platform: 'telegram', rank: session.hits[0].rank, lastAt: expect.any(String) });
+      }
+      const rest = await call('GET', `/v1/search?q=${topic}&groupBy=session&limit=2&cursor=${grouped.body.nextCursor}&minPosition=${head}`);
+      expect(rest.body.sessions).toHaveLength(1);
+      expect(rest.body.nextCursor).toBeNull();
+      const counts = [...grouped.body.sessions, ...rest.body.sessions].map((session: { sessionId: string; hitCount: number }): [string, number] => [
+        session.sessionId,
+        session.hitCount,
+      ]);
+      expect(new Map(counts)).toEqual(new Map(sessions.map(({ sessionId }, index): [string, number] => [sessionId, 2 * (index + 1)])));
+    });
+
+    it('finds rewound, rewritten-away and destroyed-session messages only with includeDeleted, and a timeline a rollback left only with includeRolledBack', async () => {
+      const kept = word('kept');
+      const rewound = word('rewound');
+      const rolled = word('rolled');
+      const { sessionId } = await newSession();
+      const one = await turn(sessionId, `${kept} first question`, `${kept} first answer`);
+      await turn(sessionId, `${rewound} second question`, 'second answer');
+      await ok('POST', `/v1/sessions/${sessionId}/rewind`, { turns: 1 });
+      expect(await found({ q: rewound })).toEqual([]);
+      expect((await search({ q: rewound, includeDeleted: 'true' })).hits.map((hit) => [hit.deleted, hit.messageIndex])).toEqual([[true, 2]]);
+
+      await turn(sessionId, `${rolled} third question`, 'third answer');
+      await ok('POST', `/v1/sessions/${sessionId}/rollback`, { checkpointId: one.checkpointId });
+      // The turn after the rollback takes the indexes the rolled-back one had.
+      await turn(sessionId, `${rolled} again`, 'fourth answer');
+      expect((await search({ q: rolled })).hits.map((hit) => [hit.snippet, hit.messageIndex])).toEqual([[`>>>${rolled}<<< again`, 2]]);
+      const withLeft = await search({ q: rolled, includeRolledBack: 'true' });
+      expect(withLeft.hits.map((hit) => [hit.messageIndex, hit.rolledBack]).sort()).toEqual([
+        [2, false],
+        [4, true],
+      ]);
+      // The rewound message was on the timeline the rollback left, too.
+      expect((await search({ q: rewound, includeDeleted: 'true', includeRolledBack: 'true' })).hits.map((hit) => [hit.deleted, hit.rolledBack])).toEqual([
+        [true, true],
+      ]);
+      expect((await search({ q: rewound, includeDeleted: 'true' })).hits).toEqual([]);
+
+      const rewritten = word('rewritten');
+      const summary = word('summary');
+      await turn(sessionId, `${rewritten} long talk`, 'ok');
+      await ok('PUT', `/v1/sessions/${sessionId}/transcript`, { messages: [{ role: 'system', content: `${summary} of everything so far` }] });
+      expect(await found({ q: rewritten })).toEqual([]);
+      expect(await found({ q: kept })).toEqual([]);
+      expect(await found({ q: summary })).toEqual([`>>>${summary}<<< of everything so far`]);
+      expect((await search({ q: kept, includeDeleted: 'true' })).hits).toHaveLength(2);
+
+      // A fork starts with its parent's transcript; destroying it hides its messages.
+      const fork = (await ok('POST', `/v1/sessions/${sessionId}/fork`, {})) as { sessionId: string };
+      expect((await search({ q: summary })).hits.map((hit) => hit.sessionId).sort()).toEqual([sessionId, fork.sessionId].sort());
+      await ok('DELETE', `/v1/sessions/${fork.sessionId}`);
+      expect((await search({ q: summary })).hits.map((hit) => hit.sessionId)).toEqual([sessionId]);
+      const destroyed = await search({ q: summary, includeDeleted: 'true' });
+      expect(destroyed.hits.find((hit) => hit.sessionId === fork.sessionId)).toMatchObject({ sessionDestroyed: true, deleted: false });
+    });
+
+    it("keeps each tenant's search to its own transcripts", async () => {
+      const shared = word('shared');
+      const acme = await newSession(SECRETS.acme);
+      const globex = await newSession(SECRETS.globex);
+      await turn(acme.sessionId, `${shared} acme plans`, 'noted', SECRETS.acme);
+      await turn(globex.sessionId, `${shared} globex plans`, 'noted', SECRETS.globex);
+      expect(await found({ q: shared }, SECRETS.acme)).toEqual([`>>>${shared}<<< acme plans`]);
+      expect(await found({ q: shared }, SECRETS.globex)).toEqual([`>>>${shared}<<< globex plans`]);
+      expect(await found({ q: shared, sessionId: globex.sessionId }, SECRETS.acme)).toEqual([]);
+      expect(await found({ q: shared })).toEqual([]);
+    });
+
+    it('answers the same after a rebuild, and never finds erased words again', async () => {
+      const secret = word('secret');
+      const other = word('other');
+      const person = await newSession();
+      const bystander = await newSession();
+      const one = await turn(person.sessionId, `my ${secret} is 1234`, `noted your ${secret}`);
+      await turn(person.sessionId, `${secret} again`, 'ok');
+      await ok('POST', `/v1/sessions/${person.sessionId}/rollback`, { checkpointId: one.checkpointId });
+      await turn(bystander.sessionId, `${other} ${secret} mentioned by someone else`, 'ok');
+      const everything = { q: secret, includeDeleted: 'true', includeRolledBack: 'true' };
+      const before = await search(everything);
+      expect(before.hits.map((hit) => hit.rolledBack).sort()).toEqual([false, false, false, true]);
+
+      await ok('POST', '/v1/admin/projections/transcript-search/rebuild');
+      head = await service.lastPosition();
+      expect(await search(everything)).toEqual(before);
+
+      const erased = await call('POST', '/v1/admin/erase', { sessionKey: person.sessionKey });
+      expect(erased.status, erased.text).toBe(200);
+      expect(erased.body.projectionsRebuilt).toContain('transcript-search');
+      head = await service.lastPosition();
+      expect((await search(everything)).hits.map((hit) => hit.sessionId)).toEqual([bystander.sessionId]);
+      expect(await found({ q: '1234', includeDeleted: 'true', includeRolledBack: 'true' })).toEqual([]);
+      expect(await found({ q: other })).toHaveLength(1);
+    });
+
+    it('refuses bad searches with 400 and a code, and reads any punctuation as text', async () => {
+      const refused = async (query: string, code: string) => {
+        const response = await call('GET', `/v1/search?${query}`);
+        expect(response.status, query).toBe(400);
+        expect(response.body.error.code, query).toBe(code);
+      };
+      await refused('', 'VALIDATION_FAILED');
+      await refused('q=%20%20', 'VALIDATION_FAILED');
+      await refused(`q=${'a'.repeat(501)}`, 'VALIDATION_FAILED');
+      await refused('q=-only', 'SEARCH_QUERY_HAS_NO_TERMS');
+      await refused('q=%21%40%23%20%26%7C', 'SEARCH_QUERY_HAS_NO_TERMS');
+      await refused('q=-%22', 'SEARCH_QUERY_HAS_NO_TERMS');
+      await refused('q=x&role=robot', 'VALIDATION_FAILED');
+      await refused('q=x&limit=0', 'VALIDATION_FAILED');
+      await refused('q=x&since=yesterday', 'VALIDATION_FAILED');
+      await refused('q=x&since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z', 'VALIDATION_FAILED');
+      await refused('q=x&cursor=not-ours', 'INVALID_CURSOR');
+      await refused('q=x&groupBy=turn', 'VALIDATION_FAILED');
+      await refused('q=x&unknown=1', 'VALIDATION_FAILED');
+      for (const q of ['"unclosed phrase', "it's (a) <-> b & !c | d:* ''", 'or OR - term', 'x\\"y\\\\', 'a-b_c.d/e@f']) {
+        const response = await call('GET', `/v1/search?q=${encodeURIComponent(q)}`);
+        expect(response.status, `${q}: ${response.text}`).toBe(200);
+      }
+    });
+  });
+}
