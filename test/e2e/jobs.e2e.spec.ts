@@ -505,7 +505,7 @@ for (const backend of e2eBackends()) {
         } finally {
           await after.close();
         }
-      });
+      }, 180_000); // two service starts on one data folder: slow on a loaded machine, and a timed-out run would leave the folder held
     }
   });
 }
