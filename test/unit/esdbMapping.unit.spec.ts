@@ -297,18 +297,16 @@ describe('system events', () => {
 });
 
 describe('EsdbEventStore against nothing listening (the real client error path)', () => {
-  it('rejects ping with EventStoreUnavailableError before the deadline', async () => {
-    const store = new EsdbEventStore('esdb://127.0.0.1:1?tls=false', { deadlineMs: 300 });
+  it('rejects ping with EventStoreUnavailableError when the server refuses the connection, without waiting for its deadline', async () => {
+    // A deadline far past the test's own timeout: the test can only pass if the refusal comes from the client at once.
+    const store = new EsdbEventStore('esdb://127.0.0.1:1?tls=false', { deadlineMs: 600_000 });
     try {
-      const started = Date.now();
       const error: unknown = await store.ping().then(
         () => undefined,
         (reason: unknown) => reason,
       );
       expect(error).toBeInstanceOf(EventStoreUnavailableError);
-      // Refused at once by the client, not left to our deadline.
       expect(error).toMatchObject({ message: expect.stringMatching(/unavailable/i) });
-      expect(Date.now() - started).toBeLessThan(300);
     } finally {
       await store.close();
     }
