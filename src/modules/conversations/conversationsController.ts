@@ -46,9 +46,7 @@ export class ConversationsController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<ResolveSessionResult> {
-    const result: ResolveSessionResult = await this.commands.execute(
-      new ResolveSessionCommand(body.source, body.options, body.forceNew, body.gatewayId, requestMetadata(request)),
-    );
+    const result = await this.commands.execute(new ResolveSessionCommand(body.source, body.options, body.forceNew, body.gatewayId, requestMetadata(request)));
     response.status(result.created ? 201 : 200);
     return result;
   }

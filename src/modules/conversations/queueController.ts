@@ -9,7 +9,7 @@ import { conversationStreamName, type QueuedMessage } from '../../events/convers
 import type { JsonObject, JsonValue } from '../../events/eventStore.js';
 import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
 import { CommandContext, requestMetadata } from '../commandContext.js';
-import { ChangeConversationCommand, type ConversationChangeResult } from './commands/changeConversation.js';
+import { ChangeConversationCommand } from './commands/changeConversation.js';
 import { conversationDecider, conversationNotFound, queueDepth } from './conversationDecider.js';
 import { validSessionKey } from './conversationRequests.js';
 import { requestTenant } from '../../http/auth.js';
@@ -60,9 +60,7 @@ export class QueueController {
       metadata: body.message.metadata as JsonObject | null,
       queuedAt: this.commandContext.now(),
     };
-    const result: ConversationChangeResult = await this.commands.execute(
-      new ChangeConversationCommand(validSessionKey(key), { type: 'enqueue', message }, requestMetadata(request)),
-    );
+    const result = await this.commands.execute(new ChangeConversationCommand(validSessionKey(key), { type: 'enqueue', message }, requestMetadata(request)));
     const event = result.decided[0];
     // Only a message that waits to interrupt reaches the running turn; a coalesced one asks again, which the turn answers once.
     const interrupted: RuntimeInterruptResult | null =
@@ -85,9 +83,7 @@ export class QueueController {
   @ApiResponse({ status: 204, description: 'the queue is empty' })
   @ApiOperation({ summary: 'Take the next message (the slot first, then the oldest overflow item); 204 when empty. Each message is delivered once.' })
   async next(@Param('key') key: string, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
-    const result: ConversationChangeResult = await this.commands.execute(
-      new ChangeConversationCommand(validSessionKey(key), { type: 'dequeue' }, requestMetadata(request)),
-    );
+    const result = await this.commands.execute(new ChangeConversationCommand(validSessionKey(key), { type: 'dequeue' }, requestMetadata(request)));
     const dequeued = result.decided.find((event) => event.type === 'MessageDequeued');
     if (!dequeued || dequeued.type !== 'MessageDequeued') {
       response.status(204);

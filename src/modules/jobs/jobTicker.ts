@@ -9,7 +9,7 @@ import type { EventStore } from '../../events/eventStore.js';
 import { CLOCK, CONFIG, EVENT_STORE, LOGGER, PROJECTIONS, READ_MODELS } from '../../app/tokens.js';
 import type { Logger } from '../../logging/logger.js';
 import type { ProjectionRunner } from '../../projections/projectionRunner.js';
-import { FireJobCommand, type FireJobResult } from './commands/fireJob.js';
+import { FireJobCommand } from './commands/fireJob.js';
 import { type DueJob, dueJobs } from './queries/jobsQueries.js';
 
 /** Jobs looked at per tick; more wait for the next tick. */
@@ -113,7 +113,7 @@ export class JobTicker implements OnApplicationBootstrap, OnModuleDestroy {
     const correlationId = `tick-${this.instance}-${now.getTime()}`;
     const fire = async ({ jobId, tenant }: DueJob) => {
       try {
-        const result: FireJobResult = await this.commands.execute(
+        const result = await this.commands.execute(
           new FireJobCommand(
             jobId,
             { type: 'due', catchUp: this.config.jobs.catchUp, onTimeGraceMs: onTimeGraceMs(this.config.jobs.tickIntervalMs) },

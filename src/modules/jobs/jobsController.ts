@@ -13,8 +13,8 @@ import { READ_MODELS } from '../../app/tokens.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
 import { CommandContext, requestMetadata } from '../commandContext.js';
 import { ChangeJobCommand, type JobChange } from './commands/changeJob.js';
-import { FireJobCommand, type FireJobResult } from './commands/fireJob.js';
-import { ImportJobsCommand, type ImportJobsResult, ScheduleJobCommand, type JobWriteResult } from './commands/scheduleJob.js';
+import { FireJobCommand } from './commands/fireJob.js';
+import { ImportJobsCommand, ScheduleJobCommand, type JobWriteResult } from './commands/scheduleJob.js';
 import { jobDecider, jobNotFound } from './jobDecider.js';
 import { validJobId } from './jobId.js';
 import { createJobRequestSchema, fireRequestSchema, listJobsQuerySchema, patchJobRequestSchema, runReportRequestSchema } from './jobRequests.js';
@@ -43,7 +43,7 @@ export class JobsController {
   @ApiOperation({ summary: 'Create a job: a prompt or skill on a schedule (cron, every 30m, in 45m, ISO timestamp), delivered to a chat' })
   @DocumentedBody(createJobRequestSchema)
   async create(@ValidBody(createJobRequestSchema) body: z.infer<typeof createJobRequestSchema>, @Req() request: Request) {
-    const result: JobWriteResult = await this.commands.execute(new ScheduleJobCommand(body, requestMetadata(request)));
+    const result = await this.commands.execute(new ScheduleJobCommand(body, requestMetadata(request)));
     return { ...toJobView(result.state), revision: result.revision, position: result.position };
   }
 
@@ -52,7 +52,7 @@ export class JobsController {
   @ApiOperation({ summary: 'Import Hermes\' jobs.json ({"jobs": [...]}, snake_case); ids that exist already are left as they are' })
   @DocumentedBody(jobsJsonSchema)
   async import(@ValidBody(jobsJsonSchema) body: z.infer<typeof jobsJsonSchema>, @Req() request: Request) {
-    const result: ImportJobsResult = await this.commands.execute(new ImportJobsCommand(definitionsFromJobsJson(body), requestMetadata(request)));
+    const result = await this.commands.execute(new ImportJobsCommand(definitionsFromJobsJson(body), requestMetadata(request)));
     return { created: result.created.map(toJobView), existing: result.existing, position: result.position };
   }
 
@@ -101,7 +101,7 @@ export class JobsController {
   @ApiOperation({ summary: 'An external scheduler fires one slot; exactly one fire per slot succeeds, every other gets 409 ALREADY_FIRED' })
   @DocumentedBody(fireRequestSchema)
   async fire(@Param('id') id: string, @ValidBody(fireRequestSchema) body: z.infer<typeof fireRequestSchema>, @Req() request: Request) {
-    const result: FireJobResult = await this.commands.execute(new FireJobCommand(validJobId(id), { type: 'slot', slot: body.slot }, requestMetadata(request)));
+    const result = await this.commands.execute(new FireJobCommand(validJobId(id), { type: 'slot', slot: body.slot }, requestMetadata(request)));
     const fire = result.fires[0]!;
     return {
       jobId: fire.jobId,

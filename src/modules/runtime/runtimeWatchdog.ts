@@ -11,9 +11,9 @@ import type { InterruptReason } from '../../events/runtime/runtimeSessionEvents.
 import { CLOCK, CONFIG, EVENT_STORE, LOGGER, PROJECTIONS, READ_MODELS } from '../../app/tokens.js';
 import type { Logger } from '../../logging/logger.js';
 import type { ProjectionRunner } from '../../projections/projectionRunner.js';
-import { ChangeSessionCommand, type SessionChangeResult } from '../sessions/commands/changeSession.js';
+import { ChangeSessionCommand } from '../sessions/commands/changeSession.js';
 import { turnsStartedBefore } from '../sessions/queries/turnsInFlightQueries.js';
-import { ChangeRuntimeSessionCommand, type RuntimeSessionChangeResult } from './commands/changeRuntimeSession.js';
+import { ChangeRuntimeSessionCommand } from './commands/changeRuntimeSession.js';
 
 /** How long start-up recovery waits for the runtime-sessions read model to reach the log's head. */
 const STARTUP_READ_MODEL_WAIT_MS = 10_000;
@@ -128,7 +128,7 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
     for (const { tenant, runtime_session_id: runtimeSessionId } of rows) {
       if (this.stopped) break;
       try {
-        const result: RuntimeSessionChangeResult = await this.commands.execute(
+        const result = await this.commands.execute(
           new ChangeRuntimeSessionCommand(
             runtimeSessionId,
             { type: 'Interrupt', reason, error, quietSince: quietSince.toISOString() },
@@ -159,7 +159,7 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
     for (const { tenant, sessionId } of rows) {
       if (this.stopped) break;
       try {
-        const result: SessionChangeResult = await this.commands.execute(
+        const result = await this.commands.execute(
           new ChangeSessionCommand(
             sessionId,
             { type: 'abandonTurn', reason: 'timeout', startedBy: startedBefore.toISOString() },

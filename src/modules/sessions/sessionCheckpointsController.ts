@@ -10,6 +10,7 @@ import { lastItem } from './chunkedList.js';
 import { changeSession, loadSession } from './sessionAccess.js';
 import { checkpointRequestSchema, checkpointsQuerySchema, rollbackRequestSchema } from './sessionRequests.js';
 import { listCheckpoints } from './sessionState.js';
+import { eventOfType } from '../../events/eventOfType.js';
 
 @ApiTags('checkpoints')
 @Controller('v1/sessions/:id')
@@ -55,7 +56,7 @@ export class SessionCheckpointsController {
   @DocumentedBody(rollbackRequestSchema)
   async rollback(@Param('id') id: string, @ValidBody(rollbackRequestSchema) body: z.infer<typeof rollbackRequestSchema>, @Req() request: Request) {
     const result = await changeSession(this.commands, id, { type: 'rollback', checkpointId: body.checkpointId }, request);
-    const rolledBack = result.decided.find((event) => event.type === 'RolledBack')!.data as { targetRevision: number; fromRevision: number };
+    const rolledBack = eventOfType(result.decided, 'RolledBack')!.data;
     return {
       checkpointId: body.checkpointId,
       targetRevision: rolledBack.targetRevision,

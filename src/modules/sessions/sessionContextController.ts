@@ -10,6 +10,7 @@ import { CommandContext } from '../commandContext.js';
 import { changeSession, loadSession } from './sessionAccess.js';
 import { memoryRequestSchema, slotRequestSchema, validMemoryName, validSlotName } from './sessionRequests.js';
 import { slotsView } from './sessionStateView.js';
+import { eventOfType } from '../../events/eventOfType.js';
 
 @ApiTags('sessions')
 @Controller('v1/sessions/:id')
@@ -77,7 +78,7 @@ export class SessionContextController {
   @ApiOperation({ summary: 'Make a slot current: later turns, rewinds and rewrites go to it' })
   async switchSlot(@Param('id') id: string, @Param('name') name: string, @Req() request: Request) {
     const result = await changeSession(this.commands, id, { type: 'switchSlot', name: validSlotName(name) }, request);
-    const switched = result.decided.find((event) => event.type === 'SlotSwitched')?.data as { previous: string } | undefined;
+    const switched = eventOfType(result.decided, 'SlotSwitched')?.data;
     return {
       currentSlot: result.state.currentSlot,
       previous: switched?.previous ?? result.state.currentSlot,

@@ -12,7 +12,7 @@ import { READ_MODELS } from '../../app/tokens.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
 import { sessionTreeProjection } from '../../projections/sessionTree/sessionTreeProjection.js';
 import { requestMetadata } from '../commandContext.js';
-import { SpawnChildSessionCommand, type SpawnChildSessionResult } from './commands/spawnChildSession.js';
+import { SpawnChildSessionCommand } from './commands/spawnChildSession.js';
 import { sessionNotFound } from './sessionDecider.js';
 import { childRequestSchema, childrenQuerySchema, forkRequestSchema, positionQuerySchema, treeQuerySchema, validSessionId } from './sessionRequests.js';
 import { findTreeNode, listChildren, listSubtree, treeNodeView } from './tree/sessionTreeQueries.js';
@@ -33,7 +33,7 @@ export class SessionTreeController {
   @ApiOperation({ summary: "Create a child session (agcore's create_child): empty, with the parent's origin" })
   @DocumentedBody(childRequestSchema)
   async createChild(@Param('id') id: string, @ValidBody(childRequestSchema) body: z.infer<typeof childRequestSchema>, @Req() request: Request) {
-    const result: SpawnChildSessionResult = await this.commands.execute(
+    const result = await this.commands.execute(
       new SpawnChildSessionCommand(validSessionId(id), { kind: 'child' }, body.agentName, body.metadata as JsonObject, requestMetadata(request)),
     );
     return {
@@ -51,7 +51,7 @@ export class SessionTreeController {
   @ApiOperation({ summary: "Fork: a child session starting from the parent's state at a checkpoint (omitted: now), self-contained" })
   @DocumentedBody(forkRequestSchema)
   async fork(@Param('id') id: string, @ValidBody(forkRequestSchema) body: z.infer<typeof forkRequestSchema>, @Req() request: Request) {
-    const result: SpawnChildSessionResult = await this.commands.execute(
+    const result = await this.commands.execute(
       new SpawnChildSessionCommand(
         validSessionId(id),
         { kind: 'fork', checkpointId: body.checkpointId ?? null },

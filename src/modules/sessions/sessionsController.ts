@@ -17,6 +17,7 @@ import { liveMessageCount, sessionSummary } from './sessionStateView.js';
 import { rewoundTargetText } from './sessionDecider.js';
 import { requireMessageCountWithinLimit, requireMessageSizesWithinLimit } from './messageLimits.js';
 import { requireTurnUsageWithinLimit } from './usageLimits.js';
+import { eventOfType } from '../../events/eventOfType.js';
 
 @ApiTags('sessions')
 @Controller('v1/sessions')
@@ -60,7 +61,7 @@ export class SessionsController {
       { type: 'recordTurn', messages: body.messages as MessageInput[], usage: body.usage, status: body.status },
       request,
     );
-    const recorded = result.decided.find((event) => event.type === 'TurnRecorded')?.data as { checkpointId?: string } | undefined;
+    const recorded = eventOfType(result.decided, 'TurnRecorded')?.data;
     return {
       turnIndex: result.state.turnCount,
       revision: result.revision,
@@ -94,7 +95,7 @@ export class SessionsController {
   async rewrite(@Param('id') id: string, @ValidBody(rewriteRequestSchema) body: z.infer<typeof rewriteRequestSchema>, @Req() request: Request) {
     requireMessageSizesWithinLimit(body.messages, this.config.limits);
     const result = await changeSession(this.commands, id, { type: 'rewrite', messages: body.messages as MessageInput[] }, request);
-    const rewritten = result.decided.find((event) => event.type === 'TranscriptRewritten')?.data as { replacedCount: number } | undefined;
+    const rewritten = eventOfType(result.decided, 'TranscriptRewritten')?.data;
     return {
       messageCount: liveMessageCount(result.state),
       replacedCount: rewritten?.replacedCount ?? 0,
@@ -109,8 +110,7 @@ export class SessionsController {
   @DocumentedBody(rewindRequestSchema)
   async rewind(@Param('id') id: string, @ValidBody(rewindRequestSchema) body: z.infer<typeof rewindRequestSchema>, @Req() request: Request) {
     const result = await changeSession(this.commands, id, { type: 'rewind', turns: body.turns }, request);
-    const rewound = result.decided.find((event) => event.type === 'TranscriptRewound')?.data as
-      { fromMessageIndex: number; rewoundCount: number; turnsUndone: number } | undefined;
+    const rewound = eventOfType(result.decided, 'TranscriptRewound')?.data;
     return {
       rewoundCount: rewound?.rewoundCount ?? 0,
       turnsUndone: rewound?.turnsUndone ?? 0,

@@ -1,5 +1,5 @@
 // Reset, switch, suspend and resume marks on one conversation: decide on its stream, then follow on the session streams.
-import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { type ConversationEvent, conversationStreamName, type QueuedMessage, type ResumeReason } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
@@ -22,12 +22,14 @@ export type ConversationChange =
   | { type: 'dequeue' }
   | { type: 'prune'; olderThan: string };
 
-export class ChangeConversationCommand {
+export class ChangeConversationCommand extends Command<ConversationChangeResult> {
   constructor(
     readonly sessionKey: string,
     readonly change: ConversationChange,
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 export interface ConversationChangeResult {
@@ -48,7 +50,7 @@ export interface ConversationChangeResult {
 }
 
 @CommandHandler(ChangeConversationCommand)
-export class ChangeConversationHandler implements ICommandHandler<ChangeConversationCommand, ConversationChangeResult> {
+export class ChangeConversationHandler implements ICommandHandler<ChangeConversationCommand> {
   constructor(
     private readonly commandContext: CommandContext,
     private readonly commands: CommandBus,

@@ -1,19 +1,30 @@
 // Prune: forget routing entries idle longer than N days (never suspended ones); their events stay for audit.
 import { Inject } from '@nestjs/common';
-import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { DataSource } from 'typeorm';
 import type { LedgerConfig } from '../../../config/config.js';
 import { quoteIdentifier } from '../../../database/migrate.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { CONFIG, READ_MODELS } from '../../../app/tokens.js';
 import { CommandContext } from '../../commandContext.js';
-import { ChangeConversationCommand, type ConversationChangeResult } from './changeConversation.js';
+import { ChangeConversationCommand } from './changeConversation.js';
 
-export class PruneConversationsCommand {
+export interface PruneConversationsResult {
+  maxAgeDays: number;
+  /** Absent when nothing was considered (maxAgeDays 0). */
+  olderThan?: string;
+  /** The keys pruned, a tenant's as `<tenant>~<key>`. */
+  pruned: string[];
+  position: number;
+}
+
+export class PruneConversationsCommand extends Command<PruneConversationsResult> {
   constructor(
     readonly maxAgeDays: number,
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 @CommandHandler(PruneConversationsCommand)
@@ -25,7 +36,7 @@ export class PruneConversationsHandler implements ICommandHandler<PruneConversat
     @Inject(CONFIG) private readonly config: LedgerConfig,
   ) {}
 
-  async execute({ maxAgeDays, metadata }: PruneConversationsCommand) {
+  async execute({ maxAgeDays, metadata }: PruneConversationsCommand): Promise<PruneConversationsResult> {
     if (maxAgeDays === 0) return { maxAgeDays, pruned: [], position: 0 };
     const olderThan = new Date(this.commandContext.clock.now().getTime() - maxAgeDays * 86_400_000).toISOString();
     const table = `${quoteIdentifier(this.config.readModelSchema)}.conversation_entries`;
@@ -38,7 +49,7 @@ export class PruneConversationsHandler implements ICommandHandler<PruneConversat
     let position = 0;
     // The index only nominates; each conversation's own stream decides (it may have been active since).
     for (const { tenant, session_key: sessionKey } of candidates) {
-      const result: ConversationChangeResult = await this.commands.execute(
+      const result = await this.commands.execute(
         new ChangeConversationCommand(sessionKey, { type: 'prune', olderThan }, { ...metadata, ...(tenant ? { tenant } : {}) }),
       );
       // A tenant's keys are reported as `<tenant>~<key>`, the way its stream names hold them.

@@ -1,5 +1,5 @@
 // Resolve: get or create the session a message belongs to, race-free across requests and instances.
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
@@ -18,14 +18,16 @@ export interface ResolveOptions {
   agent?: string;
 }
 
-export class ResolveSessionCommand {
+export class ResolveSessionCommand extends Command<ResolveSessionResult> {
   constructor(
     readonly source: SessionSource,
     readonly options: ResolveOptions,
     readonly forceNew: boolean,
     readonly gatewayId: string,
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 export interface ResolveSessionResult {
@@ -39,7 +41,7 @@ export interface ResolveSessionResult {
 }
 
 @CommandHandler(ResolveSessionCommand)
-export class ResolveSessionHandler implements ICommandHandler<ResolveSessionCommand, ResolveSessionResult> {
+export class ResolveSessionHandler implements ICommandHandler<ResolveSessionCommand> {
   constructor(private readonly commandContext: CommandContext) {}
 
   async execute(command: ResolveSessionCommand): Promise<ResolveSessionResult> {

@@ -1,7 +1,7 @@
 // Erase: a person's messages and ids leave the log, the snapshots, the caches and the read models; the lifecycle skeleton stays for audit.
 import { randomUUID } from 'node:crypto';
 import { Inject } from '@nestjs/common';
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { LedgerError } from '../../../errors/ledgerError.js';
 import type { StateCache } from '../../../events/boundedStateCache.js';
 import type { EventMetadata, EventStore } from '../../../events/eventStore.js';
@@ -28,12 +28,14 @@ import {
   type PersonalDataErasureCompletedData,
 } from '../erasureRecord.js';
 
-export class EraseConversationCommand {
+export class EraseConversationCommand extends Command<EraseConversationResult> {
   constructor(
     readonly sessionKey: string,
     readonly tenant: string | undefined,
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 export interface EraseConversationResult extends Omit<ErasureResultData, 'tenant'> {
@@ -68,7 +70,7 @@ const newTaken = (): Taken => ({ names: new Map(), roles: new Map(), firstPositi
  * crash cut short: it is finished at the next start, and by a retry of the request, which then answers the result.
  */
 @CommandHandler(EraseConversationCommand)
-export class EraseConversationHandler implements ICommandHandler<EraseConversationCommand, EraseConversationResult> {
+export class EraseConversationHandler implements ICommandHandler<EraseConversationCommand> {
   // One finish per erasure in this process, whoever asks for it (the request, its retry, the start-up resumption).
   private readonly finishing = new Map<string, Promise<EraseConversationResult>>();
 

@@ -1,7 +1,7 @@
 // A gateway's start: after an unclean stop, mark its recently active conversations (or suspend stuck ones); list what to resume.
 import { randomUUID } from 'node:crypto';
 import { Inject } from '@nestjs/common';
-import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { DataSource } from 'typeorm';
 import { quoteIdentifier } from '../../../database/migrate.js';
 import type { LedgerConfig } from '../../../config/config.js';
@@ -11,19 +11,21 @@ import { type AbandonedTurnRef, gatewayStreamName, type ResumeCandidate, type St
 import { UnavailableError } from '../../../errors/ledgerError.js';
 import { CONFIG, EVENT_STORE, PROJECTIONS, READ_MODELS } from '../../../app/tokens.js';
 import type { ProjectionRunner } from '../../../projections/projectionRunner.js';
-import { ChangeConversationCommand, type ConversationChangeResult } from '../../conversations/commands/changeConversation.js';
-import { ChangeSessionCommand, type SessionChangeResult } from '../../sessions/commands/changeSession.js';
+import { ChangeConversationCommand } from '../../conversations/commands/changeConversation.js';
+import { ChangeSessionCommand } from '../../sessions/commands/changeSession.js';
 import { gatewayTurnsInFlight } from '../../sessions/queries/turnsInFlightQueries.js';
 import { conversationDecider } from '../../conversations/conversationDecider.js';
 import { CommandContext } from '../../commandContext.js';
 import { gatewayDecider } from '../gatewayDecider.js';
 
-export class RecordGatewayStartedCommand {
+export class RecordGatewayStartedCommand extends Command<GatewayStartResult> {
   constructor(
     readonly gatewayId: string,
     readonly bootId: string | undefined,
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 export interface GatewayStartResult extends Required<StartOutcome> {
@@ -35,7 +37,7 @@ export interface GatewayStartResult extends Required<StartOutcome> {
 }
 
 @CommandHandler(RecordGatewayStartedCommand)
-export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewayStartedCommand, GatewayStartResult> {
+export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewayStartedCommand> {
   constructor(
     private readonly commandContext: CommandContext,
     private readonly commands: CommandBus,
@@ -65,7 +67,7 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
     if (!cleanShutdown) {
       const since = new Date(now.getTime() - recovery.recentActivitySeconds * 1000);
       for (const sessionKey of await this.conversationKeys(gatewayId, metadata.tenant, 'AND updated_at >= $3 AND NOT suspended', [since])) {
-        const result: ConversationChangeResult = await this.commands.execute(
+        const result = await this.commands.execute(
           new ChangeConversationCommand(sessionKey, { type: 'countRestartInterruption', bootId, stuckThreshold: recovery.stuckLoopThreshold }, metadata),
         );
         position = Math.max(position, result.position);
@@ -95,7 +97,7 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
     const turns: AbandonedTurnRef[] = [];
     let position = 0;
     for (const sessionId of await gatewayTurnsInFlight(this.readModels, this.config.readModelSchema, gatewayId, metadata.tenant, now)) {
-      const result: SessionChangeResult = await this.commands.execute(
+      const result = await this.commands.execute(
         new ChangeSessionCommand(sessionId, { type: 'abandonTurn', reason: 'gateway_restart', startedBy: now.toISOString(), gatewayId }, metadata),
       );
       position = Math.max(position, result.position);

@@ -1,6 +1,5 @@
 // A gateway's drain: mark conversations with a turn in flight; after it, clear the marks of those that drained.
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { CommandBus } from '@nestjs/cqrs';
+import { Command, CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { gatewayStreamName } from '../../../events/gateway/gatewayEvents.js';
 import { LedgerError } from '../../../errors/ledgerError.js';
@@ -8,27 +7,53 @@ import { ChangeConversationCommand } from '../../conversations/commands/changeCo
 import { CommandContext } from '../../commandContext.js';
 import { gatewayDecider } from '../gatewayDecider.js';
 
-export class RecordGatewayStoppingCommand {
+/** A conversation whose change did not apply (gone, suspended), with the error code that said why. */
+export interface SkippedConversation {
+  sessionKey: string;
+  code: string;
+}
+
+export interface GatewayStoppingResult {
+  gatewayId: string;
+  mode: 'restart' | 'shutdown';
+  marked: string[];
+  skipped: SkippedConversation[];
+  position: number;
+}
+
+export interface GatewayStoppedResult {
+  gatewayId: string;
+  cleanShutdown: boolean;
+  cleared: string[];
+  stillMarked: string[];
+  position: number;
+}
+
+export class RecordGatewayStoppingCommand extends Command<GatewayStoppingResult> {
   constructor(
     readonly gatewayId: string,
     readonly mode: 'restart' | 'shutdown',
     readonly activeKeys: string[],
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
-export class RecordGatewayStoppedCommand {
+export class RecordGatewayStoppedCommand extends Command<GatewayStoppedResult> {
   constructor(
     readonly gatewayId: string,
     readonly drainTimedOut: string[],
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 /** Conversation changes that may not apply (gone, suspended) are reported, not fatal to the whole drain. */
 async function eachConversation(commands: CommandBus, keys: string[], change: (key: string) => ChangeConversationCommand) {
   const done: string[] = [];
-  const skipped: Array<{ sessionKey: string; code: string }> = [];
+  const skipped: SkippedConversation[] = [];
   let position = 0;
   for (const key of keys) {
     try {
@@ -50,7 +75,7 @@ export class RecordGatewayStoppingHandler implements ICommandHandler<RecordGatew
     private readonly commands: CommandBus,
   ) {}
 
-  async execute({ gatewayId, mode, activeKeys, metadata }: RecordGatewayStoppingCommand) {
+  async execute({ gatewayId, mode, activeKeys, metadata }: RecordGatewayStoppingCommand): Promise<GatewayStoppingResult> {
     const recorded = await this.commandContext.streams.handle(
       gatewayStreamName(gatewayId, metadata.tenant),
       gatewayDecider,
@@ -74,7 +99,7 @@ export class RecordGatewayStoppedHandler implements ICommandHandler<RecordGatewa
     private readonly commands: CommandBus,
   ) {}
 
-  async execute({ gatewayId, drainTimedOut, metadata }: RecordGatewayStoppedCommand) {
+  async execute({ gatewayId, drainTimedOut, metadata }: RecordGatewayStoppedCommand): Promise<GatewayStoppedResult> {
     const recorded = await this.commandContext.streams.handle(
       gatewayStreamName(gatewayId, metadata.tenant),
       gatewayDecider,

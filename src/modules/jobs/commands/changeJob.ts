@@ -1,5 +1,5 @@
 // Edit, pause/resume, reschedule or remove a job, and record a run's outcome: one decision on the job's stream each.
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { jobStreamName, type RunStatus } from '../../../events/job/jobEvents.js';
 import { CommandContext } from '../../commandContext.js';
@@ -11,16 +11,18 @@ import type { JobWriteResult } from './scheduleJob.js';
 export type JobChange =
   { type: 'update'; patch: JobPatch } | { type: 'remove' } | { type: 'reportRun'; fireId: string; status: RunStatus; error: string | null };
 
-export class ChangeJobCommand {
+export class ChangeJobCommand extends Command<JobWriteResult> {
   constructor(
     readonly jobId: string,
     readonly change: JobChange,
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 @CommandHandler(ChangeJobCommand)
-export class ChangeJobHandler implements ICommandHandler<ChangeJobCommand, JobWriteResult> {
+export class ChangeJobHandler implements ICommandHandler<ChangeJobCommand> {
   constructor(private readonly commandContext: CommandContext) {}
 
   execute({ jobId, change, metadata }: ChangeJobCommand): Promise<JobWriteResult> {

@@ -1,5 +1,5 @@
 // Fire a job's slot at most once: the append at the loaded revision is the compare-and-set, across every instance.
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { type CatchUpPolicy, type JobEvent, jobStreamName } from '../../../events/job/jobEvents.js';
 import { CommandContext } from '../../commandContext.js';
@@ -11,12 +11,14 @@ export type FireRequest =
   /** An external scheduler: this slot, or the job's next one when it names none. */
   | { type: 'slot'; slot?: string };
 
-export class FireJobCommand {
+export class FireJobCommand extends Command<FireJobResult> {
   constructor(
     readonly jobId: string,
     readonly request: FireRequest,
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 export type JobFiredData = Extract<JobEvent, { type: 'JobFired' }>['data'];
@@ -37,7 +39,7 @@ export interface FireJobResult {
  * ticker's decision "fire what is due" finds nothing due once the winner has advanced nextRunAt.
  */
 @CommandHandler(FireJobCommand)
-export class FireJobHandler implements ICommandHandler<FireJobCommand, FireJobResult> {
+export class FireJobHandler implements ICommandHandler<FireJobCommand> {
   constructor(private readonly commandContext: CommandContext) {}
 
   async execute({ jobId, request, metadata }: FireJobCommand): Promise<FireJobResult> {

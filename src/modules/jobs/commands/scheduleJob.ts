@@ -1,5 +1,5 @@
 // Create a job, or import a jobs.json: parse each schedule at the edge of the decision, then one append per job stream.
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { ConflictError } from '../../../errors/ledgerError.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { jobStreamName, type JobTask } from '../../../events/job/jobEvents.js';
@@ -16,18 +16,22 @@ export interface JobWriteResult {
   written: boolean;
 }
 
-export class ScheduleJobCommand {
+export class ScheduleJobCommand extends Command<JobWriteResult> {
   constructor(
     readonly definition: JobDefinition,
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
-export class ImportJobsCommand {
+export class ImportJobsCommand extends Command<ImportJobsResult> {
   constructor(
     readonly definitions: JobDefinition[],
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 export interface ImportJobsResult {
@@ -66,7 +70,7 @@ function toScheduleCommand(definition: JobDefinition, now: Date): Extract<JobCom
 }
 
 @CommandHandler(ScheduleJobCommand)
-export class ScheduleJobHandler implements ICommandHandler<ScheduleJobCommand, JobWriteResult> {
+export class ScheduleJobHandler implements ICommandHandler<ScheduleJobCommand> {
   constructor(private readonly commandContext: CommandContext) {}
 
   execute({ definition, metadata }: ScheduleJobCommand): Promise<JobWriteResult> {
@@ -76,7 +80,7 @@ export class ScheduleJobHandler implements ICommandHandler<ScheduleJobCommand, J
 }
 
 @CommandHandler(ImportJobsCommand)
-export class ImportJobsHandler implements ICommandHandler<ImportJobsCommand, ImportJobsResult> {
+export class ImportJobsHandler implements ICommandHandler<ImportJobsCommand> {
   constructor(private readonly commandContext: CommandContext) {}
 
   async execute({ definitions, metadata }: ImportJobsCommand): Promise<ImportJobsResult> {

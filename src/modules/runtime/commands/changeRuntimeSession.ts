@@ -1,5 +1,5 @@
 // Changes to one runtime session: worker reports, answers to approvals and questions, interruptions by the watchdog.
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { type RuntimeSessionEvent, runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
 import { CommandContext } from '../../commandContext.js';
@@ -8,12 +8,14 @@ import { type RuntimeSessionCommand, runtimeSessionDecider, runtimeSessionNotFou
 type WithoutTime<T> = T extends unknown ? Omit<T, 'now'> : never;
 export type RuntimeSessionChange = WithoutTime<Exclude<RuntimeSessionCommand, { type: 'StartTurn' }>>;
 
-export class ChangeRuntimeSessionCommand {
+export class ChangeRuntimeSessionCommand extends Command<RuntimeSessionChangeResult> {
   constructor(
     readonly runtimeSessionId: string,
     readonly change: RuntimeSessionChange,
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 export interface RuntimeSessionChangeResult {
@@ -26,7 +28,7 @@ export interface RuntimeSessionChangeResult {
 }
 
 @CommandHandler(ChangeRuntimeSessionCommand)
-export class ChangeRuntimeSessionHandler implements ICommandHandler<ChangeRuntimeSessionCommand, RuntimeSessionChangeResult> {
+export class ChangeRuntimeSessionHandler implements ICommandHandler<ChangeRuntimeSessionCommand> {
   constructor(private readonly commandContext: CommandContext) {}
 
   async execute({ runtimeSessionId, change, metadata }: ChangeRuntimeSessionCommand): Promise<RuntimeSessionChangeResult> {

@@ -1,17 +1,19 @@
 // `/new` (no task) and `/detach`: unbind the conversation's runtime session; the session itself and its history stay.
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { type DetachReason, runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
 import { CommandContext } from '../../commandContext.js';
 import { runtimeBindingDecider } from '../runtimeBindingDecider.js';
 import { requireConversation } from './startRuntimeTurn.js';
 
-export class DetachRuntimeCommand {
+export class DetachRuntimeCommand extends Command<DetachRuntimeResult> {
   constructor(
     readonly sessionKey: string,
     readonly reason: DetachReason,
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 export interface DetachRuntimeResult {
@@ -23,7 +25,7 @@ export interface DetachRuntimeResult {
 }
 
 @CommandHandler(DetachRuntimeCommand)
-export class DetachRuntimeHandler implements ICommandHandler<DetachRuntimeCommand, DetachRuntimeResult> {
+export class DetachRuntimeHandler implements ICommandHandler<DetachRuntimeCommand> {
   constructor(private readonly commandContext: CommandContext) {}
 
   async execute({ sessionKey, reason, metadata }: DetachRuntimeCommand): Promise<DetachRuntimeResult> {

@@ -1,5 +1,5 @@
 // A conversation reset or suspend ends its runtime thread: Hermes drops the cached agent on /new, CliGate's /new unbinds the Codex/Claude thread.
-import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { ConflictError } from '../../../errors/ledgerError.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
@@ -7,18 +7,20 @@ import { runtimeSessionStreamName } from '../../../events/runtime/runtimeSession
 import { CommandContext } from '../../commandContext.js';
 import { runtimeBindingDecider } from '../runtimeBindingDecider.js';
 import { runtimeSessionDecider } from '../runtimeSessionDecider.js';
-import { ChangeRuntimeSessionCommand, type RuntimeSessionChangeResult } from './changeRuntimeSession.js';
+import { ChangeRuntimeSessionCommand } from './changeRuntimeSession.js';
 
 export type ConversationRuntimeEnd = 'conversation_reset' | 'conversation_suspended';
 
-export class EndConversationRuntimeCommand {
+export class EndConversationRuntimeCommand extends Command<ConversationRuntimeEndResult> {
   constructor(
     readonly sessionKey: string,
     readonly reason: ConversationRuntimeEnd,
     /** A runtime turn in flight: refuse (409 RUNTIME_BUSY), interrupt it first (a forced reset), or unbind regardless (suspend). */
     readonly turnInFlight: 'refuse' | 'interrupt' | 'ignore',
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 export interface ConversationRuntimeEndResult {
@@ -28,7 +30,7 @@ export interface ConversationRuntimeEndResult {
 }
 
 @CommandHandler(EndConversationRuntimeCommand)
-export class EndConversationRuntimeHandler implements ICommandHandler<EndConversationRuntimeCommand, ConversationRuntimeEndResult> {
+export class EndConversationRuntimeHandler implements ICommandHandler<EndConversationRuntimeCommand> {
   constructor(
     private readonly commandContext: CommandContext,
     private readonly commands: CommandBus,
@@ -56,7 +58,7 @@ export class EndConversationRuntimeHandler implements ICommandHandler<EndConvers
             },
           );
         }
-        const interrupted: RuntimeSessionChangeResult = await this.commands.execute(
+        const interrupted = await this.commands.execute(
           new ChangeRuntimeSessionCommand(
             runtimeSessionId,
             { type: 'Interrupt', reason: 'conversation_reset', error: 'the conversation was reset while this turn was in flight', quietSince: null },

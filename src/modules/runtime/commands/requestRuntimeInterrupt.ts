@@ -1,19 +1,21 @@
 // A message queued to interrupt reaches the conversation's running runtime turn: InterruptRequested on its runtime session.
-import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
 import { runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
 import { CommandContext } from '../../commandContext.js';
 import { runtimeBindingDecider } from '../runtimeBindingDecider.js';
 import { type RequestedInterrupt, runtimeSessionDecider } from '../runtimeSessionDecider.js';
-import { ChangeRuntimeSessionCommand, type RuntimeSessionChangeResult } from './changeRuntimeSession.js';
+import { ChangeRuntimeSessionCommand } from './changeRuntimeSession.js';
 
-export class RequestRuntimeInterruptCommand {
+export class RequestRuntimeInterruptCommand extends Command<RuntimeInterruptResult> {
   constructor(
     readonly sessionKey: string,
     readonly messageId: string,
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 export interface RuntimeInterruptResult {
@@ -23,7 +25,7 @@ export interface RuntimeInterruptResult {
 }
 
 @CommandHandler(RequestRuntimeInterruptCommand)
-export class RequestRuntimeInterruptHandler implements ICommandHandler<RequestRuntimeInterruptCommand, RuntimeInterruptResult> {
+export class RequestRuntimeInterruptHandler implements ICommandHandler<RequestRuntimeInterruptCommand> {
   constructor(
     private readonly commandContext: CommandContext,
     private readonly commands: CommandBus,
@@ -37,9 +39,7 @@ export class RequestRuntimeInterruptHandler implements ICommandHandler<RequestRu
     // A binding whose runtime stream a crash left unwritten has no turn to stop.
     if (runtime.state.currentTurnId === null) return { interrupt: null, position: Math.max(binding.position, runtime.position) };
     // The runtime stream decides: a turn that ended meanwhile, or one already asked to stop, writes nothing.
-    const result: RuntimeSessionChangeResult = await this.commands.execute(
-      new ChangeRuntimeSessionCommand(runtimeSessionId, { type: 'RequestInterrupt', messageId }, metadata),
-    );
+    const result = await this.commands.execute(new ChangeRuntimeSessionCommand(runtimeSessionId, { type: 'RequestInterrupt', messageId }, metadata));
     const interrupt = result.state.currentTurnId === null ? null : (result.state.interruptRequested ?? null);
     return { interrupt: interrupt && { runtimeSessionId, ...interrupt }, position: Math.max(binding.position, result.position) };
   }

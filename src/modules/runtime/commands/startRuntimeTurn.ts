@@ -1,12 +1,12 @@
 // A turn for a conversation's runtime: keep or replace the binding (sticky, /new <task>, drift), then start the turn on that runtime session.
-import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import type { BindReason } from '../../../events/runtime/runtimeBindingEvents.js';
 import { runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
 import { runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
 import { conversationDecider, conversationNotFound, type ConversationState } from '../../conversations/conversationDecider.js';
-import { ChangeSessionCommand, type SessionChangeResult } from '../../sessions/commands/changeSession.js';
+import { ChangeSessionCommand } from '../../sessions/commands/changeSession.js';
 import { CommandContext } from '../../commandContext.js';
 import { type RuntimeBindingCommand, runtimeBindingDecider } from '../runtimeBindingDecider.js';
 import { runtimeSessionDecider, type RuntimeStatus } from '../runtimeSessionDecider.js';
@@ -17,13 +17,15 @@ import { type BindingStatus, bindingStatus } from '../runtimeViews.js';
 export type TurnBinding =
   { type: 'sticky'; provider: string; model: string; newSession: boolean } | { type: 'task'; provider: string | null; model: string | null };
 
-export class StartRuntimeTurnCommand {
+export class StartRuntimeTurnCommand extends Command<RuntimeTurnResult> {
   constructor(
     readonly sessionKey: string,
     readonly binding: TurnBinding,
     readonly input: string,
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 export interface RuntimeTurnResult {
@@ -52,7 +54,7 @@ export async function requireConversation(commandContext: CommandContext, sessio
 }
 
 @CommandHandler(StartRuntimeTurnCommand)
-export class StartRuntimeTurnHandler implements ICommandHandler<StartRuntimeTurnCommand, RuntimeTurnResult> {
+export class StartRuntimeTurnHandler implements ICommandHandler<StartRuntimeTurnCommand> {
   constructor(
     private readonly commandContext: CommandContext,
     private readonly commands: CommandBus,
@@ -82,7 +84,7 @@ export class StartRuntimeTurnHandler implements ICommandHandler<StartRuntimeTurn
     let position = Math.max(bound.position, turn.position);
     if (rebound?.type === 'RuntimeBound' && rebound.data.reason === 'drift' && rebound.data.note && conversation.sessionId) {
       // A status note: the chat transcript says why the agent's runtime thread changed.
-      const noted: SessionChangeResult = await this.commands.execute(
+      const noted = await this.commands.execute(
         new ChangeSessionCommand(conversation.sessionId, { type: 'note', text: rebound.data.note, reason: 'runtime_drift' }, metadata),
       );
       position = Math.max(position, noted.position);

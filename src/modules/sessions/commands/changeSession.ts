@@ -1,10 +1,17 @@
 // Changes to one session stream: turns, transcript, memory, slots, checkpoints and rollback. A completed turn also clears the conversation's resume mark.
 import { Inject } from '@nestjs/common';
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { LedgerConfig } from '../../../config/config.js';
 import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata, JsonObject, JsonValue } from '../../../events/eventStore.js';
-import { type MessageInput, sessionStreamName, type TurnAbandonReason, type TurnStatus, type TurnUsage } from '../../../events/session/sessionEvents.js';
+import {
+  type MessageInput,
+  sessionStreamName,
+  type SessionStreamEvent,
+  type TurnAbandonReason,
+  type TurnStatus,
+  type TurnUsage,
+} from '../../../events/session/sessionEvents.js';
 import { CONFIG } from '../../../app/tokens.js';
 import { type ConversationCommand, type ConversationState, conversationDecider } from '../../conversations/conversationDecider.js';
 import type { LoadedState } from '../../../events/streamStateStore.js';
@@ -26,23 +33,25 @@ export type SessionChange =
   | { type: 'createSlot'; name: string }
   | { type: 'switchSlot'; name: string };
 
-export class ChangeSessionCommand {
+export class ChangeSessionCommand extends Command<SessionChangeResult> {
   constructor(
     readonly sessionId: string,
     readonly change: SessionChange,
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 export interface SessionChangeResult {
   state: SessionState;
   revision: number;
   position: number;
-  decided: Array<{ type: string; data: object }>;
+  decided: SessionStreamEvent[];
 }
 
 @CommandHandler(ChangeSessionCommand)
-export class ChangeSessionHandler implements ICommandHandler<ChangeSessionCommand, SessionChangeResult> {
+export class ChangeSessionHandler implements ICommandHandler<ChangeSessionCommand> {
   constructor(
     private readonly commandContext: CommandContext,
     @Inject(CONFIG) private readonly config: LedgerConfig,

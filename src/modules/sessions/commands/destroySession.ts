@@ -1,6 +1,6 @@
 // Destroy: the session ends for good (its events stay for audit); with cascade, its live subtree first, deepest first.
 import { Inject } from '@nestjs/common';
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { DataSource } from 'typeorm';
 import type { LedgerConfig } from '../../../config/config.js';
 import { ConflictError, UnavailableError } from '../../../errors/ledgerError.js';
@@ -15,12 +15,14 @@ import { CommandContext } from '../../commandContext.js';
 import { sessionDecider, sessionNotFound, type SessionState } from '../sessionDecider.js';
 import { findTreeNode, liveDescendants } from '../tree/sessionTreeQueries.js';
 
-export class DestroySessionCommand {
+export class DestroySessionCommand extends Command<DestroySessionResult> {
   constructor(
     readonly sessionId: string,
     readonly cascade: boolean,
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 export interface DestroySessionResult {
@@ -31,7 +33,7 @@ export interface DestroySessionResult {
 }
 
 @CommandHandler(DestroySessionCommand)
-export class DestroySessionHandler implements ICommandHandler<DestroySessionCommand, DestroySessionResult> {
+export class DestroySessionHandler implements ICommandHandler<DestroySessionCommand> {
   constructor(
     private readonly commandContext: CommandContext,
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,

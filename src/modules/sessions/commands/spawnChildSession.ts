@@ -1,6 +1,6 @@
 // Children and forks: a new session stream under a parent (agcore's create_child), a fork starting from the parent's state.
 import { Inject } from '@nestjs/common';
-import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { LedgerConfig } from '../../../config/config.js';
 import type { EventMetadata, JsonObject } from '../../../events/eventStore.js';
 import { type ForkOrigin, sessionStreamName } from '../../../events/session/sessionEvents.js';
@@ -13,14 +13,16 @@ import type { SessionTimeline } from '../../../events/session/sessionTimeline.js
 /** child: an empty session; fork: a copy of the parent's state at a checkpoint (null: as it is now). */
 export type SpawnKind = { kind: 'child' } | { kind: 'fork'; checkpointId: string | null };
 
-export class SpawnChildSessionCommand {
+export class SpawnChildSessionCommand extends Command<SpawnChildSessionResult> {
   constructor(
     readonly parentSessionId: string,
     readonly spawn: SpawnKind,
     readonly agentName: string | null,
     readonly childMetadata: JsonObject,
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 export interface SpawnChildSessionResult {
@@ -34,7 +36,7 @@ export interface SpawnChildSessionResult {
 }
 
 @CommandHandler(SpawnChildSessionCommand)
-export class SpawnChildSessionHandler implements ICommandHandler<SpawnChildSessionCommand, SpawnChildSessionResult> {
+export class SpawnChildSessionHandler implements ICommandHandler<SpawnChildSessionCommand> {
   constructor(
     private readonly commandContext: CommandContext,
     @Inject(CONFIG) private readonly config: LedgerConfig,
