@@ -8,6 +8,8 @@ import { createServiceStorage, type ServiceBackend, type ServiceStorage } from '
 /** The issue's five measurements; its third (growth) is two parts here: conversations in the store, and one session's length. */
 export const PART_NAMES = ['store', 'http', 'growth', 'sessions', 'rebuild', 'memory', 'streams'] as const;
 export type PartName = (typeof PART_NAMES)[number];
+/** What `npm run bench` runs with no part named: growth (a million conversations) and memory (a soak) run when named. */
+export const DEFAULT_PARTS: readonly PartName[] = ['store', 'http', 'sessions', 'rebuild', 'streams'];
 
 export interface BenchOptions {
   parts: PartName[];
@@ -19,8 +21,10 @@ export interface BenchOptions {
   durationSeconds: number;
   /** Conversations in the store for the HTTP figures and the small end of the growth comparison. */
   smallConversations: number;
-  /** The large end of the growth comparison, and the store of the memory figure. */
+  /** The large end of the growth comparison. */
   largeConversations: number;
+  /** The store of the memory figure. */
+  memoryConversations: number;
   /** Conversations a growth scenario addresses, the same at both ends, so only the store's size differs. */
   workingSet: number;
   /** Events in the rebuild's log, per backend. */
@@ -31,12 +35,13 @@ export interface BenchOptions {
   writeResults: boolean;
 }
 
-const USAGE = `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [memory] [streams]   (none: all of them)
+const USAGE = `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [memory] [streams]   (none: all but growth and memory)
   --backends pglite,postgres   (default: pglite, and postgres when BENCH_DATABASE_URL is set)
   --duration <s>               seconds per timed HTTP scenario (10)
-  --connections <n>            load generator connections (64)
+  --connections <n>            load generator connections, and the raw baseline's clients (16)
   --conversations <n>          conversations behind the HTTP figures and the small end of growth (1000)
-  --large-conversations <n>    the large end of growth, and the memory figure's store (100000)
+  --large-conversations <n>    the large end of growth (1000000)
+  --memory-conversations <n>   the memory figure's store (100000)
   --rebuild-events <n>         events in the rebuild's log (1000000 on PostgreSQL, 200000 on PGlite)
   --soak-minutes <m>           memory soak with the cache evicting (2; the documented figure uses 10)
   --streams <n>                idle event streams held open by the streams part (200)
@@ -52,6 +57,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
       connections: { type: 'string' },
       conversations: { type: 'string' },
       'large-conversations': { type: 'string' },
+      'memory-conversations': { type: 'string' },
       'working-set': { type: 'string' },
       'rebuild-events': { type: 'string' },
       'soak-minutes': { type: 'string' },
@@ -80,13 +86,14 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
   };
   const rebuildEvents = values['rebuild-events'] ? number(values['rebuild-events'], 0, 'rebuild-events') : undefined;
   return {
-    parts: positionals.length > 0 ? (positionals as PartName[]) : [...PART_NAMES],
+    parts: positionals.length > 0 ? (positionals as PartName[]) : [...DEFAULT_PARTS],
     backends: backends as ServiceBackend[],
     postgresUrl,
-    connections: number(values.connections, 64, 'connections'),
+    connections: number(values.connections, 16, 'connections'),
     durationSeconds: number(values.duration, 10, 'duration'),
     smallConversations: number(values.conversations, 1_000, 'conversations'),
-    largeConversations: number(values['large-conversations'], 100_000, 'large-conversations'),
+    largeConversations: number(values['large-conversations'], 1_000_000, 'large-conversations'),
+    memoryConversations: number(values['memory-conversations'], 100_000, 'memory-conversations'),
     workingSet: number(values['working-set'], 1_000, 'working-set'),
     rebuildEvents: { postgres: rebuildEvents ?? 1_000_000, pglite: rebuildEvents ?? 200_000 },
     soakMinutes: number(values['soak-minutes'], 2, 'soak-minutes'),

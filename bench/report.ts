@@ -43,6 +43,15 @@ export function atMostTimes(ratio: number, max: number, of = 'baseline'): Verdic
   };
 }
 
+/** The ratio must reach `min` as a multiple of the baseline (e.g. 100× another system's rate). */
+export function atLeastTimes(ratio: number, min: number, of = 'baseline'): Verdict {
+  return {
+    target: `≥ ${min}× ${of}`,
+    met: ratio >= min,
+    margin: ratio >= min ? `${times(ratio)}` : `missed: ${times(ratio)}, ${percent(1 - ratio / min)} short`,
+  };
+}
+
 export function atLeastValue(value: number, min: number, unit: string): Verdict {
   return {
     target: `≥ ${formatNumber(min)} ${unit}`,

@@ -1,4 +1,4 @@
-// Part 3, growth of the store: the same resolve, turn and rollback figures on a store of 1,000 and of 100,000
+// Part 3, growth of the store: the same resolve, turn and rollback figures on a store of 1,000 and of 1,000,000
 // conversations (one session's growth, 10 vs 10,000 turns, is sessionLengthPart).
 import { type BenchContext, type SeededStorage } from '../benchContext.js';
 import { atMostTimes, type Figure } from '../report.js';

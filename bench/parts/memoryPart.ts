@@ -19,7 +19,7 @@ export async function memoryPart(context: BenchContext): Promise<Figure[]> {
 
 async function measureBackend(context: BenchContext, backend: ServiceBackend): Promise<Figure[]> {
   const { options } = context;
-  const seeded = await context.seededStorage(backend, options.largeConversations, 'growth');
+  const seeded = await context.seededStorage(backend, options.memoryConversations, 'growth');
   const size = seeded.conversations.length;
   // No CACHE_* variables: the default budget is what is measured.
   const service = await BenchService.start(seeded.storage.env);

@@ -97,6 +97,17 @@ export class BenchService {
     return { rss: kib('VmRSS'), peakRss: kib('VmHWM') };
   }
 
+  /**
+   * CPU time the service process has used so far (user + system, all its threads), in milliseconds: on a shared
+   * machine a request's CPU cost moves far less with the load than its rate does.
+   */
+  async cpuMs(): Promise<number> {
+    const stat = await readFile(`/proc/${this.pid}/stat`, 'utf8');
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks (100/s).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  }
+
   /** SIGTERM, as an orchestrator stops it: requests in flight finish, stores close. */
   async stop(): Promise<void> {
     const child = this.child;

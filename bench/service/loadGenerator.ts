@@ -27,6 +27,9 @@ type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult
 // autocannon is CommonJS without type declarations; these are the parts we use.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
+/** Filled by a `resolve-new` scenario that collects the sessions it created. */
+const sessionIds: string[] = [];
+
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const TURN_BODY = JSON.stringify({
   messages: [
@@ -75,6 +78,13 @@ function requestsFor(scenario: LoadScenario): AutocannonRequest[] {
           path: '/v1/sessions/resolve',
           headers: JSON_HEADERS,
           setupRequest: (request) => ({ ...request, body: resolveBody(scenario.chatPrefix, next++) }),
+          ...(scenario.collectSessionIds
+            ? {
+                onResponse: (status: number, body: string) => {
+                  if (status < 300) sessionIds.push((JSON.parse(body) as { sessionId: string }).sessionId);
+                },
+              }
+            : {}),
         },
       ];
     }
@@ -167,5 +177,6 @@ const report: LoadResult = {
   errors: result.errors + result.timeouts,
   non2xx: result.non2xx,
   statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, stats]) => [code, stats.count])),
+  ...(spec.scenario.kind === 'resolve-new' && spec.scenario.collectSessionIds ? { sessionIds } : {}),
 };
 process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -9,7 +9,11 @@ export type LoadScenario =
   /** Resolve of existing conversations (seeded as `<chatPrefix>-<index>`), cycling through the pick. */
   | { kind: 'resolve'; chatPrefix: string; pick: ConversationPick }
   /** Resolve of conversations nobody has seen: every request creates a conversation and a session. */
-  | { kind: 'resolve-new'; chatPrefix: string }
+  | {
+      kind: 'resolve-new';
+      chatPrefix: string;
+      /** Answer the created sessions' ids (LoadResult.sessionIds), for turns on them next. */ collectSessionIds?: boolean;
+    }
   /** A turn recorded on each session in turn; with more sessions than connections, no two requests race on one. */
   | { kind: 'turns'; sessionIds: string[]; /** Each request with a fresh Idempotency-Key, as the typed client sends it. */ keyed?: boolean }
   | { kind: 'transcript'; sessionIds: string[] }
@@ -36,4 +40,8 @@ export interface LoadResult {
   errors: number;
   non2xx: number;
   statusCodes: Record<string, number>;
+  /** The service process's CPU time per request during the run, in ms, where the orchestrator measured it. */
+  cpuMsPerRequest?: number;
+  /** The session ids a `resolve-new` scenario with `collectSessionIds` was answered, in the order the answers came. */
+  sessionIds?: string[];
 }

@@ -48,18 +48,21 @@ export async function createApp(dependencies: AppDependencies): Promise<INestApp
   app.use(limitJsonDepth(config.limits.jsonDepth));
   app.use(rejectUnsupportedCharacters);
 
-  const document = finishOpenApiDocument(
-    SwaggerModule.createDocument(
-      app,
-      new DocumentBuilder()
-        .setTitle('Session Ledger')
-        .setDescription('Durable, event-sourced session lifecycle for AI-agent gateways and orchestrators')
-        .setVersion('0.1.0')
-        .addBearerAuth()
-        .addSecurityRequirements('bearer')
-        .build(),
-    ),
-  );
+  // Built on the first request for /openapi.json or /docs (then kept): scanning every route and converting the
+  // schemas is seconds of a start that most processes never need.
+  const document = () =>
+    finishOpenApiDocument(
+      SwaggerModule.createDocument(
+        app,
+        new DocumentBuilder()
+          .setTitle('Session Ledger')
+          .setDescription('Durable, event-sourced session lifecycle for AI-agent gateways and orchestrators')
+          .setVersion('0.1.0')
+          .addBearerAuth()
+          .addSecurityRequirements('bearer')
+          .build(),
+      ),
+    );
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'] });
 
   await app.init();

@@ -7,7 +7,6 @@ import { lockDataFolder } from '../database/dataFolderLock.js';
 import { PglitePool } from '../database/pglitePool.js';
 import { PostgresPool } from '../database/postgresPool.js';
 import type { SqlPool } from '../database/sqlPool.js';
-import { EsdbEventStore } from '../events/esdb/esdbEventStore.js';
 import type { EventStore } from '../events/eventStore.js';
 import { PostgresEventStore } from '../events/postgres/postgresEventStore.js';
 import { UpcastingEventStore } from '../events/upcasting/upcastingEventStore.js';
@@ -71,6 +70,8 @@ export async function openInfrastructure(config: LedgerConfig, logger: Logger, p
     let eventStore: EventStore;
     let eventStorePool: SqlPool | undefined;
     if (config.eventStore.kind === 'esdb') {
+      // Loaded only when configured: the gRPC client is seconds of module loading that every other start skips.
+      const { EsdbEventStore } = await import('../events/esdb/esdbEventStore.js');
       eventStore = new EsdbEventStore(config.eventStore.url);
       await eventStore.ping();
     } else {
