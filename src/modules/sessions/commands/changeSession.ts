@@ -13,6 +13,7 @@ import {
   type TurnUsage,
 } from '../../../events/session/sessionEvents.js';
 import { CONFIG } from '../../../app/tokens.js';
+import { eventOfType } from '../../../events/eventOfType.js';
 import { type ConversationCommand, type ConversationState, conversationDecider } from '../../conversations/conversationDecider.js';
 import type { LoadedState } from '../../../events/streamStateStore.js';
 import { LedgerMetrics } from '../../../metrics/ledgerMetrics.js';
@@ -62,18 +63,21 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
     const { commandContext } = this;
     const stream = sessionStreamName(sessionId, metadata.tenant);
     let conversation: LoadedState<ConversationState> | undefined;
-    // One load serves the checks and the decision: a session the check ends makes the append conflict, and the
-    // retry decides on the ended state.
-    const result = await commandContext.streams.handle(
-      stream,
-      sessionDecider,
-      async (state) => {
-        if (state.status === 'absent') throw sessionNotFound(sessionId);
-        conversation = await this.closeIfSuperseded(sessionId, state, metadata);
-        return this.toCommand(stream, change, state);
-      },
-      metadata,
-    );
+    // One load serves the checks and the decision. A session still open although its conversation points elsewhere
+    // lost its SessionEnded to a crash between two appends: the decision is then to end it (superseded), appended
+    // like any other, and the change is decided again on the ended state, which refuses it as any ended session does.
+    const decideChange = async (state: SessionState): Promise<SessionCommand> => {
+      if (state.status === 'absent') throw sessionNotFound(sessionId);
+      conversation = await this.conversationOf(state, metadata);
+      if (conversation && conversation.state.status === 'open' && conversation.state.sessionId !== sessionId) {
+        return { type: 'EndSession', reason: 'superseded', now: commandContext.now() };
+      }
+      return this.toCommand(stream, change, state);
+    };
+    let result = await commandContext.streams.handle(stream, sessionDecider, decideChange, metadata);
+    if (eventOfType(result.events, 'SessionEnded')?.data.reason === 'superseded') {
+      result = await commandContext.streams.handle(stream, sessionDecider, decideChange, metadata);
+    }
     let position = result.position;
     for (const event of result.events) if (event.type === 'TurnRecorded') this.metrics.countUsage(result.state.origin?.platform, event.data.usage);
     const completedTurn = result.events.some((event) => event.type === 'TurnRecorded' && event.data.status === 'completed');
@@ -98,22 +102,10 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
     return { state: result.state, revision: result.revision, position, decided: result.events };
   }
 
-  /**
-   * A session still open although its conversation points elsewhere lost its SessionEnded to a crash
-   * between two appends. Close it now so that it refuses writes like any ended session. Returns the conversation
-   * when it was read (an active conversation session's).
-   */
-  private async closeIfSuperseded(sessionId: string, state: SessionState, metadata: EventMetadata): Promise<LoadedState<ConversationState> | undefined> {
+  /** The conversation of an active conversation session (not a child's or a fork's), read for the checks. */
+  private async conversationOf(state: SessionState, metadata: EventMetadata): Promise<LoadedState<ConversationState> | undefined> {
     if (state.status !== 'active' || !state.sessionKey || state.parentSessionId !== null) return undefined;
-    const conversation = await this.commandContext.streams.load(conversationStreamName(state.sessionKey, metadata.tenant), conversationDecider);
-    if (conversation.state.status !== 'open' || conversation.state.sessionId === sessionId) return conversation;
-    await this.commandContext.streams.handle(
-      sessionStreamName(sessionId, metadata.tenant),
-      sessionDecider,
-      { type: 'EndSession', reason: 'superseded', now: this.commandContext.now() },
-      metadata,
-    );
-    return conversation;
+    return this.commandContext.streams.load(conversationStreamName(state.sessionKey, metadata.tenant), conversationDecider);
   }
 
   private async toCommand(stream: string, change: SessionChange, state: SessionState): Promise<SessionCommand> {
