@@ -252,6 +252,9 @@ export interface QueuedMessage {
   sender: JsonObject | null;
   metadata: JsonObject | null;
   queuedAt: string;
+  /** Only on a message the service queued itself: a gateway start's continuation, taken before anything else. */
+  kind?: 'auto_continue';
+  continuation?: { reason: string; bootId: string; interruptedText: string | null };
 }
 
 export interface DequeueResponse {
@@ -280,6 +283,8 @@ export interface GatewayStoppedRequest {
 
 export interface GatewayStartedRequest {
   bootId: string;
+  /** Queue a continuation at the head of each resumed conversation's queue; the server's AUTO_CONTINUE when omitted. */
+  autoContinue?: boolean;
 }
 
 /** A conversation a drain could not change (gone, suspended), with the error code it answered. */
@@ -315,6 +320,8 @@ export interface GatewayStartedResponse {
   marked: string[];
   /** Started turns of this gateway's sessions that the start gave up (reason `gateway_restart`). */
   abandonedTurns: Array<{ sessionId: string; turnIndex: number }>;
+  /** Conversations whose queue holds this start's continuation (kind auto_continue) at its head. */
+  continued: string[];
   replayed: boolean;
   position: number;
 }

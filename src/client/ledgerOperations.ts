@@ -163,7 +163,12 @@ export const ledgerOperations = {
     safeToRepeat: true,
   },
   gatewayStopped: { method: 'POST', path: '/v1/gateways/{gatewayId}/stopped', body: fieldsOf<GatewayStoppedRequest>()('drainTimedOut'), safeToRepeat: true },
-  gatewayStarted: { method: 'POST', path: '/v1/gateways/{gatewayId}/started', body: fieldsOf<GatewayStartedRequest>()('bootId'), safeToRepeat: true },
+  gatewayStarted: {
+    method: 'POST',
+    path: '/v1/gateways/{gatewayId}/started',
+    body: fieldsOf<GatewayStartedRequest>()('bootId', 'autoContinue'),
+    safeToRepeat: true,
+  },
 
   listSessions: {
     method: 'GET',

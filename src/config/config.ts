@@ -83,6 +83,7 @@ const environmentSchema = z.object({
   QUEUE_MERGE_TEXT: booleanFlag.default(false),
   RECENT_ACTIVITY_SECONDS: z.coerce.number().int().min(0).default(120),
   STUCK_LOOP_THRESHOLD: z.coerce.number().int().min(1).max(100).default(3),
+  AUTO_CONTINUE: booleanFlag.default(false),
   MAX_MESSAGES_PER_TURN: z.coerce.number().int().min(1).max(100_000).default(1_000),
   MAX_MESSAGE_BYTES: z.coerce.number().int().min(64).max(1_073_741_824).default(262_144),
   MAX_TRANSCRIPT_MESSAGES: z.coerce.number().int().min(1).max(100_000_000).default(100_000),
@@ -164,7 +165,8 @@ export interface LedgerConfig {
     webhook: { url: string; secret: string } | null;
   };
   queue: { cap: number; mergeText: boolean };
-  recovery: { recentActivitySeconds: number; stuckLoopThreshold: number };
+  /** autoContinue: a gateway start queues a continuation for each conversation to resume, unless its request says otherwise. */
+  recovery: { recentActivitySeconds: number; stuckLoopThreshold: number; autoContinue: boolean };
   /** Bounds on what one request or one session may hold; each refusal has its own 4xx code. */
   limits: SessionLimits;
   /** How long an Idempotency-Key's answer is kept and replayed. */
@@ -277,7 +279,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
       webhook: env.JOBS_WEBHOOK_URL ? { url: env.JOBS_WEBHOOK_URL, secret: env.JOBS_WEBHOOK_SECRET! } : null,
     },
     queue: { cap: env.QUEUE_CAP, mergeText: env.QUEUE_MERGE_TEXT },
-    recovery: { recentActivitySeconds: env.RECENT_ACTIVITY_SECONDS, stuckLoopThreshold: env.STUCK_LOOP_THRESHOLD },
+    recovery: { recentActivitySeconds: env.RECENT_ACTIVITY_SECONDS, stuckLoopThreshold: env.STUCK_LOOP_THRESHOLD, autoContinue: env.AUTO_CONTINUE },
     limits: {
       messagesPerTurn: env.MAX_MESSAGES_PER_TURN,
       messageBytes: env.MAX_MESSAGE_BYTES,

@@ -130,3 +130,71 @@ describe('message queue', () => {
       .thenState((state) => state.queue.slot === null && state.queue.overflow.length === 0 && state.sessionId === 's2');
   });
 });
+
+describe('message queue: a gateway start continuation', () => {
+  const spec = specification(conversationDecider);
+  const continuation = { reason: 'restart_timeout' as const, bootId: 'boot-2', interruptedText: 'build the report' };
+  const queueContinuation = (bootId = 'boot-2') =>
+    ({ type: 'QueueContinuation', messageId: `auto-continue:${bootId}`, continuation: { ...continuation, bootId }, now: at }) as const;
+  const continued: ConversationEvent = {
+    type: 'ContinuationQueued',
+    data: {
+      message: {
+        id: 'auto-continue:boot-2',
+        mode: 'queue',
+        text: '[System note: your previous turn was interrupted by a gateway restart (restart_timeout); the gateway is back online. Continue the interrupted work from the transcript, or tell the user briefly what was done and what was cut short.]\nThe interrupted request was: build the report',
+        media: [],
+        sender: null,
+        metadata: null,
+        queuedAt: at,
+        kind: 'auto_continue',
+        continuation,
+      },
+    },
+  };
+
+  it('goes to the head: taken before the slot and the overflow that were waiting, and later messages queue behind it', () => {
+    const waitingInSlot = message('interrupt', 'are you there?');
+    spec
+      .given([...opened, queuedIn('slot', waitingInSlot)])
+      .when(queueContinuation())
+      .then([continued]);
+    const state = fold([...opened, queuedIn('slot', waitingInSlot), continued]);
+    expect(state.queue.overflow.map((queued) => queued.id)).toEqual(['auto-continue:boot-2']);
+    spec
+      .given([...opened, queuedIn('slot', waitingInSlot), continued])
+      .when({ type: 'DequeueMessage', now: at })
+      .then([{ type: 'MessageDequeued', data: { messageId: 'auto-continue:boot-2', from: 'overflow', at } }]);
+    const later = message('queue', 'later');
+    spec
+      .given([...opened, continued])
+      .when(enqueue(later))
+      .then([queuedIn('overflow', later)]);
+  });
+
+  it('is queued once per boot, and never beside another one still waiting', () => {
+    spec
+      .given([...opened, continued])
+      .when(queueContinuation())
+      .then([]);
+    spec
+      .given([...opened, continued])
+      .when(queueContinuation('boot-3'))
+      .then([]);
+    spec
+      .given([...opened, continued, { type: 'MessageDequeued', data: { messageId: 'auto-continue:boot-2', from: 'overflow', at } }])
+      .when(queueContinuation())
+      .then([]);
+  });
+
+  it('is not queued for a suspended conversation, and a suspend discards a waiting one', () => {
+    spec
+      .given([...opened, { type: 'Suspended', data: { reason: 'stop', at } }])
+      .when(queueContinuation())
+      .then([]);
+    spec
+      .given([...opened, continued])
+      .when({ type: 'SuspendConversation', reason: 'stop', now: at })
+      .thenState({ suspended: true, queue: { slot: null, overflow: [] } });
+  });
+});

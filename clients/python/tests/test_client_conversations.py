@@ -102,7 +102,27 @@ def test_restart_recovery_marks_what_a_drain_left_and_answers_it_on_start(client
     assert stopping["marked"] == [key] or key in str(stopping["marked"])
     assert [target["sessionKey"] for target in started["resume"]] == [key]
     assert started["resume"][0]["reason"] == "restart_timeout"
-    assert replayed["replayed"] is True
+    assert replayed["replayed"] is True and started["continued"] == []
+
+
+def test_auto_continue_queues_one_continuation_at_the_head(client: LedgerClient, chat_id: str) -> None:
+    gateway = f"gw-{uuid.uuid4().hex[:8]}"
+    key = client.resolve_session(telegram_dm(chat_id), gateway_id=gateway)["sessionKey"]
+    client.enqueue(key, {"id": "task", "text": "summarise the thread"}, mode="queue")
+    client.next_queued(key)
+    client.gateway_stopping(gateway, [key], mode="restart")
+    client.gateway_stopped(gateway, drain_timed_out=[key])
+    client.enqueue(key, {"id": "waiting", "text": "hello?"}, mode="queue")
+
+    started = client.gateway_started(gateway, "boot-ac", auto_continue=True)
+    client.gateway_started(gateway, "boot-ac", auto_continue=True)
+
+    assert started["continued"] == [key]
+    taken = client.next_queued(key)
+    assert taken is not None and taken["message"].get("kind") == "auto_continue"
+    assert taken["message"].get("continuation") == {"reason": "restart_timeout", "bootId": "boot-ac", "interruptedText": "summarise the thread"}
+    following = client.next_queued(key)
+    assert following is not None and following["message"]["id"] == "waiting"
 
 
 def test_errors_carry_status_code_message_and_request_id(client: LedgerClient) -> None:

@@ -9,6 +9,13 @@ export const resumeReasons: readonly ResumeReason[] = ['restart_timeout', 'shutd
 
 export type QueueMode = 'interrupt' | 'queue';
 
+/** Why a synthetic continuation was queued: the resume mark it answers, the gateway boot, and the interrupted turn's text where known. */
+export interface AutoContinuation {
+  reason: ResumeReason;
+  bootId: string;
+  interruptedText: string | null;
+}
+
 /** A message waiting for the agent: what the gateway sent, kept verbatim. */
 export interface QueuedMessage {
   id: string;
@@ -18,6 +25,9 @@ export interface QueuedMessage {
   sender: JsonObject | null;
   metadata: JsonObject | null;
   queuedAt: string;
+  /** Only on a message the service wrote itself: `auto_continue`, a gateway start's continuation (ContinuationQueued). */
+  kind?: 'auto_continue';
+  continuation?: AutoContinuation;
 }
 
 /** Whether a resolve kept group members, and thread participants, in sessions of their own. */
@@ -68,6 +78,8 @@ export type ConversationEvent =
   | { type: 'MessageDequeued'; data: { messageId: string; from: 'slot' | 'overflow'; at: string } }
   | { type: 'QueueCleared'; data: { scope: 'slot' | 'all'; reason: string; discardedIds: string[]; at: string } }
   | { type: 'ConversationPruned'; data: { idleSince: string; at: string } }
+  /** A gateway start put this synthetic message (kind auto_continue) at the head of the queue: it is taken before anything else. */
+  | { type: 'ContinuationQueued'; data: { message: QueuedMessage } }
   /** An import set the entry to what the imported gateway last wrote (Hermes' sessions.json entry). */
   | { type: 'RoutingEntryImported'; data: ImportedRoutingEntry };
 

@@ -18,6 +18,8 @@ export interface StartOutcome {
   marked: string[];
   /** Started turns of this gateway's sessions that this start gave up (TurnAbandoned, gateway_restart). Absent in starts recorded before it existed. */
   abandonedTurns?: AbandonedTurnRef[];
+  /** Conversations whose queue holds this start's continuation at its head (auto-continue). Absent in starts recorded before it existed. */
+  continued?: string[];
 }
 
 export interface AbandonedTurnRef {

@@ -1066,6 +1066,32 @@ export const sharedResponseSchemas: Record<string, object> = {
       },
       "queuedAt": {
         "type": "string"
+      },
+      "kind": {
+        "type": "string",
+        "const": "auto_continue"
+      },
+      "continuation": {
+        "type": "object",
+        "properties": {
+          "reason": {
+            "type": "string"
+          },
+          "bootId": {
+            "type": "string"
+          },
+          "interruptedText": {
+            "type": [
+              "string",
+              "null"
+            ]
+          }
+        },
+        "required": [
+          "reason",
+          "bootId",
+          "interruptedText"
+        ]
       }
     },
     "required": [
@@ -1999,6 +2025,12 @@ export const sharedResponseSchemas: Record<string, object> = {
           ]
         }
       },
+      "continued": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
       "replayed": {
         "type": "boolean"
       },
@@ -2012,6 +2044,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "suspended",
       "marked",
       "abandonedTurns",
+      "continued",
       "replayed",
       "position"
     ]

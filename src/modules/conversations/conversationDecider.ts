@@ -1,6 +1,7 @@
 // The conversation decider: resolve precedence (suspended > resumePending > existing), reset, switch, suspend, resume marks.
 import { ConflictError, LedgerError, NotFoundError } from '../../errors/ledgerError.js';
 import {
+  type AutoContinuation,
   type CarriedEntryFields,
   type ConversationEvent,
   type ImportedRoutingEntry,
@@ -44,6 +45,10 @@ export interface ConversationState {
   carried: CarriedEntryFields | null;
   /** The isolation settings the conversation was opened with; null for conversations opened before they were kept. */
   isolation: SessionIsolationFlags | null;
+  /** The gateway boot that last queued a continuation here: one per boot, however often the start is repeated. */
+  lastContinuationBootId: string | null;
+  /** The last message the gateway took from the queue: the interrupted turn's text when a restart cut that turn short. */
+  lastDequeued: { messageId: string; text: string | null; at: string } | null;
 }
 
 export const initialConversationState = (): ConversationState => ({
@@ -70,6 +75,8 @@ export const initialConversationState = (): ConversationState => ({
   queue: { slot: null, overflow: [] },
   carried: null,
   isolation: null,
+  lastContinuationBootId: null,
+  lastDequeued: null,
 });
 
 export type ConversationCommand =
@@ -97,6 +104,8 @@ export type ConversationCommand =
   | { type: 'CountRestartInterruption'; bootId: string; stuckThreshold: number; now: string }
   | { type: 'EnqueueMessage'; message: QueuedMessage; cap: number; mergeText: boolean; now: string }
   | { type: 'DequeueMessage'; now: string }
+  /** A gateway start's continuation for a conversation to resume: at the head of the queue, once per boot. */
+  | { type: 'QueueContinuation'; messageId: string; continuation: AutoContinuation; now: string }
   | { type: 'PruneConversation'; olderThan: string; now: string }
   /** Only the importer sends it: the entry as the imported gateway last wrote it. */
   | { type: 'ImportRoutingEntry'; entry: Omit<ImportedRoutingEntry, 'at'>; now: string };
@@ -170,11 +179,24 @@ export function evolveConversation(state: ConversationState, event: Conversation
             : { ...state.queue, overflow: [...state.queue.overflow.slice(0, -1), event.data.message] },
       };
     case 'MessageDequeued': {
-      if (event.data.from === 'slot') return { ...state, queue: { ...state.queue, slot: null } };
-      return { ...state, queue: { ...state.queue, overflow: state.queue.overflow.filter((message) => message.id !== event.data.messageId) } };
+      const { messageId, from, at } = event.data;
+      const taken = from === 'slot' ? state.queue.slot : state.queue.overflow.find((message) => message.id === messageId);
+      const lastDequeued = { messageId, text: taken?.text ?? null, at };
+      if (from === 'slot') return { ...state, queue: { ...state.queue, slot: null }, lastDequeued };
+      return { ...state, queue: { ...state.queue, overflow: state.queue.overflow.filter((message) => message.id !== messageId) }, lastDequeued };
     }
-    case 'QueueCleared':
-      return { ...state, queue: event.data.scope === 'slot' ? { ...state.queue, slot: null } : { slot: null, overflow: [] } };
+    case 'QueueCleared': {
+      if (event.data.scope === 'all') return { ...state, queue: { slot: null, overflow: [] } };
+      // A slot-only clear also drops a waiting continuation it names (a suspended conversation continues nothing).
+      const discarded = new Set(event.data.discardedIds);
+      return { ...state, queue: { slot: null, overflow: state.queue.overflow.filter((message) => !discarded.has(message.id)) } };
+    }
+    case 'ContinuationQueued':
+      return {
+        ...state,
+        queue: { ...state.queue, overflow: [event.data.message, ...state.queue.overflow] },
+        lastContinuationBootId: event.data.message.continuation?.bootId ?? state.lastContinuationBootId,
+      };
     case 'ConversationPruned':
       return { ...initialConversationState(), sessionIds: state.sessionIds, sessionKey: state.sessionKey };
     case 'RoutingEntryImported': {
@@ -294,9 +316,28 @@ export function decideConversation(command: ConversationCommand, state: Conversa
       return enqueue(state, command.message, command.cap, command.mergeText);
     case 'DequeueMessage': {
       if (state.status === 'absent') throw conversationNotFound();
+      const continuation = waitingContinuation(state);
+      if (continuation) return [{ type: 'MessageDequeued', data: { messageId: continuation.id, from: 'overflow', at: command.now } }];
       const next = state.queue.slot ?? state.queue.overflow[0];
       if (!next) return [];
       return [{ type: 'MessageDequeued', data: { messageId: next.id, from: state.queue.slot ? 'slot' : 'overflow', at: command.now } }];
+    }
+    case 'QueueContinuation': {
+      if (state.status === 'absent' || state.suspended) return [];
+      // Once per boot, and never two waiting: a repeated or later start finds the first one still at the head.
+      if (state.lastContinuationBootId === command.continuation.bootId || waitingContinuation(state)) return [];
+      const message: QueuedMessage = {
+        id: command.messageId,
+        mode: 'queue',
+        text: continuationText(command.continuation),
+        media: [],
+        sender: null,
+        metadata: null,
+        queuedAt: command.now,
+        kind: 'auto_continue',
+        continuation: command.continuation,
+      };
+      return [{ type: 'ContinuationQueued', data: { message } }];
     }
     case 'PruneConversation': {
       if (state.status === 'absent' || state.suspended) return [];
@@ -315,8 +356,25 @@ export function decideConversation(command: ConversationCommand, state: Conversa
   }
 }
 
+/** A continuation waits at the overflow's head and is taken before the slot. */
+export function waitingContinuation(state: ConversationState): QueuedMessage | undefined {
+  const head = state.queue.overflow[0];
+  return head?.kind === 'auto_continue' ? head : undefined;
+}
+
+/** What the agent reads as the continuation's user message: why it is running, and what it was doing. */
+export function continuationText(continuation: AutoContinuation): string {
+  const lines = [
+    `[System note: your previous turn was interrupted by a gateway restart (${continuation.reason}); the gateway is back online. ` +
+      'Continue the interrupted work from the transcript, or tell the user briefly what was done and what was cut short.]',
+  ];
+  if (continuation.interruptedText) lines.push(`The interrupted request was: ${continuation.interruptedText}`);
+  return lines.join('\n');
+}
+
 function clearQueue(state: ConversationState, scope: 'slot' | 'all', reason: string, at: string): ConversationEvent[] {
-  const discarded = scope === 'slot' ? [state.queue.slot] : [state.queue.slot, ...state.queue.overflow];
+  const continuation = waitingContinuation(state);
+  const discarded = scope === 'slot' ? [continuation ?? null, state.queue.slot] : [state.queue.slot, ...state.queue.overflow];
   const discardedIds = discarded.filter((message): message is QueuedMessage => message !== null).map((message) => message.id);
   return discardedIds.length === 0 ? [] : [{ type: 'QueueCleared', data: { scope, reason, discardedIds, at } }];
 }

@@ -30,6 +30,7 @@ const listed: Record<KnownEventType, true> = {
   MessageDequeued: true,
   QueueCleared: true,
   ConversationPruned: true,
+  ContinuationQueued: true,
   RoutingEntryImported: true,
   RuntimeBound: true,
   RuntimeDetached: true,

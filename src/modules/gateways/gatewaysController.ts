@@ -19,6 +19,8 @@ export const startedRequestSchema = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'bootId must be 1-128 of A-Z a-z 0-9 . _ : -')
     .optional(),
+  /** Queue a continuation (kind auto_continue) at the head of each resumed conversation's queue; default AUTO_CONTINUE. */
+  autoContinue: z.boolean().optional(),
 });
 
 function validGatewayId(id: string): string {
@@ -50,9 +52,12 @@ export class GatewaysController {
 
   @Post('started')
   @HttpCode(200)
-  @ApiOperation({ summary: 'The gateway started: crash recovery after an unclean stop, and the conversations to auto-continue (idempotent per bootId)' })
+  @ApiOperation({
+    summary:
+      'The gateway started: crash recovery after an unclean stop, and the conversations to resume; autoContinue queues a continuation at the head of each (idempotent per bootId)',
+  })
   @DocumentedBody(startedRequestSchema)
   started(@Param('gatewayId') gatewayId: string, @ValidBody(startedRequestSchema) body: z.infer<typeof startedRequestSchema>, @Req() request: Request) {
-    return this.commands.execute(new RecordGatewayStartedCommand(validGatewayId(gatewayId), body.bootId, requestMetadata(request)));
+    return this.commands.execute(new RecordGatewayStartedCommand(validGatewayId(gatewayId), body.bootId, body.autoContinue, requestMetadata(request)));
   }
 }

@@ -27,6 +27,7 @@ const conversationEventTypes: Record<ConversationEventType, boolean> = {
   QueuedMessageReplaced: false,
   MessageDequeued: false,
   QueueCleared: false,
+  ContinuationQueued: false,
 };
 // Every session event but a child's birth moves the record (its updatedAt at least), as evolveSession folds it.
 const sessionEventTypes: Record<SessionStreamEventType, boolean> = {

@@ -248,7 +248,13 @@ class QueuedMessageInput(TypedDict, total=False):
     metadata: Optional[JsonObject]
 
 
-class QueuedMessage(TypedDict):
+class AutoContinuation(TypedDict):
+    reason: str
+    bootId: str
+    interruptedText: Optional[str]
+
+
+class _QueuedMessageBase(TypedDict):
     id: str
     mode: Literal["interrupt", "queue"]
     text: Optional[str]
@@ -256,6 +262,13 @@ class QueuedMessage(TypedDict):
     sender: Optional[JsonObject]
     metadata: Optional[JsonObject]
     queuedAt: str
+
+
+class QueuedMessage(_QueuedMessageBase, total=False):
+    """``kind`` and ``continuation`` only on a gateway start's continuation (``auto_continue``), taken first."""
+
+    kind: Literal["auto_continue"]
+    continuation: AutoContinuation
 
 
 class RuntimeInterruptRequest(TypedDict):
@@ -309,6 +322,7 @@ class GatewayStartedResponse(TypedDict):
     marked: list[str]
     abandonedTurns: list[AbandonedTurnRef]
     """Started turns of this gateway's sessions that the start gave up (reason ``gateway_restart``)."""
+    continued: list[str]
     replayed: bool
     position: int
 

@@ -393,12 +393,20 @@ class LedgerClient:
         return cast(api.GatewayStoppedResponse, self._call("gateway_stopped", {"gatewayId": gateway_id}, body=body, idempotency_key=idempotency_key))
 
     def gateway_started(
-        self, gateway_id: str, boot_id: str, *, idempotency_key: Optional[str] = None
+        self,
+        gateway_id: str,
+        boot_id: str,
+        *,
+        auto_continue: Optional[bool] = None,
+        idempotency_key: Optional[str] = None,
     ) -> api.GatewayStartedResponse:
-        """After an unclean stop, marks recently active conversations and answers what to auto-continue."""
+        """After an unclean stop, marks recently active conversations and answers what to resume. ``auto_continue``
+        queues a continuation (kind ``auto_continue``) at the head of each one's queue, once per boot; omitted, the
+        server's AUTO_CONTINUE decides."""
+        body = _present(bootId=boot_id, autoContinue=auto_continue)
         return cast(
             api.GatewayStartedResponse,
-            self._call("gateway_started", {"gatewayId": gateway_id}, body={"bootId": boot_id}, idempotency_key=idempotency_key),
+            self._call("gateway_started", {"gatewayId": gateway_id}, body=body, idempotency_key=idempotency_key),
         )
 
     # The sessions index (read models: these wait for this client's own writes)

@@ -1,6 +1,12 @@
 // Reset, switch, suspend and resume marks on one conversation: decide on its stream, then follow on the session streams.
 import { Command, CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import { type ConversationEvent, conversationStreamName, type QueuedMessage, type ResumeReason } from '../../../events/conversation/conversationEvents.js';
+import {
+  type AutoContinuation,
+  type ConversationEvent,
+  conversationStreamName,
+  type QueuedMessage,
+  type ResumeReason,
+} from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
 import { CommandContext } from '../../commandContext.js';
@@ -20,6 +26,7 @@ export type ConversationChange =
   | { type: 'countRestartInterruption'; bootId: string; stuckThreshold: number }
   | { type: 'enqueue'; message: QueuedMessage }
   | { type: 'dequeue' }
+  | { type: 'queueContinuation'; continuation: AutoContinuation }
   | { type: 'prune'; olderThan: string };
 
 export class ChangeConversationCommand extends Command<ConversationChangeResult> {
@@ -136,6 +143,9 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
         };
       case 'dequeue':
         return { type: 'DequeueMessage', now };
+      case 'queueContinuation':
+        // Named after the boot, so the same boot's retry names the same message.
+        return { type: 'QueueContinuation', messageId: `auto-continue:${change.continuation.bootId}`, continuation: change.continuation, now };
       case 'prune':
         return { type: 'PruneConversation', olderThan: change.olderThan, now };
       default: {

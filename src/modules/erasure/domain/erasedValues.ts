@@ -70,6 +70,11 @@ export function erasedQueuedMessage(message: QueuedMessage, context: ErasureCont
     sender: null,
     metadata: null,
     queuedAt: message.queuedAt,
+    // A continuation's kind, reason and boot are the service's; the interrupted request it quotes is the person's.
+    ...(message.kind === undefined ? {} : { kind: message.kind }),
+    ...(message.continuation === undefined
+      ? {}
+      : { continuation: { ...message.continuation, interruptedText: erasedTextOrNull(message.continuation.interruptedText) } }),
   };
 }
 

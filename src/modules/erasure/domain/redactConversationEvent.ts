@@ -39,6 +39,7 @@ export const conversationRedactors: Redactors<ConversationEvent> = {
   MessageDequeued: (data, context) => ({ messageId: context.pseudonym(data.messageId), from: data.from, at: data.at }),
   QueueCleared: (data, context) => ({ scope: data.scope, reason: data.reason, discardedIds: data.discardedIds.map(context.pseudonym), at: data.at }),
   ConversationPruned: unchanged,
+  ContinuationQueued: (data, context) => ({ message: erasedQueuedMessage(data.message, context) }),
   // The display name and the carried fields (Hermes' metadata, the source's profile) may name the person.
   RoutingEntryImported: (data) => ({ ...data, displayName: null, carried: null }),
 };

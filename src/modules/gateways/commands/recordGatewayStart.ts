@@ -14,7 +14,11 @@ import type { ProjectionRunner } from '../../../projections/projectionRunner.js'
 import { ChangeConversationCommand } from '../../conversations/commands/changeConversation.js';
 import { ChangeSessionCommand } from '../../sessions/commands/changeSession.js';
 import { gatewayTurnsInFlight } from '../../sessions/queries/turnsInFlightQueries.js';
-import { conversationDecider } from '../../conversations/conversationDecider.js';
+import { conversationDecider, waitingContinuation } from '../../conversations/conversationDecider.js';
+import { runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
+import { runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
+import { runtimeBindingDecider } from '../../runtime/runtimeBindingDecider.js';
+import { runtimeSessionDecider } from '../../runtime/runtimeSessionDecider.js';
 import { CommandContext } from '../../commandContext.js';
 import { gatewayDecider } from '../gatewayDecider.js';
 
@@ -22,6 +26,8 @@ export class RecordGatewayStartedCommand extends Command<GatewayStartResult> {
   constructor(
     readonly gatewayId: string,
     readonly bootId: string | undefined,
+    /** Queue a continuation for each conversation to resume; undefined: AUTO_CONTINUE decides. */
+    readonly autoContinue: boolean | undefined,
     readonly metadata: EventMetadata,
   ) {
     super();
@@ -47,11 +53,11 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
     @Inject(CONFIG) private readonly config: LedgerConfig,
   ) {}
 
-  async execute({ gatewayId, bootId = randomUUID(), metadata }: RecordGatewayStartedCommand): Promise<GatewayStartResult> {
+  async execute({ gatewayId, bootId = randomUUID(), autoContinue, metadata }: RecordGatewayStartedCommand): Promise<GatewayStartResult> {
     const stream = gatewayStreamName(gatewayId, metadata.tenant);
     const gateway = await this.commandContext.streams.load(stream, gatewayDecider);
     if (gateway.state.lastBootId === bootId && gateway.state.lastStart) {
-      return { gatewayId, bootId, abandonedTurns: [], ...gateway.state.lastStart, replayed: true, position: gateway.position };
+      return { gatewayId, bootId, abandonedTurns: [], continued: [], ...gateway.state.lastStart, replayed: true, position: gateway.position };
     }
     // The index must have seen every conversation's latest activity before we pick the recent ones.
     const head = await this.eventStore.lastCommittedPosition();
@@ -80,7 +86,10 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
     position = Math.max(position, abandoned.position);
     const pending = await this.conversationKeys(gatewayId, metadata.tenant, 'AND resume_pending AND NOT suspended', []);
     const resume = await this.resumeCandidates([...new Set([...pending, ...marked])], now, metadata.tenant);
-    const outcome: StartOutcome = { cleanShutdown, resume, suspended, marked, abandonedTurns: abandoned.turns };
+    // Before the start is recorded: a start cut short and retried queues nothing twice (one continuation per boot).
+    const continued = (autoContinue ?? this.config.recovery.autoContinue) ? await this.queueContinuations(resume, bootId, metadata) : { keys: [], position: 0 };
+    position = Math.max(position, continued.position);
+    const outcome: StartOutcome = { cleanShutdown, resume, suspended, marked, abandonedTurns: abandoned.turns, continued: continued.keys };
     const recorded = await this.commandContext.streams.handle(
       stream,
       gatewayDecider,
@@ -88,9 +97,53 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
       metadata,
     );
     if (!recorded.written && recorded.state.lastStart) {
-      return { gatewayId, bootId, abandonedTurns: [], ...recorded.state.lastStart, replayed: true, position: recorded.position };
+      return { gatewayId, bootId, abandonedTurns: [], continued: [], ...recorded.state.lastStart, replayed: true, position: recorded.position };
     }
-    return { gatewayId, bootId, ...outcome, abandonedTurns: abandoned.turns, replayed: false, position: Math.max(position, recorded.position) };
+    return {
+      gatewayId,
+      bootId,
+      ...outcome,
+      abandonedTurns: abandoned.turns,
+      continued: continued.keys,
+      replayed: false,
+      position: Math.max(position, recorded.position),
+    };
+  }
+
+  /** Hermes' auto-resume: the gateway's own queue loop runs the continuation first, and messages that arrive meanwhile wait behind it. */
+  private async queueContinuations(resume: ResumeCandidate[], bootId: string, metadata: EventMetadata): Promise<{ keys: string[]; position: number }> {
+    const keys: string[] = [];
+    let position = 0;
+    for (const candidate of resume) {
+      const interruptedText = await this.interruptedText(candidate.sessionKey, metadata.tenant);
+      const result = await this.commands.execute(
+        new ChangeConversationCommand(
+          candidate.sessionKey,
+          { type: 'queueContinuation', continuation: { reason: candidate.reason, bootId, interruptedText } },
+          metadata,
+        ),
+      );
+      position = Math.max(position, result.position);
+      if (waitingContinuation(result.state)) keys.push(candidate.sessionKey);
+    }
+    return { keys, position };
+  }
+
+  /**
+   * The text of the turn the restart cut short, where the ledger knows it: the runtime turn left in flight or
+   * interrupted, else the last message the gateway took from the queue for the current session.
+   */
+  private async interruptedText(sessionKey: string, tenant: string | undefined): Promise<string | null> {
+    const binding = await this.commandContext.streams.load(runtimeBindingStreamName(sessionKey, tenant), runtimeBindingDecider);
+    if (binding.state.runtimeSessionId !== null) {
+      const runtime = await this.commandContext.streams.load(runtimeSessionStreamName(binding.state.runtimeSessionId, tenant), runtimeSessionDecider);
+      const last = runtime.state.recentTurns.at(-1);
+      if (last && (last.status === 'in_flight' || last.status === 'interrupted')) return last.input;
+    }
+    const { state } = await this.commandContext.streams.load(conversationStreamName(sessionKey, tenant), conversationDecider);
+    const taken = state.lastDequeued;
+    if (taken && state.createdAt && Date.parse(taken.at) >= Date.parse(state.createdAt)) return taken.text;
+    return null;
   }
 
   private async abandonTurnsInFlight(gatewayId: string, now: Date, metadata: EventMetadata): Promise<{ turns: AbandonedTurnRef[]; position: number }> {
