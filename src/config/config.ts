@@ -79,6 +79,10 @@ const environmentSchema = z.object({
   JOB_CATCH_UP: z.enum(['once', 'all', 'none']).default('once'),
   JOBS_WEBHOOK_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
   JOBS_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  JOBS_SCHEDULER_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  JOBS_CALLBACK_BASE_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  JOBS_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters (an HS256 key of 256 bits)').optional(),
+  JOBS_SCHEDULER_FALLBACK_AFTER: z.coerce.number().int().min(1).max(1_000).default(3),
   QUEUE_CAP: z.coerce.number().int().min(1).max(10_000).default(32),
   QUEUE_MERGE_TEXT: booleanFlag.default(false),
   RECENT_ACTIVITY_SECONDS: z.coerce.number().int().min(0).default(120),
@@ -163,6 +167,10 @@ export interface LedgerConfig {
     tickIntervalMs: number;
     catchUp: 'once' | 'all' | 'none';
     webhook: { url: string; secret: string } | null;
+    /** An external scheduler that owns the timers (JOBS_SCHEDULER_URL); null: the built-in ticker does. */
+    scheduler: JobSchedulerConfig | null;
+    /** HS256 key of the scheduler's callback tokens: when set, a fire needs one (or an admin token). */
+    callbackSecret: string | null;
   };
   queue: { cap: number; mergeText: boolean };
   /** autoContinue: a gateway start queues a continuation for each conversation to resume, unless its request says otherwise. */
@@ -171,6 +179,14 @@ export interface LedgerConfig {
   limits: SessionLimits;
   /** How long an Idempotency-Key's answer is kept and replayed. */
   idempotencyTtlHours: number;
+}
+
+export interface JobSchedulerConfig {
+  url: string;
+  /** Where the scheduler reaches this service; null: the address it listens on. */
+  callbackBaseUrl: string | null;
+  /** Failed registration attempts in a row after which the built-in ticker takes over. */
+  fallbackAfter: number;
 }
 
 export interface SessionLimits {
@@ -277,6 +293,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
       tickIntervalMs: env.JOB_TICK_INTERVAL_MS,
       catchUp: env.JOB_CATCH_UP,
       webhook: env.JOBS_WEBHOOK_URL ? { url: env.JOBS_WEBHOOK_URL, secret: env.JOBS_WEBHOOK_SECRET! } : null,
+      scheduler: env.JOBS_SCHEDULER_URL
+        ? { url: env.JOBS_SCHEDULER_URL, callbackBaseUrl: env.JOBS_CALLBACK_BASE_URL ?? null, fallbackAfter: env.JOBS_SCHEDULER_FALLBACK_AFTER }
+        : null,
+      callbackSecret: env.JOBS_CALLBACK_SECRET ?? null,
     },
     queue: { cap: env.QUEUE_CAP, mergeText: env.QUEUE_MERGE_TEXT },
     recovery: { recentActivitySeconds: env.RECENT_ACTIVITY_SECONDS, stuckLoopThreshold: env.STUCK_LOOP_THRESHOLD, autoContinue: env.AUTO_CONTINUE },

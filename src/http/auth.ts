@@ -10,6 +10,7 @@ import { CONFIG } from '../app/tokens.js';
 
 const PUBLIC_ROUTE = 'ledger:public';
 const REQUIRED_SCOPE = 'ledger:scope';
+const CALLBACK_ROUTE = 'ledger:callback';
 
 /** Who a request acts as: the token's name (the events' `actor`), its scope, its tenant if bound to one. */
 export interface Principal {
@@ -23,6 +24,12 @@ export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
 
 /** Routes that act on every tenant's data (rebuilds, prune, erase, the stream list) need an `admin` token. */
 export const AdminOnly = () => SetMetadata(REQUIRED_SCOPE, 'admin' satisfies TokenScope);
+
+/**
+ * A route an external scheduler calls back with a bearer of its own (a JWT signed with JOBS_CALLBACK_SECRET): while
+ * that secret is set, this guard only notes an API token presented there and the route's own guard decides.
+ */
+export const TakesCallbackToken = () => SetMetadata(CALLBACK_ROUTE, true);
 
 // Without tokens the service binds to loopback only and every caller is the operator.
 const UNAUTHENTICATED: Principal = { name: DEFAULT_TOKEN_NAME, scope: 'admin' };
@@ -38,6 +45,16 @@ export function requestTenant(request: Request): string | undefined {
   return requestPrincipal(request).tenant;
 }
 
+/** The API token the request presented, if any: unlike requestPrincipal, no stand-in when authentication is off. */
+export function presentedToken(request: Request): Principal | undefined {
+  return (request as AuthenticatedRequest).principal;
+}
+
+/** Who a request verified by a route's own guard (a scheduler's callback) acts as. */
+export function actAs(request: Request, principal: Principal): void {
+  (request as AuthenticatedRequest).principal = principal;
+}
+
 // Comparing digests keeps the comparison constant-time whatever the presented token's length.
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -47,39 +64,54 @@ function requiredScope(request: Request, marked: TokenScope | undefined): TokenS
   return request.method === 'GET' || request.method === 'HEAD' ? 'read' : 'write';
 }
 
+const principalOf = (token: ApiToken): Principal => ({ name: token.name, scope: token.scope, ...(token.tenant ? { tenant: token.tenant } : {}) });
+
 @Injectable()
 export class BearerTokenGuard implements CanActivate {
   private readonly tokens: { digest: Buffer; token: ApiToken }[];
+  private readonly callbackTokensTaken: boolean;
 
   constructor(
     private readonly reflector: Reflector,
     @Inject(CONFIG) config: LedgerConfig,
   ) {
     this.tokens = config.apiTokens.map((token) => ({ digest: digest(token.secret), token }));
+    this.callbackTokensTaken = config.jobs.callbackSecret !== null;
   }
 
   canActivate(context: ExecutionContext): boolean {
-    if (this.tokens.length === 0) return true;
     const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    if (this.callbackTokensTaken && this.reflector.getAllAndOverride<boolean>(CALLBACK_ROUTE, targets)) {
+      const presented = this.tokens.length === 0 ? undefined : this.match(/^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1]);
+      if (presented) request.principal = principalOf(presented);
+      return true;
+    }
+    if (this.tokens.length === 0) return true;
+    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
     const token = this.authenticate(request.headers.authorization ?? '');
     const required = requiredScope(request, this.reflector.getAllAndOverride<TokenScope | undefined>(REQUIRED_SCOPE, targets));
     if (!scopeAllows(token.scope, required)) {
       throw new LedgerError('INSUFFICIENT_SCOPE', `this route needs a token with the ${required} scope; "${token.name}" has ${token.scope}`, 403);
     }
-    request.principal = { name: token.name, scope: token.scope, ...(token.tenant ? { tenant: token.tenant } : {}) };
+    request.principal = principalOf(token);
     return true;
   }
 
   private authenticate(header: string): ApiToken {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw new LedgerError('UNAUTHORIZED', 'an Authorization: Bearer <token> header is required', 401);
-    const presented = digest(match[1]!);
+    const found = this.match(match[1]);
+    if (!found) throw new LedgerError('UNAUTHORIZED', 'the bearer token is not valid', 401);
+    return found;
+  }
+
+  private match(secret: string | undefined): ApiToken | undefined {
+    if (secret === undefined) return undefined;
+    const presented = digest(secret);
     // Compare against every token so the time taken does not tell which one (or whether any) matched.
     let found: ApiToken | undefined;
     for (const candidate of this.tokens) if (timingSafeEqual(presented, candidate.digest) && !found) found = candidate.token;
-    if (!found) throw new LedgerError('UNAUTHORIZED', 'the bearer token is not valid', 401);
     return found;
   }
 }

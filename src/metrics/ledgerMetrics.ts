@@ -60,6 +60,15 @@ export class LedgerMetrics {
     'kind',
   ]);
   readonly jobFires = this.registry.counter('ledger_job_fires_total', 'Job slots fired by this instance (JobFired appended)');
+  readonly jobSchedulerFallback = this.registry.gauge(
+    'ledger_job_scheduler_fallback',
+    '1 while the built-in ticker stands in for the external job scheduler (JOBS_SCHEDULER_URL), which does not answer',
+  );
+  readonly jobSchedulerCalls = this.registry.counter(
+    'ledger_job_scheduler_calls_total',
+    'Calls to the external job scheduler, by call (register, cancel) and outcome',
+    ['call', 'outcome'],
+  );
   readonly jobRuns = this.registry.counter('ledger_job_runs_total', 'Job runs reported to this instance, by outcome (ok, error, skipped)', ['status']);
   readonly httpErrors = this.registry.counter('ledger_http_errors_total', 'Error answers by error code (the code in the body) and HTTP status', [
     'code',
@@ -147,6 +156,7 @@ export class LedgerMetrics {
     }
     for (const operation of ['append', 'read_stream', 'read_all']) this.eventStoreErrors.zero({ operation, kind: '' });
     for (const status of ['ok', 'error', 'skipped']) this.jobRuns.zero({ status });
+    for (const call of ['register', 'cancel']) for (const outcome of ['ok', 'failed']) this.jobSchedulerCalls.zero({ call, outcome });
     for (const kind of TOKEN_KINDS) this.tokens.zero({ platform: '', kind });
     this.costUsd.zero({ platform: '' });
     for (const kind of ['warm', 'resumed', 'cold']) this.cacheLoads.zero({ kind });

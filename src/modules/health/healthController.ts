@@ -1,5 +1,6 @@
 // Liveness (/health) and readiness (/ready: stores reachable, projections running).
 import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { DataSource } from 'typeorm';
@@ -9,6 +10,7 @@ import { Public } from '../../http/auth.js';
 import { CONFIG, EVENT_STORE, LOG_HORIZON, PROJECTIONS, READ_MODELS } from '../../app/tokens.js';
 import type { LedgerConfig } from '../../config/config.js';
 import { describeHorizonHolder, type LogHorizonProbe } from '../../events/postgres/logHorizon.js';
+import { SchedulerRegistrations } from '../jobs/scheduler/schedulerRegistrations.js';
 
 type Check = { ok: boolean; detail?: string };
 
@@ -31,6 +33,7 @@ export class HealthController {
     @Inject(PROJECTIONS) private readonly projections: ProjectionRunner,
     @Inject(LOG_HORIZON) private readonly logHorizon: LogHorizonProbe | null,
     @Inject(CONFIG) private readonly config: LedgerConfig,
+    private readonly moduleRef: ModuleRef,
   ) {}
 
   @Get('health')
@@ -43,7 +46,7 @@ export class HealthController {
   @Get('ready')
   @ApiOperation({
     summary:
-      "Readiness: event store and read-model database reachable, projections running (503 not_ready); 200 degraded while a transaction elsewhere on the PostgreSQL server holds the event log's readers back",
+      "Readiness: event store and read-model database reachable, projections running (503 not_ready); 200 degraded while a transaction elsewhere on the PostgreSQL server holds the event log's readers back, or while the built-in ticker stands in for a job scheduler that does not answer",
   })
   async ready(@Res({ passthrough: true }) response: Response) {
     const [eventStore, readModels, eventLogHorizon] = await Promise.all([
@@ -56,11 +59,35 @@ export class HealthController {
     const ready = eventStore.ok && readModels.ok && projectionsOk;
     // Degraded, not unready: the horizon is the server's, every instance sees the same one, writes still work,
     // and taking instances out of rotation would refuse those writes too without letting a single read through.
-    const status = !ready ? 'not_ready' : eventLogHorizon && !eventLogHorizon.ok ? 'degraded' : 'ready';
+    const jobScheduler = this.jobSchedulerCheck();
+    const degraded = (eventLogHorizon && !eventLogHorizon.ok) || (jobScheduler && !jobScheduler.ok);
+    const status = !ready ? 'not_ready' : degraded ? 'degraded' : 'ready';
     response.status(ready ? 200 : 503);
     return {
       status,
-      checks: { eventStore, readModels, projections: { ok: projectionsOk, states: projections }, ...(eventLogHorizon ? { eventLogHorizon } : {}) },
+      checks: {
+        eventStore,
+        readModels,
+        projections: { ok: projectionsOk, states: projections },
+        ...(eventLogHorizon ? { eventLogHorizon } : {}),
+        ...(jobScheduler ? { jobScheduler } : {}),
+      },
+    };
+  }
+
+  /** Only with JOBS_SCHEDULER_URL: who owns the job timers. Degraded, not unready: the ticker fires every due job meanwhile. */
+  private jobSchedulerCheck() {
+    // Looked up rather than imported: the jobs module owns it, and health stays a leaf module.
+    const status = this.moduleRef.get(SchedulerRegistrations, { strict: false }).status();
+    if (status.owner === 'ticker') return undefined;
+    return {
+      ok: status.owner === 'scheduler',
+      timers: status.owner,
+      ...(status.owner === 'fallback'
+        ? { detail: `the job scheduler does not answer (${status.lastError ?? 'no answer'}): the built-in ticker fires due jobs since ${status.fallbackSince}` }
+        : {}),
+      failuresInARow: status.failuresInARow,
+      pending: status.pending,
     };
   }
 

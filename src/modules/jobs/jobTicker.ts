@@ -11,6 +11,7 @@ import type { Logger } from '../../logging/logger.js';
 import type { ProjectionRunner } from '../../projections/projectionRunner.js';
 import { FireJobCommand } from './commands/fireJob.js';
 import { type DueJob, dueJobs } from './queries/jobsQueries.js';
+import { jobTimer, SchedulerRegistrations } from './scheduler/schedulerRegistrations.js';
 
 /** Jobs looked at per tick; more wait for the next tick. */
 const DUE_BATCH = 500;
@@ -51,6 +52,7 @@ export class JobTicker implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(PROJECTIONS) private readonly projections: ProjectionRunner,
     @Inject(CONFIG) private readonly config: LedgerConfig,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly registrations: SchedulerRegistrations,
     @Inject(LOGGER) logger: Logger,
   ) {
     this.logger = logger.child({ component: 'job-ticker' });
@@ -107,8 +109,13 @@ export class JobTicker implements OnApplicationBootstrap, OnModuleDestroy {
   private async runTick(): Promise<TickSummary> {
     const summary: TickSummary = { due: 0, fired: 0, skipped: 0, failed: 0 };
     if (this.stopped) return summary;
+    // While it stands in for the scheduler, each tick also asks whether the scheduler answers again.
+    await this.registrations.retryWhileFallback();
     const now = this.clock.now();
-    const due = await dueJobs(this.readModels, now, DUE_BATCH);
+    const grace = onTimeGraceMs(this.config.jobs.tickIntervalMs);
+    // While the scheduler owns the timers the ticker only fires what it left overdue (a registration it lost).
+    const dueBy = this.registrations.timerOwner() === 'scheduler' ? new Date(now.getTime() - grace) : now;
+    const due = await dueJobs(this.readModels, dueBy, DUE_BATCH);
     summary.due = due.length;
     const correlationId = `tick-${this.instance}-${now.getTime()}`;
     const fire = async ({ jobId, tenant }: DueJob) => {
@@ -116,11 +123,12 @@ export class JobTicker implements OnApplicationBootstrap, OnModuleDestroy {
         const result = await this.commands.execute(
           new FireJobCommand(
             jobId,
-            { type: 'due', catchUp: this.config.jobs.catchUp, onTimeGraceMs: onTimeGraceMs(this.config.jobs.tickIntervalMs) },
+            { type: 'due', catchUp: this.config.jobs.catchUp, onTimeGraceMs: grace },
             { actor: 'ticker', correlationId, ...(tenant ? { tenant } : {}) },
           ),
         );
         summary.fired += result.fires.length;
+        if (result.fires.length > 0 || result.skipped) this.registrations.follow(jobTimer(jobId, tenant, result.state));
         if (result.skipped) summary.skipped += result.skipped.count;
         for (const fired of result.fires)
           this.logger.info(

@@ -1,5 +1,5 @@
 // HTTP for scheduled jobs: create, import jobs.json, list, read, patch (pause/resume/reschedule), remove, fire a slot, report a run.
-import { Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
@@ -7,7 +7,7 @@ import type { DataSource } from 'typeorm';
 import type { z } from 'zod';
 import { ValidationError } from '../../errors/ledgerError.js';
 import { jobStreamName } from '../../events/job/jobEvents.js';
-import { requestTenant } from '../../http/auth.js';
+import { requestTenant, TakesCallbackToken } from '../../http/auth.js';
 import { ReadsProjections } from '../../http/readYourWrites.js';
 import { READ_MODELS } from '../../app/tokens.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
@@ -15,12 +15,14 @@ import { CommandContext, requestMetadata } from '../commandContext.js';
 import { ChangeJobCommand, type JobChange } from './commands/changeJob.js';
 import { FireJobCommand } from './commands/fireJob.js';
 import { ImportJobsCommand, ScheduleJobCommand, type JobWriteResult } from './commands/scheduleJob.js';
-import { jobDecider, jobNotFound } from './jobDecider.js';
+import { jobDecider, jobNotFound, type JobState } from './jobDecider.js';
 import { validJobId } from './jobId.js';
 import { createJobRequestSchema, fireRequestSchema, listJobsQuerySchema, patchJobRequestSchema, runReportRequestSchema } from './jobRequests.js';
 import { definitionsFromJobsJson, jobsJsonSchema } from './jobsJsonImport.js';
 import { recentFiresView, toJobView } from './jobView.js';
 import { decodeJobsCursor, encodeJobsCursor, listJobs } from './queries/jobsQueries.js';
+import { SchedulerCallbackGuard } from './scheduler/schedulerCallbackGuard.js';
+import { jobTimer, SchedulerRegistrations } from './scheduler/schedulerRegistrations.js';
 
 const FIRE_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -36,6 +38,7 @@ export class JobsController {
     private readonly commands: CommandBus,
     private readonly commandContext: CommandContext,
     @Inject(READ_MODELS) private readonly readModels: DataSource,
+    private readonly registrations: SchedulerRegistrations,
   ) {}
 
   @Post()
@@ -44,6 +47,7 @@ export class JobsController {
   @DocumentedBody(createJobRequestSchema)
   async create(@ValidBody(createJobRequestSchema) body: z.infer<typeof createJobRequestSchema>, @Req() request: Request) {
     const result = await this.commands.execute(new ScheduleJobCommand(body, requestMetadata(request)));
+    this.followTimer(result.state, request);
     return { ...toJobView(result.state), revision: result.revision, position: result.position };
   }
 
@@ -53,6 +57,7 @@ export class JobsController {
   @DocumentedBody(jobsJsonSchema)
   async import(@ValidBody(jobsJsonSchema) body: z.infer<typeof jobsJsonSchema>, @Req() request: Request) {
     const result = await this.commands.execute(new ImportJobsCommand(definitionsFromJobsJson(body), requestMetadata(request)));
+    for (const state of result.created) this.followTimer(state, request);
     return { created: result.created.map(toJobView), existing: result.existing, position: result.position };
   }
 
@@ -86,6 +91,7 @@ export class JobsController {
   @DocumentedBody(patchJobRequestSchema)
   async patch(@Param('id') id: string, @ValidBody(patchJobRequestSchema) body: z.infer<typeof patchJobRequestSchema>, @Req() request: Request) {
     const result = await this.change(id, { type: 'update', patch: body }, request);
+    this.followTimer(result.state, request);
     return { ...toJobView(result.state), changed: result.written, revision: result.revision, position: result.position };
   }
 
@@ -93,15 +99,22 @@ export class JobsController {
   @ApiOperation({ summary: 'Remove a job: it never fires again; its history stays in the stream' })
   async remove(@Param('id') id: string, @Req() request: Request) {
     const result = await this.change(id, { type: 'remove' }, request);
+    this.followTimer(result.state, request);
     return { id, removed: true, revision: result.revision, position: result.position };
   }
 
   @Post(':id/fire')
   @HttpCode(200)
-  @ApiOperation({ summary: 'An external scheduler fires one slot; exactly one fire per slot succeeds, every other gets 409 ALREADY_FIRED' })
+  @TakesCallbackToken()
+  @UseGuards(SchedulerCallbackGuard)
+  @ApiOperation({
+    summary:
+      "An external scheduler fires one slot; exactly one fire per slot succeeds, every other gets 409 ALREADY_FIRED. With JOBS_CALLBACK_SECRET set it needs the scheduler's callback token (HS256 JWT: sub job id, slot) or an admin token",
+  })
   @DocumentedBody(fireRequestSchema)
   async fire(@Param('id') id: string, @ValidBody(fireRequestSchema) body: z.infer<typeof fireRequestSchema>, @Req() request: Request) {
     const result = await this.commands.execute(new FireJobCommand(validJobId(id), { type: 'slot', slot: body.slot }, requestMetadata(request)));
+    this.followTimer(result.state, request);
     const fire = result.fires[0]!;
     return {
       jobId: fire.jobId,
@@ -128,6 +141,11 @@ export class JobsController {
     const result = await this.change(id, { type: 'reportRun', fireId: validFireId(fireId), status: body.status, error: body.error }, request);
     const fire = result.state.recentFires.find((candidate) => candidate.fireId === fireId)!;
     return { jobId: id, fire, changed: result.written, job: toJobView(result.state), revision: result.revision, position: result.position };
+  }
+
+  /** The external scheduler (if any) learns the job's next slot, or that it has none. */
+  private followTimer(state: JobState, request: Request): void {
+    this.registrations.follow(jobTimer(state.jobId!, requestTenant(request), state));
   }
 
   private change(id: string, change: JobChange, request: Request): Promise<JobWriteResult> {

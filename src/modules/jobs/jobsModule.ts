@@ -7,9 +7,20 @@ import { JobFiresStreamController } from './delivery/jobFiresStreamController.js
 import { JobWebhookDelivery } from './delivery/jobWebhookDelivery.js';
 import { JobsController } from './jobsController.js';
 import { JobTicker } from './jobTicker.js';
+import { SchedulerCallbackGuard } from './scheduler/schedulerCallbackGuard.js';
+import { SchedulerRegistrations } from './scheduler/schedulerRegistrations.js';
 
 @Module({
   controllers: [JobFiresStreamController, JobsController],
-  providers: [ScheduleJobHandler, ImportJobsHandler, ChangeJobHandler, FireJobHandler, JobTicker, JobWebhookDelivery],
+  providers: [
+    ScheduleJobHandler,
+    ImportJobsHandler,
+    ChangeJobHandler,
+    FireJobHandler,
+    JobTicker,
+    JobWebhookDelivery,
+    SchedulerRegistrations,
+    SchedulerCallbackGuard,
+  ],
 })
 export class JobsModule {}

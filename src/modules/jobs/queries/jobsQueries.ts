@@ -28,15 +28,34 @@ export interface DueJob {
   tenant?: string;
 }
 
-/** Jobs whose next slot has come, oldest first. The read model may lag: the fire decision reads the stream. */
-export async function dueJobs(readModels: DataSource, now: Date, limit: number): Promise<DueJob[]> {
+/** Jobs whose next slot has come by `dueBy`, oldest first. The read model may lag: the fire decision reads the stream. */
+export async function dueJobs(readModels: DataSource, dueBy: Date, limit: number): Promise<DueJob[]> {
   const rows = await readModels.getRepository(JobEntity).find({
     select: { tenant: true, jobId: true },
-    where: { enabled: true, nextRunAt: LessThanOrEqual(now) },
+    where: { enabled: true, nextRunAt: LessThanOrEqual(dueBy) },
     order: { nextRunAt: 'ASC' },
     take: limit,
   });
   return rows.map((row) => ({ jobId: row.jobId, ...(row.tenant ? { tenant: row.tenant } : {}) }));
+}
+
+export interface ScheduledJob extends DueJob {
+  nextRunAt: string;
+}
+
+/** Every enabled job with its next slot, a page at a time in (tenant, id) order: what an external scheduler should hold. */
+export async function scheduledJobs(readModels: DataSource, after: { tenant: string; jobId: string } | null, limit: number): Promise<ScheduledJob[]> {
+  const query = readModels
+    .getRepository(JobEntity)
+    .createQueryBuilder('job')
+    .select(['job.tenant', 'job.jobId', 'job.nextRunAt'])
+    .where('job.enabled = true AND job.next_run_at IS NOT NULL')
+    .orderBy('job.tenant', 'ASC')
+    .addOrderBy('job.jobId', 'ASC')
+    .limit(limit);
+  if (after) query.andWhere('(job.tenant, job.job_id) > (:tenant, :jobId)', after);
+  const rows = await query.getMany();
+  return rows.map((row) => ({ jobId: row.jobId, nextRunAt: row.nextRunAt!.toISOString(), ...(row.tenant ? { tenant: row.tenant } : {}) }));
 }
 
 export function encodeJobsCursor(jobId: string): string {
