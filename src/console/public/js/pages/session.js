@@ -7,6 +7,7 @@ import { checkpointsTable } from '../session/checkpointsTable.js';
 import { eventTimeline } from '../eventTimeline.js';
 import { destroyPanel } from '../session/destroyPanel.js';
 import { sessionTree } from '../session/sessionTree.js';
+import { revisionDiffPanel } from '../session/revisionDiff.js';
 import { timeTravelPanel } from '../session/timeTravel.js';
 import { countersList, transcriptList } from '../session/transcriptList.js';
 
@@ -114,6 +115,15 @@ export async function renderSession(page, { params: [sessionId], query }, status
     section(`Transcript (${live} live of ${transcript.messages.length})`, transcriptList(transcript.messages, { id: 'transcript' })),
     section('Memory and context slots', memoryAndSlots(memory, slots)),
     section('Time travel', el('p', { class: 'muted' }, 'Move the slider to replay the session to any revision.'), travel.panel),
+    section(
+      'Compare revisions',
+      el('p', { class: 'muted' }, 'What changed between two revisions: turn, counters, messages, memory and slots, and the events in between.'),
+      revisionDiffPanel(sessionId, summary.revision, async (from, to) => {
+        if (to <= from) return [];
+        const answer = await get(`/v1/sessions/${enc(sessionId)}/events?fromRevision=${from + 1}&limit=${Math.min(1000, to - from)}`);
+        return answer.events.filter((event) => event.revision <= to);
+      }),
+    ),
     section(
       'Checkpoints',
       checkpointsTable(sessionId, checkpoints.checkpoints, { writable: summary.status === 'active', revision: summary.revision, onChanged: reload }),
