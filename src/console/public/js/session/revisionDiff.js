@@ -168,8 +168,7 @@ function diffView(result, events) {
 /** Two revision boxes and Compare. `eventsBetween(from, to)` lists the events after `from` up to `to`. */
 export function revisionDiffPanel(sessionId, latestRevision, eventsBetween) {
   const output = el('div', { id: 'revision-diff-output' });
-  const box = (name, value) =>
-    el('input', { type: 'number', name, min: 0, value, 'aria-label': `${name} revision`, class: 'revision-input' });
+  const box = (name, value) => el('input', { type: 'number', name, min: 0, value, 'aria-label': `${name} revision`, class: 'revision-input' });
   const fromInput = box('from', Math.max(0, latestRevision - 1));
   const toInput = box('to', latestRevision);
   const compare = async (event) => {
