@@ -83,6 +83,9 @@ export class SchedulerRegistrations implements OnApplicationBootstrap, OnModuleD
     this.owner = this.settings ? 'scheduler' : 'ticker';
     this.logger = logger.child({ component: 'job-scheduler' });
     this.metrics.jobSchedulerFallback.set({}, 0);
+    if (this.settings && config.jobs.tickIntervalMs === 0) {
+      this.logger.warn('JOBS_SCHEDULER_URL with JOB_TICK_INTERVAL_MS=0: no ticker stands in while the scheduler does not answer, and no timer it loses fires');
+    }
   }
 
   onApplicationBootstrap(): void {
