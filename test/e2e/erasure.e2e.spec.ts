@@ -9,7 +9,7 @@ import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { STATE_CACHE } from '../../src/app/tokens.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { ErasureCacheEviction } from '../../src/modules/erasure/erasureCacheEviction.js';
-import { ERASURE_LOG_STREAM } from '../../src/modules/erasure/erasureRecord.js';
+import { ERASURE_LOG_STREAM } from '../../src/events/erasure/erasureLogEvents.js';
 import { allProjections } from '../../src/projections/allProjections.js';
 import { SoleOwnerLease } from '../../src/projections/projectionLease.js';
 import { ProjectionRunner } from '../../src/projections/projectionRunner.js';

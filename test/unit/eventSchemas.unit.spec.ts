@@ -11,17 +11,15 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const recordedFile = join(dirname(fileURLToPath(import.meta.url)), 'eventSchemas.json');
 const UPDATE = process.env.UPDATE_EVENT_SCHEMAS === '1';
 
-/** Every file that declares a stream's event union: `src/events/<stream>/*Events.ts`, and the erasure log's record. */
+/** Every file that declares a stream's event union: `src/events/<stream>/*Events.ts`. */
 function eventFiles(): string[] {
   const eventsRoot = join(root, 'src/events');
   const streams = readdirSync(eventsRoot, { withFileTypes: true }).filter((entry) => entry.isDirectory());
-  const files = streams.flatMap((folder) =>
+  return streams.flatMap((folder) =>
     readdirSync(join(eventsRoot, folder.name))
       .filter((name) => name.endsWith('Events.ts'))
       .map((name) => join(eventsRoot, folder.name, name)),
   );
-  const erasure = join(root, 'src/modules/erasure/erasureRecord.ts');
-  return existsSync(erasure) ? [...files, erasure] : files;
 }
 
 // Named JSON types are recursive and mean "any JSON": they are written by name.

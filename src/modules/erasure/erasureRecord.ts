@@ -1,45 +1,7 @@
-// The audit record of an erasure: who asked and when (in the metadata), what was rewritten, how it ended; never the key or anything personal.
+// Reading the erasure log: the erasures it journals, the key digest a retried request finds its erasure by, the completion's event id.
 import { createHash, scryptSync } from 'node:crypto';
+import { ERASURE_LOG_STREAM, type ErasureLogEvent, type ErasureResultData, type PersonalDataErasedData } from '../../events/erasure/erasureLogEvents.js';
 import type { EventStore, RecordedEvent } from '../../events/eventStore.js';
-
-/** One stream for every erasure, so each instance can follow it cheaply and drop what its cache still remembers. */
-export const ERASURE_LOG_STREAM = 'erasure-log';
-
-// A type, not an interface, so that it is a JsonObject as it stands.
-export type PersonalDataErasedData = {
-  erasureId: string;
-  /** The tenant whose streams were erased; null for the default tenant. */
-  tenant: string | null;
-  /** The streams rewritten, by their names afterwards (the pseudonymous key, session and runtime ids the service made). */
-  streams: string[];
-  eventsRead: number;
-  eventsRewritten: number;
-  streamsRenamed: number;
-  at: string;
-  /** The key the conversation lives on afterwards (absent from records written before erasures could be resumed). */
-  pseudonymousKey?: string;
-  /** erasedKeyDigest of the tenant and key: how a retried request finds this erasure once the key is gone. */
-  keyDigest?: string;
-};
-
-/** What the erasure answered; a retry of the same request answers it again. */
-export type ErasureResultData = {
-  erasureId: string;
-  tenant: string | null;
-  streams: string[];
-  eventsRead: number;
-  eventsRewritten: number;
-  streamsRenamed: number;
-  sessionsDestroyed: number;
-  jobsRemoved: number;
-  projectionsRebuilt: string[];
-  position: number;
-};
-
-export type PersonalDataErasureCompletedData = { erasureId: string; tenant: string | null; result: ErasureResultData; at: string };
-
-export type ErasureLogEvent =
-  { type: 'PersonalDataErased'; data: PersonalDataErasedData } | { type: 'PersonalDataErasureCompleted'; data: PersonalDataErasureCompletedData };
 
 /** An erasure as the log tells it: begun (the rewrite committed with its record), and completed or not. */
 export interface JournaledErasure {

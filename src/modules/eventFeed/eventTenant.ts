@@ -1,7 +1,7 @@
 // Whose an event is: the tenant of its stream, or for the shared erasure log the tenant the record names.
 import type { RecordedEvent } from '../../events/eventStore.js';
 import { streamScope } from '../../events/streamScope.js';
-import { ERASURE_LOG_STREAM } from '../erasure/erasureRecord.js';
+import { ERASURE_LOG_STREAM } from '../../events/erasure/erasureLogEvents.js';
 
 // Categories whose streams a tenant owns (`acme~conversation-…`; unprefixed: the default tenant's). Every other
 // stream is the service's own bookkeeping, shared by all tenants, and only admin tokens see it whole.

@@ -1,5 +1,5 @@
 // Every event type the ledger writes, so a filter naming another one (a typo) is refused instead of matching nothing.
-import type { ErasureLogEvent } from '../erasure/erasureRecord.js';
+import type { ErasureLogEvent } from '../../events/erasure/erasureLogEvents.js';
 import type { ConversationEventType } from '../../events/conversation/conversationEvents.js';
 import type { GatewayEvent } from '../../events/gateway/gatewayEvents.js';
 import type { JobEventType } from '../../events/job/jobEvents.js';

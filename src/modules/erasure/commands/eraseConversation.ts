@@ -17,16 +17,13 @@ import { sessionDecider } from '../../sessions/sessionDecider.js';
 import { type ErasureContext, newErasureContext, resumedErasureContext } from '../domain/erasureContext.js';
 import { anchorStreams, inErasedTenant, planErasure, referencedStreams, renamedAnchorStreams, type StreamRole } from '../domain/personalStreams.js';
 import { ERASURE_SNAPSHOTS, EVENT_REDACTION } from '../erasureTokens.js';
+import { completionEventId, erasedKeyDigest, type JournaledErasure, journaledErasures } from '../erasureRecord.js';
 import {
-  completionEventId,
   ERASURE_LOG_STREAM,
-  erasedKeyDigest,
   type ErasureResultData,
-  type JournaledErasure,
-  journaledErasures,
   type PersonalDataErasedData,
   type PersonalDataErasureCompletedData,
-} from '../erasureRecord.js';
+} from '../../../events/erasure/erasureLogEvents.js';
 
 export class EraseConversationCommand extends Command<EraseConversationResult> {
   constructor(
