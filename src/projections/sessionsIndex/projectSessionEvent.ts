@@ -22,7 +22,7 @@ export function projectSessionEvent(tenant: string, sessionId: string, event: Se
  * from the event first): building transcript messages was a third of a rebuild's time. Nothing the index keeps
  * depends on them.
  */
-function withoutTranscript(event: SessionStreamEvent): SessionStreamEvent {
+export function withoutTranscript(event: SessionStreamEvent): SessionStreamEvent {
   if (event.type === 'TurnRecorded' && event.data.messages.length > 0) return { ...event, data: { ...event.data, messages: [] } };
   if (event.type === 'RolledBack' && event.data.restored.transcript.following.length > 0) {
     const { restored } = event.data;
