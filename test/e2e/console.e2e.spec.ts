@@ -298,6 +298,25 @@ describeInChromium('console: in headless Chromium', () => {
     await screenshot('09-tool-call-memory-slots');
   });
 
+  it('searches the transcripts from the Search page and opens the message a hit found in its session', async () => {
+    await page.goto(`${service.url}/console/#/`);
+    await page.click('nav a[data-section="search"]');
+    await page.fill('#search-form input[name=q]', 'capital France');
+    await page.click('#search-form button[type=submit]');
+    const hit = page.locator(`#search-results tr[data-session="${data.sessionId}"][data-message="0"]`);
+    await hit.waitFor();
+    expect(await hit.locator('mark').allTextContents()).toEqual(['capital', 'France']);
+    expect(await page.locator('#search-results').innerText()).not.toMatch(/\b(null|undefined|NaN)\b/);
+    await screenshot('13-search');
+    await hit.locator('a.hit-link').click();
+    await page.locator('#transcript li.message.found').waitFor();
+    expect(await page.locator('#session-id').textContent()).toBe(data.sessionId);
+    expect(await page.locator('#transcript li.message.found').getAttribute('data-index')).toBe('0');
+
+    await page.goto(`${service.url}/console/#/search?q=${encodeURIComponent('!!!')}`);
+    await expect.poll(() => page.locator('#search-results .error-code').textContent(), { timeout: 15_000 }).toBe('SEARCH_QUERY_HAS_NO_TERMS');
+  });
+
   it('goes to a session or a conversation from the box in the bar', async () => {
     await page.fill('#goto-input', data.sessionId);
     await page.press('#goto-input', 'Enter');
@@ -339,7 +358,13 @@ describeInChromium('console: in headless Chromium', () => {
 
   it('is readable 420 px wide: nothing wider than the window, session keys broken only between segments', async () => {
     await page.setViewportSize({ width: 420, height: 900 });
-    for (const route of ['#/', `#/conversations/${encodeURIComponent(data.toolsKey)}`, `#/sessions/${encodeURIComponent(data.toolsSessionId)}`, '#/jobs']) {
+    for (const route of [
+      '#/',
+      `#/conversations/${encodeURIComponent(data.toolsKey)}`,
+      `#/sessions/${encodeURIComponent(data.toolsSessionId)}`,
+      '#/jobs',
+      '#/search?q=Paris',
+    ]) {
       await page.goto(`${service.url}/console/${route}`);
       await page.locator('#view .page > *:not(.muted)').first().waitFor();
       await page.waitForTimeout(300);

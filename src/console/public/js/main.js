@@ -7,6 +7,7 @@ import { renderConversations } from './pages/conversations.js';
 import { renderJob, renderJobs } from './pages/jobs.js';
 import { renderProjections } from './pages/projections.js';
 import { renderConversationRuntime, renderRuntimeSession } from './pages/runtime.js';
+import { renderSearch } from './pages/search.js';
 import { renderSession } from './pages/session.js';
 
 const routes = [
@@ -15,6 +16,7 @@ const routes = [
   { pattern: /^\/conversations\/([^/]+)$/, section: 'conversations', render: renderConversation },
   { pattern: /^\/conversations\/([^/]+)\/runtime$/, section: 'conversations', render: renderConversationRuntime },
   { pattern: /^\/runtime-sessions\/([^/]+)$/, section: 'conversations', render: renderRuntimeSession },
+  { pattern: /^\/search$/, section: 'search', render: renderSearch },
   { pattern: /^\/projections$/, section: 'projections', render: renderProjections },
   { pattern: /^\/jobs$/, section: 'jobs', render: renderJobs },
   { pattern: /^\/jobs\/([^/]+)$/, section: 'jobs', render: renderJob },

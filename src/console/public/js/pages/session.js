@@ -138,6 +138,14 @@ export async function renderSession(page, { params: [sessionId], query }, status
         ),
   );
 
+  // From a search hit: the message it found, scrolled to and marked.
+  const found = query?.get('message');
+  const target = found === null || found === undefined ? null : page.querySelector(`#transcript li.message[data-index="${Number(found)}"]`);
+  if (target) {
+    target.classList.add('found');
+    target.scrollIntoView({ block: 'center' });
+  }
+
   await Promise.all([
     timeline.load(),
     sessionTree(sessionId, query?.get('minPosition')).then(
