@@ -9,7 +9,7 @@ export default defineConfig({
     pool: 'forks',
     // Each file opens its own embedded PGlite (hundreds of MiB); two cores, so two at a time.
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
   },
 });
