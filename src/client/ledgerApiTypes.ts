@@ -27,16 +27,35 @@ export interface SessionSource {
   roleAuthorized?: boolean;
 }
 
+/** Hermes' SessionResetPolicy, in its own field names; a missing or null field takes Hermes' default. */
+export interface ResetPolicy {
+  mode: 'none' | 'idle' | 'daily' | 'both';
+  at_hour: number;
+  idle_minutes: number;
+  notify: boolean;
+  notify_exclude_platforms: string[];
+  bg_process_max_age_hours: number;
+}
+
 export interface ResolveOptions {
   groupSessionsPerUser?: boolean;
   threadSessionsPerUser?: boolean;
   agent?: string;
+  /** This conversation's own reset policy, stored with it; null goes back to the server's. */
+  resetPolicy?: Partial<ResetPolicy> | null;
+}
+
+/** What the gateway is doing for the conversation besides its turns. */
+export interface ResolveActivity {
+  /** Start of the gateway's oldest live background process for it; null: none. */
+  backgroundProcessSince: string | null;
 }
 
 export interface ResolveRequest {
   source: SessionSource;
   forceNew?: boolean;
   options?: ResolveOptions;
+  activity?: ResolveActivity;
   gatewayId?: string;
 }
 
@@ -63,6 +82,8 @@ export interface SessionEntry extends SessionCounters {
   costStatus: string;
   turnCount: number;
   sessionIds?: string[];
+  /** The conversation's own reset policy; null: the server's applies. */
+  resetPolicy: ResetPolicy | null;
 }
 
 export interface ResolveResponse {
@@ -71,6 +92,13 @@ export interface ResolveResponse {
   /** warm: from the service's memory; resumed: rehydrated or resume-pending; cold: created. */
   state: 'warm' | 'resumed' | 'cold';
   created: boolean;
+  /** This resolve replaced the session automatically (idle, daily, suspended, resume_expired). */
+  wasAutoReset: boolean;
+  autoResetReason: string | null;
+  /** The replaced session had turns. */
+  resetHadActivity: boolean;
+  /** A reset policy's idle or daily reset, when the policy notifies on this platform: text to send the user. */
+  notice: string | null;
   entry: SessionEntry;
   position: number;
 }

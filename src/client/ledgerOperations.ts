@@ -92,8 +92,8 @@ export const ledgerOperations = {
   resolveSession: {
     method: 'POST',
     path: '/v1/sessions/resolve',
-    body: fieldsOf<ResolveRequest>()('source', 'forceNew', 'options', 'gatewayId'),
-    nested: { source, options: fieldsOf<ResolveOptions>()('groupSessionsPerUser', 'threadSessionsPerUser', 'agent') },
+    body: fieldsOf<ResolveRequest>()('source', 'forceNew', 'options', 'activity', 'gatewayId'),
+    nested: { source, options: fieldsOf<ResolveOptions>()('groupSessionsPerUser', 'threadSessionsPerUser', 'agent', 'resetPolicy') },
     safeToRepeat: true,
   },
   getConversation: { method: 'GET', path: '/v1/conversations/{key}', safeToRepeat: true },

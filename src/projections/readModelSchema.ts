@@ -272,4 +272,13 @@ export const readModelMigrations: readonly Migration[] = [
       CREATE INDEX search_messages_terms ON {schema}.search_messages USING gin (terms)
     `,
   },
+  {
+    // Ids 1-12 belong to other read models. No conversation had a policy of its own before it.
+    id: 13,
+    name: 'conversation reset policies',
+    sql: `
+      ALTER TABLE {schema}.conversation_entries ADD COLUMN reset_policy jsonb;
+      CREATE INDEX conversation_entries_own_reset_policy ON {schema}.conversation_entries (tenant, session_key) WHERE reset_policy IS NOT NULL
+    `,
+  },
 ];

@@ -19,7 +19,18 @@ const TOKEN = 'client-e2e-token-0123456789';
 
 /** Every field each response type declares: the compiler holds the lists equal to the types, the test to the answers. */
 const responseFields = {
-  resolve: fieldsOf<ResolveResponse>()('sessionKey', 'sessionId', 'state', 'created', 'entry', 'position'),
+  resolve: fieldsOf<ResolveResponse>()(
+    'sessionKey',
+    'sessionId',
+    'state',
+    'created',
+    'wasAutoReset',
+    'autoResetReason',
+    'resetHadActivity',
+    'notice',
+    'entry',
+    'position',
+  ),
   entry: fieldsOf<SessionEntry>()(
     'sessionKey',
     'sessionId',
@@ -48,6 +59,7 @@ const responseFields = {
     'lastPromptTokens',
     'costStatus',
     'turnCount',
+    'resetPolicy',
     'sessionIds',
   ),
   turn: fieldsOf<RecordTurnResponse>()('turnIndex', 'revision', 'position', 'counters', 'checkpointId'),

@@ -13,6 +13,7 @@ const entry = (overrides: Partial<SessionEntryView> = {}): SessionEntryView => (
   platform: 'telegram',
   chatType: 'dm',
   gatewayId: 'gw-1',
+  resetPolicy: null,
   suspended: false,
   resumePending: true,
   resumeReason: 'restart_timeout',

@@ -206,3 +206,57 @@ def test_prune_old_entries(store: LedgerSessionStore, chat_id: str) -> None:
     assert store.prune_old_entries(0) == 0
     assert store.prune_old_entries(30) == 0, "a fresh entry is not idle for 30 days"
     assert store.lookup_by_session_key(entry.session_key) is not None
+
+
+@dataclass
+class ResetPolicy:
+    """Stands for Hermes' ``SessionResetPolicy``: the store sends its ``to_dict()``."""
+
+    mode: str = "none"
+    idle_minutes: float = 1440
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mode": self.mode, "at_hour": 4, "idle_minutes": self.idle_minutes, "notify": True, "notify_exclude_platforms": ["api_server", "webhook"]}
+
+
+@dataclass
+class ResetConfig:
+    """Stands for Hermes' ``GatewayConfig``: ``get_reset_policy`` picks by platform and chat type."""
+
+    policy: ResetPolicy
+
+    def get_reset_policy(self, platform: Any = None, session_type: Any = None) -> ResetPolicy:
+        return self.policy
+
+
+def test_an_idle_reset_policy_replaces_the_session_with_hermes_auto_reset_fields(ledger_url: str, chat_id: str) -> None:
+    # Half a second of inactivity: the service measures it on its own clock, so the test waits past it.
+    store = LedgerSessionStore(ledger_url, config=ResetConfig(ResetPolicy(mode="idle", idle_minutes=0.5 / 60)))
+    first = store.get_or_create_session(dm(chat_id))
+    store.append_to_transcript(first.session_id, {"role": "user", "content": "remember this"})
+    assert store.client.get_conversation(first.session_key)["resetPolicy"]["mode"] == "idle"  # type: ignore[index]
+    threading.Event().wait(1.0)
+
+    replaced = store.get_or_create_session(dm(chat_id))
+
+    assert replaced.session_id != first.session_id
+    assert (replaced.was_auto_reset, replaced.auto_reset_reason, replaced.reset_had_activity) == (True, "idle", True)
+    assert replaced.prev_session_id == first.session_id
+    assert replaced.reset_notice is not None and "inactivity" in replaced.reset_notice
+    again = store.get_or_create_session(dm(chat_id))
+    assert again.session_id == replaced.session_id and again.reset_notice is None
+
+
+def test_a_live_background_process_keeps_the_session(ledger_url: str, chat_id: str) -> None:
+    started = datetime.now()
+    store = LedgerSessionStore(
+        ledger_url,
+        config=ResetConfig(ResetPolicy(mode="idle", idle_minutes=0.5 / 60)),
+        background_process_since_fn=lambda source: started,
+    )
+    first = store.get_or_create_session(dm(chat_id))
+    threading.Event().wait(1.0)
+
+    kept = store.get_or_create_session(dm(chat_id))
+
+    assert kept.session_id == first.session_id and kept.was_auto_reset is False

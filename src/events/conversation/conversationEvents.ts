@@ -2,8 +2,10 @@
 import { scopedStreamName } from '../streamScope.js';
 import type { SessionSource } from './sessionSource.js';
 import type { JsonObject, JsonValue } from '../eventStore.js';
+import type { AutoResetReason, ResetPolicy } from './resetPolicy.js';
 
-export type SessionBindReason = 'new' | 'reset' | 'suspended' | 'switch' | 'forced' | 'resume_expired';
+/** `idle` and `daily`: the conversation's reset policy expired its session (Hermes' auto_reset_reason). */
+export type SessionBindReason = 'new' | 'reset' | 'suspended' | 'switch' | 'forced' | 'resume_expired' | AutoResetReason;
 export type ResumeReason = 'restart_timeout' | 'shutdown_timeout' | 'restart_interrupted';
 export const resumeReasons: readonly ResumeReason[] = ['restart_timeout', 'shutdown_timeout', 'restart_interrupted'];
 
@@ -80,6 +82,15 @@ export type ConversationEvent =
   | { type: 'ConversationPruned'; data: { idleSince: string; at: string } }
   /** A gateway start put this synthetic message (kind auto_continue) at the head of the queue: it is taken before anything else. */
   | { type: 'ContinuationQueued'; data: { message: QueuedMessage } }
+  /**
+   * The reset sweep ended the current session ahead of the next message (Hermes' expiry watcher): the next resolve
+   * binds a new session for this reason. `lastActivityAt` is the activity the policy measured from.
+   */
+  | { type: 'SessionExpired'; data: { sessionId: string; reason: AutoResetReason; hadActivity: boolean; lastActivityAt: string; at: string } }
+  /** A resolve gave the conversation a reset policy of its own (`options.resetPolicy`); null: back to the server's. */
+  | { type: 'ResetPolicySet'; data: { policy: ResetPolicy | null; at: string } }
+  /** A resolve reported the start of the gateway's oldest live background process for it (null: none). */
+  | { type: 'BackgroundActivityReported'; data: { backgroundProcessSince: string | null; at: string } }
   /** An import set the entry to what the imported gateway last wrote (Hermes' sessions.json entry). */
   | { type: 'RoutingEntryImported'; data: ImportedRoutingEntry };
 

@@ -8,8 +8,11 @@ import type { RestoredTimeline, SessionTimeline } from './sessionTimeline.js';
 export type { MessageInput, MessageRole, StoredMessage } from './sessionMessages.js';
 
 export type TurnStatus = 'completed' | 'failed' | 'interrupted';
-/** `superseded`: found still open after its conversation had moved on (a write cut short by a crash), closed on sight. */
-export type SessionEndReason = 'reset' | 'switch' | 'suspended' | 'resume_expired' | 'forced' | 'superseded';
+/**
+ * `superseded`: found still open after its conversation had moved on (a write cut short by a crash), closed on sight.
+ * `idle` and `daily`: ended by the conversation's reset policy, at a resolve or by the reset sweep.
+ */
+export type SessionEndReason = 'reset' | 'switch' | 'suspended' | 'resume_expired' | 'forced' | 'superseded' | 'idle' | 'daily';
 /** `timeout`: in flight past TURN_IN_FLIGHT_TIMEOUT_SECONDS; `gateway_restart`: its gateway started again, so nobody will record it. */
 export type TurnAbandonReason = 'timeout' | 'gateway_restart';
 export const turnAbandonReasons: readonly TurnAbandonReason[] = ['timeout', 'gateway_restart'];

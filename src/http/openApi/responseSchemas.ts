@@ -379,6 +379,24 @@ export const sharedResponseSchemas: Record<string, object> = {
       "created": {
         "type": "boolean"
       },
+      "wasAutoReset": {
+        "type": "boolean"
+      },
+      "autoResetReason": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "resetHadActivity": {
+        "type": "boolean"
+      },
+      "notice": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
       "entry": {
         "$ref": "#/components/schemas/SessionEntry"
       },
@@ -391,6 +409,10 @@ export const sharedResponseSchemas: Record<string, object> = {
       "sessionId",
       "state",
       "created",
+      "wasAutoReset",
+      "autoResetReason",
+      "resetHadActivity",
+      "notice",
       "entry",
       "position"
     ]
@@ -496,6 +518,16 @@ export const sharedResponseSchemas: Record<string, object> = {
         "items": {
           "type": "string"
         }
+      },
+      "resetPolicy": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/ResetPolicy"
+          },
+          {
+            "type": "null"
+          }
+        ]
       }
     },
     "required": [
@@ -517,6 +549,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "outputTokens",
       "platform",
       "resetHadActivity",
+      "resetPolicy",
       "resumePending",
       "resumeReason",
       "sessionId",
@@ -589,6 +622,46 @@ export const sharedResponseSchemas: Record<string, object> = {
       "group",
       "channel",
       "thread"
+    ]
+  },
+  "ResetPolicy": {
+    "type": "object",
+    "properties": {
+      "mode": {
+        "type": "string",
+        "enum": [
+          "none",
+          "idle",
+          "daily",
+          "both"
+        ]
+      },
+      "at_hour": {
+        "type": "number"
+      },
+      "idle_minutes": {
+        "type": "number"
+      },
+      "notify": {
+        "type": "boolean"
+      },
+      "notify_exclude_platforms": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "bg_process_max_age_hours": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "mode",
+      "at_hour",
+      "idle_minutes",
+      "notify",
+      "notify_exclude_platforms",
+      "bg_process_max_age_hours"
     ]
   },
   "ConversationResponse": {
@@ -693,6 +766,16 @@ export const sharedResponseSchemas: Record<string, object> = {
           "type": "string"
         }
       },
+      "resetPolicy": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/ResetPolicy"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
       "revision": {
         "type": "number"
       },
@@ -720,6 +803,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "platform",
       "position",
       "resetHadActivity",
+      "resetPolicy",
       "resumePending",
       "resumeReason",
       "revision",

@@ -13,6 +13,10 @@ import {
 import type { Decider } from '../../events/decider.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
 import type { SessionIsolationFlags } from '../sessions/domain/sessionIsolation.js';
+import type { AutoResetReason, ResetPolicy } from '../../events/conversation/resetPolicy.js';
+import { effectiveResetPolicy } from './resetPolicy/effectiveResetPolicy.js';
+import { policyExpiry, type SessionWork, touchIntervalSecondsUnder } from './resetPolicy/policyExpiry.js';
+import { noResetRules, type ResetRules } from './resetPolicy/resetPolicySchema.js';
 
 export interface ConversationState {
   status: 'absent' | 'open';
@@ -49,6 +53,12 @@ export interface ConversationState {
   lastContinuationBootId: string | null;
   /** The last message the gateway took from the queue: the interrupted turn's text when a restart cut that turn short. */
   lastDequeued: { messageId: string; text: string | null; at: string } | null;
+  /** Its own reset policy (a resolve's options.resetPolicy); null: the server's. */
+  resetPolicy: ResetPolicy | null;
+  /** The gateway's oldest live background process for it, as last reported on resolve; null: none. */
+  backgroundProcessSince: string | null;
+  /** The reset sweep ended the current session: the next resolve binds a new one for this reason. */
+  expired: { sessionId: string; reason: AutoResetReason; hadActivity: boolean; at: string } | null;
 }
 
 export const initialConversationState = (): ConversationState => ({
@@ -77,6 +87,9 @@ export const initialConversationState = (): ConversationState => ({
   isolation: null,
   lastContinuationBootId: null,
   lastDequeued: null,
+  resetPolicy: null,
+  backgroundProcessSince: null,
+  expired: null,
 });
 
 export type ConversationCommand =
@@ -92,6 +105,14 @@ export type ConversationCommand =
       newSessionId: string;
       /** Whether the current session has had a turn; asked only when a reset may happen. */
       currentSessionHadActivity: boolean;
+      /** This resolve's options.resetPolicy: undefined keeps the conversation's own, null drops it. */
+      resetPolicy?: ResetPolicy | null;
+      /** This resolve's activity.backgroundProcessSince: undefined reports nothing. */
+      backgroundProcessSince?: string | null;
+      /** The server's reset policies; none given: nothing resets by policy (the importer's replays). */
+      resetRules?: ResetRules;
+      /** The current session's work, read only when the policy may have expired it; without it nothing resets. */
+      sessionWork?: SessionWork | null;
       freshnessSeconds: number;
       touchIntervalSeconds: number;
       now: string;
@@ -107,6 +128,8 @@ export type ConversationCommand =
   /** A gateway start's continuation for a conversation to resume: at the head of the queue, once per boot. */
   | { type: 'QueueContinuation'; messageId: string; continuation: AutoContinuation; now: string }
   | { type: 'PruneConversation'; olderThan: string; now: string }
+  /** The reset sweep: end the current session if its policy expired it and nothing keeps it busy. */
+  | { type: 'ExpireSession'; resetRules: ResetRules; sessionWork: SessionWork | null; now: string }
   /** Only the importer sends it: the entry as the imported gateway last wrote it. */
   | { type: 'ImportRoutingEntry'; entry: Omit<ImportedRoutingEntry, 'at'>; now: string };
 
@@ -126,7 +149,7 @@ export function evolveConversation(state: ConversationState, event: Conversation
       };
     case 'SessionBound': {
       const { reason } = event.data;
-      const autoReset = reason === 'suspended' || reason === 'resume_expired';
+      const autoReset = automaticBindReasons.includes(reason);
       return {
         ...state,
         sessionId: event.data.sessionId,
@@ -145,6 +168,7 @@ export function evolveConversation(state: ConversationState, event: Conversation
         resetHadActivity: reason === 'new' || reason === 'switch' ? false : event.data.previousHadActivity,
         isFreshReset: reason === 'reset',
         carried: withoutSessionScopedFields(state.carried),
+        expired: null,
       };
     }
     case 'ConversationTouched':
@@ -203,6 +227,14 @@ export function evolveConversation(state: ConversationState, event: Conversation
       const { at: _at, ...entry } = event.data;
       return { ...state, ...entry };
     }
+    case 'SessionExpired': {
+      const { sessionId, reason, hadActivity, at } = event.data;
+      return { ...state, expired: { sessionId, reason, hadActivity, at } };
+    }
+    case 'ResetPolicySet':
+      return { ...state, resetPolicy: event.data.policy };
+    case 'BackgroundActivityReported':
+      return { ...state, backgroundProcessSince: event.data.backgroundProcessSince };
     default: {
       const unknown: never = event;
       return unknown;
@@ -215,6 +247,9 @@ function withoutSessionScopedFields(carried: CarriedEntryFields | null): Carried
   const kept = Object.fromEntries(Object.entries(carried).filter(([key]) => !SESSION_SCOPED_CARRIED_FIELDS.includes(key))) as CarriedEntryFields;
   return Object.keys(kept).length > 0 ? kept : null;
 }
+
+/** Binding reasons Hermes counts as automatic resets (was_auto_reset). */
+export const automaticBindReasons: readonly SessionBindReason[] = ['suspended', 'resume_expired', 'idle', 'daily'];
 
 export function conversationNotFound(): NotFoundError {
   return new NotFoundError('CONVERSATION_NOT_FOUND', 'no conversation has this session key');
@@ -250,22 +285,57 @@ export function decideConversation(command: ConversationCommand, state: Conversa
             },
           },
           { ...bind(state, command.newSessionId, 'new', false, source, gatewayId, now) },
+          ...reportedWithResolve(initialConversationState(), command),
         ];
       }
-      if (command.forceNew) return [bind(state, command.newSessionId, 'forced', command.currentSessionHadActivity, source, gatewayId, now)];
+      const reported = reportedWithResolve(state, command);
+      const rebind = (reason: SessionBindReason, hadActivity: boolean) => [
+        ...reported,
+        bind(state, command.newSessionId, reason, hadActivity, source, gatewayId, now),
+      ];
+      if (command.forceNew) return rebind('forced', command.currentSessionHadActivity);
       // Suspended beats resume-pending: /stop is a hard sweep.
-      if (state.suspended) return [bind(state, command.newSessionId, 'suspended', command.currentSessionHadActivity, source, gatewayId, now)];
+      if (state.suspended) return rebind('suspended', command.currentSessionHadActivity);
+      // The reset sweep already ended the session: this message starts the new one.
+      if (state.expired) return rebind(state.expired.reason, state.expired.hadActivity);
       if (state.resumePending && state.lastResumeMarkedAt) {
         const ageSeconds = (Date.parse(now) - Date.parse(state.lastResumeMarkedAt)) / 1000;
-        if (ageSeconds > command.freshnessSeconds) {
-          return [bind(state, command.newSessionId, 'resume_expired', command.currentSessionHadActivity, source, gatewayId, now)];
-        }
+        if (ageSeconds > command.freshnessSeconds) return rebind('resume_expired', command.currentSessionHadActivity);
+      }
+      const own = command.resetPolicy !== undefined ? command.resetPolicy : state.resetPolicy;
+      const resetRules = command.resetRules ?? noResetRules;
+      const policy = effectiveResetPolicy(resetRules, state.origin!, own);
+      if (command.sessionWork && command.sessionWork.sessionId === state.sessionId) {
+        const backgroundProcessSince = command.backgroundProcessSince !== undefined ? command.backgroundProcessSince : state.backgroundProcessSince;
+        const expiry = policyExpiry(
+          policy,
+          { updatedAt: state.updatedAt!, queuedMessages: queueDepth(state), backgroundProcessSince },
+          command.sessionWork,
+          now,
+          resetRules.timeZone,
+        );
+        if (expiry.expired) return rebind(expiry.reason, expiry.hadActivity);
       }
       const idleSeconds = state.updatedAt ? (Date.parse(now) - Date.parse(state.updatedAt)) / 1000 : Number.POSITIVE_INFINITY;
-      if (state.gatewayId !== gatewayId || state.isFreshReset || idleSeconds >= command.touchIntervalSeconds) {
-        return [{ type: 'ConversationTouched', data: { gatewayId, at: now } }];
+      if (state.gatewayId !== gatewayId || state.isFreshReset || idleSeconds >= touchIntervalSecondsUnder(policy, command.touchIntervalSeconds)) {
+        return [...reported, { type: 'ConversationTouched', data: { gatewayId, at: now } }];
       }
-      return [];
+      return reported;
+    }
+    case 'ExpireSession': {
+      if (state.status === 'absent' || state.suspended || state.expired || state.sessionId === null) return [];
+      if (command.sessionWork === null || command.sessionWork.sessionId !== state.sessionId) return [];
+      const policy = effectiveResetPolicy(command.resetRules, state.origin!, state.resetPolicy);
+      const expiry = policyExpiry(
+        policy,
+        { updatedAt: state.updatedAt!, queuedMessages: queueDepth(state), backgroundProcessSince: state.backgroundProcessSince },
+        command.sessionWork,
+        command.now,
+        command.resetRules.timeZone,
+      );
+      if (!expiry.expired) return [];
+      const { reason, hadActivity, lastActivityAt } = expiry;
+      return [{ type: 'SessionExpired', data: { sessionId: state.sessionId, reason, hadActivity, lastActivityAt, at: command.now } }];
     }
     case 'ResetConversation': {
       if (state.status === 'absent') throw conversationNotFound();
@@ -370,6 +440,18 @@ export function continuationText(continuation: AutoContinuation): string {
   ];
   if (continuation.interruptedText) lines.push(`The interrupted request was: ${continuation.interruptedText}`);
   return lines.join('\n');
+}
+
+/** What a resolve reports besides the message (its own reset policy, its background processes), recorded when it changes. */
+function reportedWithResolve(state: ConversationState, command: Extract<ConversationCommand, { type: 'ResolveSession' }>): ConversationEvent[] {
+  const events: ConversationEvent[] = [];
+  if (command.resetPolicy !== undefined && JSON.stringify(command.resetPolicy) !== JSON.stringify(state.resetPolicy)) {
+    events.push({ type: 'ResetPolicySet', data: { policy: command.resetPolicy, at: command.now } });
+  }
+  if (command.backgroundProcessSince !== undefined && command.backgroundProcessSince !== state.backgroundProcessSince) {
+    events.push({ type: 'BackgroundActivityReported', data: { backgroundProcessSince: command.backgroundProcessSince, at: command.now } });
+  }
+  return events;
 }
 
 function clearQueue(state: ConversationState, scope: 'slot' | 'all', reason: string, at: string): ConversationEvent[] {

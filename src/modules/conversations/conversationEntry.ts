@@ -2,6 +2,7 @@
 import type { SessionCounters, SessionState } from '../sessions/sessionDecider.js';
 import { zeroCounters } from '../sessions/sessionDecider.js';
 import type { ConversationState } from './conversationDecider.js';
+import type { ResetPolicy } from '../../events/conversation/resetPolicy.js';
 
 export interface ConversationEntry extends SessionCounters {
   sessionKey: string;
@@ -25,6 +26,8 @@ export interface ConversationEntry extends SessionCounters {
   costStatus: 'estimated' | 'unknown';
   turnCount: number;
   sessionIds: string[];
+  /** The conversation's own reset policy; null: the server's applies. */
+  resetPolicy: ResetPolicy | null;
 }
 
 export function conversationEntry(conversation: ConversationState, session: SessionState | undefined): ConversationEntry {
@@ -51,10 +54,12 @@ export function conversationEntry(conversation: ConversationState, session: Sess
     autoResetReason: conversation.autoResetReason,
     resetHadActivity: conversation.resetHadActivity,
     isFreshReset: conversation.isFreshReset,
-    expiryFinalized: false,
+    // Hermes' expiry watcher marks an entry it finalized; here the reset sweep's SessionExpired does.
+    expiryFinalized: conversation.expired !== null,
     ...counters,
     costStatus: counters.estimatedCostUsd > 0 ? 'estimated' : 'unknown',
     turnCount: session?.turnCount ?? 0,
     sessionIds: conversation.sessionIds,
+    resetPolicy: conversation.resetPolicy,
   };
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { resumeReasons } from '../../events/conversation/conversationEvents.js';
 import { ValidationError } from '../../errors/ledgerError.js';
 import { sessionSourceSchema } from '../sessions/domain/sessionSource.js';
+import { resetPolicySchema } from './resetPolicy/resetPolicySchema.js';
 
 export const gatewayIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'gatewayId must be 1-128 of A-Z a-z 0-9 . _ : -');
 
@@ -17,8 +18,17 @@ export const resolveRequestSchema = z.strictObject({
         .string()
         .regex(/^[a-z0-9_-]{1,32}$/, 'agent must be 1-32 of a-z 0-9 _ -')
         .optional(),
+      /** This conversation's own reset policy (Hermes' fields), stored with it; null: back to the server's. */
+      resetPolicy: resetPolicySchema.nullable().optional(),
     })
     .default({}),
+  /** What the gateway does for the conversation besides turns; a reset policy never resets it while that is young. */
+  activity: z
+    .strictObject({
+      /** Start of the gateway's oldest live background process for this conversation; null: none. */
+      backgroundProcessSince: z.iso.datetime({ offset: true }).nullable(),
+    })
+    .optional(),
   gatewayId: gatewayIdSchema.default('default'),
 });
 

@@ -46,7 +46,9 @@ export class ConversationsController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<ResolveSessionResult> {
-    const result = await this.commands.execute(new ResolveSessionCommand(body.source, body.options, body.forceNew, body.gatewayId, requestMetadata(request)));
+    const result = await this.commands.execute(
+      new ResolveSessionCommand(body.source, body.options, body.forceNew, body.gatewayId, requestMetadata(request), body.activity),
+    );
     response.status(result.created ? 201 : 200);
     return result;
   }

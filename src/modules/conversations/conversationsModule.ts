@@ -1,13 +1,15 @@
-// Conversations: resolve a source to its session, reset / suspend / switch / resume marks, the message queue, pruning.
+// Conversations: resolve a source to its session, reset / suspend / switch / resume marks, the message queue, pruning, automatic resets.
 import { Module } from '@nestjs/common';
 import { ChangeConversationHandler } from './commands/changeConversation.js';
+import { ExpireConversationHandler } from './commands/expireConversation.js';
 import { PruneConversationsHandler } from './commands/pruneConversations.js';
 import { ResolveSessionHandler } from './commands/resolveSession.js';
+import { ConversationResetSweep } from './conversationResetSweep.js';
 import { ConversationsController } from './conversationsController.js';
 import { QueueController } from './queueController.js';
 
 @Module({
   controllers: [ConversationsController, QueueController],
-  providers: [ResolveSessionHandler, ChangeConversationHandler, PruneConversationsHandler],
+  providers: [ResolveSessionHandler, ChangeConversationHandler, PruneConversationsHandler, ExpireConversationHandler, ConversationResetSweep],
 })
 export class ConversationsModule {}

@@ -10,10 +10,13 @@ export interface SessionFollowUp {
 }
 
 /**
- * A binding creates the bound session (or reopens it, on a switch back) and ends the one it replaced, with the
+ * An expiry ends the expired session with its reason. A binding creates the bound session (or reopens it, on a switch back) and ends the one it replaced, with the
  * binding's reason (`forced` when a new binding replaced a session nobody ended). Every other event asks nothing.
  */
 export function sessionFollowUpsOf(sessionKey: string, event: ConversationEvent): SessionFollowUp[] {
+  // The reset sweep ends the session now; the binding that follows at the next message finds it ended already.
+  if (event.type === 'SessionExpired')
+    return [{ sessionId: event.data.sessionId, command: { type: 'EndSession', reason: event.data.reason, now: event.data.at } }];
   if (event.type !== 'SessionBound') return [];
   const { sessionId, previousSessionId, reason, origin, at } = event.data;
   const followUps: SessionFollowUp[] = [

@@ -2,6 +2,7 @@
 import { EntitySchema } from 'typeorm';
 import type { CarriedEntryFields, ResumeReason } from '../../events/conversation/conversationEvents.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
+import type { ResetPolicy } from '../../events/conversation/resetPolicy.js';
 import { type SessionCounterColumns, sessionCounterColumns } from './sessionCounterColumns.js';
 
 export interface ConversationEntryRow extends SessionCounterColumns {
@@ -29,6 +30,8 @@ export interface ConversationEntryRow extends SessionCounterColumns {
   isFreshReset: boolean;
   /** Fields of an imported entry the ledger does not model, given back by the sessions.json export. */
   carried: CarriedEntryFields | null;
+  /** The conversation's own reset policy (a resolve's options.resetPolicy); null: the server's. */
+  resetPolicy: ResetPolicy | null;
 }
 
 /** An entry as the queries hand it out: they leave out entries not yet bound to a session. */
@@ -57,6 +60,7 @@ export const ConversationEntryEntity = new EntitySchema<ConversationEntryRow>({
     resetHadActivity: { name: 'reset_had_activity', type: 'boolean' },
     isFreshReset: { name: 'is_fresh_reset', type: 'boolean' },
     carried: { name: 'carried_fields', type: 'jsonb', nullable: true },
+    resetPolicy: { name: 'reset_policy', type: 'jsonb', nullable: true },
     ...sessionCounterColumns,
   },
 });

@@ -51,6 +51,7 @@ function conversationStateOf(row: ConversationEntryRow): ConversationState {
     resetHadActivity: row.resetHadActivity,
     isFreshReset: row.isFreshReset,
     carried: row.carried,
+    resetPolicy: row.resetPolicy,
   };
 }
 
@@ -77,6 +78,7 @@ function entryRowOf(tenant: string, sessionKey: string, state: ConversationState
     resetHadActivity: state.resetHadActivity,
     isFreshReset: state.isFreshReset,
     carried: state.carried,
+    resetPolicy: state.resetPolicy,
   };
 }
 

@@ -22,6 +22,11 @@ const conversationEventTypes: Record<ConversationEventType, boolean> = {
   ResumeCleared: true,
   ConversationPruned: true,
   RoutingEntryImported: true,
+  // The reset sweep finds conversations with a policy of their own by it.
+  ResetPolicySet: true,
+  // An expired session's record is ended by its own SessionEnded; the entry changes at the next binding.
+  SessionExpired: false,
+  BackgroundActivityReported: false,
   RestartInterrupted: false,
   MessageQueued: false,
   QueuedMessageReplaced: false,

@@ -35,10 +35,28 @@ class LedgerSource(TypedDict, total=False):
     roleAuthorized: bool
 
 
+class ResetPolicy(TypedDict, total=False):
+    """Hermes' ``SessionResetPolicy.to_dict()``: its own snake_case names; a missing or None field takes its default."""
+
+    mode: Literal["none", "idle", "daily", "both"]
+    at_hour: int
+    idle_minutes: float
+    notify: bool
+    notify_exclude_platforms: list[str]
+    bg_process_max_age_hours: float
+
+
 class ResolveOptions(TypedDict, total=False):
     groupSessionsPerUser: bool
     threadSessionsPerUser: bool
     agent: str
+    resetPolicy: Optional[ResetPolicy]
+
+
+class ResolveActivity(TypedDict):
+    """The start (ISO 8601) of the gateway's oldest live background process for the conversation; None: none."""
+
+    backgroundProcessSince: Optional[str]
 
 
 class _EntryRequired(TypedDict):
@@ -75,6 +93,7 @@ class LedgerEntry(_EntryRequired, total=False):
     """A routing entry: Hermes' ``SessionEntry``, camelCase. ``sessionIds`` when read from the conversation stream."""
 
     sessionIds: list[str]
+    resetPolicy: Optional[ResetPolicy]
 
 
 class ResolveResponse(TypedDict):
@@ -82,6 +101,10 @@ class ResolveResponse(TypedDict):
     sessionId: str
     state: Literal["warm", "resumed", "cold"]
     created: bool
+    wasAutoReset: bool
+    autoResetReason: Optional[str]
+    resetHadActivity: bool
+    notice: Optional[str]
     entry: LedgerEntry
     position: int
 

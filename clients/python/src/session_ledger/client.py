@@ -91,12 +91,14 @@ class LedgerClient:
         force_new: bool = False,
         options: Optional[api.ResolveOptions] = None,
         gateway_id: Optional[str] = None,
+        activity: Optional[api.ResolveActivity] = None,
         idempotency_key: Optional[str] = None,
     ) -> api.ResolveResponse:
         """Gets or creates the session for a message's source (race-free: one session per conversation).
 
         ``source`` is a :class:`SessionSource` (Hermes' names; its ``profile`` becomes ``options.agent``) or the
-        service's own ``source`` object.
+        service's own ``source`` object. ``activity`` reports the gateway's oldest live background process, which
+        keeps a reset policy from resetting the conversation (docs/reset-policies.md).
         """
         resolve_options: dict[str, Any] = dict(options or {})
         if isinstance(source, SessionSource):
@@ -105,7 +107,7 @@ class LedgerClient:
             wire: Mapping[str, Any] = source.to_ledger()
         else:
             wire = source
-        body = _present(source=wire, forceNew=force_new or None, options=resolve_options or None, gatewayId=gateway_id)
+        body = _present(source=wire, forceNew=force_new or None, options=resolve_options or None, activity=activity, gatewayId=gateway_id)
         return cast(api.ResolveResponse, self._call("resolve_session", body=body, idempotency_key=idempotency_key))
 
     def get_conversation(self, session_key: str, *, min_position: Optional[int] = None) -> api.ConversationResponse:

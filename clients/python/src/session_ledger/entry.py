@@ -69,6 +69,8 @@ class SessionEntry:
     turn_count: int = 0
     session_ids: list[str] = field(default_factory=list)
     """Every session this conversation has had, oldest first (known when the answer carried it)."""
+    reset_notice: Optional[str] = None
+    """After a reset policy's idle or daily reset, the text the service suggests sending the user (when it notifies)."""
 
     @classmethod
     def from_ledger(cls, entry: Mapping[str, Any]) -> "SessionEntry":

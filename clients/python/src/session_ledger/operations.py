@@ -48,8 +48,8 @@ OPERATIONS: dict[str, Operation] = {
     "resolve_session": Operation(
         "POST",
         "/v1/sessions/resolve",
-        body=("source", "forceNew", "options", "gatewayId"),
-        nested={"source": SOURCE_FIELDS, "options": ("groupSessionsPerUser", "threadSessionsPerUser", "agent")},
+        body=("source", "forceNew", "options", "activity", "gatewayId"),
+        nested={"source": SOURCE_FIELDS, "options": ("groupSessionsPerUser", "threadSessionsPerUser", "agent", "resetPolicy"), "activity": ("backgroundProcessSince",)},
         safe_to_repeat=True,
     ),
     "get_conversation": Operation("GET", "/v1/conversations/{key}", safe_to_repeat=True),

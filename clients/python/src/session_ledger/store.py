@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import math
 from datetime import datetime, timedelta
-from typing import Any, Mapping, Optional, cast
+from typing import Any, Callable, Mapping, Optional, cast
 
 from . import api_types as api
 from .client import LedgerClient
@@ -35,8 +35,12 @@ class LedgerSessionStore:
     """``LedgerSessionStore(url, token=None)``: Hermes' ``SessionStore`` methods on a Session Ledger service.
 
     ``config`` may be Hermes' ``GatewayConfig`` (its ``group_sessions_per_user`` and ``thread_sessions_per_user``
-    are sent with every resolve, as Hermes keys sessions by them); ``gateway_id`` names this gateway process for
-    restart recovery. Other keyword arguments go to :class:`LedgerClient`; ``client`` gives one to share.
+    are sent with every resolve, as Hermes keys sessions by them, and so is the reset policy its
+    ``get_reset_policy`` picks for the source, which the service stores with the conversation and applies);
+    ``gateway_id`` names this gateway process for restart recovery. ``background_process_since_fn(source)`` answers
+    when the oldest live background process of that source's conversation started (None: none), reported with each
+    resolve so a reset policy never resets a conversation whose process still runs. Other keyword arguments go to
+    :class:`LedgerClient`; ``client`` gives one to share.
     """
 
     def __init__(
@@ -48,12 +52,14 @@ class LedgerSessionStore:
         gateway_id: str = "hermes",
         group_sessions_per_user: Optional[bool] = None,
         thread_sessions_per_user: Optional[bool] = None,
+        background_process_since_fn: Optional[Callable[[SessionSource], Optional[datetime]]] = None,
         client: Optional[LedgerClient] = None,
         **client_options: Any,
     ) -> None:
         self.client = client or LedgerClient(url, token, **client_options)
         self.config = config
         self.gateway_id = gateway_id
+        self.background_process_since_fn = background_process_since_fn
         self._isolation: api.ResolveOptions = {}
         group = group_sessions_per_user if group_sessions_per_user is not None else getattr(config, "group_sessions_per_user", None)
         thread = thread_sessions_per_user if thread_sessions_per_user is not None else getattr(config, "thread_sessions_per_user", None)
@@ -67,8 +73,30 @@ class LedgerSessionStore:
         """The conversation's current session, created on first contact; a suspended one is replaced by a new
         session, a resume mark keeps it (within the service's freshness window). Concurrent calls for one
         conversation, from any number of processes, get one session."""
-        answer = self.client.resolve_session(source, force_new=force_new, options=self._isolation or None, gateway_id=self.gateway_id)
-        return SessionEntry.from_ledger(answer["entry"])
+        options: api.ResolveOptions = dict(self._isolation)  # type: ignore[assignment]
+        policy = self._reset_policy_for(source)
+        if policy is not None:
+            options["resetPolicy"] = policy
+        activity: Optional[api.ResolveActivity] = None
+        if self.background_process_since_fn is not None:
+            since = self.background_process_since_fn(source)
+            activity = {"backgroundProcessSince": since.astimezone().isoformat() if since is not None else None}
+        answer = self.client.resolve_session(source, force_new=force_new, options=options or None, gateway_id=self.gateway_id, activity=activity)
+        entry = SessionEntry.from_ledger(answer["entry"])
+        # This resolve's own account of a replacement (the entry's flags say the same for the session it created).
+        entry.reset_notice = answer.get("notice")
+        return entry
+
+    def _reset_policy_for(self, source: SessionSource) -> Optional[api.ResetPolicy]:
+        """Hermes' ``config.get_reset_policy(platform, session_type)`` as a dict, when the config has one."""
+        pick = getattr(self.config, "get_reset_policy", None)
+        if pick is None:
+            return None
+        policy = pick(platform=source.platform, session_type=source.chat_type)
+        to_dict = getattr(policy, "to_dict", None)
+        if to_dict is None:
+            return None
+        return cast(api.ResetPolicy, dict(to_dict()))
 
     def update_session(self, session_key: str, last_prompt_tokens: Optional[int] = None, touch_activity: bool = True) -> None:
         """Records ``last_prompt_tokens`` as a turn with no messages that carries only that count. The service takes a

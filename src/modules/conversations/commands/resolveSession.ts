@@ -1,5 +1,11 @@
 // Resolve: get or create the session a message belongs to, race-free across requests and instances.
-import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import type { ResetPolicy } from '../../../events/conversation/resetPolicy.js';
+import { endRuntimeAfterPolicyReset } from './expireConversation.js';
+import { effectiveResetPolicy } from '../resetPolicy/effectiveResetPolicy.js';
+import { policyResetMayBeDue, type SessionWork } from '../resetPolicy/policyExpiry.js';
+import { autoResetNotice } from '../resetPolicy/resetNotice.js';
+import { loadSessionWork } from '../sessionWork.js';
 import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
@@ -8,7 +14,7 @@ import { type SessionKeyOptions, sessionKeyFor } from '../../sessions/domain/ses
 import { earlierSessionKeysFor } from '../../sessions/domain/sessionKeyAliases.js';
 import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 import { sessionDecider } from '../../sessions/sessionDecider.js';
-import { type ConversationState, conversationDecider } from '../conversationDecider.js';
+import { automaticBindReasons, type ConversationState, conversationDecider } from '../conversationDecider.js';
 import { conversationEntry, type ConversationEntry } from '../conversationEntry.js';
 import { followSessionBinding } from '../sessionBinding.js';
 
@@ -16,6 +22,14 @@ export interface ResolveOptions {
   groupSessionsPerUser?: boolean;
   threadSessionsPerUser?: boolean;
   agent?: string;
+  /** The conversation's own reset policy, stored with it; null drops it; absent keeps what is stored. */
+  resetPolicy?: ResetPolicy | null;
+}
+
+/** What the gateway reports besides the message. */
+export interface ResolveActivity {
+  /** Start of its oldest live background process for this conversation; null: none. */
+  backgroundProcessSince: string | null;
 }
 
 export class ResolveSessionCommand extends Command<ResolveSessionResult> {
@@ -25,6 +39,7 @@ export class ResolveSessionCommand extends Command<ResolveSessionResult> {
     readonly forceNew: boolean,
     readonly gatewayId: string,
     readonly metadata: EventMetadata,
+    readonly activity?: ResolveActivity,
   ) {
     super();
   }
@@ -36,13 +51,23 @@ export interface ResolveSessionResult {
   /** cold: created now; resumed: rehydrated from the store, or a resume-pending conversation; warm: served from memory. */
   state: 'cold' | 'resumed' | 'warm';
   created: boolean;
+  /** This resolve replaced the session automatically (Hermes' was_auto_reset): idle, daily, suspended, resume_expired. */
+  wasAutoReset: boolean;
+  autoResetReason: string | null;
+  /** The replaced session had turns (Hermes' reset_had_activity). */
+  resetHadActivity: boolean;
+  /** After an idle or daily reset, when the policy notifies on this platform: text the gateway can send the user. */
+  notice: string | null;
   entry: ConversationEntry;
   position: number;
 }
 
 @CommandHandler(ResolveSessionCommand)
 export class ResolveSessionHandler implements ICommandHandler<ResolveSessionCommand> {
-  constructor(private readonly commandContext: CommandContext) {}
+  constructor(
+    private readonly commandContext: CommandContext,
+    private readonly commands: CommandBus,
+  ) {}
 
   async execute(command: ResolveSessionCommand): Promise<ResolveSessionResult> {
     const { commandContext } = this;
@@ -59,19 +84,27 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
     const result = await commandContext.streams.handle(
       conversationStreamName(sessionKey, command.metadata.tenant),
       conversationDecider,
-      async (state) => ({
-        type: 'ResolveSession' as const,
-        sessionKey,
-        source: command.source,
-        gatewayId: command.gatewayId,
-        forceNew: command.forceNew,
-        isolation,
-        newSessionId: commandContext.newSessionId(),
-        currentSessionHadActivity: await this.hadActivity(state, command.forceNew, command.metadata.tenant),
-        freshnessSeconds: settings.resumeFreshnessSeconds,
-        touchIntervalSeconds: settings.touchIntervalSeconds,
-        now: commandContext.now(),
-      }),
+      async (state) => {
+        const now = commandContext.now();
+        const sessionWork = await this.sessionWorkIfResetMayBeDue(state, sessionKey, command, now);
+        return {
+          type: 'ResolveSession' as const,
+          sessionKey,
+          source: command.source,
+          gatewayId: command.gatewayId,
+          forceNew: command.forceNew,
+          isolation,
+          newSessionId: commandContext.newSessionId(),
+          currentSessionHadActivity: sessionWork?.hadActivity ?? (await this.hadActivity(state, command.forceNew, command.metadata.tenant)),
+          ...(command.options.resetPolicy === undefined ? {} : { resetPolicy: command.options.resetPolicy }),
+          ...(command.activity === undefined ? {} : { backgroundProcessSince: command.activity.backgroundProcessSince }),
+          resetRules: settings.reset,
+          sessionWork,
+          freshnessSeconds: settings.resumeFreshnessSeconds,
+          touchIntervalSeconds: settings.touchIntervalSeconds,
+          now,
+        };
+      },
       command.metadata,
     );
     let position = Math.max(result.position, await followSessionBinding(commandContext, sessionKey, result.events, command.metadata));
@@ -96,15 +129,45 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
       session = created;
       position = Math.max(position, created.position);
     }
-    const created = result.events.some((event) => event.type === 'SessionBound');
+    const bound = result.events.find((event) => event.type === 'SessionBound');
+    const reason = bound?.type === 'SessionBound' ? bound.data.reason : null;
+    const wasAutoReset = reason !== null && automaticBindReasons.includes(reason);
+    const resetHadActivity = bound?.type === 'SessionBound' && wasAutoReset ? bound.data.previousHadActivity : false;
+    let notice: string | null = null;
+    if (reason === 'idle' || reason === 'daily') {
+      position = Math.max(position, await endRuntimeAfterPolicyReset(this.commands, sessionKey, command.metadata));
+      const policy = effectiveResetPolicy(settings.reset, conversation.origin!, conversation.resetPolicy);
+      notice = autoResetNotice(reason, policy, conversation.origin!.platform, resetHadActivity, settings.reset.timeZone);
+    }
     return {
       sessionKey,
       sessionId: conversation.sessionId!,
-      state: created ? 'cold' : conversation.resumePending || result.source !== 'warm' ? 'resumed' : 'warm',
-      created,
+      state: bound ? 'cold' : conversation.resumePending || result.source !== 'warm' ? 'resumed' : 'warm',
+      created: bound !== undefined,
+      wasAutoReset,
+      autoResetReason: wasAutoReset ? reason : null,
+      resetHadActivity,
+      notice,
       entry: conversationEntry(conversation, session.state),
       position,
     };
+  }
+
+  /**
+   * The conversation's own time is a lower bound of its last activity, so when it shows no reset due none is: the
+   * warm path reads nothing more. Otherwise the decision needs the session's last turn and work in progress.
+   */
+  private async sessionWorkIfResetMayBeDue(
+    state: ConversationState,
+    sessionKey: string,
+    command: ResolveSessionCommand,
+    now: string,
+  ): Promise<SessionWork | null> {
+    if (state.status !== 'open' || command.forceNew || state.suspended || state.expired || !state.sessionId || !state.updatedAt) return null;
+    const rules = this.commandContext.settings.reset;
+    const own = command.options.resetPolicy !== undefined ? command.options.resetPolicy : state.resetPolicy;
+    if (!policyResetMayBeDue(effectiveResetPolicy(rules, state.origin!, own), state.updatedAt, now, rules.timeZone)) return null;
+    return loadSessionWork(this.commandContext.streams, sessionKey, state.sessionId, command.metadata.tenant);
   }
 
   /**

@@ -42,4 +42,8 @@ export const conversationRedactors: Redactors<ConversationEvent> = {
   ContinuationQueued: (data, context) => ({ message: erasedQueuedMessage(data.message, context) }),
   // The display name and the carried fields (Hermes' metadata, the source's profile) may name the person.
   RoutingEntryImported: (data) => ({ ...data, displayName: null, carried: null }),
+  // A reason, times and a policy of the service's own shape: nothing of the person.
+  SessionExpired: unchanged,
+  ResetPolicySet: unchanged,
+  BackgroundActivityReported: unchanged,
 };
