@@ -9,7 +9,7 @@ import { quoteIdentifier } from '../../database/migrate.js';
 import type { ResetPolicy } from '../../events/conversation/resetPolicy.js';
 import { CLOCK, CONFIG, LOGGER, READ_MODELS } from '../../app/tokens.js';
 import type { Logger } from '../../logging/logger.js';
-import { type ConversationExpiryResult, ExpireConversationCommand } from './commands/expireConversation.js';
+import { ExpireConversationCommand } from './commands/expireConversation.js';
 import { resetThreshold } from './resetPolicy/resetThreshold.js';
 
 /** Conversations one sweep looks at per policy group, oldest activity first; the next sweep takes the rest. */
@@ -78,9 +78,7 @@ export class ConversationResetSweep implements OnApplicationBootstrap, OnModuleD
     for (const { tenant, session_key: sessionKey } of candidates) {
       if (this.stopped) break;
       try {
-        const result: ConversationExpiryResult = await this.commands.execute(
-          new ExpireConversationCommand(sessionKey, { actor: 'reset-sweep', ...(tenant ? { tenant } : {}) }),
-        );
+        const result = await this.commands.execute(new ExpireConversationCommand(sessionKey, { actor: 'reset-sweep', ...(tenant ? { tenant } : {}) }));
         if (result.expiredSessionId !== null) summary.expired.push(tenant ? `${tenant}~${sessionKey}` : sessionKey);
       } catch (error) {
         summary.failed += 1;

@@ -1,19 +1,21 @@
 // The reset sweep's step on one conversation: end its session if its policy expired it and nothing keeps it busy.
-import { CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import { ConflictError } from '../../../errors/ledgerError.js';
 import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { CommandContext } from '../../commandContext.js';
-import { type ConversationRuntimeEndResult, EndConversationRuntimeCommand } from '../../runtime/commands/endConversationRuntime.js';
+import { EndConversationRuntimeCommand } from '../../runtime/commands/endConversationRuntime.js';
 import { conversationDecider } from '../conversationDecider.js';
 import { followSessionBinding } from '../sessionBinding.js';
 import { loadSessionWork } from '../sessionWork.js';
 
-export class ExpireConversationCommand {
+export class ExpireConversationCommand extends Command<ConversationExpiryResult> {
   constructor(
     readonly sessionKey: string,
     readonly metadata: EventMetadata,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 export interface ConversationExpiryResult {
@@ -23,7 +25,7 @@ export interface ConversationExpiryResult {
 }
 
 @CommandHandler(ExpireConversationCommand)
-export class ExpireConversationHandler implements ICommandHandler<ExpireConversationCommand, ConversationExpiryResult> {
+export class ExpireConversationHandler implements ICommandHandler<ExpireConversationCommand> {
   constructor(
     private readonly commandContext: CommandContext,
     private readonly commands: CommandBus,
@@ -61,7 +63,7 @@ export class ExpireConversationHandler implements ICommandHandler<ExpireConversa
  */
 export async function endRuntimeAfterPolicyReset(commands: CommandBus, sessionKey: string, metadata: EventMetadata): Promise<number> {
   try {
-    const ended: ConversationRuntimeEndResult = await commands.execute(new EndConversationRuntimeCommand(sessionKey, 'conversation_reset', 'refuse', metadata));
+    const ended = await commands.execute(new EndConversationRuntimeCommand(sessionKey, 'conversation_reset', 'refuse', metadata));
     return ended.position;
   } catch (error) {
     if (error instanceof ConflictError && error.code === 'RUNTIME_BUSY') return 0;
