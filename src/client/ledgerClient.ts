@@ -145,7 +145,8 @@ export class LedgerClient {
   getSession(sessionId: string, options?: CallOptions) {
     return this.call('getSession', { id: sessionId }, options);
   }
-  getTranscript(sessionId: string, query: { includeDeleted?: boolean } = {}, options?: CallOptions) {
+  /** `slot`: only that context slot's messages; `includeDeleted`: soft-deleted ones too, flagged. */
+  getTranscript(sessionId: string, query: { includeDeleted?: boolean; slot?: string } = {}, options?: CallOptions) {
     return this.call('getTranscript', { id: sessionId }, { query, ...options });
   }
   rewriteTranscript(sessionId: string, request: Api.RewriteTranscriptRequest, options?: CallOptions) {

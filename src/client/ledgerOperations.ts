@@ -129,7 +129,7 @@ export const ledgerOperations = {
   },
   startTurn: { method: 'POST', path: '/v1/sessions/{id}/turns/start', safeToRepeat: false },
   getSession: { method: 'GET', path: '/v1/sessions/{id}', safeToRepeat: true },
-  getTranscript: { method: 'GET', path: '/v1/sessions/{id}/transcript', query: ['includeDeleted'], safeToRepeat: true },
+  getTranscript: { method: 'GET', path: '/v1/sessions/{id}/transcript', query: ['includeDeleted', 'slot'], safeToRepeat: true },
   rewriteTranscript: {
     method: 'PUT',
     path: '/v1/sessions/{id}/transcript',

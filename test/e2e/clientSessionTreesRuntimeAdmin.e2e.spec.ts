@@ -33,7 +33,7 @@ for (const backend of e2eBackends()) {
     beforeAll(async () => {
       service = await startTestApp(backend, { env: { JOB_TICK_INTERVAL_MS: '0' } });
       client = new LedgerClient({ baseUrl: service.url, fetch: recording.fetch });
-    });
+    }, 120_000);
     afterAll(async () => {
       await service?.close();
     });
@@ -97,6 +97,8 @@ for (const backend of e2eBackends()) {
         ['main', 0, false],
         ['research', 1, true],
       ]);
+      expect((await client.getTranscript(sessionId, { slot: 'research' })).messages.map((message) => message.content)).toEqual(['look this up']);
+      expect((await client.getTranscript(sessionId, { slot: 'main' })).messages).toEqual([]);
     });
 
     it('pauses, edits and resumes a job', async () => {

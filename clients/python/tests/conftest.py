@@ -83,7 +83,7 @@ def ledger_url() -> Iterator[str]:
             ["node", str(SERVICE_ENTRY)], cwd=REPOSITORY, env=environment, stdout=output, stderr=subprocess.STDOUT
         )
     try:
-        _wait_until_healthy(url, process, log, time.monotonic() + 90)
+        _wait_until_healthy(url, process, log, time.monotonic() + 300)
         yield url
     finally:
         process.send_signal(signal.SIGTERM)

@@ -12,14 +12,6 @@ import pytest
 
 from session_ledger.operations import OPERATIONS, Operation
 
-# Query parameters the routes accept without documenting them yet: a client may use these although the document
-# does not list them (the end-to-end tests send them to the real routes, which refuse unknown parameters).
-UNDOCUMENTED_QUERIES = {
-    "conversation_context": {"redactPii", "connectedPlatforms"},
-    "get_transcript": {"includeDeleted", "slot"},
-}
-
-
 @pytest.fixture(scope="module")
 def document(ledger_url: str) -> dict[str, Any]:
     with urllib.request.urlopen(f"{ledger_url}/openapi.json") as response:
@@ -92,10 +84,10 @@ def test_bodies_send_only_documented_fields_and_every_required_one(document: dic
             assert set(nested[0].get("required", [])) <= set(fields), f"{name}.{field}: required fields"
 
 
-def test_query_parameters_are_documented_or_known_to_be_accepted(document: dict[str, Any]) -> None:
+def test_query_parameters_are_documented(document: dict[str, Any]) -> None:
     for name, operation in OPERATIONS.items():
         listed = parameters(document, documented(document, operation), "query")
-        missing = set(operation.query) - listed - UNDOCUMENTED_QUERIES.get(name, set())
+        missing = set(operation.query) - listed
         assert not missing, f"{name}: {missing} are not query parameters of {operation.path}"
 
 

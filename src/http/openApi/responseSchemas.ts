@@ -910,6 +910,21 @@ export const sharedResponseSchemas: Record<string, object> = {
       "redactPii": {
         "type": "boolean"
       },
+      "isolation": {
+        "type": "object",
+        "properties": {
+          "groupSessionsPerUser": {
+            "type": "boolean"
+          },
+          "threadSessionsPerUser": {
+            "type": "boolean"
+          }
+        },
+        "required": [
+          "groupSessionsPerUser",
+          "threadSessionsPerUser"
+        ]
+      },
       "prompt": {
         "type": "string"
       }
@@ -918,6 +933,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "sessionKey",
       "sessionId",
       "redactPii",
+      "isolation",
       "prompt"
     ]
   },

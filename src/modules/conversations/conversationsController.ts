@@ -1,7 +1,7 @@
 // HTTP for conversations: resolve (get or create), read, reset, switch, suspend, resume marks, context prompt.
 import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { LedgerConfig } from '../../config/config.js';
@@ -114,6 +114,12 @@ export class ConversationsController {
 
   @Get('conversations/:key/context')
   @ApiOperation({ summary: 'The session context block of the system prompt, optionally with PII redacted' })
+  @ApiQuery({
+    name: 'redactPii',
+    required: false,
+    description: 'true: user and chat ids hashed (not on Discord, whose mentions need them); names stay (default false)',
+  })
+  @ApiQuery({ name: 'connectedPlatforms', required: false, description: 'Comma-separated platforms the agent can also reach, listed in the prompt' })
   async context(@Param('key') key: string, @ValidQuery(contextQuerySchema) query: z.infer<typeof contextQuerySchema>, @Req() request: Request) {
     const conversation = await this.commandContext.streams.load(conversationStreamName(validSessionKey(key), requestTenant(request)), conversationDecider);
     if (conversation.state.status !== 'open' || !conversation.state.origin) throw conversationNotFound();

@@ -81,6 +81,8 @@ export class SessionsController {
 
   @Get(':id/transcript')
   @ApiOperation({ summary: 'The transcript; ?includeDeleted=true shows soft-deleted messages flagged; ?slot= one context slot only' })
+  @ApiQuery({ name: 'includeDeleted', required: false, description: 'true: soft-deleted messages too, flagged deleted (default false)' })
+  @ApiQuery({ name: 'slot', required: false, description: "Only this context slot's messages" })
   async transcript(@Param('id') id: string, @ValidQuery(transcriptQuerySchema) query: z.infer<typeof transcriptQuerySchema>, @Req() request: Request) {
     const { state, revision, position } = await loadSession(this.commandContext, id, request);
     const all = toArray(state.transcript);

@@ -123,10 +123,26 @@ class ConversationChangeResponse(TypedDict):
     position: int
 
 
+class ConversationRuntimeEndResponse(ConversationChangeResponse):
+    """A reset or a suspend: the conversation change, and what it did to the runtime binding."""
+
+    detachedRuntimeSessionId: Optional[str]
+    """The runtime session unbound, or None (none was bound, or ``keep_runtime``)."""
+    interruptedTurnId: Optional[str]
+    """A forced reset: the runtime turn it interrupted, or None."""
+
+
+class SessionIsolation(TypedDict):
+    groupSessionsPerUser: bool
+    threadSessionsPerUser: bool
+
+
 class ContextResponse(TypedDict):
     sessionKey: str
     sessionId: str
     redactPii: bool
+    isolation: SessionIsolation
+    """The isolation the conversation was resolved with."""
     prompt: str
 
 

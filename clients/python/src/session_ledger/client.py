@@ -120,12 +120,12 @@ class LedgerClient:
         keep_runtime: Optional[bool] = None,
         force: Optional[bool] = None,
         idempotency_key: Optional[str] = None,
-    ) -> api.ConversationChangeResponse:
+    ) -> api.ConversationRuntimeEndResponse:
         """``/new``: a new session for the conversation; the old one ends, and so does its runtime binding unless
         ``keep_runtime`` (a runtime turn in flight answers 409 RUNTIME_BUSY unless ``force`` interrupts it)."""
         body = _present(keepRuntime=keep_runtime, force=force)
         return cast(
-            api.ConversationChangeResponse,
+            api.ConversationRuntimeEndResponse,
             self._call("reset_conversation", {"key": session_key}, body=body, idempotency_key=idempotency_key),
         )
 
@@ -146,11 +146,11 @@ class LedgerClient:
         *,
         keep_runtime: Optional[bool] = None,
         idempotency_key: Optional[str] = None,
-    ) -> api.ConversationChangeResponse:
+    ) -> api.ConversationRuntimeEndResponse:
         """``/stop``: the next resolve starts a new session; the runtime binding ends unless ``keep_runtime``."""
         body = _present(reason=reason, keepRuntime=keep_runtime)
         return cast(
-            api.ConversationChangeResponse,
+            api.ConversationRuntimeEndResponse,
             self._call("suspend_conversation", {"key": session_key}, body=body, idempotency_key=idempotency_key),
         )
 
