@@ -7,3 +7,4 @@ export type * from './ledgerApiTypes.js';
 export type * from './ledgerResponses.js';
 export type * from './runtimeApiTypes.js';
 export type * from './adminApiTypes.js';
+export type * from './searchApiTypes.js';

@@ -6,6 +6,7 @@ import { ledgerOperations, type Operation, type OperationName } from './ledgerOp
 import type { LedgerResponses } from './ledgerResponses.js';
 import { reconnectingEventStream } from './reconnectingEventStream.js';
 import type * as Runtime from './runtimeApiTypes.js';
+import type * as Search from './searchApiTypes.js';
 import { defaultRetryOptions, type Failure, neverConnected, type RetryOptions, retryDelayMs, shouldRetry } from './retryPolicy.js';
 
 export interface LedgerClientOptions {
@@ -307,6 +308,14 @@ export class LedgerClient {
   }
   getRuntimeSession(runtimeSessionId: string, options?: CallOptions) {
     return this.call('getRuntimeSession', { id: runtimeSessionId }, options);
+  }
+
+  /** Full-text search over transcripts, hits by rank (a read model: waits for the client's own writes). */
+  search(query: Search.SearchQuery & { groupBy?: undefined }, options?: CallOptions): Promise<Search.SearchHitsPage>;
+  /** groupBy session: the best sessions, each with its best hits. */
+  search(query: Search.SearchQuery & { groupBy: 'session' }, options?: CallOptions): Promise<Search.SearchSessionsPage>;
+  search(query: Search.SearchQuery, options?: CallOptions) {
+    return this.call('search', {}, { query: { ...query }, ...options });
   }
 
   // Admin (an admin token when API_TOKENS names tenants)

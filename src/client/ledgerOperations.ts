@@ -38,6 +38,7 @@ import type {
   TurnUsage,
   UpdateJobRequest,
 } from './ledgerApiTypes.js';
+import type { SearchQuery } from './searchApiTypes.js';
 import type { ApprovalAnswerRequest, NewRuntimeRequest, QuestionAnswerRequest, RuntimeTurnRequest, WorkerEvent } from './runtimeApiTypes.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -256,6 +257,27 @@ export const ledgerOperations = {
     safeToRepeat: false,
   },
   getRuntimeSession: { method: 'GET', path: '/v1/runtime-sessions/{id}', safeToRepeat: true },
+
+  search: {
+    method: 'GET',
+    path: '/v1/search',
+    query: fieldsOf<SearchQuery>()(
+      'q',
+      'sessionKey',
+      'sessionId',
+      'platform',
+      'role',
+      'since',
+      'until',
+      'limit',
+      'cursor',
+      'groupBy',
+      'hitsPerSession',
+      'includeDeleted',
+      'includeRolledBack',
+    ),
+    safeToRepeat: true,
+  },
 
   listProjections: { method: 'GET', path: '/v1/admin/projections', safeToRepeat: true },
   getProjection: { method: 'GET', path: '/v1/admin/projections/{name}', safeToRepeat: true },

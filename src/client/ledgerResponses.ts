@@ -3,6 +3,7 @@
 import type * as Admin from './adminApiTypes.js';
 import type * as Api from './ledgerApiTypes.js';
 import type * as Runtime from './runtimeApiTypes.js';
+import type * as Search from './searchApiTypes.js';
 
 export interface RewriteTranscriptResponse {
   messageCount: number;
@@ -87,6 +88,8 @@ export interface LedgerResponses {
   answerApproval: Runtime.ApprovalAnswerResponse;
   answerQuestion: Runtime.QuestionAnswerResponse;
   getRuntimeSession: Runtime.RuntimeSessionView;
+  /** Hits one by one, or with groupBy=session the best sessions with their best hits. */
+  search: Search.SearchHitsPage | Search.SearchSessionsPage;
   listProjections: Admin.ProjectionsResponse;
   getProjection: Admin.ProjectionStatus;
   rebuildProjection: Admin.ProjectionStatus;

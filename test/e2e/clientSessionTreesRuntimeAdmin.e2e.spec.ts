@@ -101,6 +101,28 @@ for (const backend of e2eBackends()) {
       expect((await client.getTranscript(sessionId, { slot: 'main' })).messages).toEqual([]);
     });
 
+    it('searches transcripts: hits by rank with marked snippets, or grouped by session', async () => {
+      const { sessionId, sessionKey } = await resolve();
+      const word = `zebra${backend}${chat}`;
+      await client.recordTurn(sessionId, {
+        messages: [
+          { role: 'user', content: `where do ${word} live?` },
+          { role: 'assistant', content: `${word} live in Africa` },
+        ],
+      });
+      const hits = await client.search({ q: word, sessionKey });
+      expect(hits.hits.map((hit) => [hit.sessionId, hit.role, hit.messageIndex]).sort()).toEqual([
+        [sessionId, 'assistant', 1],
+        [sessionId, 'user', 0],
+      ]);
+      expect(hits.hits[0]!.snippetParts.some((part) => part.match)).toBe(true);
+      const onlyUser = await client.search({ q: word, role: 'user', limit: 1 });
+      expect(onlyUser).toMatchObject({ query: word, hits: [{ role: 'user' }], nextCursor: null });
+      const grouped = await client.search({ q: word, groupBy: 'session', hitsPerSession: 1 });
+      expect(grouped.sessions).toMatchObject([{ sessionId, hitCount: 2 }]);
+      expect(grouped.sessions[0]!.hits).toHaveLength(1);
+    });
+
     it('pauses, edits and resumes a job', async () => {
       const job = await client.createJob({ skill: 'digest', schedule: '* * * * *', prompt: 'Summarise' });
       // Every minute: always due within the early-fire tolerance.

@@ -83,6 +83,8 @@ describe('answers ↔ the OpenAPI document', () => {
       ],
     });
     await client.getSession(id);
+    await client.search({ q: 'hello' });
+    await client.search({ q: 'hello', groupBy: 'session', hitsPerSession: 1 });
     await client.getTranscript(id);
     await client.createCheckpoint(id, { label: 'before rewind' });
     await client.listCheckpoints(id);

@@ -4,6 +4,8 @@ lists, Optional, Literal), so the types cannot claim a field the service does no
 
 from __future__ import annotations
 
+import random
+import string
 import typing
 import uuid
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
@@ -66,9 +68,14 @@ def test_every_method_answers_what_its_return_type_says(client: LedgerClient) ->
     key, session_id = resolved["sessionKey"], resolved["sessionId"]
     call("get_conversation", key)
     call("conversation_context", key)
-    turn = call("record_turn", session_id, [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
+    word = "zebra" + "".join(random.choices(string.ascii_lowercase, k=12))
+    turn = call("record_turn", session_id, [{"role": "user", "content": "hi"}, {"role": "assistant", "content": f"hello {word}"}])
     call("record_turn", session_id, [{"role": "user", "content": "again"}, {"role": "assistant", "content": "yes"}])
     call("get_session", session_id)
+    hits = call("search", word, session_key=key)
+    assert [hit["role"] for hit in hits["hits"]] == ["assistant"]
+    grouped = call("search", word, group_by_session=True, hits_per_session=1)
+    assert [session["sessionId"] for session in grouped["sessions"]] == [session_id]
     call("get_transcript", session_id)
     call("create_checkpoint", session_id, "before rewind")
     call("list_checkpoints", session_id)

@@ -200,6 +200,16 @@ export const operationResponseSchemas: Record<string, object> = {
   "getRuntimeSession": {
     "$ref": "#/components/schemas/RuntimeSessionView"
   },
+  "search": {
+    "anyOf": [
+      {
+        "$ref": "#/components/schemas/SearchHitsPage"
+      },
+      {
+        "$ref": "#/components/schemas/SearchSessionsPage"
+      }
+    ]
+  },
   "listProjections": {
     "$ref": "#/components/schemas/ProjectionsResponse"
   },
@@ -4759,6 +4769,175 @@ export const sharedResponseSchemas: Record<string, object> = {
       "details",
       "questionId",
       "turnId"
+    ]
+  },
+  "SearchHitsPage": {
+    "type": "object",
+    "properties": {
+      "query": {
+        "type": "string"
+      },
+      "hits": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/SearchHit"
+        }
+      },
+      "nextCursor": {
+        "type": [
+          "string",
+          "null"
+        ]
+      }
+    },
+    "required": [
+      "query",
+      "hits",
+      "nextCursor"
+    ]
+  },
+  "SearchHit": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "sessionKey": {
+        "type": "string"
+      },
+      "platform": {
+        "type": "string"
+      },
+      "turnIndex": {
+        "type": "number"
+      },
+      "messageIndex": {
+        "type": "number"
+      },
+      "slot": {
+        "type": "string"
+      },
+      "role": {
+        "type": "string"
+      },
+      "at": {
+        "type": "string"
+      },
+      "snippet": {
+        "type": "string"
+      },
+      "snippetParts": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/SnippetPart"
+        }
+      },
+      "rank": {
+        "type": "number"
+      },
+      "deleted": {
+        "type": "boolean"
+      },
+      "rolledBack": {
+        "type": "boolean"
+      },
+      "sessionDestroyed": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "sessionId",
+      "sessionKey",
+      "platform",
+      "turnIndex",
+      "messageIndex",
+      "slot",
+      "role",
+      "at",
+      "snippet",
+      "snippetParts",
+      "rank",
+      "deleted",
+      "rolledBack",
+      "sessionDestroyed"
+    ]
+  },
+  "SnippetPart": {
+    "type": "object",
+    "properties": {
+      "text": {
+        "type": "string"
+      },
+      "match": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "text",
+      "match"
+    ]
+  },
+  "SearchSessionsPage": {
+    "type": "object",
+    "properties": {
+      "query": {
+        "type": "string"
+      },
+      "sessions": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/SessionSearchHits"
+        }
+      },
+      "nextCursor": {
+        "type": [
+          "string",
+          "null"
+        ]
+      }
+    },
+    "required": [
+      "query",
+      "sessions",
+      "nextCursor"
+    ]
+  },
+  "SessionSearchHits": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "sessionKey": {
+        "type": "string"
+      },
+      "platform": {
+        "type": "string"
+      },
+      "rank": {
+        "type": "number"
+      },
+      "hitCount": {
+        "type": "number"
+      },
+      "lastAt": {
+        "type": "string"
+      },
+      "hits": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/SearchHit"
+        }
+      }
+    },
+    "required": [
+      "sessionId",
+      "sessionKey",
+      "platform",
+      "rank",
+      "hitCount",
+      "lastAt",
+      "hits"
     ]
   },
   "ProjectionsResponse": {

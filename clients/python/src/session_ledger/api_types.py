@@ -980,3 +980,47 @@ class EraseResponse(TypedDict):
     jobsRemoved: int
     projectionsRebuilt: list[str]
     position: int
+
+
+class SnippetPart(TypedDict):
+    text: str
+    match: bool
+
+
+class SearchHit(TypedDict):
+    sessionId: str
+    sessionKey: str
+    platform: str
+    turnIndex: int
+    messageIndex: int
+    slot: str
+    role: str
+    at: str
+    snippet: str
+    snippetParts: list[SnippetPart]
+    rank: float
+    deleted: bool
+    rolledBack: bool
+    sessionDestroyed: bool
+
+
+class SearchHitsPage(TypedDict):
+    query: str
+    hits: list[SearchHit]
+    nextCursor: Optional[str]
+
+
+class SessionSearchHits(TypedDict):
+    sessionId: str
+    sessionKey: str
+    platform: str
+    rank: float
+    hitCount: int
+    lastAt: str
+    hits: list[SearchHit]
+
+
+class SearchSessionsPage(TypedDict):
+    query: str
+    sessions: list[SessionSearchHits]
+    nextCursor: Optional[str]

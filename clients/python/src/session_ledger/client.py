@@ -440,6 +440,44 @@ class LedgerClient:
         """Admin: forgets routing entries idle longer than ``max_age_days`` (the events stay)."""
         return cast(api.PruneResponse, self._call("prune", body={"maxAgeDays": max_age_days}, idempotency_key=idempotency_key))
 
+    # Full-text search (a read model: waits for this client's own writes)
+    def search(
+        self,
+        q: str,
+        *,
+        session_key: Optional[str] = None,
+        session_id: Optional[str] = None,
+        platform: Optional[str] = None,
+        role: Optional[str] = None,
+        since: Optional[str] = None,
+        until: Optional[str] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        group_by_session: bool = False,
+        hits_per_session: Optional[int] = None,
+        include_deleted: Optional[bool] = None,
+        include_rolled_back: Optional[bool] = None,
+        min_position: Optional[int] = None,
+    ) -> Union[api.SearchHitsPage, api.SearchSessionsPage]:
+        """Words, "quoted phrases", -excluded, OR over every transcript; hits by rank, or with
+        ``group_by_session`` the best sessions with their best hits (``sessions`` instead of ``hits``)."""
+        query = {
+            "q": q,
+            "sessionKey": session_key,
+            "sessionId": session_id,
+            "platform": platform,
+            "role": role,
+            "since": since,
+            "until": until,
+            "limit": limit,
+            "cursor": cursor,
+            "groupBy": "session" if group_by_session else None,
+            "hitsPerSession": hits_per_session,
+            "includeDeleted": include_deleted,
+            "includeRolledBack": include_rolled_back,
+        }
+        return cast(Union[api.SearchHitsPage, api.SearchSessionsPage], self._call("search", query=query, min_position=min_position))
+
     # Admin (an admin token when API_TOKENS names tenants)
     def list_projections(self) -> api.ProjectionsResponse:
         """Each projection's position, lag behind the head of the log, state and parked streams."""

@@ -120,6 +120,16 @@ OPERATIONS: dict[str, Operation] = {
     "session_by_key": Operation("GET", "/v1/sessions/by-key/{key}", safe_to_repeat=True),
     "session_record": Operation("GET", "/v1/sessions/{id}/record", safe_to_repeat=True),
     "export_sessions_json": Operation("GET", "/v1/export/sessions.json", safe_to_repeat=True),
+    # Full-text search over transcripts
+    "search": Operation(
+        "GET",
+        "/v1/search",
+        query=(
+            "q", "sessionKey", "sessionId", "platform", "role", "since", "until", "limit", "cursor", "groupBy",
+            "hitsPerSession", "includeDeleted", "includeRolledBack",
+        ),  # fmt: skip
+        safe_to_repeat=True,
+    ),
     # Admin
     "prune": Operation("POST", "/v1/admin/prune", body=("maxAgeDays",), safe_to_repeat=True),
     "list_projections": Operation("GET", "/v1/admin/projections", safe_to_repeat=True),
