@@ -88,6 +88,8 @@ const environmentSchema = z.object({
   RECENT_ACTIVITY_SECONDS: z.coerce.number().int().min(0).default(120),
   STUCK_LOOP_THRESHOLD: z.coerce.number().int().min(1).max(100).default(3),
   AUTO_CONTINUE: booleanFlag.default(false),
+  PRUNE_MAX_AGE_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
+  PRUNE_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
   MAX_MESSAGES_PER_TURN: z.coerce.number().int().min(1).max(100_000).default(1_000),
   MAX_MESSAGE_BYTES: z.coerce.number().int().min(64).max(1_073_741_824).default(262_144),
   MAX_TRANSCRIPT_MESSAGES: z.coerce.number().int().min(1).max(100_000_000).default(100_000),
@@ -175,6 +177,8 @@ export interface LedgerConfig {
   queue: { cap: number; mergeText: boolean };
   /** autoContinue: a gateway start queues a continuation for each conversation to resume, unless its request says otherwise. */
   recovery: { recentActivitySeconds: number; stuckLoopThreshold: number; autoContinue: boolean };
+  /** Scheduled prune: maxAgeDays null is off (POST /v1/admin/prune still works). */
+  prune: { maxAgeDays: number | null; intervalMinutes: number };
   /** Bounds on what one request or one session may hold; each refusal has its own 4xx code. */
   limits: SessionLimits;
   /** How long an Idempotency-Key's answer is kept and replayed. */
@@ -300,6 +304,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     },
     queue: { cap: env.QUEUE_CAP, mergeText: env.QUEUE_MERGE_TEXT },
     recovery: { recentActivitySeconds: env.RECENT_ACTIVITY_SECONDS, stuckLoopThreshold: env.STUCK_LOOP_THRESHOLD, autoContinue: env.AUTO_CONTINUE },
+    prune: { maxAgeDays: env.PRUNE_MAX_AGE_DAYS ?? null, intervalMinutes: env.PRUNE_INTERVAL_MINUTES },
     limits: {
       messagesPerTurn: env.MAX_MESSAGES_PER_TURN,
       messageBytes: env.MAX_MESSAGE_BYTES,

@@ -3,6 +3,7 @@ import type { ErasureLogEvent } from '../../events/erasure/erasureLogEvents.js';
 import type { ConversationEventType } from '../../events/conversation/conversationEvents.js';
 import type { GatewayEvent } from '../../events/gateway/gatewayEvents.js';
 import type { JobEventType } from '../../events/job/jobEvents.js';
+import type { PruneScheduleEventType } from '../../events/prune/pruneScheduleEvents.js';
 import type { RuntimeBindingEventType } from '../../events/runtime/runtimeBindingEvents.js';
 import type { RuntimeSessionEventType } from '../../events/runtime/runtimeSessionEvents.js';
 import type { SessionStreamEventType } from '../../events/session/sessionEvents.js';
@@ -13,6 +14,7 @@ type KnownEventType =
   | SessionStreamEventType
   | RuntimeSessionEventType
   | JobEventType
+  | PruneScheduleEventType
   | GatewayEvent['type']
   | ErasureLogEvent['type'];
 
@@ -74,6 +76,7 @@ const listed: Record<KnownEventType, true> = {
   JobFired: true,
   JobRunReported: true,
   JobSlotsSkipped: true,
+  PruneSweepClaimed: true,
   GatewayStarted: true,
   GatewayStopping: true,
   GatewayStopped: true,

@@ -1,4 +1,4 @@
-// Prune: forget routing entries idle longer than N days (never suspended ones); their events stay for audit.
+// Prune: forget routing entries idle longer than N days (never suspended ones, queued messages or turns in flight); their events stay for audit.
 import { Inject } from '@nestjs/common';
 import { Command, CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { DataSource } from 'typeorm';
@@ -7,6 +7,14 @@ import { quoteIdentifier } from '../../../database/migrate.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { CONFIG, READ_MODELS } from '../../../app/tokens.js';
 import { CommandContext } from '../../commandContext.js';
+import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
+import { runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
+import { runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
+import { sessionStreamName } from '../../../events/session/sessionEvents.js';
+import { runtimeBindingDecider } from '../../runtime/runtimeBindingDecider.js';
+import { runtimeSessionDecider } from '../../runtime/runtimeSessionDecider.js';
+import { sessionDecider } from '../../sessions/sessionDecider.js';
+import { conversationDecider } from '../conversationDecider.js';
 import { ChangeConversationCommand } from './changeConversation.js';
 
 export interface PruneConversationsResult {
@@ -49,6 +57,8 @@ export class PruneConversationsHandler implements ICommandHandler<PruneConversat
     let position = 0;
     // The index only nominates; each conversation's own stream decides (it may have been active since).
     for (const { tenant, session_key: sessionKey } of candidates) {
+      // A turn in flight is activity the routing entry has not seen yet: leave the conversation for a later prune.
+      if (await this.hasTurnInFlight(sessionKey, tenant || undefined)) continue;
       const result = await this.commands.execute(
         new ChangeConversationCommand(sessionKey, { type: 'prune', olderThan }, { ...metadata, ...(tenant ? { tenant } : {}) }),
       );
@@ -57,5 +67,16 @@ export class PruneConversationsHandler implements ICommandHandler<PruneConversat
       position = Math.max(position, result.position);
     }
     return { maxAgeDays, olderThan, pruned, position };
+  }
+
+  /** A ledger turn started and not recorded on the current session, or a runtime turn running on the bound runtime session. */
+  private async hasTurnInFlight(sessionKey: string, tenant: string | undefined): Promise<boolean> {
+    const { streams } = this.commandContext;
+    const conversation = await streams.load(conversationStreamName(sessionKey, tenant), conversationDecider);
+    const sessionId = conversation.state.sessionId;
+    if (sessionId && (await streams.load(sessionStreamName(sessionId, tenant), sessionDecider)).state.turnInFlight !== null) return true;
+    const runtimeSessionId = (await streams.load(runtimeBindingStreamName(sessionKey, tenant), runtimeBindingDecider)).state.runtimeSessionId;
+    if (runtimeSessionId === null) return false;
+    return (await streams.load(runtimeSessionStreamName(runtimeSessionId, tenant), runtimeSessionDecider)).state.currentTurnId !== null;
   }
 }

@@ -1,0 +1,80 @@
+// Scheduled prune: every PRUNE_INTERVAL_MINUTES, one instance (the one whose claim of the slot is appended) forgets idle routing entries.
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type { Clock } from '../../clock.js';
+import type { LedgerConfig } from '../../config/config.js';
+import { PRUNE_SCHEDULE_STREAM } from '../../events/prune/pruneScheduleEvents.js';
+import { CLOCK, CONFIG, LOGGER } from '../../app/tokens.js';
+import type { Logger } from '../../logging/logger.js';
+import { CommandContext } from '../commandContext.js';
+import { PruneConversationsCommand, type PruneConversationsResult } from '../conversations/commands/pruneConversations.js';
+import { pruneScheduleDecider, pruneSlot } from './pruneScheduleDecider.js';
+
+/** How often an instance looks whether the current slot is still unclaimed: a slot is run within a minute of its start. */
+const CHECK_EVERY_MS = 60_000;
+
+export interface PruneRun {
+  slot: string;
+  /** False when another instance (or an earlier check) already claimed the slot: this one pruned nothing. */
+  claimed: boolean;
+  result: PruneConversationsResult | null;
+}
+
+@Injectable()
+export class PruneScheduler implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly instance = randomBytes(4).toString('hex');
+  private readonly logger: Logger;
+  private timer?: NodeJS.Timeout;
+  private running: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly commandContext: CommandContext,
+    @Inject(CONFIG) private readonly config: LedgerConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    this.logger = logger.child({ component: 'prune-scheduler' });
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.prune.maxAgeDays === null) return;
+    this.timer = setInterval(() => {
+      this.runDue().catch((error: unknown) => this.logger.error({ err: error }, 'scheduled prune failed; the next slot retries'));
+    }, Math.min(CHECK_EVERY_MS, this.config.prune.intervalMinutes * 60_000));
+    this.timer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Claims the current slot and prunes if the claim is this instance's; null when scheduled prune is off. Tests call it. */
+  runDue(): Promise<PruneRun | null> {
+    const run = this.running.then(() => this.claimAndPrune());
+    this.running = run.catch(() => undefined);
+    return run;
+  }
+
+  private async claimAndPrune(): Promise<PruneRun | null> {
+    const { maxAgeDays, intervalMinutes } = this.config.prune;
+    if (maxAgeDays === null) return null;
+    const now = this.clock.now();
+    const slot = pruneSlot(now, intervalMinutes);
+    const olderThan = new Date(now.getTime() - maxAgeDays * 86_400_000).toISOString();
+    const metadata = { actor: 'prune-scheduler', correlationId: `prune-${this.instance}-${now.getTime()}` };
+    // The claim is appended at the stream's expected revision: of instances racing for one slot, one appends it.
+    const claim = await this.commandContext.streams.handle(
+      PRUNE_SCHEDULE_STREAM,
+      pruneScheduleDecider,
+      { type: 'ClaimSweep', slot, maxAgeDays, olderThan, now: now.toISOString() },
+      metadata,
+    );
+    if (!claim.written) return { slot, claimed: false, result: null };
+    const result = await this.commands.execute(new PruneConversationsCommand(maxAgeDays, metadata));
+    if (result.pruned.length > 0) this.logger.info({ slot, pruned: result.pruned.length }, 'scheduled prune done');
+    return { slot, claimed: true, result };
+  }
+}
