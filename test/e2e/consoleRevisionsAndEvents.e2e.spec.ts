@@ -193,7 +193,7 @@ describeInChromium('console: revision diffs and event timelines', () => {
     expect(said[events.length + 1]).toBe('s-3 (daily)');
     expect(said[events.length + 2]).toBe('opened from matrix dm');
     expect(said[events.length + 3]).toBe('queue 0 media [kind auto_continue · attempt 2] → slot');
-    expect(said[events.length + 4]).toBe('turnId turn_1 · messageId m-9');
+    expect(said[events.length + 4]).toBe('turn_1 asked to stop by message m-9');
     expect(said[events.length + 5]).toBe('b (d 2 items) · h 0 · i no');
 
     // The timelines as drawn: collapsed rows read as text only.

@@ -67,7 +67,7 @@ function queuedText(message) {
   if (!message || typeof message !== 'object') return '';
   const text = present(message.text) ? quoted(message.text) : Array.isArray(message.media) ? `${message.media.length} media` : '';
   const metadata = message.metadata && typeof message.metadata === 'object' ? fieldsText(message.metadata, { depth: 1, limit: 3 }) : '';
-  return join(valueText(message.mode), text, metadata ? `[${metadata}]` : '');
+  return join(valueText(message.kind) || valueText(message.mode), text, metadata ? `[${metadata}]` : '');
 }
 
 function originText(origin) {
@@ -85,6 +85,15 @@ const SUMMARIES = {
   SessionBound: (d) =>
     join(valueText(d.sessionId), when(d.reason, `(${valueText(d.reason)})`), when(d.previousSessionId, `replaces ${valueText(d.previousSessionId)}`)),
   MessageQueued: (d) => join(queuedText(d.message), when(d.placement, `→ ${valueText(d.placement)}`)),
+  ContinuationQueued: (d) =>
+    join(
+      'auto-continue at the head',
+      when(d.message?.continuation?.reason, `(${valueText(d.message?.continuation?.reason)})`),
+      when(d.message?.continuation?.bootId, `for boot ${valueText(d.message?.continuation?.bootId)}`),
+      when(d.message?.continuation?.interruptedText, `· interrupted: ${quoted(d.message?.continuation?.interruptedText)}`),
+    ),
+  InterruptRequested: (d) => join(`${valueText(d.turnId)} asked to stop`, when(d.messageId, `by message ${valueText(d.messageId)}`)),
+  PruneSweepClaimed: (d) => join(`slot ${valueText(d.slot)}`, when(d.maxAgeDays, `· entries idle ${valueText(d.maxAgeDays)} days`)),
   QueuedMessageReplaced: (d) => join(`replaces ${valueText(d.replacedId)}:`, queuedText(d.message), when(d.placement, `→ ${valueText(d.placement)}`)),
   SessionCreated: (d) =>
     join(
@@ -129,6 +138,7 @@ const SUMMARIES = {
       when(d.suspended, `· ${valueText(d.suspended?.length)} suspended`),
       when(d.marked, `· ${valueText(d.marked?.length)} marked`),
       when(d.abandonedTurns, `· ${valueText(d.abandonedTurns?.length)} turns abandoned`),
+      when(d.continued, `· ${valueText(d.continued?.length)} auto-continued`),
     ),
   JobScheduled: (d) => join(valueText(d.task?.name) || valueText(d.jobId), when(d.nextRunAt, `· next ${valueText(d.nextRunAt)}`)),
   JobFired: (d) => join(valueText(d.fireId), when(d.trigger, `(${valueText(d.trigger)})`), when(d.slot, `slot ${valueText(d.slot)}`)),

@@ -53,7 +53,13 @@ function flags(entry) {
 }
 
 function queueView(queue) {
-  const items = [...(queue.slot ? [{ ...queue.slot, place: 'slot' }] : []), ...queue.overflow.map((message) => ({ ...message, place: 'overflow' }))];
+  // A gateway start's continuation waits at the overflow's head and is taken before the slot: listed first.
+  const continuation = queue.overflow[0]?.kind === 'auto_continue' ? [{ ...queue.overflow[0], place: 'head (auto-continue)' }] : [];
+  const items = [
+    ...continuation,
+    ...(queue.slot ? [{ ...queue.slot, place: 'slot' }] : []),
+    ...queue.overflow.slice(continuation.length).map((message) => ({ ...message, place: 'overflow' })),
+  ];
   return el(
     'div',
     { id: 'conversation-queue' },
