@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `session-ledger …` (run through bin/session-ledger.js): serve, replay, events, projections, export, import hermes.
+// `session-ledger …` (run through bin/session-ledger.js): serve, replay, events, projections, export, import hermes, search.
 import 'reflect-metadata';
 import { ConfigError } from '../config/config.js';
 import { DataFolderLockedError } from '../database/dataFolderLock.js';
@@ -18,6 +18,7 @@ const commands: Record<CommandName, () => Promise<Command>> = {
   projections: async () => (await import('./projectionsCommand.js')).projectionsCommand,
   export: async () => (await import('./exportCommand.js')).exportCommand,
   import: async () => (await import('./importCommand.js')).importCommand,
+  search: async () => (await import('./searchCommand.js')).searchCommand,
 };
 
 const HELP = new Set(['--help', '-h']);

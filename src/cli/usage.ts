@@ -28,6 +28,14 @@ The sessions index in Hermes' sessions.json shape, on stdout or written to --out
 
 A Hermes gateway's sessions.json, state.db transcripts and cron/jobs.json as events. Idempotent: a re-run imports
 nothing twice. Prints a JSON report on stdout and a summary on stderr; --dry-run writes nothing.`,
+  search: `usage: session-ledger search "<words>" [--session-key K] [--session-id ID] [--platform P] [--role R]
+           [--since <ISO time>] [--until <ISO time>] [--limit N] [--cursor C] [--by-session]
+           [--include-deleted] [--include-rolled-back] [--json] [--tenant T]
+       session-ledger search --url http://host:3000 [--token X] "<words>" [options as above, but --tenant]
+
+Full-text search over transcripts, as GET /v1/search answers it: words, "quoted phrases", -excluded, OR; Chinese
+and other unsegmented text too. Prints each hit's session, turn, message and snippet (matches between >>> and <<<),
+or with --by-session the best sessions with their best hits; --json prints the answer as the API gives it.`,
 } as const;
 
 export type CommandName = keyof typeof COMMAND_USAGE;
@@ -47,6 +55,7 @@ commands:
   projections   list the read models and their lag; rebuild one from position 0
   export        the sessions index in Hermes' sessions.json shape
   import        hermes: a Hermes gateway's sessions, transcripts and jobs as events
+  search        full-text search over transcripts
 
 The commands but serve work on the stores the service's own configuration names (EVENT_STORE_URL, DATABASE_URL,
 DATA_DIR, ...), without HTTP. On the embedded database one process at a time may open a data folder: stop the

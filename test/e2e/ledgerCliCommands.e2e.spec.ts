@@ -1,4 +1,4 @@
-// The CLI's serve, events, export and projections rebuild as child processes, on the stores and against a served instance.
+// The CLI's serve, events, export, search and projections rebuild as child processes, on the stores and against a served instance.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -60,6 +60,7 @@ for (const backend of e2eBackends()) {
     let sessionId: string;
     let suspendedAt: number;
     let exportedByService: unknown;
+    let searchedByService: unknown;
     const post = async (path: string, body: object) =>
       (
         await fetch(`${served.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
@@ -71,7 +72,7 @@ for (const backend of e2eBackends()) {
       const first = await post('/v1/sessions/resolve', { source: { platform: 'cli', chatType: 'dm', chatId: 'tail-me' } });
       ({ sessionKey, sessionId } = first);
       await post('/v1/sessions/resolve', { source: { platform: 'cli', chatType: 'dm', chatId: 'someone-else' } });
-      for (const text of ['one', 'two']) await post(`/v1/sessions/${sessionId}/turns`, { messages: [{ role: 'user', content: text }] });
+      for (const text of ['one', 'two 决定使用']) await post(`/v1/sessions/${sessionId}/turns`, { messages: [{ role: 'user', content: text }] });
       suspendedAt = (await post(`/v1/conversations/${enc(sessionKey)}/suspend`, {})).position;
     }, 300_000);
     afterAll(async () => {
@@ -131,6 +132,22 @@ for (const backend of e2eBackends()) {
         console.log(`CLI refused a held data folder in ${refusedInMs} ms (process start included)`);
       });
 
+    it("search --url: a running service's hits, printed and as JSON", async () => {
+      // The CLI's client has written nothing to wait for: the index is brought up to the writes here first.
+      expect((await fetch(`${served.url}/v1/search?q=two&minPosition=${suspendedAt}`)).status).toBe(200);
+      const printed = await runLedgerCli({}, ['search', '--url', served.url, 'two', '决定']);
+      expect(printed.code, printed.stderr).toBe(0);
+      expect(printed.stdout).toContain(`session ${sessionId} turn 2 message 1`);
+      expect(printed.stdout).toContain('>>>two<<< >>>决定<<<使用');
+      const json = await runLedgerCli({}, ['search', '--url', served.url, '--json', '--by-session', 'two']);
+      expect(json.code, json.stderr).toBe(0);
+      searchedByService = JSON.parse(json.stdout);
+      expect(searchedByService).toMatchObject({ query: 'two', sessions: [{ sessionId, sessionKey, hitCount: 1 }], nextCursor: null });
+      const refused = await runLedgerCli({}, ['search', '--url', served.url, '--role', 'robot', 'two']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('--role');
+    });
+
     it('serve stops cleanly on SIGTERM', async () => {
       expect(await stop(served.child)).toBe(0);
       expect(served.output()).not.toMatch(/"level":50|Error/);
@@ -179,6 +196,14 @@ for (const backend of e2eBackends()) {
         expect(listed.code, listed.stderr).toBe(0);
         await expect(access(lockFile)).rejects.toThrow();
       });
+
+    it("search: the stores' search index as the service answers it", async () => {
+      const searched = await runLedgerCli(storage.env, ['search', '--json', '--by-session', 'two']);
+      expect(searched.code, searched.stderr).toBe(0);
+      expect(JSON.parse(searched.stdout)).toEqual(searchedByService);
+      const none = await runLedgerCli(storage.env, ['search', 'absent']);
+      expect(none.stdout).toBe('nothing found\n');
+    });
 
     it("export: the stores' sessions index as the service exports it", async () => {
       const folder = await mkdtemp(join(tmpdir(), 'ledger-export-'));

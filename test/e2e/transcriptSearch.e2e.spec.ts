@@ -1,6 +1,7 @@
 // Full-text search over transcripts through HTTP: query syntax, Chinese text, filters, pages, sessions, the timeline, tenants, erasure, rebuilds.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LedgerClient } from '../../src/client/index.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
 const SECRETS = {
@@ -219,6 +220,18 @@ for (const backend of e2eBackends()) {
       expect((await search({ q: summary })).hits.map((hit) => hit.sessionId)).toEqual([sessionId]);
       const destroyed = await search({ q: summary, includeDeleted: 'true' });
       expect(destroyed.hits.find((hit) => hit.sessionId === fork.sessionId)).toMatchObject({ sessionDestroyed: true, deleted: false });
+    });
+
+    it('answers the typed client, hits and sessions alike', async () => {
+      const client = new LedgerClient({ baseUrl: service.url, token: SECRETS.acme });
+      const { sessionId } = await client.resolveSession({ source: { platform: 'discord', chatType: 'dm', chatId: `client-${backend}`, userId: 'c1' } });
+      const topic = word('client');
+      await client.recordTurn(sessionId, { messages: [{ role: 'user', content: `${topic} from the typed client` }] });
+      // The client waits for its own writes (X-Min-Position) without being asked.
+      const hits = await client.search({ q: topic, role: 'user' });
+      expect(hits.hits.map((hit) => [hit.sessionId, hit.snippet])).toEqual([[sessionId, `>>>${topic}<<< from the typed client`]]);
+      const sessions = await client.search({ q: topic, groupBy: 'session', hitsPerSession: 1 });
+      expect(sessions.sessions.map((session) => [session.sessionId, session.hitCount, session.hits.length])).toEqual([[sessionId, 1, 1]]);
     });
 
     it("keeps each tenant's search to its own transcripts", async () => {

@@ -4,18 +4,14 @@ import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { DataSource } from 'typeorm';
 import { PROJECTIONS, READ_MODELS } from '../../app/tokens.js';
-import { ValidationError } from '../../errors/ledgerError.js';
 import { sessionStreamName } from '../../events/session/sessionEvents.js';
 import { requestTenant } from '../../http/auth.js';
 import { ReadsProjections } from '../../http/readYourWrites.js';
 import { ValidQuery } from '../../http/zodValidation.js';
 import { streamParked } from '../../projections/parkedStreams.js';
 import type { ProjectionRunner } from '../../projections/projectionRunner.js';
-import { decodeSearchCursor, encodeSearchCursor, MAX_SEARCH_OFFSET } from './searchCursor.js';
-import { toSearchHitView, toSessionHitsView } from './searchHitView.js';
-import { type SearchFilters, searchMessages, searchSessions } from './searchQueries.js';
-import { parseSearch } from './searchQuery.js';
 import { type SearchRequest, searchRequest } from './searchRequests.js';
+import { searchTranscripts } from './searchTranscripts.js';
 
 const PROJECTION = 'transcript-search';
 
@@ -51,40 +47,11 @@ export class SearchController {
   @ApiQuery({ name: 'minPosition', required: false, description: 'Wait (bounded) until the search index has applied this position' })
   async search(@ValidQuery(searchRequest) query: SearchRequest, @Req() request: Request) {
     const tenant = requestTenant(request);
-    const parsed = parseSearch(query.q);
-    const since = query.since === undefined ? undefined : new Date(query.since);
-    const until = query.until === undefined ? undefined : new Date(query.until);
-    if (since && until && since > until) throw new ValidationError('since is after until', { since: query.since, until: query.until });
-    const offset = query.cursor === undefined ? 0 : decodeSearchCursor(query.cursor);
     // One session's hits from a stream the index went on without would be answered as if whole.
     if (query.sessionId !== undefined) {
       const parked = await this.projections.parkedAmong(PROJECTION, [sessionStreamName(query.sessionId, tenant)]);
       if (parked.length > 0) throw streamParked(PROJECTION, parked);
     }
-    const filters: SearchFilters = {
-      tenant,
-      websearch: parsed.websearch,
-      sessionKey: query.sessionKey,
-      sessionId: query.sessionId,
-      platform: query.platform,
-      role: query.role,
-      since,
-      until,
-      includeDeleted: query.includeDeleted,
-      includeRolledBack: query.includeRolledBack,
-    };
-    // One more than asked says whether another page exists.
-    const page = { limit: query.limit + 1, offset };
-    const nextCursor = (found: number) => (found > query.limit && offset + query.limit <= MAX_SEARCH_OFFSET ? encodeSearchCursor(offset + query.limit) : null);
-    if (query.groupBy === 'session') {
-      const sessions = await searchSessions(this.readModels, filters, { ...page, hitsPerSession: query.hitsPerSession });
-      return {
-        query: query.q,
-        sessions: sessions.slice(0, query.limit).map((session) => toSessionHitsView(session, parsed.markedTerms)),
-        nextCursor: nextCursor(sessions.length),
-      };
-    }
-    const hits = await searchMessages(this.readModels, filters, page);
-    return { query: query.q, hits: hits.slice(0, query.limit).map((hit) => toSearchHitView(hit, parsed.markedTerms)), nextCursor: nextCursor(hits.length) };
+    return searchTranscripts(this.readModels, tenant, query);
   }
 }
