@@ -6,10 +6,10 @@ import { eventsPerConversation, seedConversations } from './seeding/seedConversa
 import { createServiceStorage, type ServiceBackend, type ServiceStorage } from './service/serviceStorage.js';
 
 /** The issue's five measurements; its third (growth) is two parts here: conversations in the store, and one session's length. */
-export const PART_NAMES = ['store', 'http', 'growth', 'sessions', 'rebuild', 'memory', 'streams'] as const;
+export const PART_NAMES = ['store', 'http', 'growth', 'sessions', 'rebuild', 'memory', 'streams', 'search'] as const;
 export type PartName = (typeof PART_NAMES)[number];
 /** What `npm run bench` runs with no part named: growth (a million conversations) and memory (a soak) run when named. */
-export const DEFAULT_PARTS: readonly PartName[] = ['store', 'http', 'sessions', 'rebuild', 'streams'];
+export const DEFAULT_PARTS: readonly PartName[] = ['store', 'http', 'sessions', 'rebuild', 'streams', 'search'];
 
 export interface BenchOptions {
   parts: PartName[];
@@ -32,10 +32,12 @@ export interface BenchOptions {
   soakMinutes: number;
   /** Idle event streams held open at once by the streams part. */
   streams: number;
+  /** Messages in the search part's transcripts. */
+  searchMessages: number;
   writeResults: boolean;
 }
 
-const USAGE = `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [memory] [streams]   (none: all but growth and memory)
+const USAGE = `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [memory] [streams] [search]   (none: all but growth and memory)
   --backends pglite,postgres   (default: pglite, and postgres when BENCH_DATABASE_URL is set)
   --duration <s>               seconds per timed HTTP scenario (10)
   --connections <n>            load generator connections, and the raw baseline's clients (16)
@@ -45,6 +47,7 @@ const USAGE = `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [me
   --rebuild-events <n>         events in the rebuild's log (1000000 on PostgreSQL, 200000 on PGlite)
   --soak-minutes <m>           memory soak with the cache evicting (2; the documented figure uses 10)
   --streams <n>                idle event streams held open by the streams part (200)
+  --search-messages <n>        messages in the search part's transcripts (1000000; fewer for a quick run)
   --write-results              also write bench/results/run-<time>.json`;
 
 export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
@@ -62,6 +65,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
       'rebuild-events': { type: 'string' },
       'soak-minutes': { type: 'string' },
       streams: { type: 'string' },
+      'search-messages': { type: 'string' },
       'write-results': { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -98,6 +102,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     rebuildEvents: { postgres: rebuildEvents ?? 1_000_000, pglite: rebuildEvents ?? 200_000 },
     soakMinutes: number(values['soak-minutes'], 2, 'soak-minutes'),
     streams: number(values.streams, 200, 'streams'),
+    searchMessages: number(values['search-messages'], 1_000_000, 'search-messages'),
     writeResults: values['write-results'] ?? env.BENCH_WRITE_RESULTS === '1',
   };
 }

@@ -1,4 +1,4 @@
-// `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [memory] [streams]`: every figure of the performance issue, each beside its
+// `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [memory] [streams] [search]`: every figure of the performance issue, each beside its
 // same-run baseline as a ratio, with a verdict against the issue's target. PGlite always; PostgreSQL with BENCH_DATABASE_URL.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { BenchContext, parseBenchOptions, type PartName } from './benchContext.js';
@@ -7,6 +7,7 @@ import { growthPart } from './parts/growthPart.js';
 import { httpPart } from './parts/httpPart.js';
 import { memoryPart } from './parts/memoryPart.js';
 import { rebuildPart } from './parts/rebuildPart.js';
+import { searchPart } from './parts/searchPart.js';
 import { sessionLengthPart } from './parts/sessionLengthPart.js';
 import { storePart } from './parts/storePart.js';
 import { streamsPart } from './parts/streamsPart.js';
@@ -20,6 +21,7 @@ const PARTS: Record<PartName, (context: BenchContext) => Promise<Figure[]>> = {
   rebuild: rebuildPart,
   memory: memoryPart,
   streams: streamsPart,
+  search: searchPart,
 };
 
 async function main(): Promise<void> {
