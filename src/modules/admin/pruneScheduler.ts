@@ -40,9 +40,12 @@ export class PruneScheduler implements OnApplicationBootstrap, OnModuleDestroy {
 
   onApplicationBootstrap(): void {
     if (this.config.prune.maxAgeDays === null) return;
-    this.timer = setInterval(() => {
-      this.runDue().catch((error: unknown) => this.logger.error({ err: error }, 'scheduled prune failed; the next slot retries'));
-    }, Math.min(CHECK_EVERY_MS, this.config.prune.intervalMinutes * 60_000));
+    this.timer = setInterval(
+      () => {
+        this.runDue().catch((error: unknown) => this.logger.error({ err: error }, 'scheduled prune failed; the next slot retries'));
+      },
+      Math.min(CHECK_EVERY_MS, this.config.prune.intervalMinutes * 60_000),
+    );
     this.timer.unref();
   }
 
