@@ -16,7 +16,9 @@ export function searchableText(content: JsonValue): string {
   const parts: string[] = [];
   collectText(content, parts, 0);
   // PostgreSQL's text cannot hold NUL.
-  return parts.join('\n').replaceAll('\u0000', '').slice(0, MAX_INDEXED_CHARS);
+  const text = parts.join('\n').replaceAll('\u0000', '').slice(0, MAX_INDEXED_CHARS);
+  // A cut between the two halves of a surrogate pair would leave half a character, which PostgreSQL's JSON refuses.
+  return /[\ud800-\udbff]$/.test(text) ? text.slice(0, -1) : text;
 }
 
 function collectText(value: JsonValue, parts: string[], depth: number): void {
