@@ -370,6 +370,18 @@ describe('runtime session: an interrupt asked of the running turn', () => {
       .then([]);
   });
 
+  it('never stops a later turn: a message that arrived during turn 1 writes nothing once turn 2 runs (it may be the answer to it)', () => {
+    const turn2Running = [started, turn(1), completed(1), turn(2, 20)];
+    runtime
+      .given(turn2Running)
+      .when({ type: 'RequestInterrupt', messageId: 'm1', turnId: 'turn_1', now: at(30) })
+      .then([]);
+    runtime
+      .given(turn2Running)
+      .when({ type: 'RequestInterrupt', messageId: 'm1', turnId: 'turn_2', now: at(30) })
+      .then([{ type: 'InterruptRequested', data: { turnId: 'turn_2', messageId: 'm1', at: at(30) } }]);
+  });
+
   it('the next turn waits for the worker: refused while the interrupted turn runs, started once it reports', () => {
     runtime
       .given([...runningTurn, asked1])

@@ -5,7 +5,7 @@ import { MAX_INDEXED_CHARS, searchableText } from '../../src/projections/transcr
 describe('searchableText', () => {
   it('drops a surrogate pair the bound would cut in half, so PostgreSQL can store the text', () => {
     const text = searchableText('a'.repeat(MAX_INDEXED_CHARS - 1) + '😀 after');
-    expect(text.isWellFormed()).toBe(true);
+    expect(text).not.toMatch(/[\ud800-\udbff]$/);
     expect(text).toBe('a'.repeat(MAX_INDEXED_CHARS - 1));
   });
 

@@ -16,7 +16,7 @@ import { requestTenant } from '../../http/auth.js';
 import { jsonObject, jsonValue } from '../../http/jsonValues.js';
 import type { LedgerConfig } from '../../config/config.js';
 import { CONFIG } from '../../app/tokens.js';
-import { RequestRuntimeInterruptCommand, type RuntimeInterruptResult } from '../runtime/commands/requestRuntimeInterrupt.js';
+import { RequestRuntimeInterruptCommand, runningRuntimeTurn, type RuntimeInterruptResult } from '../runtime/commands/requestRuntimeInterrupt.js';
 import { requireMessageSizesWithinLimit } from '../sessions/messageLimits.js';
 
 export const enqueueRequestSchema = z.strictObject({
@@ -60,13 +60,15 @@ export class QueueController {
       metadata: body.message.metadata as JsonObject | null,
       queuedAt: this.commandContext.now(),
     };
-    const result = await this.commands.execute(new ChangeConversationCommand(validSessionKey(key), { type: 'enqueue', message }, requestMetadata(request)));
+    const metadata = requestMetadata(request);
+    // The turn running when the message arrives, read before it is queued: once queued, a gateway may take it and start
+    // the turn that answers it, which this message must not stop.
+    const running = message.mode === 'interrupt' ? await runningRuntimeTurn(this.commandContext, validSessionKey(key), metadata.tenant) : null;
+    const result = await this.commands.execute(new ChangeConversationCommand(validSessionKey(key), { type: 'enqueue', message }, metadata));
     const event = result.decided[0];
     // Only a message that waits to interrupt reaches the running turn; a coalesced one asks again, which the turn answers once.
     const interrupted: RuntimeInterruptResult | null =
-      message.mode === 'interrupt'
-        ? await this.commands.execute(new RequestRuntimeInterruptCommand(validSessionKey(key), message.id, requestMetadata(request)))
-        : null;
+      message.mode === 'interrupt' ? await this.commands.execute(new RequestRuntimeInterruptCommand(running, message.id, metadata)) : null;
     return {
       messageId: message.id,
       placement: event && 'placement' in event.data ? event.data.placement : null,

@@ -124,7 +124,8 @@ export type RuntimeSessionCommand =
    */
   | { type: 'Interrupt'; reason: InterruptReason; error: string; quietSince: string | null; now: string }
   /** A message queued to interrupt: asks the turn in flight to stop (once per turn); nothing when none runs. */
-  | { type: 'RequestInterrupt'; messageId: string; now: string };
+  /** `turnId`: the turn running when the message arrived; a later turn is not the one it interrupts. */
+  | { type: 'RequestInterrupt'; messageId: string; turnId?: string; now: string };
 
 const keepRecent = <T>(items: T[]): T[] => items.slice(-RECENT_LIMIT);
 
@@ -375,6 +376,8 @@ export function decideRuntimeSession(command: RuntimeSessionCommand, state: Runt
       const turnId = state.currentTurnId;
       // Asked once per turn: a burst of interrupting messages is one request, and a retry writes nothing.
       if (turnId === null || state.interruptRequested?.turnId === turnId) return [];
+      // The turn the message arrived during has ended; the one running now may be the one answering it.
+      if (command.turnId !== undefined && command.turnId !== turnId) return [];
       return [{ type: 'InterruptRequested', data: { turnId, messageId: command.messageId, at: command.now } }];
     }
     default: {

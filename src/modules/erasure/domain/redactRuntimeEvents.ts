@@ -29,7 +29,7 @@ export const runtimeSessionRedactors: Redactors<RuntimeSessionEvent> = {
   TurnCompleted: (data) => ({ turnId: data.turnId, output: {}, at: data.at }),
   TurnFailed: (data) => ({ turnId: data.turnId, error: ERASED_TEXT, at: data.at }),
   // The service writes this error itself, but it may quote the worker's last words.
-  // Ids the service and the gateway made, and a time.
-  InterruptRequested: unchanged,
+  // The message id is the gateway's and may embed a platform message id: a pseudonym, as in the queue's events.
+  InterruptRequested: (data, context) => ({ turnId: data.turnId, messageId: context.pseudonym(data.messageId), at: data.at }),
   RuntimeInterrupted: (data) => ({ turnId: data.turnId, reason: data.reason, error: ERASED_TEXT, previousState: data.previousState, at: data.at }),
 };

@@ -8,9 +8,27 @@ import { runtimeBindingDecider } from '../runtimeBindingDecider.js';
 import { type RequestedInterrupt, runtimeSessionDecider } from '../runtimeSessionDecider.js';
 import { ChangeRuntimeSessionCommand } from './changeRuntimeSession.js';
 
+/** The runtime turn a conversation is running now, if any: read before the interrupting message is queued. */
+export interface RunningRuntimeTurn {
+  runtimeSessionId: string;
+  turnId: string;
+  position: number;
+}
+
+export async function runningRuntimeTurn(commandContext: CommandContext, sessionKey: string, tenant: string | undefined): Promise<RunningRuntimeTurn | null> {
+  const binding = await commandContext.streams.load(runtimeBindingStreamName(sessionKey, tenant), runtimeBindingDecider);
+  const runtimeSessionId = binding.state.runtimeSessionId;
+  if (runtimeSessionId === null) return null;
+  const runtime = await commandContext.streams.load(runtimeSessionStreamName(runtimeSessionId, tenant), runtimeSessionDecider);
+  // A binding whose runtime stream a crash left unwritten has no turn to stop.
+  if (runtime.state.currentTurnId === null) return null;
+  return { runtimeSessionId, turnId: runtime.state.currentTurnId, position: Math.max(binding.position, runtime.position) };
+}
+
 export class RequestRuntimeInterruptCommand extends Command<RuntimeInterruptResult> {
   constructor(
-    readonly sessionKey: string,
+    /** The turn that was running when the message arrived (see runningRuntimeTurn); null: none, nothing to interrupt. */
+    readonly running: RunningRuntimeTurn | null,
     readonly messageId: string,
     readonly metadata: EventMetadata,
   ) {
@@ -26,21 +44,14 @@ export interface RuntimeInterruptResult {
 
 @CommandHandler(RequestRuntimeInterruptCommand)
 export class RequestRuntimeInterruptHandler implements ICommandHandler<RequestRuntimeInterruptCommand> {
-  constructor(
-    private readonly commandContext: CommandContext,
-    private readonly commands: CommandBus,
-  ) {}
+  constructor(private readonly commands: CommandBus) {}
 
-  async execute({ sessionKey, messageId, metadata }: RequestRuntimeInterruptCommand): Promise<RuntimeInterruptResult> {
-    const binding = await this.commandContext.streams.load(runtimeBindingStreamName(sessionKey, metadata.tenant), runtimeBindingDecider);
-    const runtimeSessionId = binding.state.runtimeSessionId;
-    if (runtimeSessionId === null) return { interrupt: null, position: binding.position };
-    const runtime = await this.commandContext.streams.load(runtimeSessionStreamName(runtimeSessionId, metadata.tenant), runtimeSessionDecider);
-    // A binding whose runtime stream a crash left unwritten has no turn to stop.
-    if (runtime.state.currentTurnId === null) return { interrupt: null, position: Math.max(binding.position, runtime.position) };
-    // The runtime stream decides: a turn that ended meanwhile, or one already asked to stop, writes nothing.
-    const result = await this.commands.execute(new ChangeRuntimeSessionCommand(runtimeSessionId, { type: 'RequestInterrupt', messageId }, metadata));
-    const interrupt = result.state.currentTurnId === null ? null : (result.state.interruptRequested ?? null);
-    return { interrupt: interrupt && { runtimeSessionId, ...interrupt }, position: Math.max(binding.position, result.position) };
+  async execute({ running, messageId, metadata }: RequestRuntimeInterruptCommand): Promise<RuntimeInterruptResult> {
+    if (running === null) return { interrupt: null, position: 0 };
+    const { runtimeSessionId, turnId } = running;
+    // The runtime stream decides: a turn that ended meanwhile (or a later one now running), or one already asked to stop, writes nothing.
+    const result = await this.commands.execute(new ChangeRuntimeSessionCommand(runtimeSessionId, { type: 'RequestInterrupt', messageId, turnId }, metadata));
+    const interrupt = result.state.currentTurnId === turnId ? (result.state.interruptRequested ?? null) : null;
+    return { interrupt: interrupt && { runtimeSessionId, ...interrupt }, position: Math.max(running.position, result.position) };
   }
 }
