@@ -126,4 +126,23 @@ describeInChromium('console: jobs are created, paused, resumed and deleted from 
     await expect.poll(() => page.locator('#jobs').textContent()).toContain('No jobs yet');
     expect(pageErrors).toEqual([]);
   });
+
+  it('creates one job from one submission, however often it is sent while on its way', async () => {
+    await page.goto(`${service.url}/console/#/jobs`);
+    await page.locator('#jobs p, #jobs table').first().waitFor();
+    await page.click('#job-create-panel summary');
+    await page.fill('#job-create input[name=schedule]', 'every 5m');
+    await page.fill('#job-create input[name=name]', 'Double click');
+    await page.fill('#job-create textarea[name=prompt]', 'Once');
+    // Three submissions before the first answer: the id is left empty, so each one the service took would be a new job.
+    await page.evaluate(() => {
+      const form = (globalThis as any).document.querySelector('#job-create');
+      form.requestSubmit();
+      form.requestSubmit();
+      form.requestSubmit();
+    });
+    await jobStatus().waitFor();
+    const jobs = (await call('GET', '/v1/jobs?limit=100')).jobs as Array<{ name: string | null }>;
+    expect(jobs.filter((job) => job.name === 'Double click')).toHaveLength(1);
+  });
 });

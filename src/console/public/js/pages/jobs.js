@@ -46,8 +46,12 @@ function createForm(onCreated) {
     field('thread', el('input', { name: 'threadId', size: 10 })),
     el('button', { type: 'submit' }, 'Create job'),
   );
+  const submit = form.querySelector('button[type="submit"]');
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
+    // One job per submission: a second click or Enter while the first is on its way does nothing.
+    if (submit.disabled) return;
+    submit.disabled = true;
     const data = new FormData(form);
     const text = (name) => String(data.get(name) ?? '').trim();
     const body = { schedule: text('schedule'), timeZone: text('timeZone') || 'UTC' };
@@ -59,6 +63,8 @@ function createForm(onCreated) {
       await onCreated(job);
     } catch (error) {
       replaceContent(status, errorBox(error));
+    } finally {
+      submit.disabled = false;
     }
   });
   return el('div', {}, form, status);
