@@ -210,6 +210,7 @@ for (const backend of testBackends()) {
         wasAutoReset: false,
         autoResetReason: null,
         resetHadActivity: false,
+        resetPolicy: null,
         isFreshReset: false,
         carried: null,
         ...zero,
