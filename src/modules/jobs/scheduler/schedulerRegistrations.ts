@@ -55,8 +55,6 @@ export class SchedulerRegistrations implements OnApplicationBootstrap, OnModuleD
   private readonly logger: Logger;
   private owner: TimerOwner;
   private failuresInARow = 0;
-  /** With the ticker off nothing could stand in: calls keep retrying and the scheduler keeps the timers. */
-  private readonly tickerRuns: boolean;
   private fallbackSince: string | null = null;
   private lastError: string | null = null;
   /** What the scheduler is known to hold, per job (null: cancelled). */
@@ -83,13 +81,10 @@ export class SchedulerRegistrations implements OnApplicationBootstrap, OnModuleD
     this.settings = config.jobs.scheduler;
     this.client = this.settings ? new SchedulerClient(this.settings.url) : null;
     this.owner = this.settings ? 'scheduler' : 'ticker';
-    this.tickerRuns = config.jobs.tickIntervalMs > 0;
     this.logger = logger.child({ component: 'job-scheduler' });
     this.metrics.jobSchedulerFallback.set({}, 0);
     if (this.settings && config.jobs.tickIntervalMs === 0) {
-      this.logger.warn(
-        'JOBS_SCHEDULER_URL with JOB_TICK_INTERVAL_MS=0: no ticker stands in while the scheduler does not answer (calls keep retrying), and no timer it loses fires',
-      );
+      this.logger.warn('JOBS_SCHEDULER_URL with JOB_TICK_INTERVAL_MS=0: no ticker stands in while the scheduler does not answer, and no timer it loses fires');
     }
   }
 
@@ -251,7 +246,7 @@ export class SchedulerRegistrations implements OnApplicationBootstrap, OnModuleD
   private failed(error: unknown): void {
     this.failuresInARow += 1;
     this.lastError = error instanceof Error ? error.message : String(error);
-    if (this.owner === 'scheduler' && this.tickerRuns && this.failuresInARow >= this.settings!.fallbackAfter) {
+    if (this.owner === 'scheduler' && this.failuresInARow >= this.settings!.fallbackAfter) {
       this.owner = 'fallback';
       this.fallbackSince = new Date().toISOString();
       this.metrics.jobSchedulerFallback.set({}, 1);
