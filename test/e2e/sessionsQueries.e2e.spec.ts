@@ -115,6 +115,7 @@ for (const backend of e2eBackends()) {
         wasAutoReset: false,
         autoResetReason: null,
         resetHadActivity: false,
+        resetPolicy: null,
         isFreshReset: false,
         expiryFinalized: false,
         inputTokens: 12,
