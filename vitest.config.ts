@@ -1,11 +1,28 @@
 // Tests: *.unit.spec.ts (pure), *.int.spec.ts (real database), *.e2e.spec.ts (HTTP through the Nest app).
+import { existsSync } from 'node:fs';
 import { configDefaults, defineConfig } from 'vitest/config';
+
+// The browser tests need Chromium (console.e2e.spec.ts also holds tests without one: it leaves its browser block out). Without one they are left out of the run, with a warning, unless CI requires a
+// browser (REQUIRE_BROWSER=1), where they run and fail.
+const BROWSER_TESTS = [
+  'test/e2e/consoleDestructiveActions.e2e.spec.ts',
+  'test/e2e/consoleJobs.e2e.spec.ts',
+  'test/e2e/consoleRevisionsAndEvents.e2e.spec.ts',
+  'test/e2e/consoleRuntime.e2e.spec.ts',
+  'test/e2e/openApiTryItOut.e2e.spec.ts',
+];
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const withoutBrowser = !existsSync(CHROMIUM) && process.env.REQUIRE_BROWSER !== '1';
+if (withoutBrowser)
+  console.warn(
+    `[vitest] no Chromium at ${CHROMIUM}: the browser tests (${BROWSER_TESTS.join(', ')}) do not run; apt-get install chromium, or set CHROMIUM_PATH`,
+  );
 
 export default defineConfig({
   test: {
     include: ['test/**/*.spec.ts'],
     // Server stops and long runs: `npm run torture` (vitest.torture.config.ts), not CI.
-    exclude: [...configDefaults.exclude, 'test/torture/**'],
+    exclude: [...configDefaults.exclude, 'test/torture/**', ...(withoutBrowser ? BROWSER_TESTS : [])],
     pool: 'forks',
     // Each file opens its own embedded PGlite (hundreds of MiB); two cores, so two at a time.
     maxWorkers: 2,

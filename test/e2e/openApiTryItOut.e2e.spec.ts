@@ -1,23 +1,10 @@
 // Swagger UI at /docs in headless Chromium: "Try it out" on resolve, with the document's example body, creates a session (201).
-import { existsSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CHROMIUM, describeInChromium } from '../support/consoleBrowser.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-// CI sets REQUIRE_BROWSER=1: a missing browser fails there instead of skipping.
-const REQUIRE_BROWSER = process.env.REQUIRE_BROWSER === '1';
-
-if (!HAS_CHROMIUM && REQUIRE_BROWSER) {
-  describe('/docs in headless Chromium', () => {
-    it('needs Chromium (REQUIRE_BROWSER=1)', () => {
-      throw new Error(`REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: install it (apt-get install chromium) or set CHROMIUM_PATH`);
-    });
-  });
-}
-
-describe.skipIf(!HAS_CHROMIUM)('/docs in headless Chromium', () => {
+describeInChromium('/docs in headless Chromium', () => {
   let service: TestApp;
   let browser: Browser;
 
