@@ -7,7 +7,14 @@ import { withoutTranscript } from '../../src/projections/sessionsIndex/projectSe
 import { recordRowOf, sessionStateOf } from '../../src/projections/sessionsIndex/sessionRecordState.js';
 import { toArray } from '../../src/modules/sessions/chunkedList.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
-import { decideSession, evolveSession, initialSessionState, type SessionCommand, type SessionState } from '../../src/modules/sessions/sessionDecider.js';
+import {
+  decideSession,
+  evolveSession,
+  existingSession,
+  initialSessionState,
+  type SessionCommand,
+  type SessionState,
+} from '../../src/modules/sessions/sessionDecider.js';
 import { type Random, randomFrom } from '../support/propertyTesting.js';
 
 const SEQUENCES = 200;
@@ -82,8 +89,8 @@ describe('sessions index fold', () => {
           data: { sessionId: `s${seed}`, sessionKey: 'agent:main:telegram:dm:12345', origin: source, reason: 'new', at: new Date(start).toISOString() },
         },
       ];
-      let written = fold(history);
-      let indexed = evolveSession(initialSessionState(), withoutTranscript(history[0]!));
+      let written = existingSession(fold(history), `s${seed}`);
+      let indexed = existingSession(evolveSession(initialSessionState(), withoutTranscript(history[0]!)), `s${seed}`);
       const length = random.int(1, MAX_COMMANDS);
       for (let step = 1; step <= length; step++) {
         const command = randomCommand(random, written, history, new Date(start + step * 1000).toISOString());

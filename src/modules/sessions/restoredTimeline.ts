@@ -31,7 +31,7 @@ export function restoredTimelineOf(current: FoldedTimeline, restored: FoldedTime
  * installs the same state the v1 fold did. A state without its transcript (the sessions index folds one) keeps
  * what it has: its transcript is not read.
  */
-export function restoreTimeline(state: SessionState, restored: RestoredTimeline): SessionState {
+export function restoreTimeline<State extends SessionState>(state: State, restored: RestoredTimeline): State {
   const following = restored.transcript.following.map((message) => transcriptMessage(message, message.slot, message.deleted));
   const transcript: ChunkedList<TranscriptMessage> = appendItems(leadingItems(state.transcript, restored.transcript.kept), following);
   return {

@@ -7,14 +7,15 @@ import type { LoadedState } from '../../events/streamStateStore.js';
 import { type CommandContext, requestMetadata } from '../commandContext.js';
 import { ChangeSessionCommand, type SessionChange, type SessionChangeResult } from './commands/changeSession.js';
 import { sessionDecider, sessionNotFound } from './sessionDecider.js';
-import type { SessionState } from './sessionState.js';
+import type { ExistingSession } from './sessionState.js';
 import { validSessionId } from './sessionRequests.js';
 
 /** The current state, or SESSION_NOT_FOUND. */
-export async function loadSession(commandContext: CommandContext, id: string, request: Request): Promise<LoadedState<SessionState>> {
+export async function loadSession(commandContext: CommandContext, id: string, request: Request): Promise<LoadedState<ExistingSession>> {
   const loaded = await commandContext.streams.load(sessionStreamName(validSessionId(id), requestTenant(request)), sessionDecider);
-  if (loaded.source === 'empty') throw sessionNotFound(id);
-  return loaded;
+  const { state } = loaded;
+  if (state.status === 'absent') throw sessionNotFound(id);
+  return { ...loaded, state };
 }
 
 export function changeSession(commands: CommandBus, id: string, change: SessionChange, request: Request): Promise<SessionChangeResult> {

@@ -21,6 +21,7 @@ import { type FoldedTimeline, restoredTimelineOf, restoreTimeline } from './rest
 import {
   type CheckpointRecord,
   contextSlot,
+  type ExistingSession,
   initialSessionState,
   installTimeline,
   memoryEntry,
@@ -31,7 +32,7 @@ import {
 import type { SessionCounters, SessionTimeline } from '../../events/session/sessionTimeline.js';
 
 export { initialSessionState, zeroCounters } from './sessionState.js';
-export type { SessionState } from './sessionState.js';
+export type { AbsentSession, ExistingSession, SessionState } from './sessionState.js';
 export type { SessionCounters, SessionTimeline, TranscriptMessage } from '../../events/session/sessionTimeline.js';
 
 export type SessionCommand =
@@ -109,7 +110,7 @@ function addUsage(counters: SessionCounters, usage: TurnUsage): SessionCounters 
 /** A checkpoint's id is the revision of the event that records it: unique in its stream, whatever the timeline. */
 export const checkpointIdFor = (revision: number) => `cp-${revision}`;
 
-function withCheckpoint(state: SessionState, checkpoint: Omit<CheckpointRecord, 'parentCheckpointId'>): SessionState {
+function withCheckpoint(state: ExistingSession, checkpoint: Omit<CheckpointRecord, 'parentCheckpointId'>): ExistingSession {
   const record: CheckpointRecord = {
     checkpointId: checkpoint.checkpointId,
     label: checkpoint.label,
@@ -122,33 +123,44 @@ function withCheckpoint(state: SessionState, checkpoint: Omit<CheckpointRecord, 
   return { ...state, checkpoints: appendItems(state.checkpoints, [record]), headCheckpointId: record.checkpointId };
 }
 
+type SessionCreatedData = Extract<SessionStreamEvent, { type: 'SessionCreated' }>['data'];
+
+function createdSession(data: SessionCreatedData, revision: number): ExistingSession {
+  const created: ExistingSession = {
+    ...initialSessionState(),
+    status: 'active',
+    sessionId: data.sessionId,
+    sessionKey: data.sessionKey,
+    origin: data.origin,
+    createdAt: data.at,
+    updatedAt: data.at,
+    slots: [{ name: DEFAULT_SLOT, createdAt: data.at }],
+    revision,
+    parentSessionId: data.parentSessionId ?? null,
+    agentName: data.agentName ?? null,
+    metadata: data.metadata ?? {},
+    forkOf: data.forkOf ?? null,
+    depth: data.depth ?? (data.parentSessionId ? 1 : 0),
+  };
+  return data.startingState ? installTimeline(created, data.startingState) : created;
+}
+
+export function evolveSession(current: ExistingSession, event: SessionStreamEvent): ExistingSession;
+export function evolveSession(current: SessionState, event: SessionStreamEvent): SessionState;
 export function evolveSession(current: SessionState, event: SessionStreamEvent): SessionState {
-  const state: SessionState = { ...current, revision: current.revision + 1 };
+  const revision = current.revision + 1;
+  if (event.type === 'SessionCreated') return createdSession(event.data, revision);
+  // Every other event follows SessionCreated in its stream (decideSession writes nothing else for an absent session).
+  if (current.status === 'absent') return { ...current, revision };
+  return evolveExistingSession({ ...current, revision }, event);
+}
+
+function evolveExistingSession(state: ExistingSession, event: Exclude<SessionStreamEvent, { type: 'SessionCreated' }>): ExistingSession {
   switch (event.type) {
-    case 'SessionCreated': {
-      const { data } = event;
-      const created: SessionState = {
-        ...initialSessionState(),
-        status: 'active',
-        sessionId: data.sessionId,
-        sessionKey: data.sessionKey,
-        origin: data.origin,
-        createdAt: data.at,
-        updatedAt: data.at,
-        slots: [{ name: DEFAULT_SLOT, createdAt: data.at }],
-        revision: state.revision,
-        parentSessionId: data.parentSessionId ?? null,
-        agentName: data.agentName ?? null,
-        metadata: data.metadata ?? {},
-        forkOf: data.forkOf ?? null,
-        depth: data.depth ?? (data.parentSessionId ? 1 : 0),
-      };
-      return data.startingState ? installTimeline(created, data.startingState) : created;
-    }
     case 'TurnRecorded': {
       const { data } = event;
       const slot = data.slot ?? DEFAULT_SLOT;
-      const recorded: SessionState = {
+      const recorded: ExistingSession = {
         ...state,
         turnCount: Math.max(state.turnCount, data.turnIndex),
         nextMessageIndex: state.nextMessageIndex + data.messages.length,
@@ -262,7 +274,7 @@ export function checkpointNotFound(sessionId: string | null, checkpointId: strin
   return new NotFoundError('CHECKPOINT_NOT_FOUND', `session ${sessionId} has no checkpoint ${checkpointId}`, { sessionId, checkpointId });
 }
 
-function turnInFlight(state: SessionState): ConflictError {
+function turnInFlight(state: ExistingSession): ConflictError {
   return new ConflictError('TURN_IN_FLIGHT', `session ${state.sessionId} has turn ${state.turnInFlight?.turnIndex} in flight; record it first`, {
     sessionId: state.sessionId,
     turnIndex: state.turnInFlight?.turnIndex,
@@ -274,7 +286,7 @@ function turnInFlight(state: SessionState): ConflictError {
  * limit counts: rewinds and rewrites do not make room; a rollback (which restores a shorter transcript) or a
  * new session (reset) does.
  */
-function requireTranscriptRoom(state: SessionState, adding: number, limit: number | undefined): void {
+function requireTranscriptRoom(state: ExistingSession, adding: number, limit: number | undefined): void {
   if (limit === undefined) return;
   const held = listSize(state.transcript);
   if (held + adding > limit) {
@@ -308,11 +320,17 @@ export function requireSpawnAllowed(parent: SessionState, limits: { childrenPerS
   }
 }
 
-function requireExisting(state: SessionState): void {
-  if (state.status === 'absent') throw sessionNotFound(state.sessionId ?? 'unknown');
+/** The session a command acted on: one decideSession refused nothing to exists, so this throws only for a stream never created. */
+export function existingSession(state: SessionState, sessionId: string): ExistingSession {
+  if (state.status === 'absent') throw sessionNotFound(sessionId);
+  return state;
 }
 
-function requireWritable(state: SessionState): void {
+function requireExisting(state: SessionState): asserts state is ExistingSession {
+  if (state.status === 'absent') throw sessionNotFound('unknown');
+}
+
+function requireWritable(state: SessionState): asserts state is ExistingSession {
   requireExisting(state);
   if (state.status === 'destroyed') throw sessionDestroyed(state.sessionId);
   if (state.status === 'ended') {

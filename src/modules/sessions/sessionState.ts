@@ -17,20 +17,9 @@ export interface CheckpointRecord {
   parentCheckpointId: string | null;
 }
 
-/**
- * The fold of a session stream. The timeline's fields are here too, the two long lists kept as chunked lists so
- * that a turn costs the same however long the session has run (see chunkedList.ts); timelineOf flattens them.
- */
-export interface SessionState extends Omit<SessionTimeline, 'transcript'> {
+/** What every session state holds, absent or not: the timeline (its two long lists as chunked lists) and the counts. */
+interface SessionStateFields extends Omit<SessionTimeline, 'transcript'> {
   transcript: ChunkedList<TranscriptMessage>;
-  status: 'absent' | 'active' | 'ended' | 'destroyed';
-  sessionId: string | null;
-  sessionKey: string | null;
-  origin: SessionSource | null;
-  createdAt: string | null;
-  updatedAt: string | null;
-  endedAt: string | null;
-  endReason: SessionEndReason | null;
   /** Revision of the last event folded in (-1 before any): checkpoint ids and revisions come from it. */
   revision: number;
   parentSessionId: string | null;
@@ -42,12 +31,44 @@ export interface SessionState extends Omit<SessionTimeline, 'transcript'> {
   lastAbandonedTurn: AbandonedTurn | null;
   /** In the order they were taken, whatever timeline they are on. */
   checkpoints: ChunkedList<CheckpointRecord>;
-  destroyedAt: string | null;
   /** Levels below its root: 0 for a conversation's session, its parent's plus one for a child or fork (MAX_TREE_DEPTH). */
   depth: number;
   /** Children and forks spawned from it over its life, destroyed ones included (MAX_CHILDREN_PER_SESSION). */
   childrenSpawned: number;
 }
+
+/** A stream with no SessionCreated (yet): nothing names it. */
+export interface AbsentSession extends SessionStateFields {
+  status: 'absent';
+  sessionId: null;
+  sessionKey: null;
+  origin: null;
+  createdAt: null;
+  updatedAt: null;
+  endedAt: null;
+  endReason: null;
+  destroyedAt: null;
+}
+
+/** A session SessionCreated named: what it set stays set (an ended or destroyed session keeps its key and origin). */
+export interface ExistingSession extends SessionStateFields {
+  status: 'active' | 'ended' | 'destroyed';
+  sessionId: string;
+  sessionKey: string;
+  origin: SessionSource;
+  createdAt: string;
+  updatedAt: string;
+  endedAt: string | null;
+  endReason: SessionEndReason | null;
+  destroyedAt: string | null;
+}
+
+/**
+ * The fold of a session stream, a union by status: a check of `status` narrows it, and the compiler refuses the
+ * fields an absent session does not have. Every variant holds the same keys in the same order (see
+ * initialSessionState), so a snapshot stores the same JSON whatever the variant.
+ */
+export type SessionState = AbsentSession | ExistingSession;
 
 export interface AbandonedTurn {
   turnIndex: number;
@@ -140,7 +161,7 @@ export function timelineOf(state: SessionState): SessionTimeline {
   };
 }
 
-export function installTimeline(state: SessionState, timeline: SessionTimeline): SessionState {
+export function installTimeline<State extends SessionState>(state: State, timeline: SessionTimeline): State {
   return {
     ...state,
     turnCount: timeline.turnCount,

@@ -6,9 +6,9 @@ import type { SessionsIndexRows } from './sessionsIndexRows.js';
 
 export function projectSessionEvent(tenant: string, sessionId: string, event: SessionStreamEvent, rows: SessionsIndexRows): void {
   const session = rows.session(tenant, sessionId);
-  // Only SessionCreated starts a record: the decider writes nothing else for a session without one.
-  if (!session && event.type !== 'SessionCreated') return;
   const state = evolveSession(session?.state ?? initialSessionState(), withoutTranscript(event));
+  // Only SessionCreated starts a record: the decider writes nothing else for a session without one.
+  if (state.status === 'absent') return;
   rows.setSession(tenant, sessionId, { state, messageCount: liveMessageCount(session?.messageCount ?? 0, event) });
   // The entry pointing at the session shows its counters: a turn moves them and its activity time; a rollback
   // restores the checkpoint's counters, but a rollback is not a turn.

@@ -1,10 +1,10 @@
 // A session record and the state it was folded from: the index folds each event onto the state its row stands for.
-import { initialSessionState, type SessionState } from '../../modules/sessions/sessionDecider.js';
+import { type ExistingSession, initialSessionState } from '../../modules/sessions/sessionDecider.js';
 import { countersOf } from './sessionCounterColumns.js';
 import type { SessionRecordRow } from './sessionRecordRow.js';
 
 /** The state a record was folded from, as far as the record says: enough for every field it keeps. */
-export function sessionStateOf(row: SessionRecordRow): SessionState {
+export function sessionStateOf(row: SessionRecordRow): ExistingSession {
   const { turnCount, ...counters } = countersOf(row);
   return {
     ...initialSessionState(),
@@ -26,18 +26,17 @@ export function sessionStateOf(row: SessionRecordRow): SessionState {
   };
 }
 
-/** Every state reached from SessionCreated has a key, an origin and its timestamps. */
-export function recordRowOf(tenant: string, sessionId: string, state: SessionState): Omit<SessionRecordRow, 'messageCount'> {
+export function recordRowOf(tenant: string, sessionId: string, state: ExistingSession): Omit<SessionRecordRow, 'messageCount'> {
   return {
     tenant,
     sessionId,
-    sessionKey: state.sessionKey!,
-    status: state.status === 'absent' ? 'active' : state.status,
-    createdAt: new Date(state.createdAt!),
-    updatedAt: new Date(state.updatedAt!),
+    sessionKey: state.sessionKey,
+    status: state.status,
+    createdAt: new Date(state.createdAt),
+    updatedAt: new Date(state.updatedAt),
     endedAt: state.endedAt === null ? null : new Date(state.endedAt),
     endReason: state.endReason,
-    origin: state.origin!,
+    origin: state.origin,
     ...state.counters,
     turnCount: state.turnCount,
     turnInFlightIndex: state.turnInFlight?.turnIndex ?? null,

@@ -1,7 +1,7 @@
 // The sessions index's two tables for the length of a batch: conversation entries, and sessions kept as folded
 // states (turned into session_records rows once, when the batch is written) so a batch folds each event once.
 import { type EntityManager, In } from 'typeorm';
-import type { SessionState } from '../../modules/sessions/sessionDecider.js';
+import type { ExistingSession } from '../../modules/sessions/sessionDecider.js';
 import { BatchRows } from '../batchRows.js';
 import { ConversationEntryEntity, type ConversationEntryRow } from './conversationEntryRow.js';
 import { recordRowOf, sessionStateOf } from './sessionRecordState.js';
@@ -19,7 +19,7 @@ export interface SessionIdRef {
 
 /** A session as the index folds it: its state (without transcript) and its live message count. */
 export interface IndexedSession {
-  state: SessionState;
+  state: ExistingSession;
   messageCount: number;
 }
 

@@ -18,7 +18,15 @@ import { type ConversationCommand, type ConversationState, conversationDecider }
 import type { LoadedState } from '../../../events/streamStateStore.js';
 import { LedgerMetrics } from '../../../metrics/ledgerMetrics.js';
 import { CommandContext } from '../../commandContext.js';
-import { rollbackTarget, type SessionCommand, sessionDecider, sessionNotFound, type SessionState } from '../sessionDecider.js';
+import {
+  type ExistingSession,
+  existingSession,
+  rollbackTarget,
+  type SessionCommand,
+  sessionDecider,
+  sessionNotFound,
+  type SessionState,
+} from '../sessionDecider.js';
 
 export type SessionChange =
   | { type: 'recordTurn'; messages: MessageInput[]; usage: TurnUsage; status: TurnStatus }
@@ -45,7 +53,7 @@ export class ChangeSessionCommand extends Command<SessionChangeResult> {
 }
 
 export interface SessionChangeResult {
-  state: SessionState;
+  state: ExistingSession;
   revision: number;
   position: number;
   decided: SessionStreamEvent[];
@@ -78,11 +86,12 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
     if (eventOfType(result.events, 'SessionEnded')?.data.reason === 'superseded') {
       result = await commandContext.streams.handle(stream, sessionDecider, decideChange, metadata);
     }
+    const state = existingSession(result.state, sessionId);
     let position = result.position;
-    for (const event of result.events) if (event.type === 'TurnRecorded') this.metrics.countUsage(result.state.origin?.platform, event.data.usage);
+    for (const event of result.events) if (event.type === 'TurnRecorded') this.metrics.countUsage(state.origin.platform, event.data.usage);
     const completedTurn = result.events.some((event) => event.type === 'TurnRecorded' && event.data.status === 'completed');
     // Children and forks are nobody's conversation session: their turns say nothing about a resume mark.
-    if (completedTurn && result.state.parentSessionId === null) {
+    if (completedTurn && state.parentSessionId === null) {
       // Hermes' rule: a completed turn ends the soft-resume state of its conversation.
       const clear: ConversationCommand = { type: 'ClearResumePending', reason: 'turn_completed', sessionId, now: commandContext.now() };
       // The conversation as this request read it, before the turn's append: with no mark there, a mark now can only
@@ -90,25 +99,20 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
       if (conversation && conversationDecider.decide(clear, conversation.state).length === 0) {
         position = Math.max(position, conversation.position);
       } else {
-        const cleared = await commandContext.streams.handle(
-          conversationStreamName(result.state.sessionKey!, metadata.tenant),
-          conversationDecider,
-          clear,
-          metadata,
-        );
+        const cleared = await commandContext.streams.handle(conversationStreamName(state.sessionKey, metadata.tenant), conversationDecider, clear, metadata);
         position = Math.max(position, cleared.position);
       }
     }
-    return { state: result.state, revision: result.revision, position, decided: result.events };
+    return { state, revision: result.revision, position, decided: result.events };
   }
 
   /** The conversation of an active conversation session (not a child's or a fork's), read for the checks. */
-  private async conversationOf(state: SessionState, metadata: EventMetadata): Promise<LoadedState<ConversationState> | undefined> {
-    if (state.status !== 'active' || !state.sessionKey || state.parentSessionId !== null) return undefined;
+  private async conversationOf(state: ExistingSession, metadata: EventMetadata): Promise<LoadedState<ConversationState> | undefined> {
+    if (state.status !== 'active' || state.parentSessionId !== null) return undefined;
     return this.commandContext.streams.load(conversationStreamName(state.sessionKey, metadata.tenant), conversationDecider);
   }
 
-  private async toCommand(stream: string, change: SessionChange, state: SessionState): Promise<SessionCommand> {
+  private async toCommand(stream: string, change: SessionChange, state: ExistingSession): Promise<SessionCommand> {
     const now = this.commandContext.now();
     switch (change.type) {
       case 'recordTurn':

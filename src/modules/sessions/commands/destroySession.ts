@@ -12,7 +12,7 @@ import type { ProjectionRunner } from '../../../projections/projectionRunner.js'
 import { sessionTreeProjection } from '../../../projections/sessionTree/sessionTreeProjection.js';
 import { conversationDecider } from '../../conversations/conversationDecider.js';
 import { CommandContext } from '../../commandContext.js';
-import { sessionDecider, sessionNotFound, type SessionState } from '../sessionDecider.js';
+import { type ExistingSession, sessionDecider, sessionNotFound } from '../sessionDecider.js';
 import { findTreeNode, liveDescendants } from '../tree/sessionTreeQueries.js';
 
 export class DestroySessionCommand extends Command<DestroySessionResult> {
@@ -45,7 +45,7 @@ export class DestroySessionHandler implements ICommandHandler<DestroySessionComm
   async execute({ sessionId, cascade, metadata }: DestroySessionCommand): Promise<DestroySessionResult> {
     const { streams } = this.commandContext;
     const loaded = await streams.load(sessionStreamName(sessionId, metadata.tenant), sessionDecider);
-    if (loaded.source === 'empty') throw sessionNotFound(sessionId);
+    if (loaded.state.status === 'absent') throw sessionNotFound(sessionId);
     if (loaded.state.status === 'destroyed') return { sessionId, destroyed: [], position: loaded.position };
     await this.refuseIfConversationCurrent(sessionId, loaded.state, metadata.tenant);
 
@@ -75,8 +75,8 @@ export class DestroySessionHandler implements ICommandHandler<DestroySessionComm
   }
 
   /** A conversation's current session is refused: the gateway would keep resolving messages to a dead session. */
-  private async refuseIfConversationCurrent(sessionId: string, state: SessionState, tenant: string | undefined): Promise<void> {
-    if (state.parentSessionId !== null || !state.sessionKey) return;
+  private async refuseIfConversationCurrent(sessionId: string, state: ExistingSession, tenant: string | undefined): Promise<void> {
+    if (state.parentSessionId !== null) return;
     const conversation = await this.commandContext.streams.load(conversationStreamName(state.sessionKey, tenant), conversationDecider);
     if (conversation.state.status === 'open' && conversation.state.sessionId === sessionId) {
       throw new ConflictError('SESSION_IN_USE', `session ${sessionId} is the current session of ${state.sessionKey}; reset or switch the conversation first`, {

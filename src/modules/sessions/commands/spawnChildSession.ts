@@ -46,7 +46,7 @@ export class SpawnChildSessionHandler implements ICommandHandler<SpawnChildSessi
     const { streams } = this.commandContext;
     const parentStream = sessionStreamName(parentSessionId, metadata.tenant);
     const parent = await streams.load(parentStream, sessionDecider);
-    if (parent.source === 'empty') throw sessionNotFound(parentSessionId);
+    if (parent.state.status === 'absent') throw sessionNotFound(parentSessionId);
     if (parent.state.status === 'destroyed') throw sessionDestroyed(parentSessionId);
     // Checked on the parent as loaded: spawns racing on one parent may pass it together (at most one each).
     requireSpawnAllowed(parent.state, this.config.limits);
@@ -62,15 +62,15 @@ export class SpawnChildSessionHandler implements ICommandHandler<SpawnChildSessi
       {
         type: 'CreateSession',
         sessionId,
-        sessionKey: parent.state.sessionKey!,
-        origin: parent.state.origin!,
+        sessionKey: parent.state.sessionKey,
+        origin: parent.state.origin,
         reason: spawn.kind,
         now,
         parentSessionId,
         depth: parent.state.depth + 1,
         ...(agentName === null ? {} : { agentName }),
         metadata: childMetadata,
-        ...(fork ? { forkOf: forkOf!, startingState: fork.startingState } : {}),
+        ...(fork && forkOf ? { forkOf, startingState: fork.startingState } : {}),
       },
       metadata,
     );
