@@ -317,6 +317,42 @@ export interface GatewayStartedRequest {
   autoContinue?: boolean;
 }
 
+/** One platform a gateway is connected to, as PUT /v1/gateways/{id}/platforms takes it. */
+export interface GatewayPlatformInput {
+  /** `^[a-z0-9_-]{1,32}$`, each at most once in a list. */
+  platform: string;
+  displayName?: string | null;
+  /** Where scheduled-job output for this platform goes by default. */
+  homeChannel?: { chatId: string; name: string } | null;
+  /** Show this platform's ids raw in a redacted prompt; omitted: true for discord only. */
+  piiSafe?: boolean;
+}
+
+export interface GatewayPlatformsRequest {
+  /** The gateway's whole list: it replaces the one registered before. */
+  platforms: GatewayPlatformInput[];
+}
+
+/** A platform as the registry stores it: every field present. */
+export interface GatewayPlatform {
+  platform: string;
+  displayName: string | null;
+  homeChannel: { chatId: string; name: string } | null;
+  piiSafe: boolean;
+}
+
+export interface GatewayPlatformsResponse {
+  gatewayId: string;
+  /** As stored: sorted by platform. */
+  platforms: GatewayPlatform[];
+  /** False when the list was already the registered one: nothing was appended. */
+  changed: boolean;
+  /** Whether the context prompt lists this gateway's platforms now (false after a stop, until the next start). */
+  live: boolean;
+  revision: number;
+  position: number;
+}
+
 /** A conversation a drain could not change (gone, suspended), with the error code it answered. */
 export interface SkippedConversation {
   sessionKey: string;

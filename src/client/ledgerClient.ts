@@ -182,6 +182,10 @@ export class LedgerClient {
   gatewayStarted(gatewayId: string, request: Api.GatewayStartedRequest, options?: CallOptions) {
     return this.call('gatewayStarted', { gatewayId }, { body: request, ...options });
   }
+  /** Registers the gateway's whole platform list (display names, home channels, PII-safe ids) for the context prompt. */
+  gatewayPlatforms(gatewayId: string, request: Api.GatewayPlatformsRequest, options?: CallOptions) {
+    return this.call('gatewayPlatforms', { gatewayId }, { body: request, ...options });
+  }
 
   // The sessions index (read models: these wait for the client's own writes)
   listSessions(query: Api.ListSessionsQuery = {}, options?: CallOptions) {

@@ -12,6 +12,8 @@ import type {
   EventStreamQuery,
   FireJobRequest,
   ForkRequest,
+  GatewayPlatformInput,
+  GatewayPlatformsRequest,
   GatewayStartedRequest,
   GatewayStoppedRequest,
   GatewayStoppingRequest,
@@ -168,6 +170,14 @@ export const ledgerOperations = {
     method: 'POST',
     path: '/v1/gateways/{gatewayId}/started',
     body: fieldsOf<GatewayStartedRequest>()('bootId', 'autoContinue'),
+    safeToRepeat: true,
+  },
+  // The whole list replaces the last one: sending it twice is sending it once.
+  gatewayPlatforms: {
+    method: 'PUT',
+    path: '/v1/gateways/{gatewayId}/platforms',
+    body: fieldsOf<GatewayPlatformsRequest>()('platforms'),
+    nested: { platforms: fieldsOf<GatewayPlatformInput>()('platform', 'displayName', 'homeChannel', 'piiSafe') },
     safeToRepeat: true,
   },
 

@@ -54,6 +54,7 @@ export interface LedgerResponses {
   gatewayStopping: Api.GatewayStoppingResponse;
   gatewayStopped: Api.GatewayStoppedResponse;
   gatewayStarted: Api.GatewayStartedResponse;
+  gatewayPlatforms: Api.GatewayPlatformsResponse;
   listSessions: Api.SessionsPage;
   sessionByKey: Api.SessionEntry;
   sessionRecord: Api.SessionRecord;

@@ -153,6 +153,7 @@ describeInChromium('console: revision diffs and event timelines', () => {
     await call('POST', `/v1/jobs/timeline-job/runs/${fire.fireId}`, { status: 'ok' });
     await call('PATCH', '/v1/jobs/timeline-job', { enabled: false });
     await call('POST', '/v1/gateways/gw-1/started', { bootId: 'boot-1' });
+    await call('PUT', '/v1/gateways/gw-1/platforms', { platforms: [{ platform: 'discord', homeChannel: { chatId: 'c-9', name: 'bots' } }] });
     await call('POST', `/v1/conversations/${encodeURIComponent(key)}/suspend`, { reason: 'ops' });
     await call('POST', `/v1/conversations/${encodeURIComponent(key)}/reset`, {});
 
@@ -181,6 +182,16 @@ describeInChromium('console: revision diffs and event timelines', () => {
       { type: 'RolledBack', data: { checkpointId: 'cp-1', restored: null } },
       { type: 'TurnRecorded', data: { turnIndex: 1, status: 'completed', messages: null, usage: null } },
       { type: 'StatusNoted', data: { message: { content: [{ type: 'text', text: 'drift' }] }, reason: 'runtime_drift' } },
+      {
+        type: 'GatewayPlatformsRegistered',
+        data: {
+          platforms: [
+            { platform: 'telegram', displayName: null, homeChannel: { chatId: '-1', name: 'Ops' }, piiSafe: false },
+            { platform: 'discord', displayName: null, homeChannel: null, piiSafe: true },
+          ],
+        },
+      },
+      { type: 'GatewayPlatformsRegistered', data: { platforms: [] } },
     ];
     const all = [...events, ...synthetic];
     const said = await summaries(all);
@@ -195,6 +206,7 @@ describeInChromium('console: revision diffs and event timelines', () => {
     expect(said[events.length + 3]).toBe('queue 0 media [kind auto_continue · attempt 2] → slot');
     expect(said[events.length + 4]).toBe('turn_1 asked to stop by message m-9');
     expect(said[events.length + 5]).toBe('b (d 2 items) · h 0 · i no');
+    expect(said.slice(-2)).toEqual(['telegram home “Ops”, discord (raw ids)', 'no platforms']);
 
     // The timelines as drawn: collapsed rows read as text only.
     await page.goto(`${service.url}/console/#/conversations/${encodeURIComponent(key)}`);

@@ -125,6 +125,9 @@ describe('answers ↔ the OpenAPI document', () => {
     await client.gatewayStopping('gw-a', { activeKeys: [key] });
     await client.gatewayStopped('gw-a', {});
     await client.gatewayStarted('gw-a', { bootId: 'boot-2' });
+    await client.gatewayPlatforms('gw-a', {
+      platforms: [{ platform: 'telegram', displayName: 'Bot', homeChannel: { chatId: '-100', name: 'Ops' } }, { platform: 'discord' }],
+    });
     await client.createJob({ id: 'digest', name: 'Digest', schedule: 'every 1m', prompt: 'Summarise' });
     await client.importJobs({ jobs: [{ id: 'imported', schedule: '0 9 * * *', skill: 'news' }] });
     await client.listJobs();

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { redactChatId, redactSourceIds, redactUserId } from '../../src/modules/sessions/domain/piiRedaction.js';
+import { redactChatId, redactSessionKey, redactSourceIds, redactUserId } from '../../src/modules/sessions/domain/piiRedaction.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
 
 // sha256("12345") = 5994471abb01…, sha256("-1001234567890") = 150aae61cb00…, sha256("abc") = ba7816bf8f01…
@@ -30,6 +31,20 @@ describe('redactChatId', () => {
 
   it('treats a leading colon as no prefix', () => {
     expect(redactChatId(':abc')).toMatch(/^[0-9a-f]{12}$/);
+  });
+});
+
+describe('redactSessionKey', () => {
+  it('keeps namespace, platform and chat type, and hashes the ids after them as one', () => {
+    const sha12 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 12);
+    expect(redactSessionKey('agent:main:telegram:group:-100123:42')).toBe(`agent:main:telegram:group:${sha12('-100123:42')}`);
+    expect(redactSessionKey('agent:main:telegram:dm:12345')).toMatch(/^agent:main:telegram:dm:[0-9a-f]{12}$/);
+    expect(redactSessionKey('agent:main:telegram:dm:12345')).not.toContain('12345');
+  });
+
+  it('leaves a key with no ids alone, and hashes a key of another shape whole', () => {
+    expect(redactSessionKey('agent:main:local:dm')).toBe('agent:main:local:dm');
+    expect(redactSessionKey('imported-12345')).toMatch(/^[0-9a-f]{12}$/);
   });
 });
 
@@ -69,9 +84,15 @@ describe('redactSourceIds', () => {
     });
   });
 
-  it('never touches a Discord source', () => {
+  it('by default never touches a Discord source', () => {
     const discord = parseSessionSource({ platform: 'discord', chatType: 'channel', chatId: '222', userId: '111', guildId: '333' });
     expect(redactSourceIds(discord)).toEqual(discord);
+  });
+
+  it('leaves the PII-safe platforms it is given untouched, and only those', () => {
+    const discord = parseSessionSource({ platform: 'discord', chatType: 'channel', chatId: '222', userId: '111' });
+    expect(redactSourceIds(telegram, new Set(['telegram']))).toEqual(telegram);
+    expect(redactSourceIds(discord, new Set(['telegram']))).toMatchObject({ chatId: redactChatId('222'), userId: redactUserId('111') });
   });
 
   it('keeps absent ids absent', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { redactChatId, redactUserId } from '../../src/modules/sessions/domain/piiRedaction.js';
+import { platformRegistryView } from '../../src/modules/gateways/platformRegistry.js';
+import { redactChatId, redactSessionKey, redactUserId } from '../../src/modules/sessions/domain/piiRedaction.js';
 import { sessionContextPrompt } from '../../src/modules/sessions/domain/sessionContextPrompt.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
 
@@ -96,6 +97,68 @@ describe('sessionContextPrompt', () => {
       const prompt = sessionContextPrompt(discord, { redactPii: true });
       expect(prompt).toContain('**Chat ID:** 222');
       expect(prompt).toContain('**User:** Alice (ID: 111)');
+    });
+  });
+
+  describe('with the platform registry and the session', () => {
+    const registry = platformRegistryView([
+      {
+        gatewayId: 'gw-1',
+        platforms: [
+          { platform: 'telegram', displayName: 'Hermes on Telegram', homeChannel: { chatId: '-100777', name: 'Ops room' }, piiSafe: false },
+          { platform: 'discord', displayName: null, homeChannel: { chatId: '555', name: 'bots' }, piiSafe: true },
+        ],
+      },
+    ]);
+    const session = { sessionKey: 'agent:main:telegram:dm:12345', sessionId: '20260601_120000_a1b2c3d4', startedAt: '2026-06-01T12:00:00.000Z' };
+
+    it("renders the session's metadata, the registered platforms and the home channels after what was there", () => {
+      expect(sessionContextPrompt(telegramDm, { ...defaults, registry, session, connectedPlatforms: ['slack'] })).toBe(
+        [
+          '## Current Session Context',
+          '',
+          '**Source:** telegram (DM with Alice)',
+          '**Chat ID:** 12345',
+          '**User:** Alice (ID: 12345)',
+          '**Session key:** agent:main:telegram:dm:12345',
+          '**Session ID:** 20260601_120000_a1b2c3d4',
+          '**Session started:** 2026-06-01T12:00:00.000Z',
+          '**Connected platforms:** discord, slack, telegram ("Hermes on Telegram")',
+          '',
+          '**Home channels (where scheduled-job output can be delivered):**',
+          '  - discord: "bots" (ID: "555")',
+          '  - telegram: "Ops room" (ID: "-100777")',
+        ].join('\n'),
+      );
+    });
+
+    it('redacts the session key and the home channels of platforms that are not PII-safe', () => {
+      const prompt = sessionContextPrompt(telegramDm, { redactPii: true, registry, session });
+      expect(prompt).not.toContain('12345');
+      expect(prompt).toContain(`**Session key:** ${redactSessionKey(session.sessionKey)}`);
+      expect(prompt).toContain(`  - telegram: "Ops room" (ID: "${redactChatId('-100777')}")`);
+      expect(prompt).toContain('  - discord: "bots" (ID: "555")');
+    });
+
+    it('leaves the ids of a platform registered PII-safe raw, and hashes Discord once a gateway registers it otherwise', () => {
+      const safeTelegram = platformRegistryView([
+        { gatewayId: 'gw', platforms: [{ platform: 'telegram', displayName: null, homeChannel: null, piiSafe: true }] },
+      ]);
+      expect(sessionContextPrompt(telegramDm, { redactPii: true, registry: safeTelegram, session })).toContain('**User:** Alice (ID: 12345)');
+      const discordSource = parseSessionSource({
+        platform: 'discord',
+        chatType: 'channel',
+        chatId: '222',
+        chatName: 'general',
+        userId: '111',
+        userName: 'Alice',
+      });
+      const unsafeDiscord = platformRegistryView([
+        { gatewayId: 'gw', platforms: [{ platform: 'discord', displayName: null, homeChannel: null, piiSafe: false }] },
+      ]);
+      const prompt = sessionContextPrompt(discordSource, { redactPii: true, registry: unsafeDiscord });
+      expect(prompt).toContain(`**Chat ID:** ${redactChatId('222')}`);
+      expect(prompt).not.toContain('111');
     });
   });
 });

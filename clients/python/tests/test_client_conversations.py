@@ -7,6 +7,7 @@ import uuid
 import pytest
 
 from session_ledger import LedgerClient, LedgerError, SessionSource
+from session_ledger.api_types import GatewayPlatformInput
 
 
 def telegram_dm(chat_id: str, **fields: object) -> SessionSource:
@@ -68,6 +69,28 @@ def test_context_prompt_redacts_ids(client: LedgerClient, chat_id: str) -> None:
 
     assert "998877" in plain["prompt"]
     assert redacted["redactPii"] is True and "998877" not in redacted["prompt"] and "user_" in redacted["prompt"]
+
+
+def test_registered_platforms_reach_the_context_prompt_while_the_gateway_is_live(client: LedgerClient, chat_id: str) -> None:
+    key = client.resolve_session(SessionSource("telegram", chat_id, user_id="998877"))["sessionKey"]
+    gateway = f"py-registry-{chat_id}"
+    platforms: list[GatewayPlatformInput] = [
+        {"platform": "matrix", "displayName": "Matrix bridge", "homeChannel": {"chatId": "!ops:example.org", "name": "Ops"}}
+    ]
+
+    registered = client.gateway_platforms(gateway, platforms)
+    assert registered["changed"] is True and registered["live"] is True
+    assert registered["platforms"] == [
+        {"platform": "matrix", "displayName": "Matrix bridge", "homeChannel": {"chatId": "!ops:example.org", "name": "Ops"}, "piiSafe": False}
+    ]
+    assert client.gateway_platforms(gateway, platforms)["changed"] is False
+
+    prompt = client.conversation_context(key, min_position=registered["position"])["prompt"]
+    assert 'matrix ("Matrix bridge")' in prompt and '  - matrix: "Ops" (ID: "!ops:example.org")' in prompt
+    assert f"**Session key:** {key}" in prompt
+
+    stopped = client.gateway_stopped(gateway)
+    assert "matrix" not in client.conversation_context(key, min_position=stopped["position"])["prompt"]
 
 
 def test_the_queue_coalesces_follow_ups_and_delivers_each_message_once(client: LedgerClient, chat_id: str) -> None:

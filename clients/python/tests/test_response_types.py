@@ -115,6 +115,11 @@ def test_every_method_answers_what_its_return_type_says(client: LedgerClient) ->
     call("gateway_stopping", "py-types", [key])
     call("gateway_stopped", "py-types")
     call("gateway_started", "py-types", "boot-2")
+    call(
+        "gateway_platforms",
+        "py-types",
+        [{"platform": "telegram", "displayName": "Vera's bot", "homeChannel": {"chatId": "-100", "name": "Ops"}}, {"platform": "discord"}],
+    )
 
     job_id = f"digest-{chat}"
     call("create_job", {"id": job_id, "name": "Digest", "schedule": "* * * * *", "prompt": "Summarise"})

@@ -1,4 +1,4 @@
-// Events of a `gateway-<id>` stream: the gateway process's starts and stops, for restart recovery.
+// Events of a `gateway-<id>` stream: the gateway process's starts and stops (restart recovery), and the platforms it serves.
 import { scopedStreamName } from '../streamScope.js';
 import type { SessionSource } from '../conversation/sessionSource.js';
 import type { ResumeReason } from '../conversation/conversationEvents.js';
@@ -27,10 +27,22 @@ export interface AbandonedTurnRef {
   turnIndex: number;
 }
 
+/** One platform a gateway is connected to, as it registered it (PUT /v1/gateways/{id}/platforms). */
+export interface RegisteredPlatform {
+  platform: string;
+  displayName: string | null;
+  /** Where scheduled-job output for this platform goes by default. */
+  homeChannel: { chatId: string; name: string } | null;
+  /** The context prompt shows this platform's user and chat ids raw even when it redacts PII (mentions need them). */
+  piiSafe: boolean;
+}
+
 export type GatewayEvent =
   | { type: 'GatewayStarted'; data: StartOutcome & { bootId: string; at: string } }
   | { type: 'GatewayStopping'; data: { mode: 'restart' | 'shutdown'; activeKeys: string[]; at: string } }
-  | { type: 'GatewayStopped'; data: { clean: boolean; drainTimedOut: string[]; drainedKeys: string[]; at: string } };
+  | { type: 'GatewayStopped'; data: { clean: boolean; drainTimedOut: string[]; drainedKeys: string[]; at: string } }
+  /** The gateway's whole list, sorted by platform: it replaces the one registered before. */
+  | { type: 'GatewayPlatformsRegistered'; data: { platforms: RegisteredPlatform[]; at: string } };
 
 /** `tenant` namespaces the stream (see streamScope.ts); without one it is the default tenant's. */
 export function gatewayStreamName(gatewayId: string, tenant?: string): string {

@@ -49,6 +49,7 @@ export const errorCatalog: Record<string, CatalogedError> = {
   DATA_DIR_LOCKED: { status: 423, scope: 'none' },
   DUPLICATE_EVENT_ID: { status: 409, scope: 'none' },
   DUPLICATE_JOB_ID: { status: 400, scope: /^\/v1\/jobs\/import$/ },
+  DUPLICATE_PLATFORM: { status: 400, scope: /^\/v1\/gateways\/\{gatewayId\}\/platforms$/ },
   EMPTY_APPEND: { status: 400, scope: 'none' },
   ERASURE_NOT_SUPPORTED: { status: 501, scope: /^\/v1\/admin\/erase$/ },
   EVENT_LOG_HORIZON_HELD: { status: 503, scope: 'readModel' },

@@ -91,6 +91,9 @@ export const operationResponseSchemas: Record<string, object> = {
   "gatewayStarted": {
     "$ref": "#/components/schemas/GatewayStartedResponse"
   },
+  "gatewayPlatforms": {
+    "$ref": "#/components/schemas/GatewayPlatformsResponse"
+  },
   "listSessions": {
     "$ref": "#/components/schemas/SessionsPage"
   },
@@ -2157,6 +2160,85 @@ export const sharedResponseSchemas: Record<string, object> = {
       "continued",
       "replayed",
       "position"
+    ]
+  },
+  "GatewayPlatformsResponse": {
+    "type": "object",
+    "properties": {
+      "gatewayId": {
+        "type": "string"
+      },
+      "platforms": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/GatewayPlatform"
+        }
+      },
+      "changed": {
+        "type": "boolean"
+      },
+      "live": {
+        "type": "boolean"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "gatewayId",
+      "platforms",
+      "changed",
+      "live",
+      "revision",
+      "position"
+    ]
+  },
+  "GatewayPlatform": {
+    "type": "object",
+    "properties": {
+      "platform": {
+        "type": "string"
+      },
+      "displayName": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "homeChannel": {
+        "anyOf": [
+          {
+            "type": "object",
+            "properties": {
+              "chatId": {
+                "type": "string"
+              },
+              "name": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "chatId",
+              "name"
+            ]
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "piiSafe": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "platform",
+      "displayName",
+      "homeChannel",
+      "piiSafe"
     ]
   },
   "SessionsPage": {

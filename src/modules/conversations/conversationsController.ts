@@ -3,12 +3,15 @@ import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import type { DataSource } from 'typeorm';
 import type { z } from 'zod';
 import type { LedgerConfig } from '../../config/config.js';
 import { conversationStreamName, type ResumeReason } from '../../events/conversation/conversationEvents.js';
 import { sessionStreamName } from '../../events/session/sessionEvents.js';
-import { CONFIG } from '../../app/tokens.js';
+import { CONFIG, READ_MODELS } from '../../app/tokens.js';
+import { ReadsProjections } from '../../http/readYourWrites.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
+import { livePlatformRegistry } from '../gateways/queries/livePlatformRegistry.js';
 import { CommandContext, requestMetadata } from '../commandContext.js';
 import { sessionContextPrompt } from '../sessions/domain/sessionContextPrompt.js';
 import { sessionDecider } from '../sessions/sessionDecider.js';
@@ -34,6 +37,7 @@ export class ConversationsController {
     private readonly commands: CommandBus,
     private readonly commandContext: CommandContext,
     @Inject(CONFIG) private readonly config: LedgerConfig,
+    @Inject(READ_MODELS) private readonly readModels: DataSource,
   ) {}
 
   @Post('sessions/resolve')
@@ -57,7 +61,8 @@ export class ConversationsController {
   @ApiOperation({ summary: 'The routing entry of a session key (URL-encoded)' })
   async get(@Param('key') key: string, @Req() request: Request) {
     const tenant = requestTenant(request);
-    const conversation = await this.commandContext.streams.load(conversationStreamName(validSessionKey(key), tenant), conversationDecider);
+    const sessionKey = validSessionKey(key);
+    const conversation = await this.commandContext.streams.load(conversationStreamName(sessionKey, tenant), conversationDecider);
     if (conversation.state.status !== 'open') throw conversationNotFound();
     const session = await this.commandContext.streams.load(sessionStreamName(conversation.state.sessionId!, tenant), sessionDecider);
     return {
@@ -113,16 +118,31 @@ export class ConversationsController {
   }
 
   @Get('conversations/:key/context')
-  @ApiOperation({ summary: 'The session context block of the system prompt, optionally with PII redacted' })
+  @ReadsProjections('stream-index')
+  @ApiOperation({
+    summary:
+      "The session context block of the system prompt: source, user, the session's key, id and start, the live gateways' platforms and home channels; optionally with PII redacted",
+  })
   @ApiQuery({
     name: 'redactPii',
     required: false,
-    description: 'true: user and chat ids hashed (not on Discord, whose mentions need them); names stay (default false)',
+    description: 'true: user and chat ids hashed (not on PII-safe platforms: Discord, or those a gateway registered piiSafe); names stay (default false)',
   })
-  @ApiQuery({ name: 'connectedPlatforms', required: false, description: 'Comma-separated platforms the agent can also reach, listed in the prompt' })
+  @ApiQuery({
+    name: 'connectedPlatforms',
+    required: false,
+    description: 'Comma-separated platforms the agent can also reach, listed besides the registered ones',
+  })
+  @ApiQuery({
+    name: 'minPosition',
+    required: false,
+    description: "Wait (bounded) until the gateway list has reached a write's position, e.g. a platform registration's",
+  })
   async context(@Param('key') key: string, @ValidQuery(contextQuerySchema) query: z.infer<typeof contextQuerySchema>, @Req() request: Request) {
-    const conversation = await this.commandContext.streams.load(conversationStreamName(validSessionKey(key), requestTenant(request)), conversationDecider);
-    if (conversation.state.status !== 'open' || !conversation.state.origin) throw conversationNotFound();
+    const tenant = requestTenant(request);
+    const sessionKey = validSessionKey(key);
+    const conversation = await this.commandContext.streams.load(conversationStreamName(sessionKey, tenant), conversationDecider);
+    if (conversation.state.status !== 'open' || !conversation.state.origin || !conversation.state.sessionId) throw conversationNotFound();
     // The settings the conversation was resolved with, not the server's current ones (a resolve may override them);
     // a conversation opened before they were kept falls back to the server's.
     const settings = this.config.sessions;
@@ -130,12 +150,16 @@ export class ConversationsController {
       groupSessionsPerUser: settings.groupSessionsPerUser,
       threadSessionsPerUser: settings.threadSessionsPerUser,
     };
+    const { sessionId } = conversation.state;
+    const session = await this.commandContext.streams.load(sessionStreamName(sessionId, tenant), sessionDecider);
     const prompt = sessionContextPrompt(conversation.state.origin, {
       redactPii: query.redactPii,
       connectedPlatforms: query.connectedPlatforms,
       flags: isolation,
+      registry: await livePlatformRegistry(this.readModels, this.commandContext.streams, tenant),
+      session: { sessionKey, sessionId, startedAt: session.state.createdAt ?? conversation.state.createdAt },
     });
-    return { sessionKey: conversation.state.sessionKey, sessionId: conversation.state.sessionId, redactPii: query.redactPii, isolation, prompt };
+    return { sessionKey, sessionId, redactPii: query.redactPii, isolation, prompt };
   }
 
   private change(key: string, change: ConversationChange, request: Request): Promise<ConversationChangeResult> {

@@ -80,6 +80,7 @@ const listed: Record<KnownEventType, true> = {
   GatewayStarted: true,
   GatewayStopping: true,
   GatewayStopped: true,
+  GatewayPlatformsRegistered: true,
   PersonalDataErased: true,
   PersonalDataErasureCompleted: true,
 };

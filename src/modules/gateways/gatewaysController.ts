@@ -1,14 +1,17 @@
-// HTTP for gateway processes: drain (stopping/stopped) and start, the restart-recovery protocol.
-import { Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
+// HTTP for gateway processes: drain (stopping/stopped) and start, the restart-recovery protocol; the platforms they serve.
+import { Controller, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { z } from 'zod';
 import { ValidationError } from '../../errors/ledgerError.js';
+import type { RegisteredPlatform } from '../../events/gateway/gatewayEvents.js';
 import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
 import { gatewayIdSchema } from '../conversations/conversationRequests.js';
 import { requestMetadata } from '../commandContext.js';
+import { DEFAULT_PII_SAFE_PLATFORMS } from '../sessions/domain/piiRedaction.js';
 import { RecordGatewayStartedCommand } from './commands/recordGatewayStart.js';
+import { RegisterGatewayPlatformsCommand } from './commands/registerGatewayPlatforms.js';
 import { RecordGatewayStoppedCommand, RecordGatewayStoppingCommand } from './commands/recordGatewayStop.js';
 
 const sessionKeys = z.array(z.string().min(1).max(2048)).max(10_000);
@@ -22,6 +25,51 @@ export const startedRequestSchema = z.strictObject({
   /** Queue a continuation (kind auto_continue) at the head of each resumed conversation's queue; default AUTO_CONTINUE. */
   autoContinue: z.boolean().optional(),
 });
+
+// Names go into the system prompt: one line each, no control characters that could start a section of their own.
+const promptLabel = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'names are one line without control characters');
+// Telegram chat ids arrive as JSON numbers; past 2^53 a number has already lost digits, so only safe integers are taken.
+const chatIdSchema = z.preprocess(
+  (value) => (typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value),
+  z
+    .string({ error: 'expected a string or a safe integer' })
+    .min(1)
+    .max(256)
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'chat ids have no control characters'),
+);
+export const platformsRequestSchema = z.strictObject({
+  /** The gateway's whole list: it replaces the one registered before ([] unregisters every platform). */
+  platforms: z
+    .array(
+      z.strictObject({
+        platform: z.string().regex(/^[a-z0-9_-]{1,32}$/, 'platform must match ^[a-z0-9_-]{1,32}$'),
+        displayName: promptLabel.nullable().default(null),
+        /** Where scheduled-job output for this platform goes by default. */
+        homeChannel: z.strictObject({ chatId: chatIdSchema, name: promptLabel }).nullable().default(null),
+        /** Show this platform's user and chat ids raw even when the prompt redacts PII; omitted: true for discord only. */
+        piiSafe: z.boolean().optional(),
+      }),
+    )
+    .max(64),
+});
+
+function registeredPlatforms(body: z.infer<typeof platformsRequestSchema>): RegisteredPlatform[] {
+  const seen = new Set<string>();
+  for (const { platform } of body.platforms) {
+    if (seen.has(platform)) throw new ValidationError(`platform ${platform} is listed twice`, { platform }, 'DUPLICATE_PLATFORM');
+    seen.add(platform);
+  }
+  return body.platforms.map(({ platform, displayName, homeChannel, piiSafe }) => ({
+    platform,
+    displayName,
+    homeChannel,
+    piiSafe: piiSafe ?? DEFAULT_PII_SAFE_PLATFORMS.has(platform),
+  }));
+}
 
 function validGatewayId(id: string): string {
   const parsed = gatewayIdSchema.safeParse(id);
@@ -59,5 +107,20 @@ export class GatewaysController {
   @DocumentedBody(startedRequestSchema)
   started(@Param('gatewayId') gatewayId: string, @ValidBody(startedRequestSchema) body: z.infer<typeof startedRequestSchema>, @Req() request: Request) {
     return this.commands.execute(new RecordGatewayStartedCommand(validGatewayId(gatewayId), body.bootId, body.autoContinue, requestMetadata(request)));
+  }
+
+  @Put('platforms')
+  @ApiOperation({
+    summary:
+      'Register the platforms the gateway is connected to (display name, home channel, PII-safe ids): the whole list replaces the last; the same list again appends nothing',
+  })
+  @DocumentedBody(platformsRequestSchema, undefined, {
+    platforms: [
+      { platform: 'telegram', displayName: 'Hermes on Telegram', homeChannel: { chatId: '-1001234567890', name: 'Ops room' }, piiSafe: false },
+      { platform: 'discord', displayName: null, homeChannel: null, piiSafe: true },
+    ],
+  })
+  platforms(@Param('gatewayId') gatewayId: string, @ValidBody(platformsRequestSchema) body: z.infer<typeof platformsRequestSchema>, @Req() request: Request) {
+    return this.commands.execute(new RegisterGatewayPlatformsCommand(validGatewayId(gatewayId), registeredPlatforms(body), requestMetadata(request)));
   }
 }

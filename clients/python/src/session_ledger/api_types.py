@@ -366,6 +366,41 @@ class GatewayStartedResponse(TypedDict):
     position: int
 
 
+class HomeChannel(TypedDict):
+    chatId: str
+    name: str
+
+
+class GatewayPlatformInput(TypedDict, total=False):
+    """One platform of ``LedgerClient.gateway_platforms``: ``platform`` is required, the rest optional."""
+
+    platform: str
+    displayName: Optional[str]
+    homeChannel: Optional[HomeChannel]
+    """Where scheduled-job output for this platform goes by default."""
+    piiSafe: bool
+    """Show this platform's ids raw in a redacted prompt; omitted: true for discord only."""
+
+
+class GatewayPlatform(TypedDict):
+    platform: str
+    displayName: Optional[str]
+    homeChannel: Optional[HomeChannel]
+    piiSafe: bool
+
+
+class GatewayPlatformsResponse(TypedDict):
+    gatewayId: str
+    platforms: list[GatewayPlatform]
+    """As stored: sorted by platform."""
+    changed: bool
+    """False when the list was already the registered one: nothing was appended."""
+    live: bool
+    """Whether the context prompt lists this gateway's platforms now (false after a stop, until the next start)."""
+    revision: int
+    position: int
+
+
 class SessionsPage(TypedDict):
     sessions: list[LedgerEntry]
     nextCursor: Optional[str]

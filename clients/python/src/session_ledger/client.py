@@ -411,6 +411,17 @@ class LedgerClient:
             self._call("gateway_started", {"gatewayId": gateway_id}, body=body, idempotency_key=idempotency_key),
         )
 
+    def gateway_platforms(
+        self, gateway_id: str, platforms: Sequence[api.GatewayPlatformInput], *, idempotency_key: Optional[str] = None
+    ) -> api.GatewayPlatformsResponse:
+        """Registers the gateway's whole platform list (display names, home channels, PII-safe ids) for the context
+        prompt; the same list again appends nothing (``changed`` false)."""
+        body = {"platforms": [dict(platform) for platform in platforms]}
+        return cast(
+            api.GatewayPlatformsResponse,
+            self._call("gateway_platforms", {"gatewayId": gateway_id}, body=body, idempotency_key=idempotency_key),
+        )
+
     # The sessions index (read models: these wait for this client's own writes)
     def list_sessions(
         self,

@@ -113,6 +113,14 @@ OPERATIONS: dict[str, Operation] = {
     ),
     "gateway_stopped": Operation("POST", "/v1/gateways/{gatewayId}/stopped", body=("drainTimedOut",), safe_to_repeat=True),
     "gateway_started": Operation("POST", "/v1/gateways/{gatewayId}/started", body=("bootId",), safe_to_repeat=True),
+    # The whole list replaces the last one: sending it twice is sending it once.
+    "gateway_platforms": Operation(
+        "PUT",
+        "/v1/gateways/{gatewayId}/platforms",
+        body=("platforms",),
+        nested={"platforms": ("platform", "displayName", "homeChannel", "piiSafe")},
+        safe_to_repeat=True,
+    ),
     # The sessions index (read models: these wait for the client's own writes)
     "list_sessions": Operation(
         "GET", "/v1/sessions", query=("activeMinutes", "platform", "limit", "cursor"), safe_to_repeat=True

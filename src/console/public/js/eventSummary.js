@@ -140,6 +140,13 @@ const SUMMARIES = {
       when(d.abandonedTurns, `· ${valueText(d.abandonedTurns?.length)} turns abandoned`),
       when(d.continued, `· ${valueText(d.continued?.length)} auto-continued`),
     ),
+  GatewayPlatformsRegistered: (d) => {
+    if (!Array.isArray(d.platforms)) return '';
+    if (d.platforms.length === 0) return 'no platforms';
+    const each = (entry) =>
+      join(valueText(entry?.platform), when(entry?.homeChannel?.name, `home ${quoted(entry?.homeChannel?.name)}`), entry?.piiSafe === true ? '(raw ids)' : '');
+    return clip(d.platforms.map(each).join(', '));
+  },
   JobScheduled: (d) => join(valueText(d.task?.name) || valueText(d.jobId), when(d.nextRunAt, `· next ${valueText(d.nextRunAt)}`)),
   JobFired: (d) => join(valueText(d.fireId), when(d.trigger, `(${valueText(d.trigger)})`), when(d.slot, `slot ${valueText(d.slot)}`)),
 };

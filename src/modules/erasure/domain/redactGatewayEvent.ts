@@ -20,4 +20,6 @@ export const gatewayRedactors: Redactors<GatewayEvent> = {
   }),
   GatewayStopping: (data, context) => ({ ...data, activeKeys: keys(data.activeKeys, context) }),
   GatewayStopped: (data, context) => ({ ...data, drainTimedOut: keys(data.drainTimedOut, context), drainedKeys: keys(data.drainedKeys, context) }),
+  // The operator's configuration (platforms and their home channels) names no conversation: nothing of a person to erase.
+  GatewayPlatformsRegistered: (data) => data,
 };

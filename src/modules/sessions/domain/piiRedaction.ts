@@ -19,11 +19,28 @@ export function redactChatId(chatId: string): string {
 }
 
 /**
- * The source with user and chat ids hashed; names, topics and thread ids are left as they are.
- * Discord sources come back untouched: the agent needs raw ids to write `<@id>` mentions.
+ * `agent:main:telegram:dm:12345` → `agent:main:telegram:dm:<12 hex>`: namespace, platform and chat type stay, the ids
+ * after them are hashed as one. A key of another shape is hashed whole.
  */
-export function redactSourceIds(source: SessionSource): SessionSource {
-  if (source.platform === 'discord') return source;
+export function redactSessionKey(sessionKey: string): string {
+  const parts = sessionKey.split(':');
+  if (parts[0] !== 'agent' || parts.length < 4) return hash12(sessionKey);
+  if (parts.length === 4) return sessionKey;
+  return `${parts.slice(0, 4).join(':')}:${hash12(parts.slice(4).join(':'))}`;
+}
+
+/**
+ * Platforms whose ids the prompt shows raw when no live gateway registered them: Discord, whose `<@id>` mentions
+ * need them. A registration (PUT /v1/gateways/{id}/platforms, `piiSafe`) decides for the platforms it names.
+ */
+export const DEFAULT_PII_SAFE_PLATFORMS: ReadonlySet<string> = new Set(['discord']);
+
+/**
+ * The source with user and chat ids hashed; names, topics and thread ids are left as they are.
+ * A source on a PII-safe platform comes back untouched: the agent needs raw ids to write mentions there.
+ */
+export function redactSourceIds(source: SessionSource, piiSafePlatforms: ReadonlySet<string> = DEFAULT_PII_SAFE_PLATFORMS): SessionSource {
+  if (piiSafePlatforms.has(source.platform)) return source;
   const user = (id: string | undefined) => (id ? redactUserId(id) : id);
   const chat = (id: string | undefined) => (id ? redactChatId(id) : id);
   return {

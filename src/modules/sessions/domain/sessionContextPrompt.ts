@@ -1,23 +1,41 @@
-// The "## Current Session Context" block of the system prompt: where the message came from and who may be talking.
+// The "## Current Session Context" block of the system prompt: where the message came from, who may be talking, the session, where else the agent can reach.
 import { describeSource } from './describeSource.js';
-import { redactSourceIds } from './piiRedaction.js';
+import { DEFAULT_PII_SAFE_PLATFORMS, redactChatId, redactSessionKey, redactSourceIds } from './piiRedaction.js';
 import { isInThread, isSharedMultiUserSession, type SessionIsolationFlags } from './sessionIsolation.js';
 import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 
+/** What the live gateways registered, merged for one tenant (see platformRegistry.ts). */
+export interface PlatformRegistryView {
+  /** Sorted by platform; the display name is null when no live gateway gave one. */
+  platforms: ReadonlyArray<{ platform: string; displayName: string | null }>;
+  /** One per platform at most, sorted by platform. */
+  homeChannels: ReadonlyArray<{ platform: string; chatId: string; name: string }>;
+  /** Platforms whose ids stay raw under redaction. */
+  piiSafePlatforms: ReadonlySet<string>;
+}
+
+export const emptyPlatformRegistry: PlatformRegistryView = { platforms: [], homeChannels: [], piiSafePlatforms: DEFAULT_PII_SAFE_PLATFORMS };
+
 export interface SessionContextPromptOptions {
-  /** Hash user and chat ids before they reach the model (never on Discord). */
+  /** Hash user and chat ids before they reach the model (never on a PII-safe platform). */
   redactPii: boolean;
+  /** Platforms the caller names besides the registered ones. */
   connectedPlatforms?: readonly string[];
   flags?: Partial<SessionIsolationFlags>;
+  registry?: PlatformRegistryView;
+  /** The session's own metadata; `startedAt` is when the session was created. */
+  session?: { sessionKey: string; sessionId: string; startedAt: string | null };
 }
 
 /**
- * Built only from what is fixed for the session's lifetime, so the prompt cache survives every turn:
- * never the message id, and in a shared session nothing about the sender, whose name the gateway
+ * Built only from what is fixed for the session's lifetime and the platform registry, so the prompt cache survives
+ * every turn: never the message id, and in a shared session nothing about the sender, whose name the gateway
  * puts in front of each message instead.
  */
 export function sessionContextPrompt(source: SessionSource, options: SessionContextPromptOptions): string {
-  const shown = options.redactPii ? redactSourceIds(source) : source;
+  const registry = options.registry ?? emptyPlatformRegistry;
+  const redacts = (platform: string) => options.redactPii && !registry.piiSafePlatforms.has(platform);
+  const shown = options.redactPii ? redactSourceIds(source, registry.piiSafePlatforms) : source;
   const lines = ['## Current Session Context', '', `**Source:** ${shown.platform} (${describeSource(shown)})`];
   if (shown.chatId) lines.push(`**Chat ID:** ${shown.chatId}`);
   if (shown.chatTopic) lines.push(`**Channel topic:** ${shown.chatTopic}`);
@@ -30,8 +48,30 @@ export function sessionContextPrompt(source: SessionSource, options: SessionCont
     if (user) lines.push(`**User:** ${user}`);
   }
 
-  const platforms = [...new Set(options.connectedPlatforms ?? [])].sort();
-  if (platforms.length > 0) lines.push(`**Connected platforms:** ${platforms.join(', ')}`);
+  if (options.session) {
+    const { sessionKey, sessionId, startedAt } = options.session;
+    lines.push(`**Session key:** ${redacts(source.platform) ? redactSessionKey(sessionKey) : sessionKey}`, `**Session ID:** ${sessionId}`);
+    if (startedAt) lines.push(`**Session started:** ${startedAt}`);
+  }
+
+  const displayNames = new Map(registry.platforms.map((entry) => [entry.platform, entry.displayName]));
+  const platforms = [...new Set([...(options.connectedPlatforms ?? []), ...displayNames.keys()])].sort();
+  if (platforms.length > 0) {
+    const named = platforms.map((platform) => {
+      const displayName = displayNames.get(platform);
+      return displayName ? `${platform} (${JSON.stringify(displayName)})` : platform;
+    });
+    lines.push(`**Connected platforms:** ${named.join(', ')}`);
+  }
+
+  // Hermes' layout: the names quoted as the untrusted labels they are.
+  if (registry.homeChannels.length > 0) {
+    lines.push('', '**Home channels (where scheduled-job output can be delivered):**');
+    for (const home of registry.homeChannels) {
+      const chatId = redacts(home.platform) ? redactChatId(home.chatId) : home.chatId;
+      lines.push(`  - ${home.platform}: ${JSON.stringify(home.name)} (ID: ${JSON.stringify(chatId)})`);
+    }
+  }
   return lines.join('\n');
 }
 

@@ -1,0 +1,82 @@
+// The platform registry on a gateway's stream: a whole list that replaces the last, kept across starts and stops,
+// merged across a tenant's live gateways into what the context prompt shows.
+import { describe, expect, it } from 'vitest';
+import type { GatewayEvent, RegisteredPlatform } from '../../src/events/gateway/gatewayEvents.js';
+import { gatewayDecider, isLiveGateway } from '../../src/modules/gateways/gatewayDecider.js';
+import { platformRegistryView } from '../../src/modules/gateways/platformRegistry.js';
+import { specification } from '../support/deciderSpecification.js';
+
+const gateway = specification(gatewayDecider);
+const now = '2026-06-01T12:00:00.000Z';
+const telegram: RegisteredPlatform = { platform: 'telegram', displayName: 'Bot', homeChannel: { chatId: '-100', name: 'Ops' }, piiSafe: false };
+const discord: RegisteredPlatform = { platform: 'discord', displayName: null, homeChannel: null, piiSafe: true };
+const registered = (platforms: RegisteredPlatform[]): GatewayEvent => ({ type: 'GatewayPlatformsRegistered', data: { platforms, at: now } });
+const started: GatewayEvent = {
+  type: 'GatewayStarted',
+  data: { bootId: 'boot-1', cleanShutdown: true, resume: [], suspended: [], marked: [], at: now },
+};
+const stopped: GatewayEvent = { type: 'GatewayStopped', data: { clean: true, drainTimedOut: [], drainedKeys: [], at: now } };
+
+describe('gateway decider: RegisterPlatforms', () => {
+  it('records the list sorted by platform', () =>
+    gateway
+      .given([])
+      .when({ type: 'RegisterPlatforms', platforms: [telegram, discord], now })
+      .then([registered([discord, telegram])]));
+
+  it('appends nothing for the list already registered, in any order', () =>
+    gateway
+      .given([registered([discord, telegram])])
+      .when({ type: 'RegisterPlatforms', platforms: [telegram, discord], now })
+      .then([]));
+
+  it('replaces the whole list: a platform left out is gone', () =>
+    gateway
+      .given([registered([discord, telegram])])
+      .when({ type: 'RegisterPlatforms', platforms: [discord], now })
+      .thenState({ platforms: [discord] }));
+
+  it('an empty list unregisters every platform', () =>
+    gateway
+      .given([registered([telegram])])
+      .when({ type: 'RegisterPlatforms', platforms: [], now })
+      .then([registered([])]));
+
+  it('a start and a stop keep the list; the stop takes the gateway out of the live ones until the next start', () => {
+    const fold = (events: GatewayEvent[]) => events.reduce(gatewayDecider.evolve, gatewayDecider.initialState());
+    expect(fold([registered([telegram])])).toMatchObject({ platforms: [telegram] });
+    expect(isLiveGateway(fold([registered([telegram])]))).toBe(true);
+    expect(isLiveGateway(fold([registered([telegram]), started]))).toBe(true);
+    expect(fold([registered([telegram]), started, stopped])).toMatchObject({ platforms: [telegram] });
+    expect(isLiveGateway(fold([registered([telegram]), started, stopped]))).toBe(false);
+    expect(isLiveGateway(fold([registered([telegram]), started, stopped, started]))).toBe(true);
+  });
+});
+
+describe('platformRegistryView', () => {
+  it('lists each platform once, sorted, with the first display name and home channel by gateway id', () => {
+    const view = platformRegistryView([
+      { gatewayId: 'gw-b', platforms: [{ ...telegram, displayName: 'Second', homeChannel: { chatId: '-200', name: 'Later' } }] },
+      { gatewayId: 'gw-a', platforms: [telegram, discord] },
+    ]);
+    expect(view.platforms).toEqual([
+      { platform: 'discord', displayName: null },
+      { platform: 'telegram', displayName: 'Bot' },
+    ]);
+    expect(view.homeChannels).toEqual([{ platform: 'telegram', chatId: '-100', name: 'Ops' }]);
+  });
+
+  it('PII-safe: Discord by default, a registered platform as every live gateway registering it says', () => {
+    expect([...platformRegistryView([]).piiSafePlatforms]).toEqual(['discord']);
+    expect([...platformRegistryView([{ gatewayId: 'a', platforms: [{ ...discord, piiSafe: false }] }]).piiSafePlatforms]).toEqual([]);
+    expect([...platformRegistryView([{ gatewayId: 'a', platforms: [{ ...telegram, piiSafe: true }] }]).piiSafePlatforms].sort()).toEqual([
+      'discord',
+      'telegram',
+    ]);
+    const split = platformRegistryView([
+      { gatewayId: 'a', platforms: [{ ...telegram, piiSafe: true }] },
+      { gatewayId: 'b', platforms: [telegram] },
+    ]);
+    expect(split.piiSafePlatforms.has('telegram')).toBe(false);
+  });
+});
