@@ -282,7 +282,8 @@ export class ProjectionRunner {
     loop.behind = false;
     const batch = await this.pages.read(stored, wanted);
     if (batch.length === 0) return 0;
-    loop.state = 'catching_up';
+    // A retry after a failure stays 'failed' (for /ready and the admin view) until a batch commits.
+    if (loop.failures === 0) loop.state = 'catching_up';
     try {
       await this.commitBatch(loop, stored, batch);
       loop.behind = batch.length === wanted;

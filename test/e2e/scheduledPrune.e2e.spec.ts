@@ -62,6 +62,19 @@ for (const backend of e2eBackends()) {
       clock.advance(31 * 60_000);
       expect(await scheduler.runDue()).toMatchObject({ slot: '2026-06-09T13:00:00.000Z', claimed: true, result: { pruned: [] } });
     });
+
+    it('two prunes at once forget each idle entry once, and neither fails on an entry the other forgot', async () => {
+      const idle = [await resolve(), await resolve(), await resolve()].map((response) => response.body.sessionKey as string);
+      clock.advance(8 * DAY);
+      await service.request('GET', `/v1/sessions/by-key/${enc(idle[2]!)}?minPosition=${await service.lastPosition()}`);
+      const answers = await Promise.all([1, 2].map(() => service.request('POST', '/v1/admin/prune', { body: { maxAgeDays: 7 } })));
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+      const pruned = answers.flatMap((answer) => answer.body.pruned as string[]);
+      // Each forgotten once, by one of the two (the first test's recent entry has gone idle too).
+      expect(new Set(pruned).size).toBe(pruned.length);
+      expect(pruned).toEqual(expect.arrayContaining(idle));
+      for (const key of idle) expect(await exists(key)).toBe(false);
+    });
   });
 }
 

@@ -15,7 +15,8 @@ import { runtimeBindingDecider } from '../../runtime/runtimeBindingDecider.js';
 import { runtimeSessionDecider } from '../../runtime/runtimeSessionDecider.js';
 import { sessionDecider } from '../../sessions/sessionDecider.js';
 import { conversationDecider } from '../conversationDecider.js';
-import { ChangeConversationCommand } from './changeConversation.js';
+import { ChangeConversationCommand, type ConversationChangeResult } from './changeConversation.js';
+import { NotFoundError } from '../../../errors/ledgerError.js';
 
 export interface PruneConversationsResult {
   maxAgeDays: number;
@@ -59,9 +60,16 @@ export class PruneConversationsHandler implements ICommandHandler<PruneConversat
     for (const { tenant, session_key: sessionKey } of candidates) {
       // A turn in flight is activity the routing entry has not seen yet: leave the conversation for a later prune.
       if (await this.hasTurnInFlight(sessionKey, tenant || undefined)) continue;
-      const result = await this.commands.execute(
-        new ChangeConversationCommand(sessionKey, { type: 'prune', olderThan }, { ...metadata, ...(tenant ? { tenant } : {}) }),
-      );
+      let result: ConversationChangeResult;
+      try {
+        result = await this.commands.execute(
+          new ChangeConversationCommand(sessionKey, { type: 'prune', olderThan }, { ...metadata, ...(tenant ? { tenant } : {}) }),
+        );
+      } catch (error) {
+        // Forgotten since the index nominated it (another prune, another instance): nothing left to do here.
+        if (error instanceof NotFoundError) continue;
+        throw error;
+      }
       // A tenant's keys are reported as `<tenant>~<key>`, the way its stream names hold them.
       if (result.changed) pruned.push(tenant ? `${tenant}~${sessionKey}` : sessionKey);
       position = Math.max(position, result.position);
