@@ -13,84 +13,14 @@ import {
 import type { Decider } from '../../events/decider.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
 import type { SessionIsolationFlags } from '../sessions/domain/sessionIsolation.js';
-import type { AutoResetReason, ResetPolicy } from '../../events/conversation/resetPolicy.js';
+import type { ResetPolicy } from '../../events/conversation/resetPolicy.js';
 import { effectiveResetPolicy } from './resetPolicy/effectiveResetPolicy.js';
 import { policyExpiry, type SessionWork, touchIntervalSecondsUnder } from './resetPolicy/policyExpiry.js';
 import { noResetRules, type ResetRules } from './resetPolicy/resetPolicySchema.js';
+import { type BoundConversation, type ConversationState, initialConversationState, type OpenConversation } from './conversationState.js';
 
-export interface ConversationState {
-  status: 'absent' | 'open';
-  sessionKey: string | null;
-  sessionId: string | null;
-  /** Every session this conversation has pointed at, oldest first: the ones /resume may switch to. */
-  sessionIds: string[];
-  /** When the current session was bound (Hermes' created_at of the entry). */
-  createdAt: string | null;
-  /** Why the current session was bound. */
-  bindReason: SessionBindReason | null;
-  updatedAt: string | null;
-  origin: SessionSource | null;
-  displayName: string | null;
-  gatewayId: string | null;
-  suspended: boolean;
-  resumePending: boolean;
-  resumeReason: ResumeReason | null;
-  lastResumeMarkedAt: string | null;
-  wasAutoReset: boolean;
-  autoResetReason: string | null;
-  resetHadActivity: boolean;
-  isFreshReset: boolean;
-  /** Unclean gateway starts this conversation was active across since its last completed turn. */
-  interruptedStarts: number;
-  /** The boot that counted last, so a retried start call does not count twice. */
-  lastInterruptedBootId: string | null;
-  queue: { slot: QueuedMessage | null; overflow: QueuedMessage[] };
-  /** Fields of an imported entry the ledger does not model, kept for the sessions.json export. */
-  carried: CarriedEntryFields | null;
-  /** The isolation settings the conversation was opened with; null for conversations opened before they were kept. */
-  isolation: SessionIsolationFlags | null;
-  /** The gateway boot that last queued a continuation here: one per boot, however often the start is repeated. */
-  lastContinuationBootId: string | null;
-  /** The last message the gateway took from the queue: the interrupted turn's text when a restart cut that turn short. */
-  lastDequeued: { messageId: string; text: string | null; at: string } | null;
-  /** Its own reset policy (a resolve's options.resetPolicy); null: the server's. */
-  resetPolicy: ResetPolicy | null;
-  /** The gateway's oldest live background process for it, as last reported on resolve; null: none. */
-  backgroundProcessSince: string | null;
-  /** The reset sweep ended the current session: the next resolve binds a new one for this reason. */
-  expired: { sessionId: string; reason: AutoResetReason; hadActivity: boolean; at: string } | null;
-}
-
-export const initialConversationState = (): ConversationState => ({
-  status: 'absent',
-  sessionKey: null,
-  sessionId: null,
-  sessionIds: [],
-  createdAt: null,
-  bindReason: null,
-  updatedAt: null,
-  origin: null,
-  displayName: null,
-  gatewayId: null,
-  suspended: false,
-  resumePending: false,
-  resumeReason: null,
-  lastResumeMarkedAt: null,
-  wasAutoReset: false,
-  autoResetReason: null,
-  resetHadActivity: false,
-  isFreshReset: false,
-  interruptedStarts: 0,
-  lastInterruptedBootId: null,
-  queue: { slot: null, overflow: [] },
-  carried: null,
-  isolation: null,
-  lastContinuationBootId: null,
-  lastDequeued: null,
-  resetPolicy: null,
-  backgroundProcessSince: null,
-  expired: null,
-});
+export { initialConversationState } from './conversationState.js';
+export type { AbsentConversation, BoundConversation, ConversationState, OpenConversation, UnboundConversation } from './conversationState.js';
 
 export type ConversationCommand =
   | {
@@ -134,19 +64,27 @@ export type ConversationCommand =
   | { type: 'ImportRoutingEntry'; entry: Omit<ImportedRoutingEntry, 'at'>; now: string };
 
 export function evolveConversation(state: ConversationState, event: ConversationEvent): ConversationState {
+  if (event.type === 'ConversationOpened') {
+    return {
+      ...initialConversationState(),
+      status: 'open',
+      sessionIds: state.sessionIds,
+      sessionKey: event.data.sessionKey,
+      origin: event.data.origin,
+      displayName: event.data.displayName,
+      gatewayId: event.data.gatewayId,
+      updatedAt: event.data.at,
+      isolation: event.data.isolation ?? null,
+      sessionId: null,
+    };
+  }
+  // Every other event follows ConversationOpened in its stream (decideConversation writes nothing else for an absent conversation).
+  if (state.status === 'absent') return state;
+  return evolveOpenConversation(state, event);
+}
+
+function evolveOpenConversation(state: OpenConversation, event: Exclude<ConversationEvent, { type: 'ConversationOpened' }>): ConversationState {
   switch (event.type) {
-    case 'ConversationOpened':
-      return {
-        ...initialConversationState(),
-        status: 'open',
-        sessionIds: state.sessionIds,
-        sessionKey: event.data.sessionKey,
-        origin: event.data.origin,
-        displayName: event.data.displayName,
-        gatewayId: event.data.gatewayId,
-        updatedAt: event.data.at,
-        isolation: event.data.isolation ?? null,
-      };
     case 'SessionBound': {
       const { reason } = event.data;
       const autoReset = automaticBindReasons.includes(reason);
@@ -255,6 +193,12 @@ export function conversationNotFound(): NotFoundError {
   return new NotFoundError('CONVERSATION_NOT_FOUND', 'no conversation has this session key');
 }
 
+/** The conversation a resolve left: decideConversation binds a session whenever it opens a conversation, so this throws only for one never opened. */
+export function boundConversation(state: ConversationState): BoundConversation {
+  if (state.status === 'absent' || state.sessionId === null) throw conversationNotFound();
+  return state;
+}
+
 function bind(
   state: ConversationState,
   sessionId: string,
@@ -304,19 +248,19 @@ export function decideConversation(command: ConversationCommand, state: Conversa
       }
       const own = command.resetPolicy !== undefined ? command.resetPolicy : state.resetPolicy;
       const resetRules = command.resetRules ?? noResetRules;
-      const policy = effectiveResetPolicy(resetRules, state.origin!, own);
+      const policy = effectiveResetPolicy(resetRules, state.origin, own);
       if (command.sessionWork && command.sessionWork.sessionId === state.sessionId) {
         const backgroundProcessSince = command.backgroundProcessSince !== undefined ? command.backgroundProcessSince : state.backgroundProcessSince;
         const expiry = policyExpiry(
           policy,
-          { updatedAt: state.updatedAt!, queuedMessages: queueDepth(state), backgroundProcessSince },
+          { updatedAt: state.updatedAt, queuedMessages: queueDepth(state), backgroundProcessSince },
           command.sessionWork,
           now,
           resetRules.timeZone,
         );
         if (expiry.expired) return rebind(expiry.reason, expiry.hadActivity);
       }
-      const idleSeconds = state.updatedAt ? (Date.parse(now) - Date.parse(state.updatedAt)) / 1000 : Number.POSITIVE_INFINITY;
+      const idleSeconds = (Date.parse(now) - Date.parse(state.updatedAt)) / 1000;
       if (state.gatewayId !== gatewayId || state.isFreshReset || idleSeconds >= touchIntervalSecondsUnder(policy, command.touchIntervalSeconds)) {
         return [...reported, { type: 'ConversationTouched', data: { gatewayId, at: now } }];
       }
@@ -325,10 +269,10 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     case 'ExpireSession': {
       if (state.status === 'absent' || state.suspended || state.expired || state.sessionId === null) return [];
       if (command.sessionWork === null || command.sessionWork.sessionId !== state.sessionId) return [];
-      const policy = effectiveResetPolicy(command.resetRules, state.origin!, state.resetPolicy);
+      const policy = effectiveResetPolicy(command.resetRules, state.origin, state.resetPolicy);
       const expiry = policyExpiry(
         policy,
-        { updatedAt: state.updatedAt!, queuedMessages: queueDepth(state), backgroundProcessSince: state.backgroundProcessSince },
+        { updatedAt: state.updatedAt, queuedMessages: queueDepth(state), backgroundProcessSince: state.backgroundProcessSince },
         command.sessionWork,
         command.now,
         command.resetRules.timeZone,
@@ -339,7 +283,7 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     }
     case 'ResetConversation': {
       if (state.status === 'absent') throw conversationNotFound();
-      const bound = bind(state, command.newSessionId, 'reset', command.currentSessionHadActivity, state.origin!, state.gatewayId ?? 'default', command.now);
+      const bound = bind(state, command.newSessionId, 'reset', command.currentSessionHadActivity, state.origin, state.gatewayId, command.now);
       return [bound, ...clearQueue(state, 'all', 'reset', command.now)];
     }
     case 'SwitchSession': {
@@ -348,7 +292,7 @@ export function decideConversation(command: ConversationCommand, state: Conversa
         throw new NotFoundError('SESSION_NOT_FOUND', `session ${command.sessionId} is not a session of this conversation`, { sessionId: command.sessionId });
       }
       if (state.sessionId === command.sessionId) return [];
-      return [bind(state, command.sessionId, 'switch', false, state.origin!, state.gatewayId ?? 'default', command.now)];
+      return [bind(state, command.sessionId, 'switch', false, state.origin, state.gatewayId, command.now)];
     }
     case 'SuspendConversation': {
       if (state.status === 'absent') throw conversationNotFound();
@@ -412,7 +356,7 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     case 'PruneConversation': {
       if (state.status === 'absent' || state.suspended) return [];
       if (state.queue.slot || state.queue.overflow.length > 0) return [];
-      if (!state.updatedAt || Date.parse(state.updatedAt) >= Date.parse(command.olderThan)) return [];
+      if (Date.parse(state.updatedAt) >= Date.parse(command.olderThan)) return [];
       return [{ type: 'ConversationPruned', data: { idleSince: state.updatedAt, at: command.now } }];
     }
     case 'ImportRoutingEntry': {

@@ -1,7 +1,7 @@
 // The routing entry as the API shows it: the conversation's flags plus its current session's counters.
 import type { SessionCounters, SessionState } from '../sessions/sessionDecider.js';
 import { zeroCounters } from '../sessions/sessionDecider.js';
-import type { ConversationState } from './conversationDecider.js';
+import type { BoundConversation } from './conversationDecider.js';
 import type { ResetPolicy } from '../../events/conversation/resetPolicy.js';
 
 export interface ConversationEntry extends SessionCounters {
@@ -9,7 +9,7 @@ export interface ConversationEntry extends SessionCounters {
   sessionId: string;
   createdAt: string;
   updatedAt: string;
-  origin: ConversationState['origin'];
+  origin: BoundConversation['origin'];
   displayName: string | null;
   platform: string | null;
   chatType: string | null;
@@ -30,21 +30,21 @@ export interface ConversationEntry extends SessionCounters {
   resetPolicy: ResetPolicy | null;
 }
 
-export function conversationEntry(conversation: ConversationState, session: SessionState | undefined): ConversationEntry {
+export function conversationEntry(conversation: BoundConversation, session: SessionState | undefined): ConversationEntry {
   const counters = session?.counters ?? zeroCounters();
   const updatedAt = [conversation.updatedAt, session?.updatedAt]
     .filter((value): value is string => Boolean(value))
     .sort()
     .at(-1)!;
   return {
-    sessionKey: conversation.sessionKey!,
-    sessionId: conversation.sessionId!,
-    createdAt: conversation.createdAt!,
+    sessionKey: conversation.sessionKey,
+    sessionId: conversation.sessionId,
+    createdAt: conversation.createdAt,
     updatedAt,
     origin: conversation.origin,
     displayName: conversation.displayName,
-    platform: conversation.origin?.platform ?? null,
-    chatType: conversation.origin?.chatType ?? null,
+    platform: conversation.origin.platform,
+    chatType: conversation.origin.chatType,
     gatewayId: conversation.gatewayId,
     suspended: conversation.suspended,
     resumePending: conversation.resumePending,

@@ -63,8 +63,8 @@ export class ConversationsController {
     const tenant = requestTenant(request);
     const sessionKey = validSessionKey(key);
     const conversation = await this.commandContext.streams.load(conversationStreamName(sessionKey, tenant), conversationDecider);
-    if (conversation.state.status !== 'open') throw conversationNotFound();
-    const session = await this.commandContext.streams.load(sessionStreamName(conversation.state.sessionId!, tenant), sessionDecider);
+    if (conversation.state.status !== 'open' || conversation.state.sessionId === null) throw conversationNotFound();
+    const session = await this.commandContext.streams.load(sessionStreamName(conversation.state.sessionId, tenant), sessionDecider);
     return {
       ...conversationEntry(conversation.state, session.state),
       revision: conversation.revision,

@@ -2,7 +2,7 @@
 import { type ConversationEvent, conversationStreamName } from '../../events/conversation/conversationEvents.js';
 import type { JsonObject } from '../../events/eventStore.js';
 import { sessionStreamName, type SessionEndReason, type SessionStreamEvent, type TurnUsage } from '../../events/session/sessionEvents.js';
-import { type ConversationCommand, conversationDecider, type ConversationState } from '../conversations/conversationDecider.js';
+import { boundConversation, type ConversationCommand, conversationDecider, type ConversationState } from '../conversations/conversationDecider.js';
 import { sessionFollowUpsOf } from '../conversations/sessionFollowUps.js';
 import type { SessionKeyOptions } from '../sessions/domain/sessionKey.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
@@ -185,10 +185,10 @@ export function planHermesImport(hermes: HermesExport, settings: HermesImportSet
       follow(conversation.apply(command), sessionOf);
       bound.add(session.id);
     });
-    const updatedAt = entry.updated_at ?? conversation.state.updatedAt!;
-    const at = updatedAt > conversation.state.updatedAt! ? updatedAt : conversation.state.updatedAt!;
-    if (conversation.state.sessionId !== entry.session_id)
-      follow(conversation.apply({ type: 'SwitchSession', sessionId: entry.session_id, now: at }), sessionOf);
+    const resolved = boundConversation(conversation.state);
+    const updatedAt = entry.updated_at ?? resolved.updatedAt;
+    const at = updatedAt > resolved.updatedAt ? updatedAt : resolved.updatedAt;
+    if (resolved.sessionId !== entry.session_id) follow(conversation.apply({ type: 'SwitchSession', sessionId: entry.session_id, now: at }), sessionOf);
     // The flags, times and display name as Hermes' entry says, and what of it the ledger does not model, verbatim.
     const {
       createdAt,
@@ -202,10 +202,10 @@ export function planHermesImport(hermes: HermesExport, settings: HermesImportSet
       autoResetReason,
       resetHadActivity,
       isFreshReset,
-    } = conversation.state;
+    } = boundConversation(conversation.state);
     const replayed = {
-      createdAt: createdAt!,
-      updatedAt: replayedUpdatedAt!,
+      createdAt,
+      updatedAt: replayedUpdatedAt,
       displayName,
       suspended,
       resumePending,

@@ -1,6 +1,6 @@
 // Conversation events onto the batch's conversation entries: the flags fold exactly as evolveConversation folds them.
 import type { ConversationEvent } from '../../events/conversation/conversationEvents.js';
-import { type ConversationState, evolveConversation, initialConversationState } from '../../modules/conversations/conversationDecider.js';
+import { evolveConversation, initialConversationState, type OpenConversation } from '../../modules/conversations/conversationDecider.js';
 import type { ConversationEntryRow } from './conversationEntryRow.js';
 import { counterColumnsOf, countersOf, type SessionCounterColumns, zeroCounterColumns } from './sessionCounterColumns.js';
 import type { SessionsIndexRows } from './sessionsIndexRows.js';
@@ -12,9 +12,9 @@ export function projectConversationEvent(tenant: string, sessionKey: string, eve
     return;
   }
   const existing = rows.entry({ tenant, sessionKey });
-  // Only ConversationOpened starts an entry: the decider writes nothing else for a key without one.
-  if (!existing && event.type !== 'ConversationOpened') return;
   const next = evolveConversation(existing ? conversationStateOf(existing) : initialConversationState(), event);
+  // Only ConversationOpened starts an entry: the decider writes nothing else for a key without one.
+  if (next.status === 'absent') return;
   rows.setEntry({ ...entryRowOf(tenant, sessionKey, next), ...countersAfter(tenant, event, existing, rows) });
 }
 
@@ -29,15 +29,13 @@ function countersAfter(tenant: string, event: ConversationEvent, existing: Conve
   return countersOf(existing);
 }
 
-function conversationStateOf(row: ConversationEntryRow): ConversationState {
-  return {
+function conversationStateOf(row: ConversationEntryRow): OpenConversation {
+  const opened = {
     ...initialConversationState(),
-    status: 'open',
+    status: 'open' as const,
     sessionKey: row.sessionKey,
-    sessionId: row.sessionId,
     // The history of session ids only guards /resume; the read model does not keep it.
     sessionIds: [],
-    createdAt: isoOrNull(row.createdAt),
     updatedAt: row.updatedAt.toISOString(),
     origin: row.origin,
     displayName: row.displayName,
@@ -53,22 +51,25 @@ function conversationStateOf(row: ConversationEntryRow): ConversationState {
     carried: row.carried,
     resetPolicy: row.resetPolicy,
   };
+  if (row.sessionId === null) return { ...opened, sessionId: null, createdAt: isoOrNull(row.createdAt) };
+  // SessionBound sets both, and entryRowOf writes both.
+  if (row.createdAt === null) throw new Error(`the entry of ${row.sessionKey} has session ${row.sessionId} but no time it was bound`);
+  return { ...opened, sessionId: row.sessionId, createdAt: row.createdAt.toISOString() };
 }
 
-/** Every state reached from ConversationOpened has an origin, a gateway and an updatedAt. */
-function entryRowOf(tenant: string, sessionKey: string, state: ConversationState): Omit<ConversationEntryRow, keyof SessionCounterColumns> {
-  const origin = state.origin!;
+function entryRowOf(tenant: string, sessionKey: string, state: OpenConversation): Omit<ConversationEntryRow, keyof SessionCounterColumns> {
+  const { origin } = state;
   return {
     tenant,
     sessionKey,
     sessionId: state.sessionId,
     createdAt: dateOrNull(state.createdAt),
-    updatedAt: new Date(state.updatedAt!),
+    updatedAt: new Date(state.updatedAt),
     origin,
     displayName: state.displayName,
     platform: origin.platform,
     chatType: origin.chatType,
-    gatewayId: state.gatewayId!,
+    gatewayId: state.gatewayId,
     suspended: state.suspended,
     resumePending: state.resumePending,
     resumeReason: state.resumeReason,

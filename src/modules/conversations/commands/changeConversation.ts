@@ -12,7 +12,7 @@ import { sessionStreamName } from '../../../events/session/sessionEvents.js';
 import { CommandContext } from '../../commandContext.js';
 import { type ConversationRuntimeEndResult, EndConversationRuntimeCommand } from '../../runtime/commands/endConversationRuntime.js';
 import { sessionDecider, sessionDestroyed } from '../../sessions/sessionDecider.js';
-import { type ConversationCommand, conversationDecider, conversationNotFound, type ConversationState } from '../conversationDecider.js';
+import { type ConversationCommand, conversationDecider, conversationNotFound, type ConversationState, type OpenConversation } from '../conversationDecider.js';
 import { conversationEntry, type ConversationEntry } from '../conversationEntry.js';
 import { followSessionBinding } from '../sessionBinding.js';
 
@@ -91,7 +91,7 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
       sessionId: result.state.sessionId,
       previousSessionId,
       changed: result.written,
-      entry: result.state.status === 'open' ? conversationEntry(result.state, session?.state) : null,
+      entry: result.state.status === 'open' && result.state.sessionId !== null ? conversationEntry(result.state, session?.state) : null,
       position,
       state: result.state,
       decidedOn: decidedOn ?? result.state,
@@ -112,12 +112,13 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
     return this.commands.execute(new EndConversationRuntimeCommand(sessionKey, reason, turnInFlight, metadata));
   }
 
-  private async toCommand(change: ConversationChange, state: ConversationState, tenant: string | undefined): Promise<ConversationCommand> {
+  private async toCommand(change: ConversationChange, state: OpenConversation, tenant: string | undefined): Promise<ConversationCommand> {
     const now = this.commandContext.now();
     switch (change.type) {
       case 'reset': {
-        const current = await this.commandContext.streams.load(sessionStreamName(state.sessionId!, tenant), sessionDecider);
-        return { type: 'ResetConversation', newSessionId: this.commandContext.newSessionId(), currentSessionHadActivity: current.state.turnCount > 0, now };
+        const current = state.sessionId === null ? null : await this.commandContext.streams.load(sessionStreamName(state.sessionId, tenant), sessionDecider);
+        const currentSessionHadActivity = current !== null && current.state.turnCount > 0;
+        return { type: 'ResetConversation', newSessionId: this.commandContext.newSessionId(), currentSessionHadActivity, now };
       }
       case 'switch': {
         // A destroyed session keeps its history for audit but never comes back to life.

@@ -14,7 +14,7 @@ import { type SessionKeyOptions, sessionKeyFor } from '../../sessions/domain/ses
 import { earlierSessionKeysFor } from '../../sessions/domain/sessionKeyAliases.js';
 import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 import { sessionDecider } from '../../sessions/sessionDecider.js';
-import { automaticBindReasons, type ConversationState, conversationDecider } from '../conversationDecider.js';
+import { automaticBindReasons, boundConversation, type ConversationState, conversationDecider } from '../conversationDecider.js';
 import { conversationEntry, type ConversationEntry } from '../conversationEntry.js';
 import { followSessionBinding } from '../sessionBinding.js';
 
@@ -108,8 +108,8 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
       command.metadata,
     );
     let position = Math.max(result.position, await followSessionBinding(commandContext, sessionKey, result.events, command.metadata));
-    const conversation = result.state;
-    const sessionStream = sessionStreamName(conversation.sessionId!, command.metadata.tenant);
+    const conversation = boundConversation(result.state);
+    const sessionStream = sessionStreamName(conversation.sessionId, command.metadata.tenant);
     let session = await commandContext.streams.load(sessionStream, sessionDecider);
     if (session.source === 'empty') {
       // The winner of a race, or a process that crashed, has bound this session without writing its stream yet.
@@ -118,11 +118,11 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
         sessionDecider,
         {
           type: 'CreateSession',
-          sessionId: conversation.sessionId!,
+          sessionId: conversation.sessionId,
           sessionKey,
-          origin: conversation.origin!,
+          origin: conversation.origin,
           reason: conversation.bindReason ?? 'new',
-          now: conversation.createdAt!,
+          now: conversation.createdAt,
         },
         command.metadata,
       );
@@ -136,12 +136,12 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
     let notice: string | null = null;
     if (reason === 'idle' || reason === 'daily') {
       position = Math.max(position, await endRuntimeAfterPolicyReset(this.commands, sessionKey, command.metadata));
-      const policy = effectiveResetPolicy(settings.reset, conversation.origin!, conversation.resetPolicy);
-      notice = autoResetNotice(reason, policy, conversation.origin!.platform, resetHadActivity, settings.reset.timeZone);
+      const policy = effectiveResetPolicy(settings.reset, conversation.origin, conversation.resetPolicy);
+      notice = autoResetNotice(reason, policy, conversation.origin.platform, resetHadActivity, settings.reset.timeZone);
     }
     return {
       sessionKey,
-      sessionId: conversation.sessionId!,
+      sessionId: conversation.sessionId,
       state: bound ? 'cold' : conversation.resumePending || result.source !== 'warm' ? 'resumed' : 'warm',
       created: bound !== undefined,
       wasAutoReset,
@@ -163,10 +163,10 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
     command: ResolveSessionCommand,
     now: string,
   ): Promise<SessionWork | null> {
-    if (state.status !== 'open' || command.forceNew || state.suspended || state.expired || !state.sessionId || !state.updatedAt) return null;
+    if (state.status !== 'open' || command.forceNew || state.suspended || state.expired || state.sessionId === null) return null;
     const rules = this.commandContext.settings.reset;
     const own = command.options.resetPolicy !== undefined ? command.options.resetPolicy : state.resetPolicy;
-    if (!policyResetMayBeDue(effectiveResetPolicy(rules, state.origin!, own), state.updatedAt, now, rules.timeZone)) return null;
+    if (!policyResetMayBeDue(effectiveResetPolicy(rules, state.origin, own), state.updatedAt, now, rules.timeZone)) return null;
     return loadSessionWork(this.commandContext.streams, sessionKey, state.sessionId, command.metadata.tenant);
   }
 
@@ -190,7 +190,7 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
 
   /** Only a decision that may replace the session needs to know whether the current one was used. */
   private async hadActivity(state: ConversationState, forceNew: boolean, tenant: string | undefined): Promise<boolean> {
-    if (state.status !== 'open' || !state.sessionId) return false;
+    if (state.status !== 'open' || state.sessionId === null) return false;
     if (!forceNew && !state.suspended && !state.resumePending) return false;
     const session = await this.commandContext.streams.load(sessionStreamName(state.sessionId, tenant), sessionDecider);
     return session.state.turnCount > 0;

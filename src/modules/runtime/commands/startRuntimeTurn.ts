@@ -5,7 +5,7 @@ import type { EventMetadata } from '../../../events/eventStore.js';
 import type { BindReason } from '../../../events/runtime/runtimeBindingEvents.js';
 import { runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
 import { runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
-import { conversationDecider, conversationNotFound, type ConversationState } from '../../conversations/conversationDecider.js';
+import { conversationDecider, conversationNotFound, type OpenConversation } from '../../conversations/conversationDecider.js';
 import { ChangeSessionCommand } from '../../sessions/commands/changeSession.js';
 import { CommandContext } from '../../commandContext.js';
 import { type RuntimeBindingCommand, runtimeBindingDecider } from '../runtimeBindingDecider.js';
@@ -47,7 +47,7 @@ export interface RuntimeTurnResult {
   position: number;
 }
 
-export async function requireConversation(commandContext: CommandContext, sessionKey: string, tenant: string | undefined): Promise<ConversationState> {
+export async function requireConversation(commandContext: CommandContext, sessionKey: string, tenant: string | undefined): Promise<OpenConversation> {
   const conversation = await commandContext.streams.load(conversationStreamName(sessionKey, tenant), conversationDecider);
   if (conversation.state.status !== 'open') throw conversationNotFound();
   return conversation.state;
