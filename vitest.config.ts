@@ -18,15 +18,23 @@ if (withoutBrowser)
     `[vitest] no Chromium at ${CHROMIUM}: the browser tests (${BROWSER_TESTS.join(', ')}) do not run; apt-get install chromium, or set CHROMIUM_PATH`,
   );
 
+// These hold a transaction open on the shared PostgreSQL server on purpose, which holds back every reader of every
+// event log on that server (docs/operations.md): they run on their own, after everything else.
+const SERVER_WIDE_TESTS = ['test/e2e/logHorizon.e2e.spec.ts'];
+const EXCLUDED = [...configDefaults.exclude, 'test/torture/**', ...(withoutBrowser ? BROWSER_TESTS : [])];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.spec.ts'],
     // Server stops and long runs: `npm run torture` (vitest.torture.config.ts), not CI.
-    exclude: [...configDefaults.exclude, 'test/torture/**', ...(withoutBrowser ? BROWSER_TESTS : [])],
+    exclude: EXCLUDED,
     pool: 'forks',
     // Each file opens its own embedded PGlite (hundreds of MiB); two cores, so two at a time.
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 180_000,
+    projects: [
+      { extends: true, test: { name: 'suite', include: ['test/**/*.spec.ts'], exclude: [...EXCLUDED, ...SERVER_WIDE_TESTS] } },
+      { extends: true, test: { name: 'server-wide', include: SERVER_WIDE_TESTS, sequence: { groupOrder: 1 } } },
+    ],
   },
 });

@@ -63,7 +63,8 @@ export class ReadYourWritesInterceptor implements NestInterceptor {
   private async blameHorizon(minPosition: number): Promise<void> {
     if (!this.logHorizon) return;
     const horizon = await this.logHorizon.read().catch(() => undefined);
-    if (!horizon?.holder || minPosition < horizon.firstUnreadablePosition) return;
+    // Past every transaction begun so far the position was never written: the horizon is not what stands in the way.
+    if (!horizon?.holder || minPosition < horizon.firstUnreadablePosition || minPosition >= horizon.firstUnassignedPosition) return;
     const { pid, database, heldSeconds } = horizon.holder;
     throw new UnavailableError(
       'EVENT_LOG_HORIZON_HELD',

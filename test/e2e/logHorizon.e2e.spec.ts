@@ -80,6 +80,10 @@ for (const backend of e2eBackends()) {
         expect(read.body.error.details).toMatchObject({ minPosition: during.position, pid, database });
         // A position below the horizon is still a matter of the projections alone.
         expect((await readBefore()).status).toBe(200);
+        // A position no transaction begun so far could have written is not the holder's doing either.
+        const never = await service.request('GET', `/v1/sessions/by-key/${enc(during.sessionKey)}?minPosition=${during.position * 2}`);
+        expect(never.status, never.text).toBe(503);
+        expect(never.body.error.code).toBe('PROJECTION_NOT_CAUGHT_UP');
 
         await new Promise((resolve) => setTimeout(resolve, 1_100));
         const ready = await service.request('GET', '/ready');

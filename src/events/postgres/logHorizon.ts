@@ -16,6 +16,8 @@ export interface HorizonHolder {
 export interface LogHorizon {
   /** Events at this position and after it are not readable yet (position = transaction id << 16 + index). */
   firstUnreadablePosition: number;
+  /** No transaction that has started could write at this position or after it (the next transaction id, shifted). */
+  firstUnassignedPosition: number;
   /** null: no transaction is running, nothing holds readers back. */
   holder: HorizonHolder | null;
 }
@@ -60,18 +62,23 @@ export class LogHorizonProbe {
     const { rows } = await this.pool.query<HorizonRow>(HORIZON_SQL);
     const row = rows[0]!;
     const firstUnreadablePosition = Number(BigInt(row.xmin) << 16n);
+    const firstUnassignedPosition = Number(BigInt(row.next_xid) << 16n);
     if (row.xmin === row.next_xid) {
       this.firstSeen = undefined;
-      return { firstUnreadablePosition, holder: null };
+      return { firstUnreadablePosition, firstUnassignedPosition, holder: null };
     }
     // backend_xid is the 32-bit form of the 64-bit snapshot xmin.
     if (row.holder_xid !== null && BigInt(row.holder_xid) === BigInt(row.xmin) % XID_MODULUS) {
       this.firstSeen = undefined;
-      return { firstUnreadablePosition, holder: { pid: row.pid, database: row.database, heldSeconds: Math.max(0, row.held_seconds ?? 0) } };
+      return {
+        firstUnreadablePosition,
+        firstUnassignedPosition,
+        holder: { pid: row.pid, database: row.database, heldSeconds: Math.max(0, row.held_seconds ?? 0) },
+      };
     }
     const now = this.clock.now().getTime();
     if (this.firstSeen?.xmin !== row.xmin) this.firstSeen = { xmin: row.xmin, at: now };
-    return { firstUnreadablePosition, holder: { pid: null, database: null, heldSeconds: (now - this.firstSeen.at) / 1000 } };
+    return { firstUnreadablePosition, firstUnassignedPosition, holder: { pid: null, database: null, heldSeconds: (now - this.firstSeen.at) / 1000 } };
   }
 }
 
