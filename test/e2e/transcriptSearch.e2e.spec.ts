@@ -272,6 +272,22 @@ for (const backend of e2eBackends()) {
       expect(await found({ q: other })).toHaveLength(1);
     });
 
+    it("keeps the planner's statistics of the messages it indexes (PGlite has no autovacuum), and finds the same with them", async () => {
+      const rare = word('rare');
+      const { sessionId } = await newSession();
+      // 1,000 messages: what the projection writes before its first ANALYZE.
+      const messages = Array.from({ length: 1_000 }, (_, index) => ({ role: index % 2 === 0 ? 'user' : 'assistant', content: `filler number ${index}` }));
+      messages[500] = { role: 'user', content: `the ${rare} one` };
+      await ok('POST', `/v1/sessions/${sessionId}/turns`, { messages });
+      expect(await found({ q: rare })).toEqual([`the >>>${rare}<<< one`]);
+      const [statistics] = await service.infrastructure.readModels.query(
+        `SELECT count(*)::int AS columns FROM pg_stats WHERE schemaname = $1 AND tablename = 'search_messages'`,
+        [service.config.readModelSchema],
+      );
+      expect(statistics.columns).toBeGreaterThan(0);
+      expect(await found({ q: rare })).toEqual([`the >>>${rare}<<< one`]);
+    });
+
     it('refuses bad searches with 400 and a code, and reads any punctuation as text', async () => {
       const refused = async (query: string, code: string) => {
         const response = await call('GET', `/v1/search?${query}`);

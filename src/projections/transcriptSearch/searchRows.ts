@@ -72,12 +72,20 @@ export const SearchMessageEntity = new EntitySchema<SearchMessageRow>({
   },
 });
 
-/** The quoted, schema-qualified table name of an entity, for statements TypeORM's builders cannot say. */
+/** The words index of search_messages (readModelSchema.ts). */
+export const SEARCH_TERMS_INDEX = 'search_messages_terms';
+
+/**
+ * The quoted, schema-qualified table name of an entity, for statements TypeORM's builders cannot say; or, given
+ * `relation`, the name of another relation in the entity's schema (one of its indexes).
+ */
 export function qualifiedTable(
   manager: { connection: { getMetadata(target: unknown): { schema?: string; tableName: string }; driver: { escape(name: string): string } } },
   entity: EntitySchema,
+  relation?: string,
 ): string {
   const { schema, tableName } = manager.connection.getMetadata(entity);
   const { driver } = manager.connection;
-  return schema ? `${driver.escape(schema)}.${driver.escape(tableName)}` : driver.escape(tableName);
+  const name = driver.escape(relation ?? tableName);
+  return schema ? `${driver.escape(schema)}.${name}` : name;
 }

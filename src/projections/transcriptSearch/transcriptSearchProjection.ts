@@ -6,7 +6,8 @@ import type { StoredMessage } from '../../events/session/sessionMessages.js';
 import { streamScope } from '../../events/streamScope.js';
 import { BatchRows } from '../batchRows.js';
 import { type Projection, projectEach } from '../projection.js';
-import { SearchMessageEntity, SearchSessionEntity, type SearchSessionRow, qualifiedTable } from './searchRows.js';
+import { SEARCH_TERMS_INDEX, SearchMessageEntity, SearchSessionEntity, type SearchSessionRow, qualifiedTable } from './searchRows.js';
+import { keepSearchStatistics } from './searchStatistics.js';
 import { indexedTermsText, searchableText } from './searchTerms.js';
 
 // A Record, so a new session event type fails the type check until someone decides whether search needs it.
@@ -73,6 +74,7 @@ export const transcriptSearchProjection: Projection = {
     });
     await messages.flush();
     await sessions.flush(manager);
+    await keepSearchStatistics(manager, messages.table, qualifiedTable(manager, SearchMessageEntity, SEARCH_TERMS_INDEX), messages.inserted);
   },
 };
 
@@ -193,7 +195,9 @@ type MessageInsert = Record<string, string | number | boolean | null>;
 class SearchMessageWriter {
   private pending: MessageInsert[] = [];
   private pendingChars = 0;
-  private readonly table: string;
+  /** Rows sent so far. */
+  inserted = 0;
+  readonly table: string;
 
   constructor(private readonly manager: EntityManager) {
     this.table = qualifiedTable(manager, SearchMessageEntity);
@@ -221,6 +225,7 @@ class SearchMessageWriter {
       let count = 0;
       while (count < this.pending.length && count < INSERT_ROWS && (count === 0 || chars < INSERT_CHARS)) chars += String(this.pending[count++]!.body).length;
       const rows = this.pending.splice(0, count);
+      this.inserted += rows.length;
       await this.manager.query(
         `INSERT INTO ${this.table} (tenant, session_id, seq, session_key, platform, ordinal, message_index, turn_index, slot, role, at, deleted, session_destroyed, body, terms)
          SELECT tenant, session_id, seq, session_key, platform, ordinal, message_index, turn_index, slot, role, at, deleted, session_destroyed, body,
