@@ -108,3 +108,22 @@ def store(ledger_url: str) -> LedgerSessionStore:
 def chat_id() -> str:
     """A chat of its own for each test: the service is shared by the whole run."""
     return uuid.uuid4().hex[:12]
+
+
+@pytest.fixture(autouse=True)
+def _bodies_match_their_operations(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every body a call sends has only the top-level fields its operation declares, so the drift test
+    (test_openapi_drift.py), which checks the declared fields against /openapi.json, covers what is really sent."""
+    from session_ledger import transport
+    from session_ledger.operations import OPERATIONS
+
+    original = transport.Transport.call
+
+    def checked(self, name, params=None, **options):  # type: ignore[no-untyped-def]
+        body = options.get("body", transport.NO_BODY)
+        if isinstance(body, dict):
+            undeclared = set(body) - set(OPERATIONS[name].body or ())
+            assert not undeclared, f"{name} sends {sorted(undeclared)}, which operations.py does not declare"
+        return original(self, name, params, **options)
+
+    monkeypatch.setattr(transport.Transport, "call", checked)

@@ -112,7 +112,7 @@ OPERATIONS: dict[str, Operation] = {
         "POST", "/v1/gateways/{gatewayId}/stopping", body=("activeKeys", "mode"), safe_to_repeat=True
     ),
     "gateway_stopped": Operation("POST", "/v1/gateways/{gatewayId}/stopped", body=("drainTimedOut",), safe_to_repeat=True),
-    "gateway_started": Operation("POST", "/v1/gateways/{gatewayId}/started", body=("bootId",), safe_to_repeat=True),
+    "gateway_started": Operation("POST", "/v1/gateways/{gatewayId}/started", body=("bootId", "autoContinue"), safe_to_repeat=True),
     # The whole list replaces the last one: sending it twice is sending it once.
     "gateway_platforms": Operation(
         "PUT",
