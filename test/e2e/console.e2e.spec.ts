@@ -1,10 +1,10 @@
 // The web console: its static files as the service serves them, then every page in headless Chromium against the real app.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleAssetsDirectory } from '../../src/console/consoleAssets.js';
-import { consolePage, describeInChromium, horizontalOverflow, launchChromium, screenshotter } from '../support/consoleBrowser.js';
+import { type ConsoleBrowser, describeInChromium, horizontalOverflow, openConsoleBrowser } from '../support/consoleBrowser.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const TOKEN = 'console-e2e-token-0123456789';
@@ -85,9 +85,8 @@ describe('console: static files', () => {
 });
 
 describeInChromium('console: in headless Chromium', () => {
-  let browser: Browser;
+  let chromium: ConsoleBrowser;
   let page: Page;
-  const pageErrors: string[] = [];
   const data = {} as {
     sessionId: string;
     sessionKey: string;
@@ -103,8 +102,6 @@ describeInChromium('console: in headless Chromium', () => {
     toolsSessionId: string;
     toolsKey: string;
   };
-
-  let screenshot: (name: string) => Promise<Buffer>;
 
   beforeAll(async () => {
     const resolved = await call('POST', '/v1/sessions/resolve', {
@@ -159,19 +156,18 @@ describeInChromium('console: in headless Chromium', () => {
     const written = await service.lastPosition();
     expect(await service.infrastructure.projections.waitForPosition(service.infrastructure.projections.projectionNames, written, 20_000)).toBe(true);
 
-    browser = await launchChromium();
-    page = await consolePage(browser, pageErrors);
-    screenshot = screenshotter(page);
+    chromium = await openConsoleBrowser(service.url);
+    page = chromium.page;
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
   });
 
   it('asks for a token, then lists the conversations with their flags, and filters by flag', async () => {
     await page.goto(`${service.url}/console`);
     await expect.poll(() => page.locator('.error .error-code').textContent(), { timeout: 15_000 }).toBe('UNAUTHORIZED');
-    await screenshot('01-unauthorized');
+    await chromium.screenshot('01-unauthorized');
 
     await page.fill('#token-input', TOKEN);
     await page.click('#token-form button[type=submit]');
@@ -182,7 +178,7 @@ describeInChromium('console: in headless Chromium', () => {
     expect(await quiet.locator('.flags').textContent()).toContain('suspended');
     expect(await row.locator('.flags').textContent()).not.toContain('suspended');
     expect(await page.locator('#view').innerText()).not.toMatch(/\b(null|undefined|NaN)\b/);
-    await screenshot('02-conversations');
+    await chromium.screenshot('02-conversations');
 
     await page.check('#conversation-filters input[name=suspended]');
     await page.click('#conversation-filters button[type=submit]');
@@ -213,7 +209,7 @@ describeInChromium('console: in headless Chromium', () => {
     expect(await page.locator('#event-timeline li').count()).toBe(data.latestRevision + 1);
     expect(await page.locator('#view').innerText()).not.toMatch(/\b(null|undefined|NaN)\b/);
     expect(await page.locator('#event-timeline li').first().locator('.event-type').textContent()).toBe('SessionCreated');
-    await screenshot('03-session');
+    await chromium.screenshot('03-session');
   });
 
   it('travels back in time with the slider', async () => {
@@ -229,7 +225,7 @@ describeInChromium('console: in headless Chromium', () => {
     expect(await page.locator('#time-travel-label').textContent()).toBe(`revision ${data.firstTurn.revision} of ${data.latestRevision}`);
     // The present transcript above is untouched by travelling.
     expect(await page.locator('#transcript').textContent()).toContain('Third answer');
-    await screenshot('04-time-travel');
+    await chromium.screenshot('04-time-travel');
 
     // An event of the timeline sends the slider to its revision.
     await page.click(`#event-timeline li[data-revision="0"] summary`);
@@ -248,7 +244,7 @@ describeInChromium('console: in headless Chromium', () => {
     expect(await parent.locator(`li[data-session="${data.forkId}"]`).textContent()).toContain('fork');
     expect(await tree.locator('li').count()).toBe(3);
     await tree.scrollIntoViewIfNeeded();
-    await screenshot('05-tree');
+    await chromium.screenshot('05-tree');
   });
 
   it('rolls back with the button: the transcript returns to the checkpoint', async () => {
@@ -264,7 +260,7 @@ describeInChromium('console: in headless Chromium', () => {
     expect(state.state.turnIndex).toBe(1);
     // The slider now reaches the rollback's own revision.
     expect(Number(await page.locator('#time-travel-slider').getAttribute('max'))).toBe(state.revision);
-    await screenshot('06-rolled-back');
+    await chromium.screenshot('06-rolled-back');
   });
 
   it('forks with the button: the fork appears in the tree and opens on its own page', async () => {
@@ -295,7 +291,7 @@ describeInChromium('console: in headless Chromium', () => {
     expect(await context.innerText()).toContain('preferred-units');
     expect(await context.innerText()).toContain('celsius');
     expect(await context.innerText()).toContain('scratch');
-    await screenshot('09-tool-call-memory-slots');
+    await chromium.screenshot('09-tool-call-memory-slots');
   });
 
   it('searches the transcripts from the Search page and opens the message a hit found in its session', async () => {
@@ -307,7 +303,7 @@ describeInChromium('console: in headless Chromium', () => {
     await hit.waitFor();
     expect(await hit.locator('mark').allTextContents()).toEqual(['capital', 'France']);
     expect(await page.locator('#search-results').innerText()).not.toMatch(/\b(null|undefined|NaN)\b/);
-    await screenshot('13-search');
+    await chromium.screenshot('13-search');
     await hit.locator('a.hit-link').click();
     await page.locator('#transcript li.message.found').waitFor();
     expect(await page.locator('#session-id').textContent()).toBe(data.sessionId);
@@ -344,7 +340,7 @@ describeInChromium('console: in headless Chromium', () => {
     await page.click('button.confirm:text-is("Confirm: Suspend")');
     await page.locator('#conversation-actions .written .event-type', { hasText: 'Suspended' }).waitFor();
     expect(await page.locator('#conversation-flags').textContent()).toContain('suspended');
-    await screenshot('10-conversation-suspended');
+    await chromium.screenshot('10-conversation-suspended');
 
     await page.click('#conversation-actions button.action:text-is("Reset")');
     await page.click('button.confirm:text-is("Confirm: Reset")');
@@ -353,7 +349,7 @@ describeInChromium('console: in headless Chromium', () => {
     const entry = await call('GET', `/v1/conversations/${encodeURIComponent(data.toolsKey)}`);
     expect(entry.sessionId).not.toBe(data.toolsSessionId);
     expect(await page.locator('#view').innerText()).not.toMatch(/\b(undefined|NaN)\b/);
-    await screenshot('11-conversation-reset');
+    await chromium.screenshot('11-conversation-reset');
   });
 
   it('is readable 420 px wide: nothing wider than the window, session keys broken only between segments', async () => {
@@ -385,7 +381,7 @@ describeInChromium('console: in headless Chromium', () => {
     expect(segments.map((segment) => segment.text).join('')).toBe(data.toolsKey);
     for (const segment of segments) expect([segment.text, segment.lines]).toEqual([segment.text, 1]);
     expect(new Set(segments.map((segment) => segment.top)).size).toBeGreaterThan(1);
-    await screenshot('12-narrow-conversations');
+    await chromium.screenshot('12-narrow-conversations');
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
@@ -397,7 +393,7 @@ describeInChromium('console: in headless Chromium', () => {
     expect(names.sort()).toEqual([...service.infrastructure.projections.projectionNames].sort());
     await expect.poll(async () => row.locator('.lag').getAttribute('data-lag'), { timeout: 15_000 }).toBe('0');
     expect(await row.locator('.badge').first().textContent()).toMatch(/live|catching_up/);
-    await screenshot('07-projections');
+    await chromium.screenshot('07-projections');
   });
 
   it('lists the jobs and shows a job with its fires', async () => {
@@ -408,7 +404,7 @@ describeInChromium('console: in headless Chromium', () => {
     expect(await fires.locator('tbody tr').count()).toBe(1);
     expect(await fires.locator('tbody tr td').first().textContent()).toBe(data.fireId);
     expect(await fires.locator('tbody tr').textContent()).toContain('pending');
-    await screenshot('08-job');
-    expect(pageErrors).toEqual([]);
+    await chromium.screenshot('08-job');
+    expect(chromium.pageErrors).toEqual([]);
   });
 });

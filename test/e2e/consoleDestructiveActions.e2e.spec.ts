@@ -1,17 +1,9 @@
 // The console's destructive actions in headless Chromium against the real app: rollback, fork, destroy, erase and
 // rebuild each ask first, naming what will change, write nothing when cancelled, and show what they wrote.
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  CONSOLE_ARTIFACTS,
-  consolePage,
-  describeInChromium,
-  horizontalOverflow,
-  launchChromium,
-  screenshotter,
-  UNRENDERED,
-} from '../support/consoleBrowser.js';
+import { CONSOLE_ARTIFACTS, type ConsoleBrowser, describeInChromium, horizontalOverflow, openConsoleBrowser, UNRENDERED } from '../support/consoleBrowser.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const TOKEN = 'console-destructive-token-0123456789';
@@ -19,10 +11,8 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 
 describeInChromium('console: destructive actions ask first and show what they wrote', () => {
   let service: TestApp;
-  let browser: Browser;
+  let chromium: ConsoleBrowser;
   let page: Page;
-  let screenshot: (name: string) => Promise<Buffer>;
-  const pageErrors: string[] = [];
   const data = {} as {
     sessionId: string;
     firstCheckpoint: string;
@@ -78,16 +68,12 @@ describeInChromium('console: destructive actions ask first and show what they wr
     const written = await service.lastPosition();
     expect(await service.infrastructure.projections.waitForPosition(service.infrastructure.projections.projectionNames, written, 20_000)).toBe(true);
 
-    browser = await launchChromium();
-    page = await consolePage(browser, pageErrors);
-    screenshot = screenshotter(page);
-    await page.goto(`${service.url}/console/`);
-    await page.evaluate((token) => (globalThis as any).sessionStorage.setItem('session-ledger.console.token', token), TOKEN);
-    await page.reload();
+    chromium = await openConsoleBrowser(service.url, TOKEN);
+    page = chromium.page;
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     await service?.close();
   });
 
@@ -104,7 +90,7 @@ describeInChromium('console: destructive actions ask first and show what they wr
           `Nothing is deleted: later checkpoints stay, to roll forward again.` +
           `Confirm: Roll back to ${data.firstCheckpoint}Cancel`,
       );
-    await screenshot('20-rollback-confirm');
+    await chromium.screenshot('20-rollback-confirm');
     await page.click('.confirm-panel button.cancel');
     expect(await panel().count()).toBe(0);
     expect((await call('GET', `/v1/sessions/${data.sessionId}`)).revision).toBe(before);
@@ -121,7 +107,7 @@ describeInChromium('console: destructive actions ask first and show what they wr
     expect(await page.locator('#transcript li.message').count()).toBe(2);
     expect((await call('GET', `/v1/sessions/${data.sessionId}/state`)).state.turnIndex).toBe(1);
     expect(await page.locator('#view').innerText()).not.toMatch(UNRENDERED);
-    await screenshot('21-rollback-written');
+    await chromium.screenshot('21-rollback-written');
   });
 
   it('fork names the state the new session starts from, and shows the events written on both sessions', async () => {
@@ -168,7 +154,7 @@ describeInChromium('console: destructive actions ask first and show what they wr
     await page.fill('.confirm-panel input.confirm-word', 'destro');
     expect(await confirm.isDisabled()).toBe(true);
     await page.fill('.confirm-panel input.confirm-word', 'destroy');
-    await screenshot('22-destroy-confirm');
+    await chromium.screenshot('22-destroy-confirm');
     await confirm.click();
     const written = page.locator('#session-status .written');
     await written.waitFor();
@@ -191,7 +177,7 @@ describeInChromium('console: destructive actions ask first and show what they wr
     expect(text).toContain('This cannot be undone');
     expect((await call('GET', `/v1/conversations/${encodeURIComponent(data.eraseKey)}`)).sessionKey).toBe(data.eraseKey);
     await page.fill('.confirm-panel input.confirm-word', 'erase');
-    await screenshot('23-erase-confirm');
+    await chromium.screenshot('23-erase-confirm');
     await page.click('button.confirm:text-is("Confirm: Erase")');
     const outcome = page.locator('#erasure-outcome');
     await outcome.waitFor();
@@ -201,7 +187,7 @@ describeInChromium('console: destructive actions ask first and show what they wr
     expect(await page.locator('#view').innerText()).not.toContain('1 Main St');
     const gone = await service.request('GET', `/v1/conversations/${encodeURIComponent(data.eraseKey)}`, { headers: auth });
     expect(gone.status).toBe(404);
-    await screenshot('24-erased');
+    await chromium.screenshot('24-erased');
   });
 
   it('rebuild names the read model it empties and says it writes no event', async () => {
@@ -228,6 +214,6 @@ describeInChromium('console: destructive actions ask first and show what they wr
     await panel().scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(CONSOLE_ARTIFACTS, '25-narrow-rollback-confirm.png') });
     await page.setViewportSize({ width: 1280, height: 900 });
-    expect(pageErrors).toEqual([]);
+    expect(chromium.pageErrors).toEqual([]);
   });
 });

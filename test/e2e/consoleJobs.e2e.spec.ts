@@ -1,8 +1,8 @@
 // The console's jobs pages in headless Chromium against the real app: create a job from the form, pause and resume
 // it, see its recent fires, delete it; each write shows the event it wrote.
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { consolePage, describeInChromium, horizontalOverflow, launchChromium, screenshotter, UNRENDERED } from '../support/consoleBrowser.js';
+import { type ConsoleBrowser, describeInChromium, horizontalOverflow, openConsoleBrowser, UNRENDERED } from '../support/consoleBrowser.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const TOKEN = 'console-jobs-token-0123456789';
@@ -10,10 +10,8 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 
 describeInChromium('console: jobs are created, paused, resumed and deleted from the pages', () => {
   let service: TestApp;
-  let browser: Browser;
+  let chromium: ConsoleBrowser;
   let page: Page;
-  let screenshot: (name: string) => Promise<Buffer>;
-  const pageErrors: string[] = [];
 
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await service.request(method, path, { body, headers: auth });
@@ -28,16 +26,12 @@ describeInChromium('console: jobs are created, paused, resumed and deleted from 
   }, 120_000);
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await consolePage(browser, pageErrors);
-    screenshot = screenshotter(page);
-    await page.goto(`${service.url}/console/`);
-    await page.evaluate((token) => (globalThis as any).sessionStorage.setItem('session-ledger.console.token', token), TOKEN);
-    await page.reload();
+    chromium = await openConsoleBrowser(service.url, TOKEN);
+    page = chromium.page;
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     await service?.close();
   });
 
@@ -55,7 +49,7 @@ describeInChromium('console: jobs are created, paused, resumed and deleted from 
     await page.fill('#job-create input[name=id]', 'morning-digest');
     await page.fill('#job-create input[name=platform]', 'slack');
     await page.fill('#job-create input[name=chatId]', 'C042');
-    await screenshot('40-job-create');
+    await chromium.screenshot('40-job-create');
     await page.click('#job-create button[type=submit]');
     await jobStatus().waitFor();
     expect(await jobStatus().locator('.event-type').textContent()).toBe('JobScheduled');
@@ -95,7 +89,7 @@ describeInChromium('console: jobs are created, paused, resumed and deleted from 
     expect(await row.locator('td').first().textContent()).toBe(fire.fireId);
     expect(await row.innerText()).toContain('slack answered 503');
     expect(await row.locator('.badge').textContent()).toBe('error');
-    await screenshot('41-job-fires');
+    await chromium.screenshot('41-job-fires');
   });
 
   it('reads at 420 px with nothing cut off', async () => {
@@ -104,7 +98,7 @@ describeInChromium('console: jobs are created, paused, resumed and deleted from 
     await page.click('#job-create-panel summary');
     await page.locator('#jobs tr[data-job="morning-digest"]').waitFor();
     expect(await horizontalOverflow(page)).toBe(0);
-    await screenshot('42-narrow-jobs');
+    await chromium.screenshot('42-narrow-jobs');
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
@@ -124,7 +118,7 @@ describeInChromium('console: jobs are created, paused, resumed and deleted from 
     expect(gone.status).toBe(404);
     await page.click('#job-actions a:text-is("All jobs")');
     await expect.poll(() => page.locator('#jobs').textContent()).toContain('No jobs yet');
-    expect(pageErrors).toEqual([]);
+    expect(chromium.pageErrors).toEqual([]);
   });
 
   it('creates one job from one submission, however often it is sent while on its way', async () => {

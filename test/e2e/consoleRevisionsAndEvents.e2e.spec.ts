@@ -1,9 +1,9 @@
 // The console in headless Chromium against the real app: the diff between two revisions of a session, and every
 // event the ledger wrote (of every stream) said in one line on the timelines, never as null or [object Object].
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { KNOWN_EVENT_TYPES } from '../../src/modules/eventFeed/knownEventTypes.js';
-import { consolePage, describeInChromium, horizontalOverflow, launchChromium, screenshotter, UNRENDERED } from '../support/consoleBrowser.js';
+import { type ConsoleBrowser, describeInChromium, horizontalOverflow, openConsoleBrowser, UNRENDERED } from '../support/consoleBrowser.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const TOKEN = 'console-revisions-token-0123456789';
@@ -16,10 +16,8 @@ interface ShownEvent {
 
 describeInChromium('console: revision diffs and event timelines', () => {
   let service: TestApp;
-  let browser: Browser;
+  let chromium: ConsoleBrowser;
   let page: Page;
-  let screenshot: (name: string) => Promise<Buffer>;
-  const pageErrors: string[] = [];
   let sessionId: string;
   let key: string;
 
@@ -62,16 +60,12 @@ describeInChromium('console: revision diffs and event timelines', () => {
     await call('PUT', `/v1/sessions/${sessionId}/memory/topic`, { value: { subject: 'dogs' } }); // 4
     await call('POST', `/v1/sessions/${sessionId}/slots`, { name: 'scratch' }); // 5
 
-    browser = await launchChromium();
-    page = await consolePage(browser, pageErrors);
-    screenshot = screenshotter(page);
-    await page.goto(`${service.url}/console/`);
-    await page.evaluate((token) => (globalThis as any).sessionStorage.setItem('session-ledger.console.token', token), TOKEN);
-    await page.reload();
+    chromium = await openConsoleBrowser(service.url, TOKEN);
+    page = chromium.page;
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     await service?.close();
   });
 
@@ -100,7 +94,7 @@ describeInChromium('console: revision diffs and event timelines', () => {
     ]);
     expect(await result.innerText()).not.toMatch(UNRENDERED);
     await result.scrollIntoViewIfNeeded();
-    await screenshot('50-revision-diff');
+    await chromium.screenshot('50-revision-diff');
 
     // Revisions given the other way round compare the same way; a memory value that changed shows both values.
     await page.fill('#revision-diff-form input[name=from]', '4');
@@ -217,7 +211,7 @@ describeInChromium('console: revision diffs and event timelines', () => {
     expect(await conversation.locator('li[data-type="MessageQueued"] .event-summary').first().textContent()).toBe(
       'queue “continue please” [kind auto_continue] → slot',
     );
-    await screenshot('51-conversation-timeline');
+    await chromium.screenshot('51-conversation-timeline');
     await page.goto(`${service.url}/console/#/sessions/${encodeURIComponent(sessionId)}`);
     const timeline = page.locator('#event-timeline');
     await timeline.locator('li').first().waitFor();
@@ -226,13 +220,13 @@ describeInChromium('console: revision diffs and event timelines', () => {
       /^to cp-\d+ \(revision \d+\) from revision \d+ · turn 2 → 1/,
     );
     await timeline.scrollIntoViewIfNeeded();
-    await screenshot('52-session-timeline');
+    await chromium.screenshot('52-session-timeline');
 
     await page.setViewportSize({ width: 420, height: 900 });
     await page.goto(`${service.url}/console/#/conversations/${encodeURIComponent(key)}`);
     await page.locator('#conversation-timeline').waitFor();
     expect(await horizontalOverflow(page)).toBe(0);
     await page.setViewportSize({ width: 1280, height: 900 });
-    expect(pageErrors).toEqual([]);
+    expect(chromium.pageErrors).toEqual([]);
   });
 });

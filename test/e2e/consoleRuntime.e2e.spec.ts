@@ -1,17 +1,9 @@
 // The console's runtime page in headless Chromium against the real app: the binding and its state, the approvals and
 // questions the runtime session waits on, answered from the page, and Detach.
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  CONSOLE_ARTIFACTS,
-  consolePage,
-  describeInChromium,
-  horizontalOverflow,
-  launchChromium,
-  screenshotter,
-  UNRENDERED,
-} from '../support/consoleBrowser.js';
+import { CONSOLE_ARTIFACTS, type ConsoleBrowser, describeInChromium, horizontalOverflow, openConsoleBrowser, UNRENDERED } from '../support/consoleBrowser.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const TOKEN = 'console-runtime-token-0123456789';
@@ -19,10 +11,8 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 
 describeInChromium('console: the runtime page answers what the runtime session waits on', () => {
   let service: TestApp;
-  let browser: Browser;
+  let chromium: ConsoleBrowser;
   let page: Page;
-  let screenshot: (name: string) => Promise<Buffer>;
-  const pageErrors: string[] = [];
   let key: string;
   let runtimeSessionId: string;
 
@@ -58,16 +48,12 @@ describeInChromium('console: the runtime page answers what the runtime session w
       details: { command: 'npm publish --access public', cwd: '/srv/app', risk: { level: 'high' } },
     });
 
-    browser = await launchChromium();
-    page = await consolePage(browser, pageErrors);
-    screenshot = screenshotter(page);
-    await page.goto(`${service.url}/console/`);
-    await page.evaluate((token) => (globalThis as any).sessionStorage.setItem('session-ledger.console.token', token), TOKEN);
-    await page.reload();
+    chromium = await openConsoleBrowser(service.url, TOKEN);
+    page = chromium.page;
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await chromium?.close();
     await service?.close();
   });
 
@@ -83,7 +69,7 @@ describeInChromium('console: the runtime page answers what the runtime session w
     expect(await card.locator('dl.details').innerText()).toContain('/srv/app');
     expect(await page.locator('#pending-questions').textContent()).toBe('No question is waiting for an answer.');
     expect(await page.locator('#view').innerText()).not.toMatch(UNRENDERED);
-    await screenshot('30-runtime-approval');
+    await chromium.screenshot('30-runtime-approval');
   });
 
   it('allows the approval, remembered for the session, and shows the ApprovalResolved written', async () => {
@@ -107,7 +93,7 @@ describeInChromium('console: the runtime page answers what the runtime session w
     const card = page.locator('#pending-questions li[data-question="q-branch"]');
     expect(await card.innerText()).toContain('Which branch should I publish from?');
     await card.locator('textarea').fill('release');
-    await screenshot('31-runtime-question');
+    await chromium.screenshot('31-runtime-question');
     await card.locator('button.answer').click();
     const written = page.locator('#runtime-status .written');
     await written.waitFor();
@@ -159,7 +145,7 @@ describeInChromium('console: the runtime page answers what the runtime session w
     expect(await written.locator('.event-type').textContent()).toBe('RuntimeDetached');
     expect(await page.locator('#runtime-binding .badge').first().textContent()).toBe('unbound');
     expect((await call('GET', `/v1/conversations/${encodeURIComponent(key)}/runtime`)).state).toBe('unbound');
-    await screenshot('33-runtime-detached');
-    expect(pageErrors).toEqual([]);
+    await chromium.screenshot('33-runtime-detached');
+    expect(chromium.pageErrors).toEqual([]);
   });
 });

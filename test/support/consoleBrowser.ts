@@ -53,6 +53,28 @@ export async function consolePage(browser: Browser, errors: string[], width = 12
   return page;
 }
 
+/** A browser with one console page, its uncaught script errors and screenshots; `close` closes the browser. */
+export interface ConsoleBrowser {
+  browser: Browser;
+  page: Page;
+  pageErrors: string[];
+  screenshot: (name: string) => Promise<Buffer>;
+  close: () => Promise<void>;
+}
+
+/** Chromium on the console served at `serviceUrl`, signed in with `token` (the page keeps it in sessionStorage) unless none is given. */
+export async function openConsoleBrowser(serviceUrl: string, token?: string): Promise<ConsoleBrowser> {
+  const browser = await launchChromium();
+  const pageErrors: string[] = [];
+  const page = await consolePage(browser, pageErrors);
+  if (token !== undefined) {
+    await page.goto(`${serviceUrl}/console/`);
+    await page.evaluate((value) => (globalThis as any).sessionStorage.setItem('session-ledger.console.token', value), token);
+    await page.reload();
+  }
+  return { browser, page, pageErrors, screenshot: screenshotter(page), close: () => browser.close() };
+}
+
 export function screenshotter(page: Page): (name: string) => Promise<Buffer> {
   mkdirSync(CONSOLE_ARTIFACTS, { recursive: true });
   return (name) => page.screenshot({ path: join(CONSOLE_ARTIFACTS, `${name}.png`), fullPage: true });
