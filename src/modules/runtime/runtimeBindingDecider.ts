@@ -3,18 +3,33 @@ import { ValidationError } from '../../errors/ledgerError.js';
 import type { Decider } from '../../events/decider.js';
 import type { BindReason, DetachReason, RuntimeBindingEvent } from '../../events/runtime/runtimeBindingEvents.js';
 
-export interface RuntimeBindingState {
-  runtimeSessionId: string | null;
-  provider: string | null;
-  model: string | null;
-  reason: BindReason | null;
-  boundAt: string | null;
+/** What a binding state holds, bound or not. */
+interface RuntimeBindingFields {
   /** The runtime session bound before the current one (or before the detach). */
   previousRuntimeSessionId: string | null;
   /** The latest drift note, kept after later rebinds so the conversation can still show it. */
   lastNote: { note: string; runtimeSessionId: string; at: string } | null;
   bindCount: number;
 }
+
+export interface UnboundRuntimeBinding extends RuntimeBindingFields {
+  runtimeSessionId: null;
+  provider: null;
+  model: null;
+  reason: null;
+  boundAt: null;
+}
+
+export interface BoundRuntimeBinding extends RuntimeBindingFields {
+  runtimeSessionId: string;
+  provider: string;
+  model: string;
+  reason: BindReason;
+  boundAt: string;
+}
+
+/** Bound or not, told apart by `runtimeSessionId` (isBound): a bound one has its provider, model and reason. */
+export type RuntimeBindingState = UnboundRuntimeBinding | BoundRuntimeBinding;
 
 export const initialRuntimeBindingState = (): RuntimeBindingState => ({
   runtimeSessionId: null,
@@ -35,7 +50,7 @@ export type RuntimeBindingCommand =
   /** `/new` (no task) and `/detach`: unbind only. */
   | { type: 'Unbind'; reason: DetachReason; now: string };
 
-export const isBound = (state: RuntimeBindingState): boolean => state.runtimeSessionId !== null;
+export const isBound = (state: RuntimeBindingState): state is BoundRuntimeBinding => state.runtimeSessionId !== null;
 
 /** A provider with no model named runs its own default. */
 export const DEFAULT_MODEL = 'default';
@@ -92,7 +107,7 @@ export function decideRuntimeBinding(command: RuntimeBindingCommand, state: Runt
       const { provider, model, runtimeSessionId, now } = command;
       if (!isBound(state)) return [bound(state, { runtimeSessionId, provider, model, reason: 'new', note: null, at: now })];
       if (command.newSession) return [bound(state, { runtimeSessionId, provider, model, reason: 'new_command', note: null, at: now })];
-      const note = driftNote({ provider: state.provider!, model: state.model! }, { provider, model });
+      const note = driftNote({ provider: state.provider, model: state.model }, { provider, model });
       if (note !== null) return [bound(state, { runtimeSessionId, provider, model, reason: 'drift', note, at: now })];
       return [];
     }
@@ -106,7 +121,7 @@ export function decideRuntimeBinding(command: RuntimeBindingCommand, state: Runt
     }
     case 'Unbind':
       if (!isBound(state)) return [];
-      return [{ type: 'RuntimeDetached', data: { runtimeSessionId: state.runtimeSessionId!, reason: command.reason, at: command.now } }];
+      return [{ type: 'RuntimeDetached', data: { runtimeSessionId: state.runtimeSessionId, reason: command.reason, at: command.now } }];
     default: {
       const unknown: never = command;
       return unknown;

@@ -58,14 +58,8 @@ export interface RequestedInterrupt {
   requestedAt: string;
 }
 
-export interface RuntimeSessionState {
-  status: RuntimeStatus;
-  runtimeSessionId: string | null;
-  provider: string | null;
-  model: string | null;
-  sessionKey: string | null;
-  createdAt: string | null;
-  updatedAt: string | null;
+/** What every runtime session state holds, absent or not. */
+interface RuntimeSessionStateFields {
   currentTurnId: string | null;
   turnCount: number;
   /** The most recent turns, newest last (older ones stay in the stream). */
@@ -81,6 +75,31 @@ export interface RuntimeSessionState {
   /** Set while the turn in flight has been asked to stop (InterruptRequested); cleared when it ends. */
   interruptRequested: RequestedInterrupt | null;
 }
+
+/** A runtime stream with no RuntimeSessionStarted (yet). */
+export interface AbsentRuntimeSession extends RuntimeSessionStateFields {
+  status: 'absent';
+  runtimeSessionId: null;
+  provider: null;
+  model: null;
+  sessionKey: null;
+  createdAt: null;
+  updatedAt: null;
+}
+
+/** What RuntimeSessionStarted set stays set. */
+export interface ExistingRuntimeSession extends RuntimeSessionStateFields {
+  status: Exclude<RuntimeStatus, 'absent'>;
+  runtimeSessionId: string;
+  provider: string;
+  model: string;
+  sessionKey: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A union by status, like the session's: every variant holds the same keys in the same order (initialRuntimeSessionState). */
+export type RuntimeSessionState = AbsentRuntimeSession | ExistingRuntimeSession;
 
 export const RECENT_LIMIT = 20;
 
@@ -132,7 +151,7 @@ const keepRecent = <T>(items: T[]): T[] => items.slice(-RECENT_LIMIT);
 const turnInFlight = (state: RuntimeSessionState): boolean => state.currentTurnId !== null;
 
 /** Where a turn in flight stands once its waits change: approvals first, then questions, else running. */
-function waitingStatus(state: RuntimeSessionState): RuntimeStatus {
+function waitingStatus(state: RuntimeSessionState): ExistingRuntimeSession['status'] {
   const current = state.currentTurnId;
   if (state.pendingApprovals.some((approval) => approval.turnId === current)) return 'waiting_approval';
   if (state.pendingQuestions.some((question) => question.turnId === current)) return 'waiting_user';
@@ -144,11 +163,20 @@ function endTurn(state: RuntimeSessionState, turnId: string, status: TurnRecord[
 }
 
 export function evolveRuntimeSession(state: RuntimeSessionState, event: RuntimeSessionEvent): RuntimeSessionState {
+  if (event.type === 'RuntimeSessionStarted') {
+    const { runtimeSessionId, provider, model, sessionKey, at } = event.data;
+    return { ...initialRuntimeSessionState(), status: 'idle', runtimeSessionId, provider, model, sessionKey, createdAt: at, updatedAt: at };
+  }
+  // Every other event follows RuntimeSessionStarted in its stream (decideRuntimeSession writes nothing else for an absent one).
+  if (state.status === 'absent') return state;
+  return evolveExistingRuntimeSession(state, event);
+}
+
+function evolveExistingRuntimeSession(
+  state: ExistingRuntimeSession,
+  event: Exclude<RuntimeSessionEvent, { type: 'RuntimeSessionStarted' }>,
+): ExistingRuntimeSession {
   switch (event.type) {
-    case 'RuntimeSessionStarted': {
-      const { runtimeSessionId, provider, model, sessionKey, at } = event.data;
-      return { ...initialRuntimeSessionState(), status: 'idle', runtimeSessionId, provider, model, sessionKey, createdAt: at, updatedAt: at };
-    }
     case 'TurnStarted': {
       const { turnId, input, at } = event.data;
       const turn: TurnRecord = { turnId, input, status: 'in_flight', startedAt: at, endedAt: null, error: null };

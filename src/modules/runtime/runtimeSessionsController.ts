@@ -97,7 +97,7 @@ export class RuntimeSessionsController {
     const runtime = await this.commandContext.streams.load(runtimeSessionStreamName(validRuntimeSessionId(id), tenant), runtimeSessionDecider);
     if (runtime.state.status === 'absent') throw runtimeSessionNotFound(id);
     // Only the conversation that started it can bind it (there is no rebind to another conversation): check that one still does.
-    const sessionKey = runtime.state.sessionKey!;
+    const { sessionKey } = runtime.state;
     const binding = await this.commandContext.streams.load(runtimeBindingStreamName(sessionKey, tenant), runtimeBindingDecider);
     const boundConversations = binding.state.runtimeSessionId === id ? [sessionKey] : [];
     return { ...runtimeSessionView(runtime.state, boundConversations), revision: runtime.revision, position: Math.max(runtime.position, binding.position) };

@@ -56,12 +56,12 @@ export const runtimeSessionsProjection: Projection = {
       rows.set({
         tenant,
         runtimeSessionId,
-        sessionKey: folded.sessionKey!,
-        provider: folded.provider!,
-        model: folded.model!,
+        sessionKey: folded.sessionKey,
+        provider: folded.provider,
+        model: folded.model,
         state: folded.status,
         lastWorkerEventAt: folded.lastWorkerEventAt ? new Date(folded.lastWorkerEventAt) : null,
-        updatedAt: new Date(folded.updatedAt!),
+        updatedAt: new Date(folded.updatedAt),
         lastPosition: event.position,
         folded,
       });
