@@ -6,6 +6,7 @@ import { createLogger, type Logger } from '../logging/logger.js';
 import { EVENT_STREAM_PATH } from '../modules/eventFeed/eventStreamController.js';
 import { JOB_FIRES_STREAM_PATH } from '../modules/jobs/delivery/jobFiresStreamController.js';
 import { createApp } from './createApp.js';
+import { applyHeapGrowth } from './heapGrowth.js';
 import { openInfrastructure } from './infrastructure.js';
 
 export interface RunningService {
@@ -14,6 +15,7 @@ export interface RunningService {
 }
 
 export async function serve(config: LedgerConfig = loadConfig(), logger: Logger = createLogger(config.logLevel)): Promise<RunningService> {
+  applyHeapGrowth(config.heapGrowthPercent);
   if (config.apiTokens.length === 0) logger.warn({ host: config.host }, 'API_TOKEN is not set: serving without authentication, on loopback only');
   const infrastructure = await openInfrastructure(config, logger);
   const app = await createApp({ config, logger, clock: systemClock, infrastructure });

@@ -69,6 +69,7 @@ const environmentSchema = z.object({
   CACHE_MAX_ENTRIES: z.coerce.number().int().min(0).max(10_000_000).default(10_000),
   CACHE_MAX_BYTES: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(268_435_456),
   CACHE_IDLE_TTL_SECONDS: z.coerce.number().int().min(0).default(3_600),
+  HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(1_000).default(50),
   RUNTIME_HEARTBEAT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(300),
   RUNTIME_WATCHDOG_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(10_000),
   RUNTIME_RECOVER_ON_START: booleanFlag.default(true),
@@ -150,6 +151,8 @@ export interface LedgerConfig {
   cacheMaxBytes: number;
   /** Cache entries idle longer than this are dropped (idle reclaim); 0: never. */
   cacheIdleTtlSeconds: number;
+  /** How far the JavaScript heap may grow past its live data before a full collection, in percent; 0: V8's own choice. */
+  heapGrowthPercent: number;
   runtime: {
     /** A turn in flight with no worker event for this long is interrupted (heartbeat_timeout). */
     heartbeatTimeoutSeconds: number;
@@ -285,6 +288,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     cacheMaxEntries: env.CACHE_MAX_ENTRIES,
     cacheMaxBytes: env.CACHE_MAX_BYTES,
     cacheIdleTtlSeconds: env.CACHE_IDLE_TTL_SECONDS,
+    heapGrowthPercent: env.HEAP_GROWTH_PERCENT,
     runtime: {
       heartbeatTimeoutSeconds: env.RUNTIME_HEARTBEAT_TIMEOUT_SECONDS,
       watchdogIntervalMs: env.RUNTIME_WATCHDOG_INTERVAL_MS,
