@@ -58,6 +58,20 @@ export interface ReadStreamOptions {
   maxCount?: number;
 }
 
+/** One stream's part of an append to several streams at once (`appendToStreams`). */
+export interface StreamAppend {
+  streamName: string;
+  events: readonly NewEvent[];
+  expectedRevision: ExpectedRevision;
+}
+
+/** Where a catch-up read of several streams starts (`readStreamTails`). */
+export interface StreamTail {
+  streamName: string;
+  /** Inclusive: the first revision to read, usually one past the revision the reader already has. */
+  fromRevision: number;
+}
+
 /** An append this process made: the stream and the revision of its last new event. */
 export interface AppendNotice {
   streamName: string;
@@ -90,8 +104,25 @@ export interface Subscription {
 export interface EventStore {
   readonly backend: 'postgres' | 'pglite' | 'esdb';
   append(streamName: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * Whether `appendToStreams` is there: PostgreSQL and PGlite append to several streams in one transaction;
+   * EventStoreDB's client here has no multi-stream transaction, so callers append stream by stream instead.
+   */
+  readonly appendsToStreamsAtomically: boolean;
+  /**
+   * Appends to several distinct streams in one transaction, each at its own expected revision: all are written or
+   * none. A refused expectation throws WrongExpectedRevisionError for that stream (so does a stream another append
+   * created while this one ran). A retry of an append already stored whole answers its results marked
+   * `alreadyStored`. Results come in the order of `appends`. Throws where `appendsToStreamsAtomically` is false.
+   */
+  appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
   /** Throws StreamNotFoundError when the stream has no events. */
   readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /**
+   * Several streams' events from the given revisions on, oldest first, in one read where the backend can: how a
+   * request catches up the cached states it needs. `null` for a stream that does not exist.
+   */
+  readStreamTails(tails: readonly StreamTail[]): Promise<Array<RecordedEvent[] | null>>;
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /**
    * The event with this id in this stream, or undefined (also when the stream does not exist). How a retried

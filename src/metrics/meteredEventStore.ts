@@ -12,6 +12,8 @@ import type {
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
+  StreamAppend,
+  StreamTail,
   SubscribeOptions,
   Subscription,
 } from '../events/eventStore.js';
@@ -19,7 +21,8 @@ import { StreamNotFoundError, WrongExpectedRevisionError } from '../events/event
 import type { Counter, Histogram } from './metricFamilies.js';
 import { streamCategoryLabel } from './streamCategoryLabel.js';
 
-type Operation = 'append' | 'read_stream' | 'find_event' | 'read_all' | 'head_position' | 'last_committed_position' | 'count_after' | 'ping';
+type Operation =
+  'append' | 'read_stream' | 'read_stream_tails' | 'find_event' | 'read_all' | 'head_position' | 'last_committed_position' | 'count_after' | 'ping';
 
 /** A bounded label for an error: the ledger's own code, `connection` for an unreachable database, else `unexpected`. */
 function errorKind(error: unknown): string {
@@ -47,24 +50,53 @@ export class MeteredEventStore implements EventStore {
     return this.inner.backend;
   }
 
+  get appendsToStreamsAtomically(): boolean {
+    return this.inner.appendsToStreamsAtomically;
+  }
+
   async append(streamName: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
-    const category = streamCategoryLabel(streamName);
     const started = performance.now();
     try {
       const result = await this.inner.append(streamName, events, expectedRevision);
-      this.metrics.appendDuration.observe({ category }, (performance.now() - started) / 1000);
-      for (const event of events) {
-        this.metrics.eventsAppended.inc({ category, type: event.type });
-        if (event.type === 'JobFired') this.metrics.jobFires.inc({});
-        if (event.type === 'JobRunReported') this.metrics.jobRuns.inc({ status: String((event.data as { status?: unknown }).status) });
-      }
+      this.countAppended(streamName, events, started);
       return result;
     } catch (error) {
-      // A conflict is the compare-and-set doing its job (the caller reloads and decides again), not a store failure.
-      if (error instanceof WrongExpectedRevisionError) this.metrics.appendConflicts.inc({ category });
-      else this.countError('append', error);
+      this.countRefused(error);
       throw error;
     }
+  }
+
+  /** Each stream's part counts as an append of its own, all of the same duration. */
+  async appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    const started = performance.now();
+    try {
+      const results = await this.inner.appendToStreams(appends);
+      for (const part of appends) this.countAppended(part.streamName, part.events, started);
+      return results;
+    } catch (error) {
+      this.countRefused(error);
+      throw error;
+    }
+  }
+
+  private countAppended(streamName: string, events: readonly NewEvent[], started: number): void {
+    const category = streamCategoryLabel(streamName);
+    this.metrics.appendDuration.observe({ category }, (performance.now() - started) / 1000);
+    for (const event of events) {
+      this.metrics.eventsAppended.inc({ category, type: event.type });
+      if (event.type === 'JobFired') this.metrics.jobFires.inc({});
+      if (event.type === 'JobRunReported') this.metrics.jobRuns.inc({ status: String((event.data as { status?: unknown }).status) });
+    }
+  }
+
+  private countRefused(error: unknown): void {
+    // A conflict is the compare-and-set doing its job (the caller reloads and decides again), not a store failure.
+    if (error instanceof WrongExpectedRevisionError) this.metrics.appendConflicts.inc({ category: streamCategoryLabel(error.streamName) });
+    else this.countError('append', error);
+  }
+
+  readStreamTails(tails: readonly StreamTail[]): Promise<Array<RecordedEvent[] | null>> {
+    return this.metered('read_stream_tails', () => this.inner.readStreamTails(tails));
   }
 
   readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {

@@ -158,6 +158,133 @@ export function describeEventStoreContract(label: string, open: () => Promise<Op
       expect(await store.readStream(stream, { fromRevision: 20 })).toEqual([]);
     });
 
+    it('reads several streams from their revisions at once, null for a stream that does not exist', async () => {
+      const [first, second, quiet] = [newStream(), newStream(), newStream()];
+      await store.append(first, events(4), 'no_stream');
+      await store.append(second, events(2), 'no_stream');
+      await store.append(quiet, events(1), 'no_stream');
+      const read = await store.readStreamTails([
+        { streamName: first, fromRevision: 2 },
+        { streamName: newStream('missing'), fromRevision: 0 },
+        { streamName: second, fromRevision: 0 },
+        { streamName: quiet, fromRevision: 1 },
+      ]);
+      expect(read.map((tail) => tail && tail.map((event) => [event.streamName, event.revision]))).toEqual([
+        [
+          [first, 2],
+          [first, 3],
+        ],
+        null,
+        [
+          [second, 0],
+          [second, 1],
+        ],
+        [],
+      ]);
+      expect(read[0]![1]).toEqual((await store.readStream(first))[3]);
+    });
+
+    if (label !== 'EventStoreDB') describeMultiStreamAppend();
+    else
+      it('says it cannot append to several streams at once, and refuses to', async () => {
+        expect(store.appendsToStreamsAtomically).toBe(false);
+        await expect(store.appendToStreams([{ streamName: newStream(), events: events(1), expectedRevision: 'no_stream' }])).rejects.toThrow();
+      });
+
+    function describeMultiStreamAppend(): void {
+      it('appends to several streams in one transaction, each at its expected revision, positions in the order given', async () => {
+        expect(store.appendsToStreamsAtomically).toBe(true);
+        const [existing, created] = [newStream('existing'), newStream('created')];
+        await store.append(existing, events(2), 'no_stream');
+        const notices: unknown[] = [];
+        const stop = store.onAppended((notice) => notices.push(notice));
+        const results = await store
+          .appendToStreams([
+            { streamName: created, events: events(2, 'Opened'), expectedRevision: 'no_stream' },
+            { streamName: existing, events: events(1, 'Bound'), expectedRevision: 1 },
+          ])
+          .finally(stop);
+        expect(results.map((result) => result.nextExpectedRevision)).toEqual([1, 2]);
+        const [createdEvents, existingEvents] = [await store.readStream(created), await store.readStream(existing)];
+        expect(createdEvents.map((event) => [event.type, event.revision])).toEqual([
+          ['Opened', 0],
+          ['Opened', 1],
+        ]);
+        expect(existingEvents.map((event) => event.revision)).toEqual([0, 1, 2]);
+        expect(results.map((result) => result.position)).toEqual([createdEvents[1]!.position, existingEvents[2]!.position]);
+        expect(createdEvents[0]!.position).toBeLessThan(createdEvents[1]!.position);
+        expect(createdEvents[1]!.position).toBeLessThan(existingEvents[2]!.position);
+        // Other processes' appends may wake listeners too, with no notice: only this store's own appends name a stream.
+        expect(notices.filter((notice) => notice !== undefined)).toEqual([
+          { streamName: created, revision: 1 },
+          { streamName: existing, revision: 2 },
+        ]);
+        const all = await store.readAll({ fromPosition: existingEvents[1]!.position });
+        expect(all.map((event) => event.streamName)).toEqual([created, created, existing]);
+      });
+
+      it('writes nothing to any stream when one expected revision is refused', async () => {
+        const [existing, fresh] = [newStream('existing'), newStream('fresh')];
+        await store.append(existing, events(2), 'no_stream');
+        const refused = await store
+          .appendToStreams([
+            { streamName: fresh, events: events(1), expectedRevision: 'no_stream' },
+            { streamName: existing, events: events(1), expectedRevision: 0 },
+          ])
+          .catch((error: unknown) => error);
+        expect(refused).toBeInstanceOf(WrongExpectedRevisionError);
+        expect(refused).toMatchObject({ streamName: existing, expected: 0, actual: 1 });
+        await expect(store.readStream(fresh)).rejects.toBeInstanceOf(StreamNotFoundError);
+        expect(await store.readStream(existing)).toHaveLength(2);
+        expect((await store.append(fresh, events(1), 'no_stream')).nextExpectedRevision).toBe(0);
+      });
+
+      it('lets exactly one of several appends creating the same streams win, whatever order they name them in', async () => {
+        const [left, right] = [newStream('left'), newStream('right')];
+        const results = await Promise.allSettled(
+          Array.from({ length: 8 }, (_, index) => {
+            const parts = [
+              { streamName: left, events: events(1, `Racer${index}`), expectedRevision: 'no_stream' as const },
+              { streamName: right, events: events(1, `Racer${index}`), expectedRevision: 'no_stream' as const },
+            ];
+            return store.appendToStreams(index % 2 === 0 ? parts : parts.reverse());
+          }),
+        );
+        expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+        for (const result of results) if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(WrongExpectedRevisionError);
+        const [leftEvents, rightEvents] = [await store.readStream(left), await store.readStream(right)];
+        expect(leftEvents).toHaveLength(1);
+        expect(rightEvents.map((event) => event.type)).toEqual(leftEvents.map((event) => event.type));
+      });
+
+      it('answers a retry of a stored multi-stream append as already stored, and refuses ids stored by another append', async () => {
+        const [first, second] = [newStream(), newStream()];
+        const parts = [
+          { streamName: first, events: events(2).map((event) => ({ ...event, id: randomUUID() })), expectedRevision: 'no_stream' as const },
+          { streamName: second, events: events(1).map((event) => ({ ...event, id: randomUUID() })), expectedRevision: 'no_stream' as const },
+        ];
+        const stored = await store.appendToStreams(parts);
+        expect(await store.appendToStreams(parts)).toEqual(stored.map((result) => ({ ...result, alreadyStored: true })));
+        expect(await store.readStream(first)).toHaveLength(2);
+        const clash = store.appendToStreams([
+          { streamName: newStream(), events: events(1), expectedRevision: 'no_stream' },
+          { streamName: newStream(), events: [parts[1]!.events[0]!], expectedRevision: 'no_stream' },
+        ]);
+        await expect(clash).rejects.toMatchObject({ code: 'DUPLICATE_EVENT_ID' });
+      });
+
+      it('refuses an append naming one stream twice, writing nothing', async () => {
+        const stream = newStream();
+        await expect(
+          store.appendToStreams([
+            { streamName: stream, events: events(1), expectedRevision: 'no_stream' },
+            { streamName: stream, events: events(1), expectedRevision: 0 },
+          ]),
+        ).rejects.toMatchObject({ code: 'INVALID_STREAM_NAME' });
+        await expect(store.readStream(stream)).rejects.toBeInstanceOf(StreamNotFoundError);
+      });
+    }
+
     it('reads all events after a position in position order', async () => {
       const head = await store.headPosition();
       const a = newStream('a');

@@ -5,6 +5,7 @@ import { migrate } from '../../src/database/migrate.js';
 import { DuplicateEventIdError, StreamNotFoundError, WrongExpectedRevisionError } from '../../src/events/eventStoreErrors.js';
 import { eventStoreMigrations } from '../../src/events/postgres/eventStoreSchema.js';
 import { PostgresEventStore } from '../../src/events/postgres/postgresEventStore.js';
+import { eventually } from '../support/eventually.js';
 import { type TestDatabase, testBackends } from '../support/testDatabases.js';
 
 const event = (index: number, id?: string) => ({ ...(id ? { id } : {}), type: 'Noted', data: { index }, metadata: { actor: 'test' } });
@@ -35,7 +36,7 @@ for (const backend of testBackends()) {
       const applied = await database.pool.query<{ id: number }>(
         `SELECT id FROM "${database.schema}".schema_migrations WHERE component = 'event-store' ORDER BY id`,
       );
-      expect(applied.rows.map((row) => Number(row.id))).toEqual([1, 2]);
+      expect(applied.rows.map((row) => Number(row.id))).toEqual([1, 2, 3]);
       expect(await store.append('old-stream', [event(2)], 1)).toMatchObject({ nextExpectedRevision: 2 });
       expect((await store.readStream('old-stream')).map((recorded) => recorded.revision)).toEqual([0, 1, 2]);
     });
@@ -75,6 +76,46 @@ for (const backend of testBackends()) {
       expect(await store.append(stream, batch, 'no_stream')).toEqual({ ...first, alreadyStored: true });
       expect(await store.readStream(stream)).toHaveLength(3);
     });
+
+    // PGlite has one connection: no append can run beside another there.
+    if (backend.label === 'postgres')
+      it('undoes an append to several streams when another append creates one of its new streams meanwhile', async () => {
+        const [first, second] = [`a-${randomUUID()}`, `b-${randomUUID()}`];
+        const other = await database.pool.connect();
+        try {
+          await other.query('BEGIN');
+          await other.query(`SELECT * FROM "${database.schema}".append_events($1, 'no_stream', NULL, false, $2::uuid[], '{Noted}', '{"{}"}', '{"{}"}')`, [
+            second,
+            [randomUUID()],
+          ]);
+          // Creates `first`, then waits on the other transaction's row for `second`.
+          const appending = store
+            .appendToStreams([
+              { streamName: first, events: [event(0)], expectedRevision: 'no_stream' },
+              { streamName: second, events: [event(0)], expectedRevision: 'no_stream' },
+            ])
+            .catch((error: unknown) => error);
+          const waiting = await eventually(
+            async () =>
+              (
+                await database.pool.query<{ waiting: string }>(
+                  `SELECT count(*) AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%${database.schema}".append_to_streams%' AND pid <> pg_backend_pid()`,
+                )
+              ).rows[0]!.waiting,
+            (count) => Number(count) === 1,
+            30_000,
+          );
+          expect(Number(waiting)).toBe(1);
+          await other.query('COMMIT');
+          const refused = await appending;
+          expect(refused).toBeInstanceOf(WrongExpectedRevisionError);
+          expect(refused).toMatchObject({ streamName: second, expected: 'no_stream', actual: 0 });
+          await expect(store.readStream(first)).rejects.toBeInstanceOf(StreamNotFoundError);
+          expect(await store.readStream(second)).toHaveLength(1);
+        } finally {
+          other.release();
+        }
+      });
 
     it('reads an empty range of an existing stream as no events, and a missing stream as not found', async () => {
       const stream = `ranges-${randomUUID()}`;

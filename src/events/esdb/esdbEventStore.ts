@@ -13,6 +13,8 @@ import type {
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
+  StreamAppend,
+  StreamTail,
   SubscribeOptions,
   Subscription,
 } from '../eventStore.js';
@@ -40,6 +42,8 @@ export interface EsdbEventStoreOptions {
 
 export class EsdbEventStore implements EventStore {
   readonly backend = 'esdb' as const;
+  /** The client (6.2) appends to one stream per call; KurrentDB's multi-stream append came later. */
+  readonly appendsToStreamsAtomically = false;
   private readonly client: EventStoreDBClient;
   private readonly deadlineMs: number;
   private readonly appended = new EventEmitter();
@@ -65,6 +69,22 @@ export class EsdbEventStore implements EventStore {
     const appended = fromEsdbAppendResult(result, streamName, expectedRevision);
     this.appended.emit('append', { streamName, revision: appended.nextExpectedRevision } satisfies AppendNotice);
     return appended;
+  }
+
+  appendToStreams(_appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    return Promise.reject(new Error('EventStoreDB appends to one stream at a time here: check appendsToStreamsAtomically first'));
+  }
+
+  /** One read per stream, side by side: gRPC reads are cheap to open, and there is no multi-stream read. */
+  readStreamTails(tails: readonly StreamTail[]): Promise<Array<RecordedEvent[] | null>> {
+    return Promise.all(
+      tails.map((tail) =>
+        this.readStream(tail.streamName, { fromRevision: tail.fromRevision }).catch((error: unknown) => {
+          if (error instanceof StreamNotFoundError) return null;
+          throw error;
+        }),
+      ),
+    );
   }
 
   async readStream(streamName: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

@@ -92,6 +92,86 @@ export const eventStoreMigrations: readonly Migration[] = [
       $append$;
     `,
   },
+  {
+    id: 3,
+    name: 'append to several streams in one statement',
+    // Several streams' appends in one transaction, each at its own expected revision: a decision and the streams it
+    // opens (a conversation's binding and its new session) commit together, in one round trip. Positions number the
+    // events of the whole call in the order given. Outcomes as in append_events, with one 'appended' row per stream
+    // (in the order given) and 'wrong_revision' naming the first stream refused. Existing streams are locked in name
+    // order, so two such calls never wait on each other in a circle; every check runs before anything is written, and
+    // a stream another append creates meanwhile raises SL409 (detail: its name and revision), which undoes the call.
+    sql: `
+      CREATE FUNCTION {schema}.append_to_streams(
+        p_streams text[], p_expected_kinds text[], p_expected bigint[], p_counts int[], p_check_ids boolean,
+        p_ids uuid[], p_types text[], p_data jsonb[], p_metadata jsonb[]
+      ) RETURNS TABLE (outcome text, event_id uuid, stream_name text, revision bigint, event_position bigint)
+      LANGUAGE plpgsql AS $append$
+      #variable_conflict use_column
+      DECLARE
+        v_order int[];
+        v_current bigint[] := array_fill(-1::bigint, ARRAY[cardinality(p_streams)]);
+        v_exists boolean[] := array_fill(false, ARRAY[cardinality(p_streams)]);
+        v_stream_of int[];
+        v_revision_of bigint[];
+        v_revision bigint;
+        v_matches boolean;
+        i int;
+      BEGIN
+        SELECT array_agg(n.ord::int ORDER BY n.name) INTO v_order FROM unnest(p_streams) WITH ORDINALITY AS n(name, ord);
+        FOREACH i IN ARRAY v_order LOOP
+          SELECT s.revision INTO v_revision FROM {schema}.streams AS s WHERE s.stream_name = p_streams[i] FOR UPDATE;
+          IF FOUND THEN
+            v_current[i] := v_revision;
+            v_exists[i] := true;
+          END IF;
+        END LOOP;
+        IF p_check_ids THEN
+          RETURN QUERY EXECUTE 'SELECT ''stored''::text, e.event_id, e.stream_name, e.revision, e.position
+            FROM {schema}.events AS e WHERE e.event_id = ANY ($1) ORDER BY e.position' USING p_ids;
+          IF FOUND THEN RETURN; END IF;
+        END IF;
+        FOR i IN 1 .. cardinality(p_streams) LOOP
+          v_matches := CASE p_expected_kinds[i]
+            WHEN 'any' THEN true
+            WHEN 'no_stream' THEN v_current[i] = -1
+            WHEN 'stream_exists' THEN v_current[i] >= 0
+            ELSE v_current[i] = p_expected[i]
+          END;
+          IF NOT v_matches THEN
+            RETURN QUERY SELECT 'wrong_revision'::text, NULL::uuid, p_streams[i], v_current[i], NULL::bigint;
+            RETURN;
+          END IF;
+        END LOOP;
+        FOREACH i IN ARRAY v_order LOOP
+          IF v_exists[i] THEN
+            UPDATE {schema}.streams AS s SET revision = v_current[i] + p_counts[i] WHERE s.stream_name = p_streams[i];
+          ELSE
+            INSERT INTO {schema}.streams AS s (stream_name, revision) VALUES (p_streams[i], p_counts[i] - 1) ON CONFLICT DO NOTHING;
+            IF NOT FOUND THEN
+              SELECT s.revision INTO v_revision FROM {schema}.streams AS s WHERE s.stream_name = p_streams[i];
+              RAISE EXCEPTION 'stream % was created by another append meanwhile', p_streams[i]
+                USING ERRCODE = 'SL409', DETAIL = json_build_object('streamName', p_streams[i], 'revision', v_revision)::text;
+            END IF;
+          END IF;
+        END LOOP;
+        SELECT array_agg(c.ord::int ORDER BY c.ord, g.n), array_agg(v_current[c.ord::int] + g.n ORDER BY c.ord, g.n)
+          INTO v_stream_of, v_revision_of
+          FROM unnest(p_counts) WITH ORDINALITY AS c(count, ord), generate_series(1, c.count) AS g(n);
+        RETURN QUERY
+          WITH inserted AS (
+            INSERT INTO {schema}.events (position, stream_name, revision, event_id, type, data, metadata)
+            SELECT (pg_current_xact_id()::text::bigint << 16) + n.ord, p_streams[n.stream], n.revision, n.id, n.type, n.data, n.metadata
+            FROM unnest(p_ids, p_types, p_data, p_metadata, v_stream_of, v_revision_of) WITH ORDINALITY AS n(id, type, data, metadata, stream, revision, ord)
+            RETURNING position, stream_name
+          )
+          SELECT 'appended'::text, NULL::uuid, p_streams[c.ord::int], v_current[c.ord::int] + c.count, max(w.position)
+          FROM unnest(p_counts) WITH ORDINALITY AS c(count, ord) JOIN inserted AS w ON w.stream_name = p_streams[c.ord::int]
+          GROUP BY c.ord, c.count ORDER BY c.ord;
+      END;
+      $append$;
+    `,
+  },
 ];
 
 /** Events an append may carry: the index within the transaction has 16 bits, and 0 is unused. */

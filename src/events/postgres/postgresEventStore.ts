@@ -16,6 +16,8 @@ import type {
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
+  StreamAppend,
+  StreamTail,
   SubscribeOptions,
   Subscription,
 } from '../eventStore.js';
@@ -55,9 +57,11 @@ const NOTIFY_CHANNEL = 'session_ledger_events';
 
 export class PostgresEventStore implements EventStore {
   readonly backend: 'postgres' | 'pglite';
+  readonly appendsToStreamsAtomically = true;
   private readonly table: string;
   private readonly streamsTable: string;
   private readonly appendFunction: string;
+  private readonly appendToStreamsFunction: string;
   private readonly wakeups = new EventEmitter();
   private listener?: pg.Client;
   private listenerStarting?: Promise<void>;
@@ -74,6 +78,7 @@ export class PostgresEventStore implements EventStore {
     this.table = `${schema}.events`;
     this.streamsTable = `${schema}.streams`;
     this.appendFunction = `${schema}.append_events`;
+    this.appendToStreamsFunction = `${schema}.append_to_streams`;
     this.wakeups.setMaxListeners(0);
   }
 
@@ -111,6 +116,69 @@ export class PostgresEventStore implements EventStore {
     this.wakeups.emit('append', { streamName, revision: appended.nextExpectedRevision } satisfies AppendNotice);
     this.notifyOtherInstances();
     return appended;
+  }
+
+  async appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    validateStreamAppends(appends);
+    const callerChoseIds = appends.some((part) => part.events.some((event) => event.id !== undefined));
+    const ids = appends.map((part) => part.events.map((event) => event.id ?? randomUUID()));
+    const events = appends.flatMap((part) => part.events);
+    let rows: AppendRow[];
+    try {
+      rows = await this.guard(async () => {
+        const result = await this.pool.query<AppendRow>(
+          `SELECT * FROM ${this.appendToStreamsFunction}($1::text[], $2::text[], $3::bigint[], $4::int[], $5, $6::uuid[], $7::text[], $8::jsonb[], $9::jsonb[])`,
+          [
+            appends.map((part) => part.streamName),
+            appends.map((part) => (typeof part.expectedRevision === 'number' ? 'exact' : part.expectedRevision)),
+            appends.map((part) => (typeof part.expectedRevision === 'number' ? part.expectedRevision : null)),
+            appends.map((part) => part.events.length),
+            callerChoseIds,
+            ids.flat(),
+            events.map((event) => event.type),
+            events.map((event) => JSON.stringify(event.data)),
+            events.map((event) => JSON.stringify(event.metadata ?? {})),
+          ],
+        );
+        return result.rows;
+      });
+    } catch (error) {
+      if (sqlState(error) !== 'SL409') throw error;
+      // A stream another append created after this one looked: the call wrote nothing.
+      const created = JSON.parse((error as { detail: string }).detail) as { streamName: string; revision: number };
+      const refused = appends.find((part) => part.streamName === created.streamName)!;
+      throw new WrongExpectedRevisionError(created.streamName, refused.expectedRevision, Number(created.revision));
+    }
+    const outcome = rows[0]?.outcome;
+    if (outcome === 'stored') return this.idempotentResults(appends, ids, rows);
+    if (outcome === 'wrong_revision') {
+      const refused = appends.find((part) => part.streamName === rows[0]!.stream_name)!;
+      throw new WrongExpectedRevisionError(refused.streamName, refused.expectedRevision, Number(rows[0]!.revision));
+    }
+    if (outcome !== 'appended' || rows.length !== appends.length) throw new Error(`unexpected append outcome ${String(outcome)} for ${appends.length} streams`);
+    const results = rows.map((row) => ({ nextExpectedRevision: Number(row.revision), position: Number(row.event_position) }));
+    results.forEach((result, index) =>
+      this.wakeups.emit('append', { streamName: appends[index]!.streamName, revision: result.nextExpectedRevision } satisfies AppendNotice),
+    );
+    this.notifyOtherInstances();
+    return results;
+  }
+
+  /** A retry of an append to several streams is answered only when every one of its events is stored as it was sent. */
+  private idempotentResults(appends: readonly StreamAppend[], ids: string[][], rows: AppendRow[]): AppendResult[] {
+    const results: AppendResult[] = [];
+    let offset = 0;
+    for (const [index, part] of appends.entries()) {
+      const own = rows.slice(offset, offset + part.events.length);
+      offset += part.events.length;
+      results.push(this.idempotentResult(part.streamName, ids[index]!, own));
+    }
+    if (offset !== rows.length)
+      throw new DuplicateEventIdError(
+        appends.map((part) => part.streamName).join(', '),
+        rows.map((row) => row.event_id),
+      );
+    return results;
   }
 
   /**
@@ -175,6 +243,30 @@ export class PostgresEventStore implements EventStore {
       if (result.rows.length === 0) throw new StreamNotFoundError(streamName);
       if (result.rows[0]!.position === null) return [];
       return (result.rows as EventRow[]).map(toRecordedEvent);
+    });
+  }
+
+  async readStreamTails(tails: readonly StreamTail[]): Promise<Array<RecordedEvent[] | null>> {
+    return this.guard(async () => {
+      // One snapshot for all of them; as in readStream, a stream with nothing new comes as one row of nulls.
+      const result = await this.pool.query<Partial<EventRow> & { tail: number }>(
+        `SELECT t.tail::int AS tail, e.position, e.stream_name, e.revision, e.event_id, e.type, e.data, e.metadata, e.created_at
+         FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS t(stream_name, from_revision, tail)
+         JOIN ${this.streamsTable} AS s ON s.stream_name = t.stream_name
+         LEFT JOIN LATERAL (
+           SELECT position, stream_name, revision, event_id, type, data, metadata, created_at FROM ${this.table}
+           WHERE stream_name = s.stream_name AND revision >= t.from_revision
+           ORDER BY revision
+         ) AS e ON true
+         ORDER BY t.tail, e.revision`,
+        [tails.map((tail) => tail.streamName), tails.map((tail) => tail.fromRevision)],
+      );
+      const read: Array<RecordedEvent[] | null> = tails.map(() => null);
+      for (const row of result.rows) {
+        const events = (read[row.tail - 1] ??= []);
+        if (row.position !== null) events.push(toRecordedEvent(row as EventRow));
+      }
+      return read;
     });
   }
 
@@ -354,6 +446,25 @@ function validateAppend(streamName: string, events: readonly NewEvent[], expecte
     }
     if (!event.type || event.type.length > 256) throw new ValidationError('event type must be 1 to 256 characters', undefined, 'INVALID_EVENT_TYPE');
   }
+}
+
+function validateStreamAppends(appends: readonly StreamAppend[]): void {
+  if (appends.length === 0) throw new ValidationError('an append needs at least one stream', undefined, 'EMPTY_APPEND');
+  const names = new Set<string>();
+  const ids = new Set<string>();
+  let events = 0;
+  for (const part of appends) {
+    validateAppend(part.streamName, part.events, part.expectedRevision);
+    if (names.has(part.streamName)) throw new ValidationError('a stream appears twice in one append', { streamName: part.streamName }, 'INVALID_STREAM_NAME');
+    names.add(part.streamName);
+    for (const event of part.events) {
+      if (event.id === undefined) continue;
+      if (ids.has(event.id.toLowerCase())) throw new ValidationError('an event id appears twice in one append', { id: event.id }, 'INVALID_EVENT_ID');
+      ids.add(event.id.toLowerCase());
+    }
+    events += part.events.length;
+  }
+  if (events > MAX_EVENTS_PER_APPEND) throw new ValidationError(`an append holds at most ${MAX_EVENTS_PER_APPEND} events`, undefined, 'APPEND_TOO_LARGE');
 }
 
 function toRecordedEvent(row: EventRow): RecordedEvent {

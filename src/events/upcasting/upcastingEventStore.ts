@@ -9,6 +9,8 @@ import type {
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
+  StreamAppend,
+  StreamTail,
   SubscribeOptions,
   Subscription,
 } from '../eventStore.js';
@@ -42,6 +44,18 @@ export class UpcastingEventStore implements EventStore {
 
   append(streamName: string, events: readonly NewEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult> {
     return this.inner.append(streamName, events, expectedRevision);
+  }
+
+  get appendsToStreamsAtomically(): boolean {
+    return this.inner.appendsToStreamsAtomically;
+  }
+
+  appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+    return this.inner.appendToStreams(appends);
+  }
+
+  async readStreamTails(tails: readonly StreamTail[]): Promise<Array<RecordedEvent[] | null>> {
+    return (await this.inner.readStreamTails(tails)).map((events) => events && events.map((event) => upcastEvent(event, this.history)));
   }
 
   async readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
