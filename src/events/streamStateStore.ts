@@ -1,10 +1,10 @@
 // Loads a stream's folded state (cache, snapshot, then catch-up from the store) and appends decided events at the expected revision.
 import type { Clock } from '../clock.js';
 import type { Decider } from './decider.js';
-import type { AppendResult, EventMetadata, EventStore, JsonObject, RecordedEvent } from './eventStore.js';
+import type { AppendResult, EventMetadata, EventStore, JsonObject, NewEvent, RecordedEvent } from './eventStore.js';
 import { StreamNotFoundError, WrongExpectedRevisionError } from './eventStoreErrors.js';
 import { currentIdempotentWrite, type IdempotentWrite } from './idempotentWrite.js';
-import type { StateCache } from './boundedStateCache.js';
+import type { CachedState, StateCache } from './boundedStateCache.js';
 import { type SnapshotStore, snapshotVersionOf } from './snapshotStore.js';
 import { eventSchemaHistory } from './upcasting/eventSchemaVersions.js';
 
@@ -38,6 +38,37 @@ export interface CommandResult<State, Event> {
   written: boolean;
   source: LoadSource;
 }
+
+/**
+ * The streams a decision opens (a conversation's binding opens its new session): new streams, appended to with
+ * no_stream, their first events decided on the decider's initial state. Where the store appends to several streams
+ * in one transaction they are written with the decision itself; elsewhere nothing is opened here and the caller
+ * writes them after it, as it would without this.
+ */
+export interface StreamOpenings<Event, OpenedState, OpenedCommand, OpenedEvent extends { type: string; data: object }> {
+  decider: Decider<OpenedState, OpenedCommand, OpenedEvent>;
+  streamsOpenedBy(events: readonly Event[]): Array<{ streamName: string; command: OpenedCommand }>;
+}
+
+/** A stream opened in the same append as the decision that opened it, as it stands right after. */
+export interface OpenedStream<State, Event> {
+  streamName: string;
+  state: State;
+  revision: number;
+  position: number;
+  events: Event[];
+}
+
+/** A stream and the decider that folds it, for loadMany. */
+export interface StreamOf<State> {
+  streamName: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- only the state type matters here
+  decider: Decider<State, any, any>;
+}
+
+type LoadedStates<Streams extends readonly StreamOf<unknown>[]> = {
+  [Index in keyof Streams]: LoadedState<Streams[Index] extends StreamOf<infer State> ? State : never>;
+};
 
 export interface StreamStateStoreOptions {
   /** Where snapshots of snapshottable deciders' states go; without it every cold load replays the whole stream. */
@@ -138,6 +169,8 @@ export class StreamStateStore {
    * one). Folded states share their unchanged parts (see chunkedList.ts), so keeping two costs little.
    */
   private readonly recent = new WeakMap<object, RecentStates>();
+  /** The newest snapshot's revision of each state a load returned, for a command decided on that state (handle's `current`). */
+  private readonly snapshotRevisions = new WeakMap<object, number>();
 
   constructor(
     private readonly store: EventStore,
@@ -157,6 +190,33 @@ export class StreamStateStore {
     const { loaded } = await this.loadTracked(streamName, decider);
     this.cache.recordLoad?.(loaded.source === 'empty' ? 'cold' : loaded.source);
     return loaded;
+  }
+
+  /** The state this process has cached for the stream, as it is (it may be behind the log); no read. */
+  cachedState<State, Command, Event extends { type: string; data: object }>(streamName: string, _decider: Decider<State, Command, Event>): State | undefined {
+    return this.cache.get<State>(streamName, this.clock.now().getTime())?.state;
+  }
+
+  /**
+   * Several streams' states, the cached ones caught up in one read of the store (readStreamTails) instead of one each:
+   * the states one request needs together. A stream not cached is loaded on its own.
+   */
+  async loadMany<const Streams extends readonly StreamOf<unknown>[]>(streams: Streams): Promise<LoadedStates<Streams>> {
+    const now = this.clock.now().getTime();
+    const cached = this.options.soleWriter ? [] : streams.map((stream) => this.cache.get<unknown>(stream.streamName, now));
+    const tailsOf = streams.flatMap((stream, index) =>
+      cached[index] ? [{ index, streamName: stream.streamName, fromRevision: cached[index].revision + 1 }] : [],
+    );
+    const tails = tailsOf.length > 1 ? await this.store.readStreamTails(tailsOf) : [];
+    const loaded = await Promise.all(
+      streams.map(async (stream, index) => {
+        const at = tails.length > 0 ? tailsOf.findIndex((tail) => tail.index === index) : -1;
+        const { loaded } = await this.loadTracked(stream.streamName, stream.decider, at < 0 ? undefined : { cached: cached[index]!, tail: tails[at]! });
+        this.cache.recordLoad?.(loaded.source === 'empty' ? 'cold' : loaded.source);
+        return loaded;
+      }),
+    );
+    return loaded as LoadedStates<Streams>;
   }
 
   /**
@@ -202,18 +262,42 @@ export class StreamStateStore {
     decider: Decider<State, Command, Event>,
     command: Command | ((state: State) => Command | Promise<Command>),
     metadata: EventMetadata,
+    /** A state of this stream the request has just loaded (loadMany): decided on as it is, with no other read. */
+    current?: LoadedState<State>,
   ): Promise<CommandResult<State, Event>> {
+    const { opened: _opened, ...result } = await this.handleOpening(streamName, decider, command, metadata, undefined, current);
+    return result;
+  }
+
+  /** handle, and the streams the decision opens (see StreamOpenings) in the same append where the store can. */
+  async handleOpening<
+    State,
+    Command,
+    Event extends { type: string; data: object },
+    OpenedState,
+    OpenedCommand,
+    OpenedEvent extends { type: string; data: object },
+  >(
+    streamName: string,
+    decider: Decider<State, Command, Event>,
+    command: Command | ((state: State) => Command | Promise<Command>),
+    metadata: EventMetadata,
+    openings: StreamOpenings<Event, OpenedState, OpenedCommand, OpenedEvent> | undefined,
+    current?: LoadedState<State>,
+  ): Promise<CommandResult<State, Event> & { opened: Array<OpenedStream<OpenedState, OpenedEvent>> }> {
     const keyed = currentIdempotentWrite();
     const append = keyed?.nextAppend(streamName);
     if (keyed && keyed.recovering) {
       const earlier = await this.earlierAttempt(streamName, decider, keyed, append!);
-      if (earlier) return earlier;
+      if (earlier) return { ...earlier, opened: [] };
     }
-    let caughtUp: Tracked<State> | undefined;
+    let caughtUp: Tracked<State> | undefined = current && { loaded: current, snapshotRevision: this.loadedSnapshotRevision(current.state) };
+    // Refused once (the opened stream existed after all): the caller opens it the slow way.
+    let opening = openings !== undefined && this.store.appendsToStreamsAtomically;
     for (let attempt = 0; ; attempt++) {
       // A cached state is decided on without the catch-up read: the append's expected revision proves it current
       // (a conflict reloads). A decision on it that writes nothing or refuses stands only once that read agrees.
-      const cached = attempt === 0 ? this.cachedTracked<State>(streamName) : undefined;
+      const cached = attempt === 0 && !caughtUp ? this.cachedTracked<State>(streamName) : undefined;
       const { loaded, snapshotRevision } = cached ?? caughtUp ?? (await this.loadTracked(streamName, decider));
       caughtUp = undefined;
       let decided: Event[];
@@ -226,25 +310,41 @@ export class StreamStateStore {
       }
       if (decided.length === 0) {
         if (cached && (caughtUp = await this.movedOn(streamName, decider, loaded.revision))) continue;
-        return { ...loaded, events: [], written: false };
+        return { ...loaded, events: [], written: false, opened: [] };
       }
+      const toOpen = opening ? this.decideOpenings(openings!, decided) : [];
+      const newEvents = (stream: string, events: Array<{ type: string; data: object }>, appendNumber: number): NewEvent[] =>
+        events.map((event, index) => ({
+          ...(keyed ? { id: keyed.eventId(stream, appendNumber, index) } : {}),
+          type: event.type,
+          data: event.data as unknown as JsonObject,
+          metadata: { schemaVersion: eventSchemaHistory.currentVersion(event.type), ...metadata, ...(keyed ? { idempotencyKey: keyed.tag } : {}) },
+        }));
       let appended: AppendResult;
+      let openedAppends: AppendResult[] = [];
       try {
-        appended = await this.store.append(
+        const own = {
           streamName,
-          decided.map((event, index) => ({
-            ...(keyed ? { id: keyed.eventId(streamName, append!, index) } : {}),
-            type: event.type,
-            data: event.data as unknown as JsonObject,
-            metadata: { schemaVersion: eventSchemaHistory.currentVersion(event.type), ...metadata, ...(keyed ? { idempotencyKey: keyed.tag } : {}) },
-          })),
-          loaded.revision < 0 ? 'no_stream' : loaded.revision,
-        );
+          events: newEvents(streamName, decided, append!),
+          expectedRevision: loaded.revision < 0 ? ('no_stream' as const) : loaded.revision,
+        };
+        if (toOpen.length === 0) appended = await this.store.append(own.streamName, own.events, own.expectedRevision);
+        else
+          [appended, ...openedAppends] = await this.store.appendToStreams([
+            own,
+            ...toOpen.map((opened) => ({
+              streamName: opened.streamName,
+              events: newEvents(opened.streamName, opened.events, keyed ? keyed.nextAppend(opened.streamName) : 0),
+              expectedRevision: 'no_stream' as const,
+            })),
+          ]);
       } catch (error) {
         // Either way the cached state may be behind the log: a conflict says so, and an append that failed without
         // an answer (a connection cut at commit) may have been written.
         this.cache.delete(streamName);
+        for (const opened of toOpen) this.cache.delete(opened.streamName);
         if (error instanceof WrongExpectedRevisionError && attempt < MAX_CONFLICT_RETRIES) {
+          if (error.streamName !== streamName) opening = false;
           await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
           continue;
         }
@@ -253,16 +353,44 @@ export class StreamStateStore {
       if (appended.alreadyStored && keyed) {
         // Another attempt of this request wrote this append first: answer what it wrote, never decide twice.
         this.cache.delete(streamName);
+        for (const opened of toOpen) this.cache.delete(opened.streamName);
         const earlier = await this.earlierAttempt(streamName, decider, keyed, append!);
-        if (earlier) return earlier;
+        if (earlier) return { ...earlier, opened: [] };
       }
       const state = decided.reduce((folded, event) => foldEvent(decider, folded, event), loaded.state);
       const revision = appended.nextExpectedRevision;
       this.remember(decider, { state: loaded.state, revision: loaded.revision, position: loaded.position }, { state, revision, position: appended.position });
       const snapshotted = await this.snapshotIfDue(streamName, decider, state, revision, appended.position, snapshotRevision);
       this.cache.set(streamName, state, revision, appended.position, this.clock.now().getTime(), snapshotted);
-      return { state, revision, events: decided, position: appended.position, written: true, source: loaded.source };
+      const opened = toOpen.map((stream, index) => {
+        const { nextExpectedRevision, position } = openedAppends[index]!;
+        this.remember(openings!.decider, undefined, { state: stream.state, revision: nextExpectedRevision, position });
+        this.cache.set(stream.streamName, stream.state, nextExpectedRevision, position, this.clock.now().getTime(), -1);
+        return { streamName: stream.streamName, state: stream.state, revision: nextExpectedRevision, position, events: stream.events };
+      });
+      return {
+        state,
+        revision,
+        events: decided,
+        position: Math.max(appended.position, ...opened.map((stream) => stream.position)),
+        written: true,
+        source: loaded.source,
+        opened,
+      };
     }
+  }
+
+  /** The opened streams' first events, decided on the initial state, and the state they fold to; none that decide nothing. */
+  private decideOpenings<Event, OpenedState, OpenedCommand, OpenedEvent extends { type: string; data: object }>(
+    openings: StreamOpenings<Event, OpenedState, OpenedCommand, OpenedEvent>,
+    decided: readonly Event[],
+  ): Array<{ streamName: string; events: OpenedEvent[]; state: OpenedState }> {
+    return openings.streamsOpenedBy(decided).flatMap(({ streamName, command }) => {
+      const initial = openings.decider.initialState();
+      const events = openings.decider.decide(command, initial);
+      if (events.length === 0) return [];
+      return [{ streamName, events, state: events.reduce((folded, event) => foldEvent(openings.decider, folded, event), initial) }];
+    });
   }
 
   /**
@@ -319,13 +447,20 @@ export class StreamStateStore {
     return tracked.loaded.revision === revision ? undefined : tracked;
   }
 
+  /** `prefetched`: the cached state and the events after it, read with other streams' (loadMany). */
+  private loadedSnapshotRevision(state: unknown): number {
+    return isObject(state) ? (this.snapshotRevisions.get(state) ?? -1) : -1;
+  }
+
   private async loadTracked<State, Command, Event extends { type: string; data: object }>(
     streamName: string,
     decider: Decider<State, Command, Event>,
+    prefetched?: { cached: CachedState<unknown>; tail: RecordedEvent[] | null },
   ): Promise<Tracked<State>> {
     const now = this.clock.now().getTime();
-    const cached = this.cache.get<State>(streamName, now);
+    const cached = (prefetched?.cached as CachedState<State> | undefined) ?? this.cache.get<State>(streamName, now);
     if (cached && this.options.soleWriter) {
+      if (isObject(cached.state)) this.snapshotRevisions.set(cached.state, cached.snapshotRevision);
       return {
         loaded: { state: cached.state, revision: cached.revision, position: cached.position, source: 'warm' },
         snapshotRevision: cached.snapshotRevision,
@@ -334,8 +469,9 @@ export class StreamStateStore {
     let start: Start<State>;
     try {
       // Another instance may have appended since we cached: catch up from the cached revision.
+      if (prefetched?.tail === null) throw new StreamNotFoundError(streamName);
       start = cached
-        ? { ...cached, lastEventAt: null, events: await this.store.readStream(streamName, { fromRevision: cached.revision + 1 }) }
+        ? { ...cached, lastEventAt: null, events: prefetched?.tail ?? (await this.store.readStream(streamName, { fromRevision: cached.revision + 1 })) }
         : await this.startingPoint(streamName, decider);
     } catch (error) {
       if (error instanceof StreamNotFoundError)
@@ -354,6 +490,7 @@ export class StreamStateStore {
     if (isObject(state) && !this.recent.has(state)) this.remember(decider, undefined, { state, revision, position });
     const snapshotRevision = await this.snapshotIfDue(streamName, decider, state, revision, position, start.snapshotRevision);
     this.cache.set(streamName, state, revision, position, now, snapshotRevision);
+    if (isObject(state)) this.snapshotRevisions.set(state, snapshotRevision);
     return { loaded: { state, revision, position, source: cached ? 'warm' : 'resumed' }, snapshotRevision };
   }
 

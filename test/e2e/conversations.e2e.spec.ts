@@ -1,5 +1,7 @@
 // Gateway lifecycle over real HTTP: resolve precedence, the 50-way race, reset/switch/suspend/resume, turns, transcripts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { conversationStreamName } from '../../src/events/conversation/conversationEvents.js';
+import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
 const enc = encodeURIComponent;
@@ -38,6 +40,19 @@ for (const backend of e2eBackends()) {
       const second = await resolve(source);
       expect(second.status).toBe(200);
       expect(second.body).toMatchObject({ sessionId: first.body.sessionId, state: 'warm', created: false });
+    });
+
+    it('writes a new conversation and its session in one transaction: no binding is ever seen without its session', async () => {
+      const created = await resolve(dm());
+      expect(created.status).toBe(201);
+      const store = service.infrastructure.eventStore;
+      const [bound] = (await store.readStream(conversationStreamName(created.body.sessionKey))).filter((event) => event.type === 'SessionBound');
+      const [opened] = await store.readStream(sessionStreamName(created.body.sessionId));
+      expect(opened).toMatchObject({ type: 'SessionCreated', revision: 0 });
+      // A position is (transaction id << 16) + the event's index in its transaction.
+      expect(Math.floor(opened!.position / 65_536)).toBe(Math.floor(bound!.position / 65_536));
+      expect(opened!.position).toBeGreaterThan(bound!.position);
+      expect(created.body.position).toBe(opened!.position);
     });
 
     it('gives 50 concurrent resolves of a new key exactly one session', async () => {

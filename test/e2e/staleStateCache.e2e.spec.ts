@@ -114,6 +114,22 @@ for (const backend of e2eBackends()) {
       expect(resolved.body.sessionId).not.toBe(sessionId);
     });
 
+    it('answers a warm resolve with the session as another instance left it, the binding unchanged', async () => {
+      const { sessionId } = await warmConversation();
+      const usage = { inputTokens: 7, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0, lastPromptTokens: null, costUsd: 0 };
+      await other.handle(
+        sessionStreamName(sessionId),
+        sessionDecider,
+        { type: 'RecordTurn', messages: [{ role: 'user', content: 'from the other instance' }], usage, status: 'completed', now: now() },
+        OTHER,
+      );
+      const source = { platform: 'telegram', chatType: 'dm', chatId: `stale-${backend}-${chat}` };
+      const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source } });
+      expect(resolved.status, resolved.text).toBe(200);
+      expect(resolved.body).toMatchObject({ sessionId, state: 'warm' });
+      expect(resolved.body.entry).toMatchObject({ turnCount: 2, inputTokens: 7 });
+    });
+
     it('ends a session whose binding was overtaken before the session was created', async () => {
       const { sessionKey } = await warmConversation();
       // The other instance binds a new session and is slow to create it: only the binding is written.

@@ -1,15 +1,37 @@
 // After a conversation binds a session: create the new session's stream, end the one left, reopen one switched back to.
 import { type ConversationEvent, conversationStreamName } from '../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../events/eventStore.js';
-import { sessionStreamName } from '../../events/session/sessionEvents.js';
+import { type SessionStreamEvent, sessionStreamName } from '../../events/session/sessionEvents.js';
+import type { StreamOpenings } from '../../events/streamStateStore.js';
 import type { CommandContext } from '../commandContext.js';
-import { sessionDecider } from '../sessions/sessionDecider.js';
+import { type SessionCommand, sessionDecider } from '../sessions/sessionDecider.js';
+import type { SessionState } from '../sessions/sessionState.js';
 import { conversationDecider } from './conversationDecider.js';
 import { sessionFollowUpsOf } from './sessionFollowUps.js';
 
 /**
+ * The sessions a binding creates, for the conversation's append to write with it where the store appends to several
+ * streams in one transaction (StreamStateStore.handleOpening): a new session then never exists bound but unwritten.
+ */
+export function sessionsOpenedBy(
+  sessionKey: string,
+  tenant: string | undefined,
+): StreamOpenings<ConversationEvent, SessionState, SessionCommand, SessionStreamEvent> {
+  return {
+    decider: sessionDecider,
+    streamsOpenedBy: (events) =>
+      events.flatMap((event) =>
+        sessionFollowUpsOf(sessionKey, event)
+          .filter(({ command }) => command.type === 'CreateSession')
+          .map(({ sessionId, command }) => ({ streamName: sessionStreamName(sessionId, tenant), command })),
+      ),
+  };
+}
+
+/**
  * The conversation stream is the point of decision (its expected revision picks one winner), so the
  * session streams follow it. Each step is idempotent: a retry after a crash finishes the job.
+ * `opened`: the session streams the conversation's own append wrote (sessionsOpenedBy), left as they are.
  * Returns the highest position written.
  */
 export async function followSessionBinding(
@@ -17,18 +39,23 @@ export async function followSessionBinding(
   sessionKey: string,
   events: readonly ConversationEvent[],
   metadata: EventMetadata,
+  opened: ReadonlySet<string> = new Set(),
 ): Promise<number> {
   let position = 0;
   let lastBound: string | undefined;
   for (const event of events) {
     const followUps = sessionFollowUpsOf(sessionKey, event);
     for (const { sessionId, command } of followUps) {
-      const written = await commandContext.streams.handle(sessionStreamName(sessionId, metadata.tenant), sessionDecider, command, metadata);
+      const streamName = sessionStreamName(sessionId, metadata.tenant);
+      if (opened.has(streamName)) continue;
+      const written = await commandContext.streams.handle(streamName, sessionDecider, command, metadata);
       position = Math.max(position, written.position);
     }
     if (event.type === 'SessionBound') lastBound = event.data.sessionId;
   }
-  if (lastBound) position = Math.max(position, await endIfSupersededMeanwhile(commandContext, sessionKey, lastBound, metadata));
+  // A session written with its binding existed before anyone could see the binding: whoever rebinds ends it.
+  if (lastBound && !opened.has(sessionStreamName(lastBound, metadata.tenant)))
+    position = Math.max(position, await endIfSupersededMeanwhile(commandContext, sessionKey, lastBound, metadata));
   return position;
 }
 

@@ -14,9 +14,11 @@ import { type SessionKeyOptions, sessionKeyFor } from '../../sessions/domain/ses
 import { earlierSessionKeysFor } from '../../sessions/domain/sessionKeyAliases.js';
 import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 import { sessionDecider } from '../../sessions/sessionDecider.js';
+import type { SessionState } from '../../sessions/sessionState.js';
+import type { LoadedState } from '../../../events/streamStateStore.js';
 import { automaticBindReasons, boundConversation, type ConversationState, conversationDecider } from '../conversationDecider.js';
 import { conversationEntry, type ConversationEntry } from '../conversationEntry.js';
-import { followSessionBinding } from '../sessionBinding.js';
+import { followSessionBinding, sessionsOpenedBy } from '../sessionBinding.js';
 
 export interface ResolveOptions {
   groupSessionsPerUser?: boolean;
@@ -81,8 +83,10 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
       { agent: command.options.agent ?? settings.agent, ...isolation, whatsappAliases: settings.whatsappAliases, escapeIds: settings.escapeKeyIds },
       command.metadata.tenant,
     );
-    const result = await commandContext.streams.handle(
-      conversationStreamName(sessionKey, command.metadata.tenant),
+    const conversationStream = conversationStreamName(sessionKey, command.metadata.tenant);
+    const { current, speculatedSession } = await this.catchUpCached(conversationStream, command.metadata.tenant);
+    const result = await commandContext.streams.handleOpening(
+      conversationStream,
       conversationDecider,
       async (state) => {
         const now = commandContext.now();
@@ -106,12 +110,20 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
         };
       },
       command.metadata,
+      sessionsOpenedBy(sessionKey, command.metadata.tenant),
+      current,
     );
-    let position = Math.max(result.position, await followSessionBinding(commandContext, sessionKey, result.events, command.metadata));
+    const opened = new Set(result.opened.map((stream) => stream.streamName));
+    const followed = await followSessionBinding(commandContext, sessionKey, result.events, command.metadata, opened);
+    let position = Math.max(result.position, followed);
     const conversation = boundConversation(result.state);
     const sessionStream = sessionStreamName(conversation.sessionId, command.metadata.tenant);
-    let session = await commandContext.streams.load(sessionStream, sessionDecider);
-    if (session.source === 'empty') {
+    // The session as the conversation's append opened it, or as read with the conversation when the binding stayed.
+    let session =
+      result.opened.find((stream) => stream.streamName === sessionStream) ??
+      (followed === 0 && speculatedSession?.streamName === sessionStream ? speculatedSession.loaded : undefined) ??
+      (await commandContext.streams.load(sessionStream, sessionDecider));
+    if (session.revision < 0) {
       // The winner of a race, or a process that crashed, has bound this session without writing its stream yet.
       const created = await commandContext.streams.handle(
         sessionStream,
@@ -151,6 +163,24 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
       entry: conversationEntry(conversation, session.state),
       position,
     };
+  }
+
+  /**
+   * A conversation in the cache and the session it was bound to, caught up in one read (a warm resolve's only one):
+   * the binding rarely changes, and when it has the session is read again after the decision.
+   */
+  private async catchUpCached(
+    conversationStream: string,
+    tenant: string | undefined,
+  ): Promise<{ current?: LoadedState<ConversationState>; speculatedSession?: { streamName: string; loaded: LoadedState<SessionState> } }> {
+    const cachedSessionId = this.commandContext.streams.cachedState(conversationStream, conversationDecider)?.sessionId;
+    if (!cachedSessionId) return {};
+    const sessionStream = sessionStreamName(cachedSessionId, tenant);
+    const [current, session] = await this.commandContext.streams.loadMany([
+      { streamName: conversationStream, decider: conversationDecider },
+      { streamName: sessionStream, decider: sessionDecider },
+    ] as const);
+    return { current, speculatedSession: { streamName: sessionStream, loaded: session } };
   }
 
   /**
