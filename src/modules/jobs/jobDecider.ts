@@ -18,11 +18,9 @@ export interface FireRecord {
   reportedAt: string | null;
 }
 
-export interface JobState {
-  status: JobStatus;
-  jobId: string | null;
+/** What every job state holds, absent or not. */
+interface JobStateFields {
   task: JobTask;
-  schedule: Schedule | null;
   timeZone: string;
   repeat: { times: number | null; completed: number };
   /** Null while paused, completed or removed. */
@@ -36,9 +34,39 @@ export interface JobState {
   lastReportedSlot: string | null;
   /** The most recent fires, oldest first: the ones a run report may name. */
   recentFires: FireRecord[];
-  createdAt: string | null;
-  updatedAt: string | null;
 }
+
+/** A stream with no JobScheduled (yet). */
+export interface AbsentJob extends JobStateFields {
+  status: 'absent';
+  jobId: null;
+  schedule: null;
+  createdAt: null;
+  updatedAt: null;
+}
+
+/** What JobScheduled set stays set, removal included. */
+interface ScheduledJobFields extends JobStateFields {
+  jobId: string;
+  schedule: Schedule;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A job the API shows and the decider acts on. */
+export interface LiveJob extends ScheduledJobFields {
+  status: 'scheduled' | 'paused' | 'completed';
+}
+
+/** Removed: it never fires again, and a JobScheduled may re-create it (keeping the slots it fired). */
+export interface RemovedJob extends ScheduledJobFields {
+  status: 'removed';
+}
+
+export type ExistingJob = LiveJob | RemovedJob;
+
+/** A union by status, like the session's: every variant holds the same keys in the same order (initialJobState). */
+export type JobState = AbsentJob | ExistingJob;
 
 export const RECENT_FIRES_KEPT = 50;
 /** Catch-up `all` fires at most this many missed slots, the latest ones; older ones are skipped. */
@@ -92,9 +120,15 @@ export function jobNotFound(jobId?: string | null): NotFoundError {
   return new NotFoundError('JOB_NOT_FOUND', jobId ? `no job ${jobId}` : 'no such job', jobId ? { jobId } : undefined);
 }
 
-function alreadyFired(state: JobState, slot: string): ConflictError {
-  const message = time(slot) === time(state.lastSlot!) ? `slot ${slot} has already fired` : `a later slot (${state.lastSlot}) has already fired`;
-  return new ConflictError('ALREADY_FIRED', message, { jobId: state.jobId, slot, lastSlot: state.lastSlot });
+/** The job a command acted on: decideJob refuses an absent one, so this throws only for a job never scheduled. */
+export function existingJob(state: JobState, jobId: string): ExistingJob {
+  if (state.status === 'absent') throw jobNotFound(jobId);
+  return state;
+}
+
+function alreadyFired(jobId: string, slot: string, lastSlot: string): ConflictError {
+  const message = time(slot) === time(lastSlot) ? `slot ${slot} has already fired` : `a later slot (${lastSlot}) has already fired`;
+  return new ConflictError('ALREADY_FIRED', message, { jobId, slot, lastSlot });
 }
 
 function requirePromptOrSkill(task: JobTask): void {
@@ -108,29 +142,37 @@ function canonicalJson(value: unknown): string {
   );
 }
 
-const exists = (state: JobState) => state.status !== 'absent' && state.status !== 'removed';
+const exists = (state: JobState): state is LiveJob => state.status !== 'absent' && state.status !== 'removed';
 const exhausted = (repeat: JobState['repeat']) => repeat.times !== null && repeat.completed >= repeat.times;
 
+export function evolveJob(state: ExistingJob, event: JobEvent): ExistingJob;
+export function evolveJob(state: JobState, event: JobEvent): JobState;
 export function evolveJob(state: JobState, event: JobEvent): JobState {
+  if (event.type === 'JobScheduled') {
+    const { data } = event;
+    return {
+      ...initialJobState(),
+      // A re-created job keeps the slots it fired: at most once holds for the stream, not one incarnation.
+      lastRunAt: state.lastRunAt,
+      lastSlot: state.lastSlot,
+      status: 'scheduled',
+      jobId: data.jobId,
+      task: data.task,
+      schedule: data.schedule,
+      timeZone: data.timeZone,
+      repeat: { times: data.repeatTimes, completed: 0 },
+      nextRunAt: data.nextRunAt,
+      createdAt: data.at,
+      updatedAt: data.at,
+    };
+  }
+  // Every other event follows JobScheduled in its stream (decideJob writes nothing else for an absent job).
+  if (state.status === 'absent') return state;
+  return evolveExistingJob(state, event);
+}
+
+function evolveExistingJob(state: ExistingJob, event: Exclude<JobEvent, { type: 'JobScheduled' }>): ExistingJob {
   switch (event.type) {
-    case 'JobScheduled': {
-      const { data } = event;
-      return {
-        ...initialJobState(),
-        // A re-created job keeps the slots it fired: at most once holds for the stream, not one incarnation.
-        lastRunAt: state.lastRunAt,
-        lastSlot: state.lastSlot,
-        status: 'scheduled',
-        jobId: data.jobId,
-        task: data.task,
-        schedule: data.schedule,
-        timeZone: data.timeZone,
-        repeat: { times: data.repeatTimes, completed: 0 },
-        nextRunAt: data.nextRunAt,
-        createdAt: data.at,
-        updatedAt: data.at,
-      };
-    }
     case 'JobUpdated': {
       const { repeatTimes, ...task } = event.data.changes;
       return {
@@ -242,7 +284,7 @@ export function decideJob(command: JobCommand, state: JobState): JobEvent[] {
       return [
         {
           type: 'JobRunReported',
-          data: { jobId: state.jobId!, fireId: fire.fireId, slot: fire.slot, status: command.status, error: command.error, at: command.now },
+          data: { jobId: state.jobId, fireId: fire.fireId, slot: fire.slot, status: command.status, error: command.error, at: command.now },
         },
       ];
     }
@@ -267,9 +309,10 @@ function decideUpdate(command: Extract<JobCommand, { type: 'UpdateJob' }>, state
     requirePromptOrSkill({ ...state.task, ...changes });
     events.push({ type: 'JobUpdated', data: { changes, at: command.now } });
   }
-  let current = events.reduce(evolveJob, state);
+  let current: ExistingJob = state;
+  for (const event of events) current = evolveJob(current, event);
   const reschedule = command.reschedule;
-  if (reschedule && !(sameSchedule(reschedule.schedule, current.schedule!) && reschedule.timeZone === current.timeZone)) {
+  if (reschedule && !(sameSchedule(reschedule.schedule, current.schedule) && reschedule.timeZone === current.timeZone)) {
     // A paused job keeps no next run; resuming computes it from the new schedule.
     const next = current.status === 'paused' || exhausted(current.repeat) ? null : firstRunAt(reschedule.schedule, now, reschedule.timeZone);
     if (!next && current.status !== 'paused' && !exhausted(current.repeat))
@@ -291,9 +334,9 @@ function decideUpdate(command: Extract<JobCommand, { type: 'UpdateJob' }>, state
 }
 
 /** Slots that passed while paused stay unfired; a one-shot not yet fired runs once resumed, however late. */
-function resumeAt(state: JobState, now: Date): string | null {
+function resumeAt(state: ExistingJob, now: Date): string | null {
   if (exhausted(state.repeat)) return null;
-  const schedule = state.schedule!;
+  const { schedule } = state;
   if (schedule.kind === 'once') return state.lastSlot !== null && time(state.lastSlot) >= time(schedule.at) ? null : schedule.at;
   const next = nextRunAfter(schedule, now, state.timeZone);
   return next ? iso(next) : null;
@@ -302,8 +345,8 @@ function resumeAt(state: JobState, now: Date): string | null {
 function decideDueFires(command: Extract<JobCommand, { type: 'FireDueSlots' }>, state: JobState): JobEvent[] {
   if (state.status !== 'scheduled' || state.nextRunAt === null || time(state.nextRunAt) > time(command.now)) return [];
   const now = new Date(command.now);
-  const schedule = state.schedule!;
-  const due = slotsUpTo(schedule, new Date(state.nextRunAt), now, state.timeZone, MAX_CATCH_UP_FIRES + 1);
+  const { schedule, nextRunAt: dueSince } = state;
+  const due = slotsUpTo(schedule, new Date(dueSince), now, state.timeZone, MAX_CATCH_UP_FIRES + 1);
   const after = nextRunAfter(schedule, now, state.timeZone);
   if (due.slots.length === 0) {
     // nextRunAt is not a slot of the schedule (it cannot be, short of a hand-edited stream): move on without firing.
@@ -356,20 +399,21 @@ function decideDueFires(command: Extract<JobCommand, { type: 'FireDueSlots' }>, 
     const last = index === chosen.length - 1;
     const completed = last && (!after || chosen.length >= remaining);
     const nextRunAt = last ? (completed ? null : iso(after!)) : iso(chosen[index + 1]!);
-    return fired(state, iso(slot), 'ticker', last ? skipped : 0, nextRunAt, completed, command.now);
+    return fired(state, dueSince, iso(slot), 'ticker', last ? skipped : 0, nextRunAt, completed, command.now);
   });
 }
 
 function decideExternalFire(command: Extract<JobCommand, { type: 'FireSlot' }>, state: JobState): JobEvent[] {
   if (!exists(state)) throw jobNotFound(state.jobId);
-  if (command.slot !== null && state.lastSlot !== null && time(command.slot) <= time(state.lastSlot)) throw alreadyFired(state, command.slot);
+  if (command.slot !== null && state.lastSlot !== null && time(command.slot) <= time(state.lastSlot))
+    throw alreadyFired(state.jobId, command.slot, state.lastSlot);
   if (state.status === 'paused') throw new ConflictError('JOB_PAUSED', `job ${state.jobId} is paused`, { jobId: state.jobId });
   const remaining = state.repeat.times === null ? Number.POSITIVE_INFINITY : state.repeat.times - state.repeat.completed;
   if (command.slot === null || state.status === 'completed' || state.nextRunAt === null || remaining <= 0) {
     throw new ConflictError('JOB_COMPLETED', `job ${state.jobId} has no run left`, { jobId: state.jobId });
   }
   const slot = time(command.slot);
-  if (!isSlot(state.schedule!, new Date(slot), state.timeZone)) {
+  if (!isSlot(state.schedule, new Date(slot), state.timeZone)) {
     throw new ValidationError(`${command.slot} is not a slot of this job's schedule`, { slot: command.slot, nextRunAt: state.nextRunAt }, 'SLOT_NOT_SCHEDULED');
   }
   if (slot < time(state.nextRunAt)) {
@@ -383,21 +427,31 @@ function decideExternalFire(command: Extract<JobCommand, { type: 'FireSlot' }>, 
   }
   // Slots between nextRunAt and this one, and those between it and now, are left unfired: never a burst.
   const now = new Date(command.now);
-  const after = nextRunAfter(state.schedule!, new Date(Math.max(slot, now.getTime())), state.timeZone);
-  const skipped = slotsUpTo(state.schedule!, new Date(state.nextRunAt), new Date(slot - 1), state.timeZone, MAX_CATCH_UP_FIRES).slots.length;
+  const after = nextRunAfter(state.schedule, new Date(Math.max(slot, now.getTime())), state.timeZone);
+  const skipped = slotsUpTo(state.schedule, new Date(state.nextRunAt), new Date(slot - 1), state.timeZone, MAX_CATCH_UP_FIRES).slots.length;
   const completed = !after || remaining <= 1;
-  return [fired(state, iso(new Date(slot)), 'external', skipped, completed ? null : iso(after!), completed, command.now)];
+  return [fired(state, state.nextRunAt, iso(new Date(slot)), 'external', skipped, completed ? null : iso(after!), completed, command.now)];
 }
 
-function fired(state: JobState, slot: string, trigger: FireTrigger, skippedSlots: number, nextRunAt: string | null, completed: boolean, now: string): JobEvent {
+/** `dueSince`: the job's nextRunAt when it fired. */
+function fired(
+  state: LiveJob,
+  dueSince: string,
+  slot: string,
+  trigger: FireTrigger,
+  skippedSlots: number,
+  nextRunAt: string | null,
+  completed: boolean,
+  now: string,
+): JobEvent {
   return {
     type: 'JobFired',
     data: {
-      jobId: state.jobId!,
+      jobId: state.jobId,
       fireId: fireIdFor(slot),
       slot,
       trigger,
-      dueSince: state.nextRunAt!,
+      dueSince,
       skippedSlots,
       nextRunAt,
       completed,

@@ -1,6 +1,6 @@
 // A job as the API shows it: its definition, schedule, run counters and the outcome of its latest run.
 import type { DeliveryTarget, JobOrigin, RunStatus } from '../../events/job/jobEvents.js';
-import type { FireRecord, JobState, JobStatus } from './jobDecider.js';
+import type { ExistingJob, FireRecord, JobState, JobStatus } from './jobDecider.js';
 import { describeSchedule } from './schedule/schedule.js';
 import type { Schedule, ScheduleKind } from '../../events/job/jobSchedule.js';
 
@@ -51,10 +51,10 @@ function orderedTarget(target: DeliveryTarget | null): DeliveryTarget | null {
   return target && { platform: target.platform, chatId: target.chatId, threadId: target.threadId };
 }
 
-export function toJobView(state: JobState): JobView {
-  const schedule = orderedSchedule(state.schedule!);
+export function toJobView(state: ExistingJob): JobView {
+  const schedule = orderedSchedule(state.schedule);
   return {
-    id: state.jobId!,
+    id: state.jobId,
     name: state.task.name,
     description: state.task.description,
     prompt: state.task.prompt,
@@ -68,14 +68,14 @@ export function toJobView(state: JobState): JobView {
     model: state.task.model,
     repeat: state.repeat,
     enabled: state.status === 'scheduled',
-    state: state.status as Exclude<JobStatus, 'absent'>,
+    state: state.status,
     nextRunAt: state.nextRunAt,
     lastRunAt: state.lastRunAt,
     lastSlot: state.lastSlot,
     lastStatus: state.lastStatus,
     lastError: state.lastError,
-    createdAt: state.createdAt!,
-    updatedAt: state.updatedAt!,
+    createdAt: state.createdAt,
+    updatedAt: state.updatedAt,
   };
 }
 

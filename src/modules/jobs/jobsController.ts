@@ -15,7 +15,7 @@ import { CommandContext, requestMetadata } from '../commandContext.js';
 import { ChangeJobCommand, type JobChange } from './commands/changeJob.js';
 import { FireJobCommand } from './commands/fireJob.js';
 import { ImportJobsCommand, ScheduleJobCommand, type JobWriteResult } from './commands/scheduleJob.js';
-import { jobDecider, jobNotFound, type JobState } from './jobDecider.js';
+import { type ExistingJob, existingJob, jobDecider, jobNotFound } from './jobDecider.js';
 import { validJobId } from './jobId.js';
 import { createJobRequestSchema, fireRequestSchema, listJobsQuerySchema, patchJobRequestSchema, runReportRequestSchema } from './jobRequests.js';
 import { definitionsFromJobsJson, jobsJsonSchema } from './jobsJsonImport.js';
@@ -114,7 +114,7 @@ export class JobsController {
   @DocumentedBody(fireRequestSchema)
   async fire(@Param('id') id: string, @ValidBody(fireRequestSchema) body: z.infer<typeof fireRequestSchema>, @Req() request: Request) {
     const result = await this.commands.execute(new FireJobCommand(validJobId(id), { type: 'slot', slot: body.slot }, requestMetadata(request)));
-    this.followTimer(result.state, request);
+    this.followTimer(existingJob(result.state, id), request);
     const fire = result.fires[0]!;
     return {
       jobId: fire.jobId,
@@ -144,8 +144,8 @@ export class JobsController {
   }
 
   /** The external scheduler (if any) learns the job's next slot, or that it has none. */
-  private followTimer(state: JobState, request: Request): void {
-    this.registrations.follow(jobTimer(state.jobId!, requestTenant(request), state));
+  private followTimer(state: ExistingJob, request: Request): void {
+    this.registrations.follow(jobTimer(state.jobId, requestTenant(request), state));
   }
 
   private change(id: string, change: JobChange, request: Request): Promise<JobWriteResult> {

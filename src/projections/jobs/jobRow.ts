@@ -1,6 +1,6 @@
 // One row per job: the columns the listing and the ticker's due query filter on, and the folded state they show.
 import { EntitySchema } from 'typeorm';
-import type { JobState, JobStatus } from '../../modules/jobs/jobDecider.js';
+import type { ExistingJob, JobStatus } from '../../modules/jobs/jobDecider.js';
 
 export interface JobRow {
   /** The tenant whose streams the row comes from; '' for the default tenant. */
@@ -16,7 +16,7 @@ export interface JobRow {
   revision: number;
   lastPosition: number;
   /** The job stream's fold, by the decider's own evolve: the row cannot drift from GET /v1/jobs/{id}. */
-  state: JobState;
+  state: ExistingJob;
 }
 
 const bigintAsNumber = { to: (value: number) => value, from: (value: string | number) => Number(value) };

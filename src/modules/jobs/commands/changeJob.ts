@@ -3,7 +3,7 @@ import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { jobStreamName, type RunStatus } from '../../../events/job/jobEvents.js';
 import { CommandContext } from '../../commandContext.js';
-import { type JobCommand, jobDecider, jobNotFound, type JobState } from '../jobDecider.js';
+import { existingJob, type JobCommand, jobDecider, jobNotFound, type JobState } from '../jobDecider.js';
 import type { JobPatch } from '../jobRequests.js';
 import { parseSchedule, requireReadableSchedule, validTimeZone } from '../schedule/parseSchedule.js';
 import type { JobWriteResult } from './scheduleJob.js';
@@ -25,13 +25,19 @@ export class ChangeJobCommand extends Command<JobWriteResult> {
 export class ChangeJobHandler implements ICommandHandler<ChangeJobCommand> {
   constructor(private readonly commandContext: CommandContext) {}
 
-  execute({ jobId, change, metadata }: ChangeJobCommand): Promise<JobWriteResult> {
+  async execute({ jobId, change, metadata }: ChangeJobCommand): Promise<JobWriteResult> {
     if (change.type === 'update') {
       // Validation before state: a malformed patch of a removed job answers the validation error, not 404.
       if (change.patch.timeZone !== undefined) validTimeZone(change.patch.timeZone);
       if (change.patch.schedule !== undefined) requireReadableSchedule(change.patch.schedule, this.commandContext.clock.now());
     }
-    return this.commandContext.streams.handle(jobStreamName(jobId, metadata.tenant), jobDecider, (state) => this.toCommand(jobId, change, state), metadata);
+    const result = await this.commandContext.streams.handle(
+      jobStreamName(jobId, metadata.tenant),
+      jobDecider,
+      (state) => this.toCommand(jobId, change, state),
+      metadata,
+    );
+    return { ...result, state: existingJob(result.state, jobId) };
   }
 
   private toCommand(jobId: string, change: JobChange, state: JobState): JobCommand {
@@ -43,7 +49,7 @@ export class ChangeJobHandler implements ICommandHandler<ChangeJobCommand> {
         const timeZone = patch.timeZone === undefined ? state.timeZone : validTimeZone(patch.timeZone);
         const reschedule =
           patch.schedule !== undefined || patch.timeZone !== undefined
-            ? { schedule: patch.schedule === undefined ? state.schedule! : parseSchedule(patch.schedule, now, timeZone), timeZone }
+            ? { schedule: patch.schedule === undefined ? state.schedule : parseSchedule(patch.schedule, now, timeZone), timeZone }
             : undefined;
         return {
           type: 'UpdateJob',

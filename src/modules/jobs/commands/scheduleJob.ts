@@ -4,13 +4,13 @@ import { ConflictError } from '../../../errors/ledgerError.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { jobStreamName, type JobTask } from '../../../events/job/jobEvents.js';
 import { CommandContext } from '../../commandContext.js';
-import { type JobCommand, jobDecider, type JobState } from '../jobDecider.js';
+import { type ExistingJob, existingJob, type JobCommand, jobDecider } from '../jobDecider.js';
 import { newJobId } from '../jobId.js';
 import type { JobDefinition } from '../jobRequests.js';
 import { parseSchedule } from '../schedule/parseSchedule.js';
 
 export interface JobWriteResult {
-  state: JobState;
+  state: ExistingJob;
   revision: number;
   position: number;
   written: boolean;
@@ -35,7 +35,7 @@ export class ImportJobsCommand extends Command<ImportJobsResult> {
 }
 
 export interface ImportJobsResult {
-  created: JobState[];
+  created: ExistingJob[];
   /** Ids already taken: left as they are, so importing the same file twice changes nothing. */
   existing: string[];
   position: number;
@@ -73,9 +73,10 @@ function toScheduleCommand(definition: JobDefinition, now: Date): Extract<JobCom
 export class ScheduleJobHandler implements ICommandHandler<ScheduleJobCommand> {
   constructor(private readonly commandContext: CommandContext) {}
 
-  execute({ definition, metadata }: ScheduleJobCommand): Promise<JobWriteResult> {
+  async execute({ definition, metadata }: ScheduleJobCommand): Promise<JobWriteResult> {
     const command = toScheduleCommand(definition, this.commandContext.clock.now());
-    return this.commandContext.streams.handle(jobStreamName(command.jobId, metadata.tenant), jobDecider, command, metadata);
+    const result = await this.commandContext.streams.handle(jobStreamName(command.jobId, metadata.tenant), jobDecider, command, metadata);
+    return { ...result, state: existingJob(result.state, command.jobId) };
   }
 }
 
@@ -91,7 +92,7 @@ export class ImportJobsHandler implements ICommandHandler<ImportJobsCommand> {
     for (const command of commands) {
       try {
         const written = await this.commandContext.streams.handle(jobStreamName(command.jobId, metadata.tenant), jobDecider, command, metadata);
-        result.created.push(written.state);
+        result.created.push(existingJob(written.state, command.jobId));
         result.position = Math.max(result.position, written.position);
       } catch (error) {
         if (!(error instanceof ConflictError && error.code === 'JOB_EXISTS')) throw error;
