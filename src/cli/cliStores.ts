@@ -1,9 +1,8 @@
 // The stores the service's own configuration names, opened for one CLI command: no HTTP, projections off unless asked for.
-import { type Infrastructure, openInfrastructure } from '../app/infrastructure.js';
+import type { Infrastructure } from '../app/infrastructure.js';
 import { type LedgerConfig, loadConfig } from '../config/config.js';
 import { createLogger } from '../logging/logger.js';
 import type { Projection } from '../projections/projection.js';
-import { allProjections } from '../projections/allProjections.js';
 
 export interface CliStores {
   config: LedgerConfig;
@@ -14,8 +13,10 @@ export interface CliStores {
  * Opens what EVENT_STORE_URL, DATABASE_URL, DATA_DIR ... name, with the projection runner stopped: a command that
  * needs it starts it. On the embedded database only one process may open the data folder: stop the service first.
  */
-export async function openCliStores(projections: readonly Projection[] = allProjections): Promise<CliStores> {
+export async function openCliStores(projections?: readonly Projection[]): Promise<CliStores> {
   const config = loadConfig({ LOG_LEVEL: 'warn', ...process.env, PROJECTIONS_ENABLED: 'false' });
+  // Loaded here, not at the top: the database drivers and TypeORM take half a second of start-up that a refused command line need not pay.
+  const { openInfrastructure } = await import('../app/infrastructure.js');
   const infrastructure = await openInfrastructure(config, createLogger(config.logLevel, process.stderr), projections);
   return { config, infrastructure };
 }
