@@ -473,3 +473,10 @@ describe('conversation decider', () => {
         .thenState({ status: 'open', sessionId: 's2', sessionIds: ['s1', 's2'] }));
   });
 });
+
+describe('an event type from a newer version of the service (a rolling upgrade)', () => {
+  it('leaves the folded state as it is', () => {
+    const folded = [opened(0)].reduce(evolveConversation, initialConversationState());
+    expect(evolveConversation(folded, { type: 'FromANewerVersion', data: { at: '2026-07-01T00:00:00.000Z' } } as never)).toEqual(folded);
+  });
+});

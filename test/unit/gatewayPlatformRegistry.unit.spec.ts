@@ -80,3 +80,10 @@ describe('platformRegistryView', () => {
     expect(split.piiSafePlatforms.has('telegram')).toBe(false);
   });
 });
+
+describe('an event type from a newer version of the service (a rolling upgrade)', () => {
+  it('leaves the folded state as it is', () => {
+    const folded = [started, registered([telegram])].reduce(gatewayDecider.evolve, gatewayDecider.initialState());
+    expect(gatewayDecider.evolve(folded, { type: 'FromANewerVersion', data: { at: '2026-07-01T00:00:00.000Z' } } as never)).toEqual(folded);
+  });
+});

@@ -379,3 +379,10 @@ describe('job decider', () => {
       job.given([scheduled()]).when(report('ok')).thenThrows({ code: 'FIRE_NOT_FOUND', status: 404 }));
   });
 });
+
+describe('an event type from a newer version of the service (a rolling upgrade)', () => {
+  it('leaves the folded state as it is', () => {
+    const folded = [scheduled()].reduce(jobDecider.evolve, jobDecider.initialState());
+    expect(jobDecider.evolve(folded, { type: 'FromANewerVersion', data: { at: '2026-07-01T00:00:00.000Z' } } as never)).toEqual(folded);
+  });
+});

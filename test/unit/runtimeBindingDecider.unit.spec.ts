@@ -1,5 +1,5 @@
 // The runtime binding decider as a specification: sticky binding, drift, newSession, /new variants, /detach.
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RuntimeBindingEvent } from '../../src/events/runtime/runtimeBindingEvents.js';
 import { type RuntimeBindingCommand, runtimeBindingDecider } from '../../src/modules/runtime/runtimeBindingDecider.js';
 import { specification } from '../support/deciderSpecification.js';
@@ -147,5 +147,12 @@ describe('runtime binding: /new and /detach', () => {
       .given([])
       .when({ type: 'BindForTask', provider: null, model: null, runtimeSessionId: 'rt_new', now: later })
       .thenThrows({ code: 'PROVIDER_REQUIRED', status: 400 });
+  });
+});
+
+describe('an event type from a newer version of the service (a rolling upgrade)', () => {
+  it('leaves the folded state as it is', () => {
+    const folded = [boundTo('rt-1')].reduce(runtimeBindingDecider.evolve, runtimeBindingDecider.initialState());
+    expect(runtimeBindingDecider.evolve(folded, { type: 'FromANewerVersion', data: { at: '2026-07-01T00:00:00.000Z' } } as never)).toEqual(folded);
   });
 });

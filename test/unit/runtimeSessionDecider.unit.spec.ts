@@ -1,5 +1,5 @@
 // The runtime session decider as a specification: every transition of CliGate's runtime state machine, and the ones it forbids.
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RuntimeSessionEvent } from '../../src/events/runtime/runtimeSessionEvents.js';
 import { type RuntimeSessionCommand, runtimeSessionDecider } from '../../src/modules/runtime/runtimeSessionDecider.js';
 import { specification } from '../support/deciderSpecification.js';
@@ -398,5 +398,12 @@ describe('runtime session: an interrupt asked of the running turn', () => {
       .given([...runningTurn, asked1])
       .when({ type: 'Interrupt', reason: 'heartbeat_timeout', error: 'quiet', quietSince: at(20), now: at(400) })
       .thenState({ status: 'interrupted', currentTurnId: null, interruptRequested: null });
+  });
+});
+
+describe('an event type from a newer version of the service (a rolling upgrade)', () => {
+  it('leaves the folded state as it is', () => {
+    const folded = [started, turn(1)].reduce(runtimeSessionDecider.evolve, runtimeSessionDecider.initialState());
+    expect(runtimeSessionDecider.evolve(folded, { type: 'FromANewerVersion', data: { at: '2026-07-01T00:00:00.000Z' } } as never)).toEqual(folded);
   });
 });

@@ -370,3 +370,13 @@ describe('session decider', () => {
         .thenThrows(sessionEnded));
   });
 });
+
+describe('an event type from a newer version of the service (a rolling upgrade)', () => {
+  it('leaves the folded state as it is but for the revision it counts', () => {
+    const folded = [created].reduce(evolveSession, initialSessionState());
+    expect(evolveSession(folded, { type: 'FromANewerVersion', data: { at: '2026-07-01T00:00:00.000Z' } } as never)).toEqual({
+      ...folded,
+      revision: folded.revision + 1,
+    });
+  });
+});

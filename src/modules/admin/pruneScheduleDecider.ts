@@ -21,8 +21,10 @@ export const pruneScheduleDecider: Decider<PruneScheduleState, PruneScheduleComm
       case 'PruneSweepClaimed':
         return { lastSlot: event.data.slot };
       default: {
+        // A type from a newer version of the service (during a rolling upgrade): the state stays as it is.
         const unknown: never = event.type;
-        return unknown;
+        void unknown;
+        return state;
       }
     }
   },

@@ -174,8 +174,10 @@ function evolveOpenConversation(state: OpenConversation, event: Exclude<Conversa
     case 'BackgroundActivityReported':
       return { ...state, backgroundProcessSince: event.data.backgroundProcessSince };
     default: {
+      // A type from a newer version of the service (during a rolling upgrade): the state stays as it is.
       const unknown: never = event;
-      return unknown;
+      void unknown;
+      return state;
     }
   }
 }

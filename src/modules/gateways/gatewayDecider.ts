@@ -50,8 +50,10 @@ export function evolveGateway(state: GatewayState, event: GatewayEvent): Gateway
     case 'GatewayPlatformsRegistered':
       return { ...state, platforms: event.data.platforms };
     default: {
+      // A type from a newer version of the service (during a rolling upgrade): the state stays as it is.
       const unknown: never = event;
-      return unknown;
+      void unknown;
+      return state;
     }
   }
 }

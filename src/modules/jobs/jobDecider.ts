@@ -230,8 +230,10 @@ function evolveExistingJob(state: ExistingJob, event: Exclude<JobEvent, { type: 
       };
     }
     default: {
+      // A type from a newer version of the service (during a rolling upgrade): the state stays as it is.
       const unknown: never = event;
-      return unknown;
+      void unknown;
+      return state;
     }
   }
 }

@@ -88,8 +88,10 @@ export function evolveRuntimeBinding(state: RuntimeBindingState, event: RuntimeB
         previousRuntimeSessionId: event.data.runtimeSessionId,
       };
     default: {
+      // A type from a newer version of the service (during a rolling upgrade): the state stays as it is.
       const unknown: never = event;
-      return unknown;
+      void unknown;
+      return state;
     }
   }
 }

@@ -278,8 +278,10 @@ function evolveExistingRuntimeSession(
       return { ...state, interruptRequested: { turnId, messageId, requestedAt: at }, updatedAt: at };
     }
     default: {
+      // A type from a newer version of the service (during a rolling upgrade): the state stays as it is.
       const unknown: never = event;
-      return unknown;
+      void unknown;
+      return state;
     }
   }
 }

@@ -256,8 +256,10 @@ function evolveExistingSession(state: ExistingSession, event: Exclude<SessionStr
     case 'SessionDestroyed':
       return { ...state, status: 'destroyed', destroyedAt: event.data.at, turnInFlight: null, updatedAt: event.data.at };
     default: {
+      // A type from a newer version of the service (during a rolling upgrade): the state stays as it is.
       const unknown: never = event;
-      return unknown;
+      void unknown;
+      return state;
     }
   }
 }
