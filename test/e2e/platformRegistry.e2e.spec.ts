@@ -106,6 +106,11 @@ for (const backend of e2eBackends()) {
       expect(await refused('gw-bad', {})).toEqual([400, 'VALIDATION_FAILED']);
       expect(await refused('gw-bad', { platforms: [{ platform: 'Tele Gram' }] })).toEqual([400, 'VALIDATION_FAILED']);
       expect(await refused('gw-bad', { platforms: [{ platform: 'slack', displayName: 'two\n## lines' }] })).toEqual([400, 'VALIDATION_FAILED']);
+      expect(await refused('gw-bad', { platforms: [{ platform: 'slack', displayName: 'two\u2028## lines' }] })).toEqual([400, 'VALIDATION_FAILED']);
+      expect(await refused('gw-bad', { platforms: [{ platform: 'slack', homeChannel: { chatId: 'C1\u0085', name: 'Ops' } }] })).toEqual([
+        400,
+        'VALIDATION_FAILED',
+      ]);
       expect(await refused('gw-bad', { platforms: [{ platform: 'slack', homeChannel: { chatId: 'C1' } }] })).toEqual([400, 'VALIDATION_FAILED']);
       expect(await refused('gw-bad', { platforms: [{ platform: 'slack', piiSafe: 'yes' }] })).toEqual([400, 'VALIDATION_FAILED']);
       expect(await refused('gw-bad', { platforms: [{ platform: 'slack', extra: 1 }] })).toEqual([400, 'VALIDATION_FAILED']);

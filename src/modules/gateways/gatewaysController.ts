@@ -31,7 +31,7 @@ const promptLabel = z
   .string()
   .min(1)
   .max(200)
-  .regex(/^[^\u0000-\u001f\u007f]*$/, 'names are one line without control characters');
+  .regex(/^[^\p{Cc}\p{Zl}\p{Zp}]*$/u, 'names are one line without control characters or line separators');
 // Telegram chat ids arrive as JSON numbers; past 2^53 a number has already lost digits, so only safe integers are taken.
 const chatIdSchema = z.preprocess(
   (value) => (typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value),
@@ -39,7 +39,7 @@ const chatIdSchema = z.preprocess(
     .string({ error: 'expected a string or a safe integer' })
     .min(1)
     .max(256)
-    .regex(/^[^\u0000-\u001f\u007f]*$/, 'chat ids have no control characters'),
+    .regex(/^[^\p{Cc}\p{Zl}\p{Zp}]*$/u, 'chat ids have no control characters or line separators'),
 );
 export const platformsRequestSchema = z.strictObject({
   /** The gateway's whole list: it replaces the one registered before ([] unregisters every platform). */
