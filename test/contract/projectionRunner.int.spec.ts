@@ -16,17 +16,22 @@ import { testBackends, type TestDatabase } from '../support/testDatabases.js';
 const logger = createLogger('silent');
 
 /** Refuses events of type `Poison` until told otherwise: a projection that cannot apply an event. */
-function fragileProjection(): Projection & { healed: boolean; seen: number[] } {
+function fragileProjection(): Projection & { healed: boolean; seen: number[]; failAfterMs: number } {
   const projection = {
     name: 'fragile',
     tables: [] as string[],
     entities: [],
     healed: false,
     seen: [] as number[],
+    /** How long an attempt at the poison takes before it fails. */
+    failAfterMs: 0,
     // Its error does not name the event: the runner goes one event at a time to find it.
     async applyBatch(events: readonly RecordedEvent[], _manager: EntityManager) {
       for (const event of events) {
-        if (event.type === 'Poison' && !projection.healed) throw new Error('cannot apply poison');
+        if (event.type === 'Poison' && !projection.healed) {
+          await new Promise((resolve) => setTimeout(resolve, projection.failAfterMs));
+          throw new Error('cannot apply poison');
+        }
         projection.seen.push(event.position);
       }
     },
@@ -154,6 +159,17 @@ for (const backend of testBackends()) {
       expect(fragile.seen).not.toContain(after.position);
       // Other projections keep going.
       expect(await runner.waitForPosition(['stream-index'], after.position, 5_000)).toBe(true);
+      // While it retries (every 100 ms here, each attempt taking 30 ms) it stays failed, for /ready as for the admin view.
+      fragile.failAfterMs = 30;
+      const seenStates = new Set<string>();
+      const retriesBefore = runner.localStates().find((state) => state.name === 'fragile')!.consecutiveFailures;
+      for (let sample = 0; sample < 300; sample++) {
+        seenStates.add(runner.localStates().find((state) => state.name === 'fragile')!.state);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      expect(runner.localStates().find((state) => state.name === 'fragile')!.consecutiveFailures).toBeGreaterThan(retriesBefore);
+      expect([...seenStates]).toEqual(['failed']);
+      fragile.failAfterMs = 0;
       fragile.healed = true;
       expect(await runner.waitForPosition(['fragile'], after.position, 5_000)).toBe(true);
       expect(fragile.seen.filter((position) => position === poison.position)).toHaveLength(1);
