@@ -208,10 +208,11 @@ export class StreamStateStore {
       cached[index] ? [{ index, streamName: stream.streamName, fromRevision: cached[index].revision + 1 }] : [],
     );
     const tails = tailsOf.length > 1 ? await this.store.readStreamTails(tailsOf) : [];
+    const tailOf = new Map(tails.map((tail, at) => [tailsOf[at]!.index, tail]));
     const loaded = await Promise.all(
       streams.map(async (stream, index) => {
-        const at = tails.length > 0 ? tailsOf.findIndex((tail) => tail.index === index) : -1;
-        const { loaded } = await this.loadTracked(stream.streamName, stream.decider, at < 0 ? undefined : { cached: cached[index]!, tail: tails[at]! });
+        const tail = tailOf.get(index);
+        const { loaded } = await this.loadTracked(stream.streamName, stream.decider, tail === undefined ? undefined : { cached: cached[index]!, tail });
         this.cache.recordLoad?.(loaded.source === 'empty' ? 'cold' : loaded.source);
         return loaded;
       }),
