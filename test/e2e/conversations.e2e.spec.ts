@@ -42,7 +42,7 @@ for (const backend of e2eBackends()) {
       expect(second.body).toMatchObject({ sessionId: first.body.sessionId, state: 'warm', created: false });
     });
 
-    it('writes a new conversation and its session in one transaction: no binding is ever seen without its session', async () => {
+    it('writes a new conversation (or a reset) and its new session in one transaction: no binding is ever seen without its session', async () => {
       const created = await resolve(dm());
       expect(created.status).toBe(201);
       const store = service.infrastructure.eventStore;
@@ -53,6 +53,14 @@ for (const backend of e2eBackends()) {
       expect(Math.floor(opened!.position / 65_536)).toBe(Math.floor(bound!.position / 65_536));
       expect(opened!.position).toBeGreaterThan(bound!.position);
       expect(created.body.position).toBe(opened!.position);
+      // A reset opens its new session the same way.
+      const reset = await service.request('POST', `/v1/conversations/${enc(created.body.sessionKey)}/reset`, { body: {} });
+      expect(reset.status, reset.text).toBe(200);
+      const rebound = (await store.readStream(conversationStreamName(created.body.sessionKey))).filter((event) => event.type === 'SessionBound').at(-1)!;
+      const [reopened] = await store.readStream(sessionStreamName(reset.body.sessionId));
+      expect(reopened).toMatchObject({ type: 'SessionCreated', revision: 0 });
+      expect(Math.floor(reopened!.position / 65_536)).toBe(Math.floor(rebound.position / 65_536));
+      expect((await store.readStream(sessionStreamName(created.body.sessionId))).map((event) => event.type)).toEqual(['SessionCreated', 'SessionEnded']);
     });
 
     it('gives 50 concurrent resolves of a new key exactly one session', async () => {

@@ -14,7 +14,7 @@ import { type ConversationRuntimeEndResult, EndConversationRuntimeCommand } from
 import { sessionDecider, sessionDestroyed } from '../../sessions/sessionDecider.js';
 import { type ConversationCommand, conversationDecider, conversationNotFound, type ConversationState, type OpenConversation } from '../conversationDecider.js';
 import { conversationEntry, type ConversationEntry } from '../conversationEntry.js';
-import { followSessionBinding } from '../sessionBinding.js';
+import { followSessionBinding, sessionsOpenedBy } from '../sessionBinding.js';
 
 export type ConversationChange =
   /** keepRuntime: leave the runtime binding; force: interrupt a runtime turn in flight instead of refusing (409 RUNTIME_BUSY). */
@@ -70,7 +70,7 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
     const runtime = await this.endRuntime(sessionKey, change, metadata);
     let previousSessionId: string | null = null;
     let decidedOn: ConversationState | undefined;
-    const result = await commandContext.streams.handle(
+    const result = await commandContext.streams.handleOpening(
       conversationStreamName(sessionKey, metadata.tenant),
       conversationDecider,
       async (state) => {
@@ -80,11 +80,14 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
         return this.toCommand(change, state, metadata.tenant);
       },
       metadata,
+      sessionsOpenedBy(sessionKey, metadata.tenant),
     );
-    const position = Math.max(result.position, runtime?.position ?? 0, await followSessionBinding(commandContext, sessionKey, result.events, metadata));
-    // A pruned conversation has no current session any more.
-    const session = result.state.sessionId
-      ? await commandContext.streams.load(sessionStreamName(result.state.sessionId, metadata.tenant), sessionDecider)
+    const opened = new Set(result.opened.map((stream) => stream.streamName));
+    const position = Math.max(result.position, runtime?.position ?? 0, await followSessionBinding(commandContext, sessionKey, result.events, metadata, opened));
+    // A pruned conversation has no current session any more; a new one is as the conversation's append opened it.
+    const sessionStream = result.state.sessionId ? sessionStreamName(result.state.sessionId, metadata.tenant) : undefined;
+    const session = sessionStream
+      ? (result.opened.find((stream) => stream.streamName === sessionStream) ?? (await commandContext.streams.load(sessionStream, sessionDecider)))
       : undefined;
     return {
       sessionKey,
