@@ -30,6 +30,9 @@ export default defineConfig({
     pool: 'forks',
     // Each file opens its own embedded PGlite (hundreds of MiB); two cores, so two at a time.
     maxWorkers: 2,
+    // initdb once per run, not once per file: test/support/pgliteTemplate.ts.
+    globalSetup: ['test/support/pgliteTemplate.ts'],
+    setupFiles: ['test/support/pgliteTemplateSetup.ts'],
     testTimeout: 60_000,
     hookTimeout: 180_000,
     projects: [
