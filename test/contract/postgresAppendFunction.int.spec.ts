@@ -117,6 +117,56 @@ for (const backend of testBackends()) {
         }
       });
 
+    if (backend.label === 'postgres')
+      it('answers a retry as stored when its first attempt, running beside it, creates the streams and commits first', async () => {
+        const [first, second] = [`a-${randomUUID()}`, `b-${randomUUID()}`];
+        const ids = [randomUUID(), randomUUID()];
+        const attempt = () =>
+          store.appendToStreams([
+            { streamName: first, events: [event(0, ids[0])], expectedRevision: 'no_stream' },
+            { streamName: second, events: [event(1, ids[1])], expectedRevision: 'no_stream' },
+          ]);
+        const other = await database.pool.connect();
+        try {
+          // The first attempt, its transaction still open.
+          await other.query('BEGIN');
+          const firstAttempt = await other.query<{ event_position: string }>(
+            `SELECT * FROM "${database.schema}".append_to_streams($1::text[], '{no_stream,no_stream}', '{NULL,NULL}', '{1,1}', true, $2::uuid[], '{Noted,Noted}', $3::jsonb[], $4::jsonb[])`,
+            [
+              [first, second],
+              ids,
+              [JSON.stringify({ index: 0 }), JSON.stringify({ index: 1 })],
+              [JSON.stringify({ actor: 'test' }), JSON.stringify({ actor: 'test' })],
+            ],
+          );
+          const retrying = attempt().catch((error: unknown) => error);
+          const waiting = await eventually(
+            async () =>
+              (
+                await database.pool.query<{ waiting: string }>(
+                  `SELECT count(*) AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%${database.schema}".append_to_streams%' AND pid <> pg_backend_pid()`,
+                )
+              ).rows[0]!.waiting,
+            (count) => Number(count) === 1,
+            30_000,
+          );
+          expect(Number(waiting)).toBe(1);
+          await other.query('COMMIT');
+          const retried = await retrying;
+          expect(retried).toEqual([
+            expect.objectContaining({ nextExpectedRevision: 0, alreadyStored: true }),
+            expect.objectContaining({ nextExpectedRevision: 0, alreadyStored: true }),
+          ]);
+          expect(Math.max(...(retried as Array<{ position: number }>).map((result) => result.position))).toBe(
+            Math.max(...firstAttempt.rows.map((row) => Number(row.event_position))),
+          );
+          expect(await store.readStream(first)).toHaveLength(1);
+          expect(await store.readStream(second)).toHaveLength(1);
+        } finally {
+          other.release();
+        }
+      });
+
     it('reads an empty range of an existing stream as no events, and a missing stream as not found', async () => {
       const stream = `ranges-${randomUUID()}`;
       await store.append(stream, [event(0), event(1)], 'no_stream');

@@ -123,9 +123,8 @@ export class PostgresEventStore implements EventStore {
     const callerChoseIds = appends.some((part) => part.events.some((event) => event.id !== undefined));
     const ids = appends.map((part) => part.events.map((event) => event.id ?? randomUUID()));
     const events = appends.flatMap((part) => part.events);
-    let rows: AppendRow[];
-    try {
-      rows = await this.guard(async () => {
+    const call = () =>
+      this.guard(async () => {
         const result = await this.pool.query<AppendRow>(
           `SELECT * FROM ${this.appendToStreamsFunction}($1::text[], $2::text[], $3::bigint[], $4::int[], $5, $6::uuid[], $7::text[], $8::jsonb[], $9::jsonb[])`,
           [
@@ -142,12 +141,17 @@ export class PostgresEventStore implements EventStore {
         );
         return result.rows;
       });
+    let rows: AppendRow[];
+    try {
+      rows = await call();
     } catch (error) {
-      if (sqlState(error) !== 'SL409') throw error;
-      // A stream another append created after this one looked: the call wrote nothing.
-      const created = JSON.parse((error as { detail: string }).detail) as { streamName: string; revision: number };
-      const refused = appends.find((part) => part.streamName === created.streamName)!;
-      throw new WrongExpectedRevisionError(created.streamName, refused.expectedRevision, Number(created.revision));
+      if (sqlState(error) !== 'SL409' || !callerChoseIds) throw createdMeanwhile(error, appends);
+      // With ids the caller chose, the append that created the stream may have been this very write (a retry that
+      // ran beside its first attempt): look once more, now that its events are visible, so the retry is answered
+      // as stored whichever attempt committed.
+      rows = await call().catch((again: unknown) => {
+        throw createdMeanwhile(again, appends);
+      });
     }
     const outcome = rows[0]?.outcome;
     if (outcome === 'stored') return this.idempotentResults(appends, ids, rows);
@@ -478,4 +482,12 @@ function toRecordedEvent(row: EventRow): RecordedEvent {
     metadata: row.metadata,
     createdAt: row.created_at,
   };
+}
+
+/** SL409: a stream another append created after this one looked (the call wrote nothing), as the refusal it is. */
+function createdMeanwhile(error: unknown, appends: readonly StreamAppend[]): unknown {
+  if (sqlState(error) !== 'SL409') return error;
+  const created = JSON.parse((error as { detail: string }).detail) as { streamName: string; revision: number };
+  const refused = appends.find((part) => part.streamName === created.streamName)!;
+  return new WrongExpectedRevisionError(created.streamName, refused.expectedRevision, Number(created.revision));
 }
