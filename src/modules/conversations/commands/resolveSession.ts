@@ -118,10 +118,12 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
     let position = Math.max(result.position, followed);
     const conversation = boundConversation(result.state);
     const sessionStream = sessionStreamName(conversation.sessionId, command.metadata.tenant);
-    // The session as the conversation's append opened it, or as read with the conversation when the binding stayed.
+    // The session as the conversation's append opened it, or as read with the conversation when the binding stayed
+    // and the decision stood on that read (a conflict that reloaded the conversation makes the session read stale).
+    const decidedOnRead = current !== undefined && result.revision - result.events.length === current.revision;
     let session =
       result.opened.find((stream) => stream.streamName === sessionStream) ??
-      (followed === 0 && speculatedSession?.streamName === sessionStream ? speculatedSession.loaded : undefined) ??
+      (followed === 0 && decidedOnRead && speculatedSession?.streamName === sessionStream ? speculatedSession.loaded : undefined) ??
       (await commandContext.streams.load(sessionStream, sessionDecider));
     if (session.revision < 0) {
       // The winner of a race, or a process that crashed, has bound this session without writing its stream yet.
