@@ -32,6 +32,21 @@ for (const backend of testBackends()) {
       await database?.dispose();
     });
 
+    /** How many append_to_streams calls wait on another transaction's lock, once one does (or after 30 s). */
+    const appendsWaitingOnALock = async () =>
+      Number(
+        await eventually(
+          async () =>
+            (
+              await database.pool.query<{ waiting: string }>(
+                `SELECT count(*) AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%${database.schema}".append_to_streams%' AND pid <> pg_backend_pid()`,
+              )
+            ).rows[0]!.waiting,
+          (count) => Number(count) === 1,
+          30_000,
+        ),
+      );
+
     it('upgrades a log of the first schema and appends after its existing events', async () => {
       const applied = await database.pool.query<{ id: number }>(
         `SELECT id FROM "${database.schema}".schema_migrations WHERE component = 'event-store' ORDER BY id`,
@@ -95,17 +110,7 @@ for (const backend of testBackends()) {
               { streamName: second, events: [event(0)], expectedRevision: 'no_stream' },
             ])
             .catch((error: unknown) => error);
-          const waiting = await eventually(
-            async () =>
-              (
-                await database.pool.query<{ waiting: string }>(
-                  `SELECT count(*) AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%${database.schema}".append_to_streams%' AND pid <> pg_backend_pid()`,
-                )
-              ).rows[0]!.waiting,
-            (count) => Number(count) === 1,
-            30_000,
-          );
-          expect(Number(waiting)).toBe(1);
+          expect(await appendsWaitingOnALock()).toBe(1);
           await other.query('COMMIT');
           const refused = await appending;
           expect(refused).toBeInstanceOf(WrongExpectedRevisionError);
@@ -140,17 +145,7 @@ for (const backend of testBackends()) {
             ],
           );
           const retrying = attempt().catch((error: unknown) => error);
-          const waiting = await eventually(
-            async () =>
-              (
-                await database.pool.query<{ waiting: string }>(
-                  `SELECT count(*) AS waiting FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%${database.schema}".append_to_streams%' AND pid <> pg_backend_pid()`,
-                )
-              ).rows[0]!.waiting,
-            (count) => Number(count) === 1,
-            30_000,
-          );
-          expect(Number(waiting)).toBe(1);
+          expect(await appendsWaitingOnALock()).toBe(1);
           await other.query('COMMIT');
           const retried = await retrying;
           expect(retried).toEqual([

@@ -1,5 +1,5 @@
 // The prune schedule decider: one claim per interval slot, so exactly one instance runs each scheduled sweep.
-import type { Decider } from '../../events/decider.js';
+import { type Decider, unknownEventType } from '../../events/decider.js';
 import type { PruneScheduleEvent } from '../../events/prune/pruneScheduleEvents.js';
 
 export interface PruneScheduleState {
@@ -20,12 +20,8 @@ export const pruneScheduleDecider: Decider<PruneScheduleState, PruneScheduleComm
     switch (event.type) {
       case 'PruneSweepClaimed':
         return { lastSlot: event.data.slot };
-      default: {
-        // A type from a newer version of the service (during a rolling upgrade): the state stays as it is.
-        const unknown: never = event.type;
-        void unknown;
-        return state;
-      }
+      default:
+        return unknownEventType(event.type, state);
     }
   },
   decide: (command, state) => {

@@ -10,7 +10,7 @@ import {
   SESSION_SCOPED_CARRIED_FIELDS,
   type SessionBindReason,
 } from '../../events/conversation/conversationEvents.js';
-import type { Decider } from '../../events/decider.js';
+import { type Decider, unknownEventType } from '../../events/decider.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
 import type { SessionIsolationFlags } from '../sessions/domain/sessionIsolation.js';
 import type { ResetPolicy } from '../../events/conversation/resetPolicy.js';
@@ -173,12 +173,8 @@ function evolveOpenConversation(state: OpenConversation, event: Exclude<Conversa
       return { ...state, resetPolicy: event.data.policy };
     case 'BackgroundActivityReported':
       return { ...state, backgroundProcessSince: event.data.backgroundProcessSince };
-    default: {
-      // A type from a newer version of the service (during a rolling upgrade): the state stays as it is.
-      const unknown: never = event;
-      void unknown;
-      return state;
-    }
+    default:
+      return unknownEventType(event, state);
   }
 }
 

@@ -1,5 +1,5 @@
 // The gateway decider: a clean-shutdown marker that survives the process, starts that are idempotent per boot, the platform registry.
-import type { Decider } from '../../events/decider.js';
+import { type Decider, unknownEventType } from '../../events/decider.js';
 import type { GatewayEvent, RegisteredPlatform, StartOutcome } from '../../events/gateway/gatewayEvents.js';
 
 export interface GatewayState {
@@ -49,12 +49,8 @@ export function evolveGateway(state: GatewayState, event: GatewayEvent): Gateway
       return { ...state, status: 'stopped', cleanStopSinceStart: event.data.clean };
     case 'GatewayPlatformsRegistered':
       return { ...state, platforms: event.data.platforms };
-    default: {
-      // A type from a newer version of the service (during a rolling upgrade): the state stays as it is.
-      const unknown: never = event;
-      void unknown;
-      return state;
-    }
+    default:
+      return unknownEventType(event, state);
   }
 }
 

@@ -1,6 +1,6 @@
 // The job decider: define, edit, pause/resume, remove, fire a slot at most once, record the run's outcome.
 import { ConflictError, NotFoundError, ValidationError } from '../../errors/ledgerError.js';
-import type { Decider } from '../../events/decider.js';
+import { type Decider, unknownEventType } from '../../events/decider.js';
 import type { CatchUpPolicy, FireTrigger, JobEvent, JobTask, RunStatus } from '../../events/job/jobEvents.js';
 import { firstRunAt, isSlot, nextRunAfter, slotsUpTo } from './schedule/nextRunAfter.js';
 import { sameSchedule } from './schedule/schedule.js';
@@ -229,12 +229,8 @@ function evolveExistingJob(state: ExistingJob, event: Exclude<JobEvent, { type: 
         updatedAt: data.at,
       };
     }
-    default: {
-      // A type from a newer version of the service (during a rolling upgrade): the state stays as it is.
-      const unknown: never = event;
-      void unknown;
-      return state;
-    }
+    default:
+      return unknownEventType(event, state);
   }
 }
 

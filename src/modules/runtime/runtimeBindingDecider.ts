@@ -1,6 +1,6 @@
 // The runtime binding decider: which runtime session a conversation is bound to (sticky), and when it must change (/new, /detach, drift).
 import { ValidationError } from '../../errors/ledgerError.js';
-import type { Decider } from '../../events/decider.js';
+import { type Decider, unknownEventType } from '../../events/decider.js';
 import type { BindReason, DetachReason, RuntimeBindingEvent } from '../../events/runtime/runtimeBindingEvents.js';
 
 /** What a binding state holds, bound or not. */
@@ -87,12 +87,8 @@ export function evolveRuntimeBinding(state: RuntimeBindingState, event: RuntimeB
         boundAt: null,
         previousRuntimeSessionId: event.data.runtimeSessionId,
       };
-    default: {
-      // A type from a newer version of the service (during a rolling upgrade): the state stays as it is.
-      const unknown: never = event;
-      void unknown;
-      return state;
-    }
+    default:
+      return unknownEventType(event, state);
   }
 }
 

@@ -1,6 +1,6 @@
 // The runtime session decider: one agent thread's turns, waits (questions, approvals) and interruptions, as pure decide/evolve.
 import { ConflictError, NotFoundError } from '../../errors/ledgerError.js';
-import type { Decider } from '../../events/decider.js';
+import { type Decider, unknownEventType } from '../../events/decider.js';
 import type { JsonObject } from '../../events/eventStore.js';
 import type { ApprovalDecision, ApprovalMemory, InterruptReason, Responder, RuntimeSessionEvent } from '../../events/runtime/runtimeSessionEvents.js';
 
@@ -277,12 +277,8 @@ function evolveExistingRuntimeSession(
       const { turnId, messageId, at } = event.data;
       return { ...state, interruptRequested: { turnId, messageId, requestedAt: at }, updatedAt: at };
     }
-    default: {
-      // A type from a newer version of the service (during a rolling upgrade): the state stays as it is.
-      const unknown: never = event;
-      void unknown;
-      return state;
-    }
+    default:
+      return unknownEventType(event, state);
   }
 }
 

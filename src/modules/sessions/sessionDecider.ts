@@ -1,7 +1,7 @@
 // The session decider: turns, counters, transcript, memory, slots, checkpoints and rollback, children, end, destroy.
 import { ConflictError, NotFoundError } from '../../errors/ledgerError.js';
 import { requireSessionUsageRoom } from './usageLimits.js';
-import type { Decider } from '../../events/decider.js';
+import { type Decider, unknownEventType } from '../../events/decider.js';
 import type { JsonObject, JsonValue } from '../../events/eventStore.js';
 import type { RestorePoints } from '../../events/streamStateStore.js';
 import {
@@ -255,12 +255,8 @@ function evolveExistingSession(state: ExistingSession, event: Exclude<SessionStr
       return { ...state, childrenSpawned: state.childrenSpawned + 1 };
     case 'SessionDestroyed':
       return { ...state, status: 'destroyed', destroyedAt: event.data.at, turnInFlight: null, updatedAt: event.data.at };
-    default: {
-      // A type from a newer version of the service (during a rolling upgrade): the state stays as it is.
-      const unknown: never = event;
-      void unknown;
-      return state;
-    }
+    default:
+      return unknownEventType(event, state);
   }
 }
 

@@ -1,4 +1,5 @@
 // Session events onto the batch's session records, and the counters they move onto the entry that points at the session.
+import { unknownEventType } from '../../events/decider.js';
 import type { SessionStreamEvent } from '../../events/session/sessionEvents.js';
 import { evolveSession, initialSessionState, type TranscriptMessage } from '../../modules/sessions/sessionDecider.js';
 import { counterColumnsOf } from './sessionCounterColumns.js';
@@ -59,12 +60,8 @@ function liveMessageCount(current: number, event: SessionStreamEvent): number {
     case 'ChildSessionCreated':
     case 'SessionDestroyed':
       return current;
-    default: {
-      // A type from a newer version of the service: no message added.
-      const unknown: never = event;
-      void unknown;
-      return current;
-    }
+    default:
+      return unknownEventType(event, current);
   }
 }
 
