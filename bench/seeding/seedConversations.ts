@@ -1,5 +1,6 @@
 // Fills a store with conversations as the service would have written them, decided in memory and appended directly.
 import type { EventStore, NewEvent } from '../../src/events/eventStore.js';
+import { MAX_EVENTS_PER_APPEND } from '../../src/events/postgres/eventStoreSchema.js';
 import { conversationStreamName } from '../../src/events/conversation/conversationEvents.js';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { conversationDecider } from '../../src/modules/conversations/conversationDecider.js';
@@ -24,6 +25,12 @@ export interface SeedShape {
   turnsPerSession: number;
   /** Concurrent appenders; each conversation is two appends (conversation stream, then session stream). */
   writers: number;
+  /**
+   * Conversations per append (1 by default): above 1, each writer appends that many conversations' conversation and
+   * session streams in one `appendToStreams` call, one transaction, where the store has it. A store of a million
+   * conversations is filled in minutes instead of most of an hour; the events and their order are the same.
+   */
+  conversationsPerAppend?: number;
   onProgress?: (conversationsDone: number, eventsDone: number) => void;
 }
 
@@ -42,24 +49,46 @@ export function eventsPerConversation(turnsPerSession: number): number {
 
 export async function seedConversations(store: EventStore, shape: SeedShape): Promise<SeededConversation[]> {
   const seeded = new Array<SeededConversation>(shape.conversations);
+  const perAppend = store.appendsToStreamsAtomically ? Math.max(1, shape.conversationsPerAppend ?? 1) : 1;
   let next = 0;
   let done = 0;
   let events = 0;
-  await inParallel(shape.writers, async () => {
-    for (let index = next++; index < shape.conversations; index = next++) {
-      const conversation = decideConversation(shape.chatPrefix, index, shape.turnsPerSession);
-      await store.append(conversation.conversationStream, conversation.conversationEvents, 'no_stream');
-      for (let offset = 0; offset < conversation.sessionEvents.length; offset += SESSION_EVENTS_PER_APPEND) {
-        const slice = conversation.sessionEvents.slice(offset, offset + SESSION_EVENTS_PER_APPEND);
-        await store.append(conversation.sessionStream, slice, offset === 0 ? 'no_stream' : offset - 1);
-      }
-      seeded[index] = conversation.seeded;
+  const written = (conversations: ReturnType<typeof decideConversation>[]) => {
+    for (const conversation of conversations) {
+      seeded[conversation.index] = conversation.seeded;
       done += 1;
       events += conversation.conversationEvents.length + conversation.sessionEvents.length;
       if (done % 1_000 === 0) shape.onProgress?.(done, events);
     }
+  };
+  await inParallel(shape.writers, async () => {
+    while (next < shape.conversations) {
+      const first = next;
+      next = Math.min(shape.conversations, first + perAppend);
+      const batch = Array.from({ length: next - first }, (_, offset) => decideConversation(shape.chatPrefix, first + offset, shape.turnsPerSession));
+      const batchEvents = batch.reduce((sum, conversation) => sum + conversation.conversationEvents.length + conversation.sessionEvents.length, 0);
+      if (batch.length > 1 && batchEvents <= MAX_EVENTS_PER_APPEND) {
+        await store.appendToStreams(
+          batch.flatMap((conversation) => [
+            { streamName: conversation.conversationStream, events: conversation.conversationEvents, expectedRevision: 'no_stream' as const },
+            { streamName: conversation.sessionStream, events: conversation.sessionEvents, expectedRevision: 'no_stream' as const },
+          ]),
+        );
+      } else {
+        for (const conversation of batch) await appendOne(store, conversation);
+      }
+      written(batch);
+    }
   });
   return seeded;
+}
+
+async function appendOne(store: EventStore, conversation: ReturnType<typeof decideConversation>): Promise<void> {
+  await store.append(conversation.conversationStream, conversation.conversationEvents, 'no_stream');
+  for (let offset = 0; offset < conversation.sessionEvents.length; offset += SESSION_EVENTS_PER_APPEND) {
+    const slice = conversation.sessionEvents.slice(offset, offset + SESSION_EVENTS_PER_APPEND);
+    await store.append(conversation.sessionStream, slice, offset === 0 ? 'no_stream' : offset - 1);
+  }
 }
 
 function decideConversation(chatPrefix: string, index: number, turns: number) {
@@ -113,6 +142,7 @@ function decideConversation(chatPrefix: string, index: number, turns: number) {
     conversationEvents: conversationEvents.map((event) => ({ ...event, metadata: METADATA }) as unknown as NewEvent),
     sessionStream: sessionStreamName(sessionId),
     sessionEvents,
+    index,
     seeded: { chatId: source.chatId!, sessionKey, sessionId, checkpointIds },
   };
 }
