@@ -131,8 +131,9 @@ export class BenchContext {
    * and backend: the growth and memory parts share the 100,000-conversation store instead of seeding it twice.
    * Closed (not disposed) on return.
    */
-  seededStorage(backend: ServiceBackend, conversations: number, use: 'http' | 'growth'): Promise<SeededStorage> {
-    // The HTTP part writes to its store; growth compares two stores treated alike, so it has its own.
+  seededStorage(backend: ServiceBackend, conversations: number, use: 'http' | 'growth' | 'growth, after'): Promise<SeededStorage> {
+    // The HTTP part writes to its store; growth compares stores treated alike, so it has its own, and a second of the
+    // small end's size to measure after the large end on the state the first had.
     const key = `${backend}:${conversations}:${use}`;
     let seeded = this.seeded.get(key);
     if (!seeded) {
