@@ -61,6 +61,11 @@ export interface ReadStreamOptions {
 /** One stream's part of an append to several streams at once (`appendToStreams`). */
 export interface StreamAppend {
   streamName: string;
+  /**
+   * None makes the part a condition: the call appends the other parts only while this stream stands at the expected
+   * revision (a decision that rests on another stream's state proves it in the same round trip). Its result is that
+   * revision, at position 0. At least one part of a call carries events.
+   */
   events: readonly NewEvent[];
   expectedRevision: ExpectedRevision;
 }

@@ -59,6 +59,28 @@ export interface OpenedStream<State, Event> {
   events: Event[];
 }
 
+/**
+ * Other streams' states a decision rests on, given to a command function beside its own stream's state. Where the
+ * store appends to several streams in one transaction, a state cached here is used without a read and the append
+ * carries the revision it stands at as a condition: a stream that moved meanwhile refuses the append, and the
+ * decision is made again on its state read anew. A decision that writes nothing or refuses stands only once a read
+ * agrees with each cached state it used. Elsewhere each is loaded as `load` would.
+ */
+export interface DecisionReads {
+  load<State, Command, Event extends { type: string; data: object }>(streamName: string, decider: Decider<State, Command, Event>): Promise<LoadedState<State>>;
+}
+
+/** A command, or a function deciding the command on the stream's state and the other states it reads. */
+export type CommandOrDecision<State, Command> = Command | ((state: State, reads: DecisionReads) => Command | Promise<Command>);
+
+/** A stream a decision read (DecisionReads): the revision the decision saw, and whether it came from the cache. */
+interface DecisionCondition {
+  revision: number;
+  fromCache: boolean;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- only the revision matters here
+  decider: Decider<any, any, any>;
+}
+
 /** A stream and the decider that folds it, for loadMany. */
 export interface StreamOf<State> {
   streamName: string;
@@ -261,7 +283,7 @@ export class StreamStateStore {
   async handle<State, Command, Event extends { type: string; data: object }>(
     streamName: string,
     decider: Decider<State, Command, Event>,
-    command: Command | ((state: State) => Command | Promise<Command>),
+    command: CommandOrDecision<State, Command>,
     metadata: EventMetadata,
     /** A state of this stream the request has just loaded (loadMany): decided on as it is, with no other read. */
     current?: LoadedState<State>,
@@ -281,7 +303,7 @@ export class StreamStateStore {
   >(
     streamName: string,
     decider: Decider<State, Command, Event>,
-    command: Command | ((state: State) => Command | Promise<Command>),
+    command: CommandOrDecision<State, Command>,
     metadata: EventMetadata,
     openings: StreamOpenings<Event, OpenedState, OpenedCommand, OpenedEvent> | undefined,
     current?: LoadedState<State>,
@@ -301,16 +323,22 @@ export class StreamStateStore {
       const cached = attempt === 0 && !caughtUp ? this.cachedTracked<State>(streamName) : undefined;
       const { loaded, snapshotRevision } = cached ?? caughtUp ?? (await this.loadTracked(streamName, decider));
       caughtUp = undefined;
+      const conditions = new Map<string, DecisionCondition>();
       let decided: Event[];
       try {
-        const resolved = typeof command === 'function' ? await (command as (state: State) => Command | Promise<Command>)(loaded.state) : command;
+        const resolved =
+          typeof command === 'function'
+            ? await (command as (state: State, reads: DecisionReads) => Command | Promise<Command>)(loaded.state, this.decisionReads(streamName, conditions))
+            : command;
         decided = decider.decide(resolved, loaded.state);
       } catch (error) {
         if (cached && (caughtUp = await this.movedOn(streamName, decider, loaded.revision))) continue;
+        if (await this.conditionsMoved(conditions)) continue;
         throw error;
       }
       if (decided.length === 0) {
         if (cached && (caughtUp = await this.movedOn(streamName, decider, loaded.revision))) continue;
+        if (await this.conditionsMoved(conditions)) continue;
         return { ...loaded, events: [], written: false, opened: [] };
       }
       const toOpen = opening ? this.decideOpenings(openings!, decided) : [];
@@ -329,23 +357,30 @@ export class StreamStateStore {
           events: newEvents(streamName, decided, append!),
           expectedRevision: loaded.revision < 0 ? ('no_stream' as const) : loaded.revision,
         };
-        if (toOpen.length === 0) appended = await this.store.append(own.streamName, own.events, own.expectedRevision);
-        else
-          [appended, ...openedAppends] = await this.store.appendToStreams([
-            own,
-            ...toOpen.map((opened) => ({
-              streamName: opened.streamName,
-              events: newEvents(opened.streamName, opened.events, keyed ? keyed.nextAppend(opened.streamName) : 0),
-              expectedRevision: 'no_stream' as const,
-            })),
-          ]);
+        if (toOpen.length === 0 && conditions.size === 0) appended = await this.store.append(own.streamName, own.events, own.expectedRevision);
+        else {
+          const opened = toOpen.map((stream) => ({
+            streamName: stream.streamName,
+            events: newEvents(stream.streamName, stream.events, keyed ? keyed.nextAppend(stream.streamName) : 0),
+            expectedRevision: 'no_stream' as const,
+          }));
+          const held = [...conditions].map(([name, condition]) => ({
+            streamName: name,
+            events: [],
+            expectedRevision: condition.revision < 0 ? ('no_stream' as const) : condition.revision,
+          }));
+          [appended, ...openedAppends] = await this.store.appendToStreams([own, ...opened, ...held]);
+          openedAppends = openedAppends.slice(0, opened.length);
+        }
       } catch (error) {
         // Either way the cached state may be behind the log: a conflict says so, and an append that failed without
         // an answer (a connection cut at commit) may have been written.
         this.cache.delete(streamName);
         for (const opened of toOpen) this.cache.delete(opened.streamName);
         if (error instanceof WrongExpectedRevisionError && attempt < MAX_CONFLICT_RETRIES) {
-          if (error.streamName !== streamName) opening = false;
+          // A condition that no longer held: the state read for the decision was behind, read it anew.
+          if (conditions.has(error.streamName)) this.cache.delete(error.streamName);
+          else if (error.streamName !== streamName) opening = false;
           await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
           continue;
         }
@@ -436,6 +471,32 @@ export class StreamStateStore {
     const cached = this.cache.get<State>(streamName, this.clock.now().getTime());
     if (!cached) return undefined;
     return { loaded: { state: cached.state, revision: cached.revision, position: cached.position, source: 'warm' }, snapshotRevision: cached.snapshotRevision };
+  }
+
+  /**
+   * What a decision on `ownStream` reads of other streams. With several-stream appends, each read is a condition of
+   * the decision's append, and a cached state is used as it is; the embedded database's cache is never behind (see
+   * soleWriter), and elsewhere (EventStoreDB) there is only the read.
+   */
+  private decisionReads(ownStream: string, conditions: Map<string, DecisionCondition>): DecisionReads {
+    return {
+      load: async (streamName, decider) => {
+        if (!this.store.appendsToStreamsAtomically || this.options.soleWriter || streamName === ownStream) return this.load(streamName, decider);
+        const cached = this.cachedTracked<ReturnType<typeof decider.initialState>>(streamName);
+        const { loaded } = cached ?? (await this.loadTracked(streamName, decider));
+        this.cache.recordLoad?.(loaded.source === 'empty' ? 'cold' : loaded.source);
+        conditions.set(streamName, { revision: loaded.revision, fromCache: cached !== undefined, decider });
+        return loaded;
+      },
+    };
+  }
+
+  /** Whether a stream a decision read from the cache has moved on since (it is caught up in the cache then). */
+  private async conditionsMoved(conditions: ReadonlyMap<string, DecisionCondition>): Promise<boolean> {
+    for (const [streamName, condition] of conditions) {
+      if (condition.fromCache && (await this.movedOn(streamName, condition.decider, condition.revision))) return true;
+    }
+    return false;
   }
 
   /** The stream caught up, when it has moved past `revision` (someone else appended); undefined when it has not. */

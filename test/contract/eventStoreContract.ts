@@ -281,6 +281,47 @@ export function describeEventStoreContract(label: string, open: () => Promise<Op
         await expect(clash).rejects.toMatchObject({ code: 'DUPLICATE_EVENT_ID' });
       });
 
+      it('appends only while a condition (a part with no events) holds, writing nothing to the condition stream', async () => {
+        const [read, written, absent] = [newStream('read'), newStream('written'), newStream('absent')];
+        await store.append(read, events(2), 'no_stream');
+        const held = await store.appendToStreams([
+          { streamName: written, events: events(1), expectedRevision: 'no_stream' },
+          { streamName: read, events: [], expectedRevision: 1 },
+          { streamName: absent, events: [], expectedRevision: 'no_stream' },
+        ]);
+        expect(held.map((result) => result.nextExpectedRevision)).toEqual([0, 1, -1]);
+        expect(held.slice(1).map((result) => result.position)).toEqual([0, 0]);
+        await store.append(read, events(1), 1);
+        const refused = await store
+          .appendToStreams([
+            { streamName: written, events: events(1), expectedRevision: 0 },
+            { streamName: read, events: [], expectedRevision: 1 },
+          ])
+          .catch((error: unknown) => error);
+        expect(refused).toBeInstanceOf(WrongExpectedRevisionError);
+        expect(refused).toMatchObject({ streamName: read, expected: 1, actual: 2 });
+        expect(await store.readStream(written)).toHaveLength(1);
+        expect(await store.readStream(read)).toHaveLength(3);
+        await expect(store.readStream(absent)).rejects.toBeInstanceOf(StreamNotFoundError);
+        await expect(store.appendToStreams([{ streamName: read, events: [], expectedRevision: 2 }])).rejects.toMatchObject({ code: 'EMPTY_APPEND' });
+      });
+
+      it('answers a retry of a stored append with a condition as stored, though the condition no longer holds', async () => {
+        const [read, written] = [newStream('read'), newStream('written')];
+        await store.append(read, events(1), 'no_stream');
+        const parts = [
+          { streamName: written, events: events(2).map((event) => ({ ...event, id: randomUUID() })), expectedRevision: 'no_stream' as const },
+          { streamName: read, events: [], expectedRevision: 0 },
+        ];
+        const stored = await store.appendToStreams(parts);
+        await store.append(read, events(1), 0);
+        expect(await store.appendToStreams(parts)).toEqual([
+          { ...stored[0], alreadyStored: true },
+          { nextExpectedRevision: 0, position: 0, alreadyStored: true },
+        ]);
+        expect(await store.readStream(written)).toHaveLength(2);
+      });
+
       it('refuses an append naming one stream twice, writing nothing', async () => {
         const stream = newStream();
         await expect(

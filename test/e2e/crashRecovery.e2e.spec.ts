@@ -8,6 +8,7 @@ import { PostgresEventStore } from '../../src/events/postgres/postgresEventStore
 import type { RecordedEvent } from '../../src/events/eventStore.js';
 import { freePort, processStorage, ServiceProcess } from '../support/serviceProcess.js';
 import { e2eBackends } from '../support/testApp.js';
+import { eventually } from '../support/eventually.js';
 
 // `npm run torture` sets CRASH_KILLS=20.
 const KILLS = Number(process.env.CRASH_KILLS ?? 3);
@@ -292,6 +293,12 @@ for (const backend of e2eBackends()) {
           if (response !== 'lost' && response.status === 429) break;
         }
       })();
+      // Killed mid-queue: once a message is in (a loaded machine may take a while for the first), at a random moment.
+      await eventually(
+        async () => accepted.length,
+        (count) => count > 0,
+        30_000,
+      );
       await new Promise((resolve) => setTimeout(resolve, 300 + Math.random() * 500));
       await service.kill('SIGKILL');
       running = false;

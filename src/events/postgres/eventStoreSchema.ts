@@ -101,8 +101,22 @@ export const eventStoreMigrations: readonly Migration[] = [
     // (in the order given) and 'wrong_revision' naming the first stream refused. Existing streams are locked in name
     // order, so two such calls never wait on each other in a circle; every check runs before anything is written, and
     // a stream another append creates meanwhile raises SL409 (detail: its name and revision), which undoes the call.
-    sql: `
-      CREATE FUNCTION {schema}.append_to_streams(
+    sql: appendToStreamsFunction('CREATE FUNCTION'),
+  },
+  {
+    id: 4,
+    name: 'conditions in an append to several streams',
+    // A part with no events is a condition: the call appends only while that stream stands at its expected revision.
+    // It is read without a lock (a stream moved by a transaction still open counts as not yet moved, as a read before
+    // the append would) and neither written nor answered with a position ('appended' with its revision and no
+    // position). Another decision's stream read from a cache is proven current this way, with no read of its own.
+    sql: appendToStreamsFunction('CREATE OR REPLACE FUNCTION'),
+  },
+];
+
+function appendToStreamsFunction(create: 'CREATE FUNCTION' | 'CREATE OR REPLACE FUNCTION'): string {
+  return `
+      ${create} {schema}.append_to_streams(
         p_streams text[], p_expected_kinds text[], p_expected bigint[], p_counts int[], p_check_ids boolean,
         p_ids uuid[], p_types text[], p_data jsonb[], p_metadata jsonb[]
       ) RETURNS TABLE (outcome text, event_id uuid, stream_name text, revision bigint, event_position bigint)
@@ -120,7 +134,11 @@ export const eventStoreMigrations: readonly Migration[] = [
       BEGIN
         SELECT array_agg(n.ord::int ORDER BY n.name) INTO v_order FROM unnest(p_streams) WITH ORDINALITY AS n(name, ord);
         FOREACH i IN ARRAY v_order LOOP
-          SELECT s.revision INTO v_revision FROM {schema}.streams AS s WHERE s.stream_name = p_streams[i] FOR UPDATE;
+          IF p_counts[i] = 0 THEN
+            SELECT s.revision INTO v_revision FROM {schema}.streams AS s WHERE s.stream_name = p_streams[i];
+          ELSE
+            SELECT s.revision INTO v_revision FROM {schema}.streams AS s WHERE s.stream_name = p_streams[i] FOR UPDATE;
+          END IF;
           IF FOUND THEN
             v_current[i] := v_revision;
             v_exists[i] := true;
@@ -144,7 +162,9 @@ export const eventStoreMigrations: readonly Migration[] = [
           END IF;
         END LOOP;
         FOREACH i IN ARRAY v_order LOOP
-          IF v_exists[i] THEN
+          IF p_counts[i] = 0 THEN
+            CONTINUE;
+          ELSIF v_exists[i] THEN
             UPDATE {schema}.streams AS s SET revision = v_current[i] + p_counts[i] WHERE s.stream_name = p_streams[i];
           ELSE
             INSERT INTO {schema}.streams AS s (stream_name, revision) VALUES (p_streams[i], p_counts[i] - 1) ON CONFLICT DO NOTHING;
@@ -166,13 +186,12 @@ export const eventStoreMigrations: readonly Migration[] = [
             RETURNING position, stream_name
           )
           SELECT 'appended'::text, NULL::uuid, p_streams[c.ord::int], v_current[c.ord::int] + c.count, max(w.position)
-          FROM unnest(p_counts) WITH ORDINALITY AS c(count, ord) JOIN inserted AS w ON w.stream_name = p_streams[c.ord::int]
+          FROM unnest(p_counts) WITH ORDINALITY AS c(count, ord) LEFT JOIN inserted AS w ON w.stream_name = p_streams[c.ord::int]
           GROUP BY c.ord, c.count ORDER BY c.ord;
       END;
       $append$;
-    `,
-  },
-];
+  `;
+}
 
 /** Events an append may carry: the index within the transaction has 16 bits, and 0 is unused. */
 export const MAX_EVENTS_PER_APPEND = 65_535;

@@ -161,9 +161,10 @@ export class PostgresEventStore implements EventStore {
     }
     if (outcome !== 'appended' || rows.length !== appends.length) throw new Error(`unexpected append outcome ${String(outcome)} for ${appends.length} streams`);
     const results = rows.map((row) => ({ nextExpectedRevision: Number(row.revision), position: Number(row.event_position) }));
-    results.forEach((result, index) =>
-      this.wakeups.emit('append', { streamName: appends[index]!.streamName, revision: result.nextExpectedRevision } satisfies AppendNotice),
-    );
+    results.forEach((result, index) => {
+      if (appends[index]!.events.length > 0)
+        this.wakeups.emit('append', { streamName: appends[index]!.streamName, revision: result.nextExpectedRevision } satisfies AppendNotice);
+    });
     this.notifyOtherInstances();
     return results;
   }
@@ -173,6 +174,11 @@ export class PostgresEventStore implements EventStore {
     const results: AppendResult[] = [];
     let offset = 0;
     for (const [index, part] of appends.entries()) {
+      if (part.events.length === 0) {
+        // A condition of the earlier attempt: it held then, and nothing of it was written.
+        results.push({ nextExpectedRevision: typeof part.expectedRevision === 'number' ? part.expectedRevision : -1, position: 0, alreadyStored: true });
+        continue;
+      }
       const own = rows.slice(offset, offset + part.events.length);
       offset += part.events.length;
       results.push(this.idempotentResult(part.streamName, ids[index]!, own));
@@ -432,10 +438,11 @@ export class PostgresEventStore implements EventStore {
   }
 }
 
-function validateAppend(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision): void {
+/** `condition`: a part of an append to several streams that may carry no events (see StreamAppend). */
+function validateAppend(streamName: string, events: readonly NewEvent[], expected: ExpectedRevision, condition = false): void {
   if (streamName.length === 0 || streamName.length > 1024)
     throw new ValidationError('stream name must be 1 to 1024 characters', { streamName }, 'INVALID_STREAM_NAME');
-  if (events.length === 0) throw new ValidationError('an append needs at least one event', undefined, 'EMPTY_APPEND');
+  if (events.length === 0 && !condition) throw new ValidationError('an append needs at least one event', undefined, 'EMPTY_APPEND');
   if (events.length > MAX_EVENTS_PER_APPEND)
     throw new ValidationError(`an append holds at most ${MAX_EVENTS_PER_APPEND} events`, undefined, 'APPEND_TOO_LARGE');
   if (typeof expected === 'number' && (!Number.isSafeInteger(expected) || expected < -1)) {
@@ -458,7 +465,7 @@ function validateStreamAppends(appends: readonly StreamAppend[]): void {
   const ids = new Set<string>();
   let events = 0;
   for (const part of appends) {
-    validateAppend(part.streamName, part.events, part.expectedRevision);
+    validateAppend(part.streamName, part.events, part.expectedRevision, true);
     if (names.has(part.streamName)) throw new ValidationError('a stream appears twice in one append', { streamName: part.streamName }, 'INVALID_STREAM_NAME');
     names.add(part.streamName);
     for (const event of part.events) {
@@ -468,6 +475,7 @@ function validateStreamAppends(appends: readonly StreamAppend[]): void {
     }
     events += part.events.length;
   }
+  if (events === 0) throw new ValidationError('an append needs at least one event', undefined, 'EMPTY_APPEND');
   if (events > MAX_EVENTS_PER_APPEND) throw new ValidationError(`an append holds at most ${MAX_EVENTS_PER_APPEND} events`, undefined, 'APPEND_TOO_LARGE');
 }
 

@@ -15,7 +15,7 @@ import {
 import { CONFIG } from '../../../app/tokens.js';
 import { eventOfType } from '../../../events/eventOfType.js';
 import { type ConversationCommand, type ConversationState, conversationDecider } from '../../conversations/conversationDecider.js';
-import type { LoadedState } from '../../../events/streamStateStore.js';
+import type { DecisionReads, LoadedState } from '../../../events/streamStateStore.js';
 import { LedgerMetrics } from '../../../metrics/ledgerMetrics.js';
 import { CommandContext } from '../../commandContext.js';
 import {
@@ -74,9 +74,9 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
     // One load serves the checks and the decision. A session still open although its conversation points elsewhere
     // lost its SessionEnded to a crash between two appends: the decision is then to end it (superseded), appended
     // like any other, and the change is decided again on the ended state, which refuses it as any ended session does.
-    const decideChange = async (state: SessionState): Promise<SessionCommand> => {
+    const decideChange = async (state: SessionState, reads: DecisionReads): Promise<SessionCommand> => {
       if (state.status === 'absent') throw sessionNotFound(sessionId);
-      conversation = await this.conversationOf(state, metadata);
+      conversation = await this.conversationOf(state, metadata, reads);
       if (conversation && conversation.state.status === 'open' && conversation.state.sessionId !== sessionId) {
         return { type: 'EndSession', reason: 'superseded', now: commandContext.now() };
       }
@@ -106,10 +106,13 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
     return { state, revision: result.revision, position, decided: result.events };
   }
 
-  /** The conversation of an active conversation session (not a child's or a fork's), read for the checks. */
-  private async conversationOf(state: ExistingSession, metadata: EventMetadata): Promise<LoadedState<ConversationState> | undefined> {
+  /**
+   * The conversation of an active conversation session (not a child's or a fork's), read for the checks: from the
+   * cache where there is one, its revision then a condition of the change's append (see DecisionReads).
+   */
+  private async conversationOf(state: ExistingSession, metadata: EventMetadata, reads: DecisionReads): Promise<LoadedState<ConversationState> | undefined> {
     if (state.status !== 'active' || state.parentSessionId !== null) return undefined;
-    return this.commandContext.streams.load(conversationStreamName(state.sessionKey, metadata.tenant), conversationDecider);
+    return reads.load(conversationStreamName(state.sessionKey, metadata.tenant), conversationDecider);
   }
 
   private async toCommand(stream: string, change: SessionChange, state: ExistingSession): Promise<SessionCommand> {
