@@ -88,8 +88,49 @@ async function measureBackend(context: BenchContext, backend: ServiceBackend): P
   } finally {
     await service.stop();
   }
+  if (backend === 'postgres') await measureSplitTopology(context, seeded.storage.env, seeded.conversations.slice(0, WARM_CONVERSATIONS), results);
   raw.after = await rawRate('after the service');
   return httpFigures(backend, results, raw, clients, Math.min(options.workingSet, seeded.conversations.length));
+}
+
+/**
+ * The projections off the request process (docs/operations.md): an API instance with PROJECTIONS_ENABLED=false
+ * beside a projector-only instance, on the same PostgreSQL. The turns and creations go to the API instance.
+ */
+async function measureSplitTopology(
+  context: BenchContext,
+  env: Record<string, string>,
+  warmConversations: ReadonlyArray<{ sessionId: string }>,
+  results: Map<string, LoadResult>,
+): Promise<void> {
+  const { options } = context;
+  const projector = await BenchService.start({ ...env, PROJECTIONS_ENABLED: 'true' });
+  let api: BenchService | undefined;
+  try {
+    api = await BenchService.start({ ...env, PROJECTIONS_ENABLED: 'false' });
+    await projector.waitForProjections(600_000);
+    const sessionIds = warmConversations.map((conversation) => conversation.sessionId);
+    // Not timed: the API instance's JIT, connections and cache warm up.
+    await runLoad({ url: api.url, connections: options.connections, amount: sessionIds.length * 2, scenario: { kind: 'turns', sessionIds } });
+    await projector.waitForProjections(600_000);
+    for (const [name, scenario] of [
+      ['split: turn append, warm', { kind: 'turns', sessionIds }],
+      ['split: resolve, new conversations', { kind: 'resolve-new', chatPrefix: `split-${Date.now()}` }],
+    ] as const) {
+      const [apiCpu, projectorCpu] = [await api.cpuMs(), await projector.cpuMs()];
+      const result = await runLoad({ url: api.url, connections: options.connections, durationSeconds: options.durationSeconds, scenario });
+      result.cpuMsPerRequest = ((await api.cpuMs()) - apiCpu) / Math.max(result.requests, 1);
+      await projector.waitForProjections(600_000);
+      const projectorMs = ((await projector.cpuMs()) - projectorCpu) / Math.max(result.requests, 1);
+      context.log(
+        `http, postgres: ${name}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, API instance CPU ${result.cpuMsPerRequest.toFixed(2)} ms/request, projector ${projectorMs.toFixed(2)} ms/request, ${result.errors + result.non2xx} errors`,
+      );
+      results.set(name, result);
+    }
+  } finally {
+    await api?.stop();
+    await projector.stop();
+  }
 }
 
 function httpFigures(backend: ServiceBackend, results: Map<string, LoadResult>, raw: RawRates, clients: number, workingSet: number): Figure[] {
@@ -162,6 +203,12 @@ function httpFigures(backend: ServiceBackend, results: Map<string, LoadResult>, 
     // What a key costs: its claim and its recorded answer, two statements beside the append.
     share('turn append, keyed', 'turn append with Idempotency-Key', { name: 'turn append, warm', value: get('turn append, warm').requestsPerSecond }),
     share('resolve, new conversations', 'resolve creating a conversation', rawBaseline, 0.33, 'raw'),
+    ...(results.has('split: turn append, warm')
+      ? [
+          share('split: turn append, warm', 'turn append, warm, API instance beside a projector instance', rawBaseline, 0.5, 'raw'),
+          share('split: resolve, new conversations', 'resolve creating, API instance beside a projector instance', rawBaseline, 0.33, 'raw'),
+        ]
+      : []),
     share('resolve, warm', 'resolve, warm conversation', healthBaseline, 0.6, 'GET /health'),
     {
       part: 'http',
