@@ -64,7 +64,7 @@ export interface StreamAppend {
   /**
    * None makes the part a condition: the call appends the other parts only while this stream stands at the expected
    * revision (a decision that rests on another stream's state proves it in the same round trip). Its result is that
-   * revision, at position 0. At least one part of a call carries events.
+   * revision (-1 where it is not a number), at position 0. At least one part of a call carries events.
    */
   events: readonly NewEvent[];
   expectedRevision: ExpectedRevision;

@@ -37,6 +37,11 @@ export interface CommandResult<State, Event> {
   /** Whether the decision appended anything. */
   written: boolean;
   source: LoadSource;
+  /**
+   * The answer of an earlier attempt of the same keyed request, which wrote these events (see IdempotentWrite): this
+   * request decided nothing, and the states it read through DecisionReads are not proven by any append of its own.
+   */
+  earlier?: true;
 }
 
 /**
@@ -312,15 +317,18 @@ export class StreamStateStore {
     const append = keyed?.nextAppend(streamName);
     if (keyed && keyed.recovering) {
       const earlier = await this.earlierAttempt(streamName, decider, keyed, append!);
-      if (earlier) return { ...earlier, opened: [] };
+      if (earlier) return { ...earlier, earlier: true, opened: [] };
     }
     let caughtUp: Tracked<State> | undefined = current && { loaded: current, snapshotRevision: this.loadedSnapshotRevision(current.state) };
     // Refused once (the opened stream existed after all): the caller opens it the slow way.
     let opening = openings !== undefined && this.store.appendsToStreamsAtomically;
+    // A conflict on a condition only (another stream the decision read): this stream's cached state still stands.
+    let ownStillCached = false;
     for (let attempt = 0; ; attempt++) {
       // A cached state is decided on without the catch-up read: the append's expected revision proves it current
       // (a conflict reloads). A decision on it that writes nothing or refuses stands only once that read agrees.
-      const cached = attempt === 0 && !caughtUp ? this.cachedTracked<State>(streamName) : undefined;
+      const cached = (attempt === 0 || ownStillCached) && !caughtUp ? this.cachedTracked<State>(streamName) : undefined;
+      ownStillCached = false;
       const { loaded, snapshotRevision } = cached ?? caughtUp ?? (await this.loadTracked(streamName, decider));
       caughtUp = undefined;
       const conditions = new Map<string, DecisionCondition>();
@@ -364,23 +372,36 @@ export class StreamStateStore {
             events: newEvents(stream.streamName, stream.events, keyed ? keyed.nextAppend(stream.streamName) : 0),
             expectedRevision: 'no_stream' as const,
           }));
-          const held = [...conditions].map(([name, condition]) => ({
-            streamName: name,
-            events: [],
-            expectedRevision: condition.revision < 0 ? ('no_stream' as const) : condition.revision,
-          }));
+          // A stream the decision both read and opens is checked by its opening's expectation (no stream).
+          const held = [...conditions]
+            .filter(([name]) => !toOpen.some((stream) => stream.streamName === name))
+            .map(([name, condition]) => ({
+              streamName: name,
+              events: [],
+              expectedRevision: condition.revision < 0 ? ('no_stream' as const) : condition.revision,
+            }));
           [appended, ...openedAppends] = await this.store.appendToStreams([own, ...opened, ...held]);
           openedAppends = openedAppends.slice(0, opened.length);
         }
       } catch (error) {
-        // Either way the cached state may be behind the log: a conflict says so, and an append that failed without
-        // an answer (a connection cut at commit) may have been written.
-        this.cache.delete(streamName);
-        for (const opened of toOpen) this.cache.delete(opened.streamName);
-        if (error instanceof WrongExpectedRevisionError && attempt < MAX_CONFLICT_RETRIES) {
-          // A condition that no longer held: the state read for the decision was behind, read it anew.
-          if (conditions.has(error.streamName)) this.cache.delete(error.streamName);
-          else if (error.streamName !== streamName) opening = false;
+        const conflict = error instanceof WrongExpectedRevisionError;
+        // A condition that no longer held: the state the decision read of that stream was behind, and only that one.
+        if (conflict && conditions.has(error.streamName)) ownStillCached = true;
+        else {
+          // Either way the cached state may be behind the log: a conflict says so, and an append that failed without
+          // an answer (a connection cut at commit) may have been written.
+          this.cache.delete(streamName);
+          for (const opened of toOpen) this.cache.delete(opened.streamName);
+        }
+        // The streams the decision read are caught up too (one read each for those it had from the cache; one read
+        // in the moment before the append is dropped if it refused), so the next attempt is not refused on them.
+        if (conflict) {
+          const refused = conditions.get(error.streamName);
+          if (refused && !refused.fromCache) this.cache.delete(error.streamName);
+          await this.conditionsMoved(conditions, true);
+        }
+        if (conflict && attempt < MAX_CONFLICT_RETRIES) {
+          if (!conditions.has(error.streamName) && error.streamName !== streamName) opening = false;
           await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
           continue;
         }
@@ -391,7 +412,7 @@ export class StreamStateStore {
         this.cache.delete(streamName);
         for (const opened of toOpen) this.cache.delete(opened.streamName);
         const earlier = await this.earlierAttempt(streamName, decider, keyed, append!);
-        if (earlier) return { ...earlier, opened: [] };
+        if (earlier) return { ...earlier, earlier: true, opened: [] };
       }
       const state = decided.reduce((folded, event) => foldEvent(decider, folded, event), loaded.state);
       const revision = appended.nextExpectedRevision;
@@ -491,12 +512,17 @@ export class StreamStateStore {
     };
   }
 
-  /** Whether a stream a decision read from the cache has moved on since (it is caught up in the cache then). */
-  private async conditionsMoved(conditions: ReadonlyMap<string, DecisionCondition>): Promise<boolean> {
+  /**
+   * Whether a stream a decision read from the cache has moved on since (it is caught up in the cache then); `all`
+   * catches up every such stream instead of stopping at the first that moved.
+   */
+  private async conditionsMoved(conditions: ReadonlyMap<string, DecisionCondition>, all = false): Promise<boolean> {
+    let moved = false;
     for (const [streamName, condition] of conditions) {
-      if (condition.fromCache && (await this.movedOn(streamName, condition.decider, condition.revision))) return true;
+      if (!condition.fromCache || (moved && !all)) continue;
+      if (await this.movedOn(streamName, condition.decider, condition.revision)) moved = true;
     }
-    return false;
+    return moved;
   }
 
   /** The stream caught up, when it has moved past `revision` (someone else appended); undefined when it has not. */

@@ -66,12 +66,12 @@ export class MeteredEventStore implements EventStore {
     }
   }
 
-  /** Each stream's part counts as an append of its own, all of the same duration. */
+  /** Each stream's part counts as an append of its own, all of the same duration; a condition (no events) is none. */
   async appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
     const started = performance.now();
     try {
       const results = await this.inner.appendToStreams(appends);
-      for (const part of appends) this.countAppended(part.streamName, part.events, started);
+      for (const part of appends) if (part.events.length > 0) this.countAppended(part.streamName, part.events, started);
       return results;
     } catch (error) {
       this.countRefused(error);

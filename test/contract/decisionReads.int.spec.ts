@@ -84,9 +84,23 @@ for (const backend of testBackends()) {
       await here.handle(limit, limits, { type: 'SetLimit', limit: 5 }, metadata);
       await here.handle(entry, entries, record(limit), metadata);
       await other.handle(limit, limits, { type: 'SetLimit', limit: 7 }, metadata);
+      reads.length = 0;
       const decided = await here.handle(entry, entries, record(limit), metadata);
       expect(decided.events).toEqual([{ type: 'EntryRecorded', data: { underLimit: 7 } }]);
+      // Only the stream that moved is read again: the decision's own cached state still stood.
+      expect(reads).toEqual([limit]);
       expect((await store.readStream(entry)).map((event) => event.data)).toEqual([{ underLimit: 5 }, { underLimit: 7 }]);
+    });
+
+    it('catches up both streams when another instance moved both, and decides once more on them', async () => {
+      const { limit, entry } = streamsOfRun();
+      await here.handle(limit, limits, { type: 'SetLimit', limit: 5 }, metadata);
+      await here.handle(entry, entries, record(limit), metadata);
+      await other.handle(entry, entries, { type: 'Record', limit: 6 }, metadata);
+      await other.handle(limit, limits, { type: 'SetLimit', limit: 8 }, metadata);
+      const decided = await here.handle(entry, entries, record(limit), metadata);
+      expect(decided.events).toEqual([{ type: 'EntryRecorded', data: { underLimit: 8 } }]);
+      expect((await store.readStream(entry)).map((event) => event.data)).toEqual([{ underLimit: 5 }, { underLimit: 6 }, { underLimit: 8 }]);
     });
 
     it('refuses, or writes nothing, only once a read agrees with the cached state of the other stream', async () => {

@@ -101,7 +101,7 @@ export const eventStoreMigrations: readonly Migration[] = [
     // (in the order given) and 'wrong_revision' naming the first stream refused. Existing streams are locked in name
     // order, so two such calls never wait on each other in a circle; every check runs before anything is written, and
     // a stream another append creates meanwhile raises SL409 (detail: its name and revision), which undoes the call.
-    sql: appendToStreamsFunction('CREATE FUNCTION'),
+    sql: appendToStreamsFunction('CREATE FUNCTION', false),
   },
   {
     id: 4,
@@ -110,11 +110,27 @@ export const eventStoreMigrations: readonly Migration[] = [
     // It is read without a lock (a stream moved by a transaction still open counts as not yet moved, as a read before
     // the append would) and neither written nor answered with a position ('appended' with its revision and no
     // position). Another decision's stream read from a cache is proven current this way, with no read of its own.
-    sql: appendToStreamsFunction('CREATE OR REPLACE FUNCTION'),
+    sql: appendToStreamsFunction('CREATE OR REPLACE FUNCTION', true),
   },
 ];
 
-function appendToStreamsFunction(create: 'CREATE FUNCTION' | 'CREATE OR REPLACE FUNCTION'): string {
+/**
+ * The function of migration 3 (every part appends) and of migration 4 (a part with no events is a condition). Both
+ * are kept as they were applied, so that a database's history can be replayed.
+ */
+function appendToStreamsFunction(create: 'CREATE FUNCTION' | 'CREATE OR REPLACE FUNCTION', withConditions: boolean): string {
+  const lockOrRead = withConditions
+    ? `IF p_counts[i] = 0 THEN
+            SELECT s.revision INTO v_revision FROM {schema}.streams AS s WHERE s.stream_name = p_streams[i];
+          ELSE
+            SELECT s.revision INTO v_revision FROM {schema}.streams AS s WHERE s.stream_name = p_streams[i] FOR UPDATE;
+          END IF;`
+    : `SELECT s.revision INTO v_revision FROM {schema}.streams AS s WHERE s.stream_name = p_streams[i] FOR UPDATE;`;
+  const skipCondition = withConditions
+    ? `IF p_counts[i] = 0 THEN
+            CONTINUE;
+          ELSIF v_exists[i] THEN`
+    : `IF v_exists[i] THEN`;
   return `
       ${create} {schema}.append_to_streams(
         p_streams text[], p_expected_kinds text[], p_expected bigint[], p_counts int[], p_check_ids boolean,
@@ -134,11 +150,7 @@ function appendToStreamsFunction(create: 'CREATE FUNCTION' | 'CREATE OR REPLACE 
       BEGIN
         SELECT array_agg(n.ord::int ORDER BY n.name) INTO v_order FROM unnest(p_streams) WITH ORDINALITY AS n(name, ord);
         FOREACH i IN ARRAY v_order LOOP
-          IF p_counts[i] = 0 THEN
-            SELECT s.revision INTO v_revision FROM {schema}.streams AS s WHERE s.stream_name = p_streams[i];
-          ELSE
-            SELECT s.revision INTO v_revision FROM {schema}.streams AS s WHERE s.stream_name = p_streams[i] FOR UPDATE;
-          END IF;
+          ${lockOrRead}
           IF FOUND THEN
             v_current[i] := v_revision;
             v_exists[i] := true;
@@ -162,9 +174,7 @@ function appendToStreamsFunction(create: 'CREATE FUNCTION' | 'CREATE OR REPLACE 
           END IF;
         END LOOP;
         FOREACH i IN ARRAY v_order LOOP
-          IF p_counts[i] = 0 THEN
-            CONTINUE;
-          ELSIF v_exists[i] THEN
+          ${skipCondition}
             UPDATE {schema}.streams AS s SET revision = v_current[i] + p_counts[i] WHERE s.stream_name = p_streams[i];
           ELSE
             INSERT INTO {schema}.streams AS s (stream_name, revision) VALUES (p_streams[i], p_counts[i] - 1) ON CONFLICT DO NOTHING;
@@ -186,7 +196,7 @@ function appendToStreamsFunction(create: 'CREATE FUNCTION' | 'CREATE OR REPLACE 
             RETURNING position, stream_name
           )
           SELECT 'appended'::text, NULL::uuid, p_streams[c.ord::int], v_current[c.ord::int] + c.count, max(w.position)
-          FROM unnest(p_counts) WITH ORDINALITY AS c(count, ord) LEFT JOIN inserted AS w ON w.stream_name = p_streams[c.ord::int]
+          FROM unnest(p_counts) WITH ORDINALITY AS c(count, ord) ${withConditions ? 'LEFT JOIN' : 'JOIN'} inserted AS w ON w.stream_name = p_streams[c.ord::int]
           GROUP BY c.ord, c.count ORDER BY c.ord;
       END;
       $append$;

@@ -96,7 +96,8 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
       const clear: ConversationCommand = { type: 'ClearResumePending', reason: 'turn_completed', sessionId, now: commandContext.now() };
       // The conversation as this request read it, before the turn's append: with no mark there, a mark now can only
       // come from a request running alongside this one, and either order of the two is an answer they could get.
-      if (conversation && conversationDecider.decide(clear, conversation.state).length === 0) {
+      // An earlier attempt's answer (a keyed retry) proves nothing of the conversation this attempt read: decide anew.
+      if (conversation && !result.earlier && conversationDecider.decide(clear, conversation.state).length === 0) {
         position = Math.max(position, conversation.position);
       } else {
         const cleared = await commandContext.streams.handle(conversationStreamName(state.sessionKey, metadata.tenant), conversationDecider, clear, metadata);
