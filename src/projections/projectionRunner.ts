@@ -351,9 +351,11 @@ export class ProjectionRunner {
   private async commitBatch(loop: ProjectionLoop, stored: number, batch: readonly RecordedEvent[]): Promise<void> {
     const name = loop.projection.name;
     const last = batch[batch.length - 1]!;
+    const applicable = loop.parked.size === 0 ? batch : batch.filter((event) => !loop.parked.has(event.streamName));
     await this.options.dataSource.transaction(async (manager) => {
-      if ((await this.storedPosition(manager, name, true)) !== stored) throw new CheckpointMoved();
-      const applicable = loop.parked.size === 0 ? batch : batch.filter((event) => !loop.parked.has(event.streamName));
+      // First, so the row stays locked for the whole batch as before: another owner's batch waits here, then finds
+      // the checkpoint moved and rolls back; a rebuild waits for this batch to commit.
+      await this.moveCheckpoint(manager, name, stored, last.position);
       if (applicable.length < batch.length)
         await this.parkedStreams.noteSkipped(
           manager,
@@ -366,14 +368,26 @@ export class ProjectionRunner {
         // One event alone: the error is that event's, whatever it says.
         throw batch.length === 1 && !(error instanceof ProjectionApplyError) ? new ProjectionApplyError(name, batch[0]!, error) : error;
       }
-      await manager.query(
-        `UPDATE ${this.checkpoints} SET position = $2, state = 'running', last_error = NULL, failed_position = NULL, updated_at = now() WHERE name = $1`,
-        [name, last.position],
-      );
     });
     loop.position = last.position;
     loop.lastError = null;
     this.progress.emit('advanced', name, last.position);
+  }
+
+  /**
+   * Moves the checkpoint from `from` to `to` and locks its row until the transaction ends, in one statement; throws
+   * CheckpointMoved, changing nothing, when the stored position is not `from` (a rebuild, or another owner's batch).
+   * A batch that waited for another's lock on the row compares with the position that batch committed.
+   */
+  private async moveCheckpoint(manager: EntityManager, name: string, from: number, to: number): Promise<void> {
+    const rows: Array<{ moved: number }> = await manager.query(
+      `WITH moved AS (
+         UPDATE ${this.checkpoints} SET position = $3, state = 'running', last_error = NULL, failed_position = NULL, updated_at = now()
+         WHERE name = $1 AND position = $2 RETURNING 1
+       ) SELECT count(*)::int AS moved FROM moved`,
+      [name, from, to],
+    );
+    if (Number(rows[0]?.moved ?? 0) === 0) throw new CheckpointMoved();
   }
 
   /**
@@ -384,13 +398,9 @@ export class ProjectionRunner {
   async parkStream(loop: ProjectionLoop, error: ProjectionApplyError): Promise<void> {
     const name = loop.projection.name;
     await this.options.dataSource.transaction(async (manager) => {
-      const stored = await this.storedPosition(manager, name, true);
-      if (stored >= error.position) throw new CheckpointMoved();
+      // The events before the failing one committed, so the checkpoint rests just before it, where this loop put it.
+      await this.moveCheckpoint(manager, name, loop.position, error.position);
       await this.parkedStreams.park(manager, name, error);
-      await manager.query(
-        `UPDATE ${this.checkpoints} SET position = $2, state = 'running', last_error = NULL, failed_position = NULL, updated_at = now() WHERE name = $1`,
-        [name, error.position],
-      );
     });
     loop.parked.add(error.streamName);
     loop.position = error.position;

@@ -57,6 +57,20 @@ function parkingProjection(): Projection & { healed: boolean; seen: RecordedEven
   return projection;
 }
 
+/** Records the position of each `Counted` event of its own stream (`counted-<name>`); ignores every other event. */
+function countingOnlyProjection(name: string): Projection & { applied: number[] } {
+  const projection = {
+    name,
+    tables: [] as string[],
+    entities: [],
+    applied: [] as number[],
+    async applyBatch(events: readonly RecordedEvent[], _manager: EntityManager) {
+      for (const event of events) if (event.type === 'Counted' && event.streamName === `counted-${name}`) projection.applied.push(event.position);
+    },
+  };
+  return projection;
+}
+
 describe('which failures park a stream', () => {
   const event = { streamName: 's', type: 'T', position: 1, revision: 0 } as RecordedEvent;
   const withCode = (code: string) => Object.assign(new Error('database said no'), { code });
@@ -350,6 +364,44 @@ for (const backend of testBackends()) {
       } finally {
         await parkingRunner.stop();
       }
+    });
+
+    // Another owner (an instance that took the lease over, or a second runner on PGlite) moves the checkpoint while
+    // this runner sleeps between a burst of appends and its delayed read: the batch this runner then commits starts
+    // where it no longer is, so it is refused whole and the runner goes on from where the other owner left it.
+    const ownerMovesCheckpoint = async (name: string, batchSize: number, types: string[], movedTo: (positions: number[]) => number) => {
+      const projection = countingOnlyProjection(name);
+      const recorder = new ProjectionRunner({
+        store,
+        dataSource,
+        schema: database.schema,
+        projections: [projection],
+        lease: newLease(),
+        logger,
+        batchSize,
+        wakeDelayMs: 500,
+        idlePollMs: 600_000,
+      });
+      await recorder.start();
+      try {
+        expect(await recorder.waitForPosition([name], await store.headPosition(), 10_000)).toBe(true);
+        await expect.poll(() => recorder.localStates()[0]!.state, { timeout: 5_000 }).toBe('live');
+        const positions: number[] = [];
+        for (const type of types) positions.push((await store.append(`counted-${name}`, [{ type, data: {} }], 'any')).position);
+        const moved = movedTo(positions);
+        await database.pool.query(`UPDATE "${database.schema}".projection_checkpoints SET position = $2 WHERE name = $1`, [name, moved]);
+        const last = positions[positions.length - 1]!;
+        expect(await recorder.waitForPosition([name], last, 10_000)).toBe(true);
+        expect((await recorder.storedStatus(name)).position).toBe(Math.max(moved, last));
+        return { applied: projection.applied, positions };
+      } finally {
+        await recorder.stop();
+      }
+    };
+
+    it('refuses a batch whose checkpoint another owner moved, and applies only what lies past it', async () => {
+      const { applied, positions } = await ownerMovesCheckpoint('moved-under-batch', 50, ['Counted', 'Counted', 'Counted'], (positions) => positions[1]!);
+      expect(applied).toEqual([positions[2]]);
     });
 
     it('lets a second runner on the same database apply nothing twice', async () => {
