@@ -15,6 +15,12 @@ export interface Projection {
    * makes the runner retry the batch one event at a time to find the event.
    */
   applyBatch(events: readonly RecordedEvent[], manager: EntityManager): Promise<void>;
+  /**
+   * False for an event `applyBatch` ignores: one that changes no row. A batch with no event it applies (and none of a
+   * parked stream) moves the checkpoint alone, in one statement instead of a transaction. Without it every event is
+   * taken to matter. Answer true when unsure: a wrong false leaves that event unapplied for good.
+   */
+  appliesTo?(event: RecordedEvent): boolean;
 }
 
 /** An event a projection could not apply: `position` tells the runner where to stop. */

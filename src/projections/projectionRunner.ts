@@ -352,6 +352,17 @@ export class ProjectionRunner {
     const name = loop.projection.name;
     const last = batch[batch.length - 1]!;
     const applicable = loop.parked.size === 0 ? batch : batch.filter((event) => !loop.parked.has(event.streamName));
+    const { appliesTo } = loop.projection;
+    if (appliesTo && applicable.length === batch.length && !batch.some((event) => appliesTo.call(loop.projection, event))) {
+      // No row to write (events of other streams' kinds, e.g. a burst of turns for the jobs projection): the
+      // checkpoint moves alone, in one statement that checks it as the transaction would. Nothing is applied, so
+      // nothing can be applied twice, and the row lock lasts as long as the statement.
+      await this.moveCheckpoint(this.options.dataSource.manager, name, stored, last.position);
+      loop.position = last.position;
+      loop.lastError = null;
+      this.progress.emit('advanced', name, last.position);
+      return;
+    }
     await this.options.dataSource.transaction(async (manager) => {
       // First, so the row stays locked for the whole batch as before: another owner's batch waits here, then finds
       // the checkpoint moved and rolls back; a rebuild waits for this batch to commit.

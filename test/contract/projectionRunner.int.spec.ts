@@ -11,6 +11,7 @@ import { ProjectionRunner } from '../../src/projections/projectionRunner.js';
 import { openReadModelDatabase } from '../../src/projections/readModelDatabase.js';
 import { StreamIndexEntity } from '../../src/projections/streamIndex/streamIndexRow.js';
 import { streamIndexProjection } from '../../src/projections/streamIndex/streamIndexProjection.js';
+import type { SqlPool } from '../../src/database/sqlPool.js';
 import { testBackends, type TestDatabase } from '../support/testDatabases.js';
 
 const logger = createLogger('silent');
@@ -57,18 +58,41 @@ function parkingProjection(): Projection & { healed: boolean; seen: RecordedEven
   return projection;
 }
 
-/** Records the position of each `Counted` event of its own stream (`counted-<name>`); ignores every other event. */
+/** Records the position of each `Counted` event of its own stream (`counted-<name>`); ignores every other event, and says so. */
 function countingOnlyProjection(name: string): Projection & { applied: number[] } {
   const projection = {
     name,
     tables: [] as string[],
     entities: [],
     applied: [] as number[],
+    appliesTo: (event: RecordedEvent) => event.type === 'Counted' && event.streamName === `counted-${name}`,
     async applyBatch(events: readonly RecordedEvent[], _manager: EntityManager) {
-      for (const event of events) if (event.type === 'Counted' && event.streamName === `counted-${name}`) projection.applied.push(event.position);
+      for (const event of events) if (projection.appliesTo(event)) projection.applied.push(event.position);
     },
   };
   return projection;
+}
+
+/** The pool, writing down the text of every statement sent through it. */
+function recordingPool(pool: SqlPool, statements: string[]): SqlPool {
+  return {
+    kind: pool.kind,
+    query: (text, params) => {
+      statements.push(text);
+      return pool.query(text, params);
+    },
+    connect: async () => {
+      const client = await pool.connect();
+      return {
+        query: (text, params) => {
+          statements.push(text);
+          return client.query(text, params);
+        },
+        release: (error) => client.release(error),
+      };
+    },
+    end: () => pool.end(),
+  };
 }
 
 describe('which failures park a stream', () => {
@@ -402,6 +426,39 @@ for (const backend of testBackends()) {
     it('refuses a batch whose checkpoint another owner moved, and applies only what lies past it', async () => {
       const { applied, positions } = await ownerMovesCheckpoint('moved-under-batch', 50, ['Counted', 'Counted', 'Counted'], (positions) => positions[1]!);
       expect(applied).toEqual([positions[2]]);
+    });
+
+    it('refuses to move a checkpoint another owner moved past a batch it does not apply', async () => {
+      // Its first batch is two events it ignores; the other owner applied the third already. Moving the checkpoint
+      // to the batch's end regardless would take it back and apply the third event again.
+      const { applied } = await ownerMovesCheckpoint('moved-past-skipped', 2, ['Other', 'Other', 'Counted'], (positions) => positions[2]!);
+      expect(applied).toEqual([]);
+    });
+
+    it('moves the checkpoint alone, without a transaction, past a batch with no event the projection applies', async () => {
+      const statements: string[] = [];
+      const recorded = await openReadModelDatabase(recordingPool(database.pool, statements), database.schema, []);
+      const ignoring = countingOnlyProjection('ignoring');
+      const recorder = new ProjectionRunner({ store, dataSource: recorded, schema: database.schema, projections: [ignoring], lease: newLease(), logger });
+      await recorder.start();
+      try {
+        expect(await recorder.waitForPosition(['ignoring'], await store.headPosition(), 10_000)).toBe(true);
+        await expect.poll(() => recorder.localStates()[0]!.state, { timeout: 5_000 }).toBe('live');
+        statements.length = 0;
+        const other = await store.append('counted-ignoring', [{ type: 'Other', data: {} }], 'any');
+        expect(await recorder.waitForPosition(['ignoring'], other.position, 10_000)).toBe(true);
+        expect(statements.filter((text) => /^\s*(START TRANSACTION|BEGIN|COMMIT)/i.test(text))).toEqual([]);
+        expect(statements.filter((text) => text.includes('projection_checkpoints'))).toHaveLength(1);
+        expect((await recorder.storedStatus('ignoring')).position).toBe(other.position);
+        // An event it applies still goes through a transaction with the checkpoint.
+        const counted = await store.append('counted-ignoring', [{ type: 'Counted', data: {} }], 'any');
+        expect(await recorder.waitForPosition(['ignoring'], counted.position, 10_000)).toBe(true);
+        expect(ignoring.applied).toEqual([counted.position]);
+        expect(statements.some((text) => /^\s*START TRANSACTION/i.test(text))).toBe(true);
+      } finally {
+        await recorder.stop();
+        await recorded.destroy();
+      }
     });
 
     it('lets a second runner on the same database apply nothing twice', async () => {

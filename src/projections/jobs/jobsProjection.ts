@@ -34,6 +34,7 @@ export const jobsProjection: Projection = {
   name: 'jobs',
   tables: ['jobs'],
   entities: [JobEntity],
+  appliesTo: (event) => jobOf(event) !== null,
   async applyBatch(events: readonly RecordedEvent[], manager: EntityManager) {
     const jobEvents = events.filter((event) => jobOf(event) !== null);
     if (jobEvents.length === 0) return;

@@ -37,6 +37,7 @@ export const runtimeSessionsProjection: Projection = {
   name: 'runtime-sessions',
   tables: ['runtime_sessions'],
   entities: [RuntimeSessionEntity],
+  appliesTo: (event) => runtimeSessionOf(event) !== null,
   async applyBatch(events: readonly RecordedEvent[], manager: EntityManager) {
     const runtimeEvents = events.filter((event) => runtimeSessionOf(event) !== null);
     if (runtimeEvents.length === 0) return;

@@ -24,6 +24,7 @@ export const sessionTreeProjection: Projection = {
   name: 'session-tree',
   tables: ['session_tree'],
   entities: [SessionTreeEntity],
+  appliesTo: (event) => treeEventOf(event) !== null,
   async applyBatch(events: readonly RecordedEvent[], manager: EntityManager) {
     const treeEvents = events.filter((event) => treeEventOf(event) !== null);
     if (treeEvents.length === 0) return;

@@ -80,6 +80,7 @@ export const sessionsIndexProjection: Projection = {
   name: 'sessions-index',
   tables: ['conversation_entries', 'session_records'],
   entities: [ConversationEntryEntity, SessionRecordEntity],
+  appliesTo: (event) => indexedEventOf(event) !== null,
   async applyBatch(events: readonly RecordedEvent[], manager: EntityManager) {
     const indexed = new Map<RecordedEvent, IndexedEvent>();
     const keys: SessionKeyRef[] = [];

@@ -54,6 +54,7 @@ export const transcriptSearchProjection: Projection = {
   name: 'transcript-search',
   tables: ['search_sessions', 'search_messages'],
   entities: [SearchSessionEntity, SearchMessageEntity],
+  appliesTo: (event) => searchedEventOf(event) !== null,
   async applyBatch(events: readonly RecordedEvent[], manager: EntityManager) {
     const searched = new Map<RecordedEvent, SearchedEvent>();
     for (const event of events) {
