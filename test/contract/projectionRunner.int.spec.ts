@@ -404,7 +404,9 @@ for (const backend of testBackends()) {
         logger,
         batchSize,
         wakeDelayMs: 500,
-        idlePollMs: 600_000,
+        // Long enough that the batch after the wake-up starts from the position the loop holds (an idle poll reads the
+        // stored one), short enough to go on if that read stopped below another transaction on a shared server.
+        idlePollMs: 3_000,
       });
       await recorder.start();
       try {
@@ -415,7 +417,7 @@ for (const backend of testBackends()) {
         const moved = movedTo(positions);
         await database.pool.query(`UPDATE "${database.schema}".projection_checkpoints SET position = $2 WHERE name = $1`, [name, moved]);
         const last = positions[positions.length - 1]!;
-        expect(await recorder.waitForPosition([name], last, 10_000)).toBe(true);
+        expect(await recorder.waitForPosition([name], last, 20_000)).toBe(true);
         expect((await recorder.storedStatus(name)).position).toBe(Math.max(moved, last));
         return { applied: projection.applied, positions };
       } finally {
@@ -448,7 +450,8 @@ for (const backend of testBackends()) {
         const other = await store.append('counted-ignoring', [{ type: 'Other', data: {} }], 'any');
         expect(await recorder.waitForPosition(['ignoring'], other.position, 10_000)).toBe(true);
         expect(statements.filter((text) => /^\s*(START TRANSACTION|BEGIN|COMMIT)/i.test(text))).toEqual([]);
-        expect(statements.filter((text) => text.includes('projection_checkpoints'))).toHaveLength(1);
+        // (An idle poll may read the stored position meanwhile; only the move writes.)
+        expect(statements.filter((text) => /UPDATE [^;]*projection_checkpoints/.test(text))).toHaveLength(1);
         expect((await recorder.storedStatus('ignoring')).position).toBe(other.position);
         // An event it applies still goes through a transaction with the checkpoint.
         const counted = await store.append('counted-ignoring', [{ type: 'Counted', data: {} }], 'any');
