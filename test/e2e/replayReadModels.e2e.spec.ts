@@ -129,7 +129,14 @@ for (const backend of e2eBackends()) {
       await ok('POST', `/v1/jobs/${job.id}/fire`, {});
       const gone = await ok('POST', '/v1/jobs', { prompt: 'once', schedule: '0 10 * * *' });
       await ok('DELETE', `/v1/jobs/${gone.id}`);
-      // Pruned entries, and one opened again right after its prune.
+      // Pruned entries, and one opened again right after its prune. The prune's candidates come from the index, which
+      // a turn does not wait for: it is caught up first.
+      const projected = service.infrastructure.projections.waitForPosition(
+        service.infrastructure.projections.projectionNames,
+        await service.lastPosition(),
+        10_000,
+      );
+      expect(await projected).toBe(true);
       clock.advance(30 * 86_400_000);
       const pruned = await ok('POST', '/v1/admin/prune', { maxAgeDays: 7 });
       expect(pruned.pruned.length).toBeGreaterThan(0);
