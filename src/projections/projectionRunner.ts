@@ -92,6 +92,8 @@ class ProjectionLoop {
   positionKnown = false;
   /** Streams parked for this projection, read with the stored position: their events are passed over. */
   parked = new Set<string>();
+  /** Rebuilds of this projection begun in this process: a failure seen before one parks nothing after it. */
+  rebuilds = 0;
   /** The event the last failure named, and how many failures in a row named it. */
   private failedAt: number | null = null;
   private failuresAtEvent = 0;
@@ -128,6 +130,7 @@ class ProjectionLoop {
   private async run(): Promise<void> {
     const { options } = this.runner;
     while (this.running) {
+      const rebuilds = this.rebuilds;
       try {
         if (!(await options.lease.tryAcquire(this.projection.name))) {
           this.state = 'standby';
@@ -150,7 +153,7 @@ class ProjectionLoop {
       } catch (error) {
         this.positionKnown = false;
         if (error instanceof CheckpointMoved) continue;
-        if (await this.parkIfStuck(error)) continue;
+        if (await this.parkIfStuck(error, rebuilds)) continue;
         this.failures += 1;
         this.failingSince ??= new Date();
         this.lastError = error instanceof Error ? error.message : String(error);
@@ -175,7 +178,7 @@ class ProjectionLoop {
   }
 
   /** Parks the failing event's stream once the same event has failed `parkAfterFailures` times on its own data. */
-  private async parkIfStuck(error: unknown): Promise<boolean> {
+  private async parkIfStuck(error: unknown, rebuilds: number): Promise<boolean> {
     const parkAfter = this.runner.options.parkAfterFailures ?? 0;
     if (!(error instanceof ProjectionApplyError) || parkAfter <= 0 || !isParkable(error)) {
       this.failedAt = null;
@@ -186,7 +189,7 @@ class ProjectionLoop {
     this.failedAt = error.position;
     if (this.failuresAtEvent < parkAfter) return false;
     try {
-      await this.runner.parkStream(this, error);
+      await this.runner.parkStream(this, error, rebuilds);
     } catch (parkError) {
       if (parkError instanceof CheckpointMoved) return true;
       this.runner.options.logger.error({ projection: this.projection.name, err: parkError }, 'projection could not park a stream');
@@ -406,11 +409,14 @@ export class ProjectionRunner {
    * checkpoint in one transaction, logged as an error, listed in the status; later events of the stream are
    * passed over and counted until a rebuild, so no row of that stream is ever built from part of its history.
    */
-  async parkStream(loop: ProjectionLoop, error: ProjectionApplyError): Promise<void> {
+  async parkStream(loop: ProjectionLoop, error: ProjectionApplyError, rebuildsBefore = loop.rebuilds): Promise<void> {
     const name = loop.projection.name;
     await this.options.dataSource.transaction(async (manager) => {
       // The events before the failing one committed, so the checkpoint rests just before it, where this loop put it.
       await this.moveCheckpoint(manager, name, loop.position, error.position);
+      // A rebuild begun since the failure (in this process; it sets the loop's position back to 0, so the check
+      // above could match the position it stored) makes the failure stale: the replay applies the event anew.
+      if (loop.rebuilds !== rebuildsBefore) throw new CheckpointMoved();
       await this.parkedStreams.park(manager, name, error);
     });
     loop.parked.add(error.streamName);
@@ -442,6 +448,7 @@ export class ProjectionRunner {
    */
   async rebuild(name: string): Promise<ProjectionStatus> {
     const loop = this.requireLoop(name);
+    loop.rebuilds += 1;
     const schema = quoteIdentifier(this.options.schema);
     await this.options.dataSource.transaction(async (manager) => {
       await this.storedPosition(manager, name, true);

@@ -334,6 +334,26 @@ for (const backend of testBackends()) {
       }
     });
 
+    it('parks nothing for a failure seen before a rebuild this process began, though the loop stands at 0 like the reset checkpoint', async () => {
+      const parking = parkingProjection();
+      const parkingRunner = new ProjectionRunner({ store, dataSource, schema: database.schema, projections: [parking], lease: newLease(), logger });
+      await parkingRunner.start();
+      const stream = `session-race-${Date.now()}`;
+      await store.append(stream, [{ type: 'Fine', data: {} }], 'no_stream');
+      const [poison] = await store.readStream(stream);
+      expect(await parkingRunner.waitForPosition(['parking'], poison!.position, 20_000)).toBe(true);
+      await parkingRunner.stop();
+      const loop = (parkingRunner as unknown as { loops: Map<string, { rebuilds: number; position: number }> }).loops.get('parking')!;
+      const rebuildsBefore = loop.rebuilds;
+      await parkingRunner.rebuild('parking');
+      expect(loop.position).toBe(0);
+      const failure = new ProjectionApplyError('parking', poison!, new RangeError('cannot apply toxic'));
+      await expect(parkingRunner.parkStream(loop as never, failure, rebuildsBefore)).rejects.toThrow();
+      const status = await parkingRunner.status('parking');
+      expect(status.position).toBe(0);
+      expect(status.parkedStreams).toEqual([]);
+    });
+
     it('parks a stream whose event keeps failing on its own data, goes on with every other stream, and lists it until a rebuild', async () => {
       const parking = parkingProjection();
       const parkingRunner = new ProjectionRunner({
