@@ -30,13 +30,16 @@ function jobOf(event: RecordedEvent): { tenant: string; jobId: string } | null {
   return { tenant, jobId: name.slice(jobPrefix.length) };
 }
 
+/** The events this projection writes rows for: `applyBatch` keeps only these, and the runner's transaction is for them. */
+const isJobEvent = (event: RecordedEvent): boolean => jobOf(event) !== null;
+
 export const jobsProjection: Projection = {
   name: 'jobs',
   tables: ['jobs'],
   entities: [JobEntity],
-  appliesTo: (event) => jobOf(event) !== null,
+  appliesTo: isJobEvent,
   async applyBatch(events: readonly RecordedEvent[], manager: EntityManager) {
-    const jobEvents = events.filter((event) => jobOf(event) !== null);
+    const jobEvents = events.filter(isJobEvent);
     if (jobEvents.length === 0) return;
     const rows = new BatchRows(JobEntity, ['tenant', 'jobId']);
     await rows.load(

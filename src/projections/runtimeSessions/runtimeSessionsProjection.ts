@@ -33,13 +33,16 @@ function runtimeSessionOf(event: RecordedEvent): { tenant: string; runtimeSessio
   return { tenant, runtimeSessionId: name.slice(runtimePrefix.length) };
 }
 
+/** The events this projection writes rows for: `applyBatch` keeps only these, and the runner's transaction is for them. */
+const isRuntimeSessionEvent = (event: RecordedEvent): boolean => runtimeSessionOf(event) !== null;
+
 export const runtimeSessionsProjection: Projection = {
   name: 'runtime-sessions',
   tables: ['runtime_sessions'],
   entities: [RuntimeSessionEntity],
-  appliesTo: (event) => runtimeSessionOf(event) !== null,
+  appliesTo: isRuntimeSessionEvent,
   async applyBatch(events: readonly RecordedEvent[], manager: EntityManager) {
-    const runtimeEvents = events.filter((event) => runtimeSessionOf(event) !== null);
+    const runtimeEvents = events.filter(isRuntimeSessionEvent);
     if (runtimeEvents.length === 0) return;
     const rows = new BatchRows(RuntimeSessionEntity, ['tenant', 'runtimeSessionId']);
     await rows.load(

@@ -20,13 +20,16 @@ function treeEventOf(event: RecordedEvent): { tenant: string; sessionId: string;
   return { tenant, sessionId: name.slice(sessionPrefix.length), treeEvent: { type: event.type, data: event.data } as unknown as TreeEvent };
 }
 
+/** The events this projection writes rows for: `applyBatch` keeps only these, and the runner's transaction is for them. */
+const isTreeEvent = (event: RecordedEvent): boolean => treeEventOf(event) !== null;
+
 export const sessionTreeProjection: Projection = {
   name: 'session-tree',
   tables: ['session_tree'],
   entities: [SessionTreeEntity],
-  appliesTo: (event) => treeEventOf(event) !== null,
+  appliesTo: isTreeEvent,
   async applyBatch(events: readonly RecordedEvent[], manager: EntityManager) {
-    const treeEvents = events.filter((event) => treeEventOf(event) !== null);
+    const treeEvents = events.filter(isTreeEvent);
     if (treeEvents.length === 0) return;
     const rows: TreeRows = new BatchRows(SessionTreeEntity, ['tenant', 'sessionId']);
     // Each session, and each parent a new session names.
