@@ -24,7 +24,7 @@ if (process.env.TEST_DATABASE_URL) {
       api = await startTestApp('postgres', {
         schema,
         keepSchema: true,
-        env: { PROJECTIONS_ENABLED: 'false', READ_WAIT_TIMEOUT_MS: '1500', JOB_TICK_INTERVAL_MS: '0' },
+        env: { PROJECTIONS_ENABLED: 'false', READ_WAIT_TIMEOUT_MS: '5000', JOB_TICK_INTERVAL_MS: '0' },
       });
     });
     afterAll(async () => {
