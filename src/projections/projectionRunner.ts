@@ -169,7 +169,7 @@ class ProjectionLoop {
           },
           'projection failed to apply events; retrying without skipping',
         );
-        await this.runner.recordFailure(this.projection.name, this.lastError, (error as { position?: number }).position).catch(() => undefined);
+        await this.runner.recordFailure(this, this.lastError, (error as { position?: number }).position, rebuilds).catch(() => undefined);
         // Only now: whoever sees 'failed' finds the error recorded too.
         this.state = 'failed';
         await this.sleep(delay);
@@ -435,11 +435,34 @@ export class ProjectionRunner {
     return this.parkedStreams.list(this.options.dataSource.manager, name, streamNames);
   }
 
-  async recordFailure(name: string, message: string, failedPosition?: number): Promise<void> {
-    await this.options.dataSource.query(
-      `UPDATE ${this.checkpoints} SET state = 'failed', last_error = $2, failed_position = $3, updated_at = now() WHERE name = $1`,
-      [name, message.slice(0, 2_000), failedPosition ?? null],
-    );
+  /**
+   * Stamps a loop's failure on its checkpoint (`failed`, the error, the failing event), checked as a move is: only while
+   * this instance holds the lease, the stored position is where this loop left it, and no rebuild began in this process
+   * since the failure. So a former owner (its lease lost, another owner's batches moved the checkpoint on) or a loop
+   * from before a rebuild never marks failed a checkpoint someone else runs. Answers whether it stamped.
+   */
+  async recordFailure(loop: ProjectionLoop, message: string, failedPosition: number | undefined, rebuildsBefore = loop.rebuilds): Promise<boolean> {
+    const name = loop.projection.name;
+    if (!this.options.lease.holds(name) || loop.rebuilds !== rebuildsBefore) return false;
+    try {
+      await this.options.dataSource.transaction(async (manager) => {
+        const rows: Array<{ stamped: number }> = await manager.query(
+          `WITH stamped AS (
+             UPDATE ${this.checkpoints} SET state = 'failed', last_error = $2, failed_position = $3, updated_at = now()
+             WHERE name = $1 AND position = $4 RETURNING 1
+           ) SELECT count(*)::int AS stamped FROM stamped`,
+          [name, message.slice(0, 2_000), failedPosition ?? null, loop.position],
+        );
+        if (Number(rows[0]?.stamped ?? 0) === 0) throw new CheckpointMoved();
+        // As for a park: a rebuild begun meanwhile sets the loop's position back to 0, so the check above could match
+        // the checkpoint it reset; the failure is stale, and the replay meets that event anew.
+        if (loop.rebuilds !== rebuildsBefore) throw new CheckpointMoved();
+      });
+    } catch (error) {
+      if (error instanceof CheckpointMoved) return false;
+      throw error;
+    }
+    return true;
   }
 
   /**

@@ -354,6 +354,81 @@ for (const backend of testBackends()) {
       expect(status.parkedStreams).toEqual([]);
     });
 
+    // A loop's failure is stamped on the checkpoint only by the owner whose loop it is, where that loop left it: its
+    // read fails once, after `meanwhile` has done what another owner, a lost lease or a rebuild would. The runner is
+    // stopped as soon as the stamp was tried, before a retry can move the checkpoint (and clear a stamp) again.
+    const failureMeanwhile = async (name: string, meanwhile: (context: { runner: ProjectionRunner; loseLease: () => void }) => Promise<void>) => {
+      let lost = false;
+      const lease = { tryAcquire: async () => !lost, holds: () => !lost, releaseAll: async () => undefined };
+      let armed = false;
+      const flaky = new Proxy(store, {
+        get(target, key) {
+          if (key === 'readAll') {
+            return async (options: Parameters<PostgresEventStore['readAll']>[0]) => {
+              if (!armed) return target.readAll(options);
+              armed = false;
+              await meanwhile({ runner: failing, loseLease: () => (lost = true) });
+              throw new Error('read-model database went away');
+            };
+          }
+          const value = Reflect.get(target, key, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const projection: Projection = { name, tables: [], entities: [], applyBatch: async () => undefined };
+      const failing = new ProjectionRunner({ store: flaky, dataSource, schema: database.schema, projections: [projection], lease, logger });
+      let tried!: () => void;
+      const stampTried = new Promise<void>((resolve) => (tried = resolve));
+      const recordFailure = failing.recordFailure.bind(failing);
+      failing.recordFailure = async (...args: Parameters<ProjectionRunner['recordFailure']>) => {
+        try {
+          return await recordFailure(...args);
+        } finally {
+          tried();
+        }
+      };
+      await failing.start();
+      try {
+        expect(await failing.waitForPosition([name], await store.headPosition(), 10_000)).toBe(true);
+        armed = true;
+        await store.append(`session-${name}`, [{ type: 'Turn', data: {} }], 'any');
+        await stampTried;
+      } finally {
+        await failing.stop();
+      }
+      return failing.storedStatus(name);
+    };
+
+    it("stamps its own loop's failure on the checkpoint", async () => {
+      const stored = await failureMeanwhile('failing-owner', async () => undefined);
+      expect(stored).toMatchObject({ storedState: 'failed', lastError: 'read-model database went away' });
+    });
+
+    it('stamps no failure on a checkpoint another owner moved on since the loop last left it', async () => {
+      let moved = 0;
+      const stored = await failureMeanwhile('failing-former-owner', async () => {
+        // The new owner applied an event this loop has not read, and stands past it, running fine.
+        moved = (await store.append('session-failing-former-owner', [{ type: 'Turn', data: {} }], 'any')).position;
+        await database.pool.query(`UPDATE "${database.schema}".projection_checkpoints SET position = $2, state = 'running' WHERE name = $1`, [
+          'failing-former-owner',
+          moved,
+        ]);
+      });
+      expect(stored).toMatchObject({ position: moved, storedState: 'running', lastError: null, failedPosition: null });
+    });
+
+    it('stamps no failure once this instance lost the lease, though the checkpoint still stands where its loop left it', async () => {
+      const stored = await failureMeanwhile('failing-lost-lease', async ({ loseLease }) => loseLease());
+      expect(stored).toMatchObject({ storedState: 'running', lastError: null });
+    });
+
+    it('stamps no failure seen before a rebuild this process began, though the loop stands at 0 like the reset checkpoint', async () => {
+      const stored = await failureMeanwhile('failing-before-rebuild', async ({ runner: failing }) => {
+        await failing.rebuild('failing-before-rebuild');
+      });
+      expect(stored).toMatchObject({ position: 0, storedState: 'rebuilding', lastError: null, failedPosition: null });
+    });
+
     it('parks a stream whose event keeps failing on its own data, goes on with every other stream, and lists it until a rebuild', async () => {
       const parking = parkingProjection();
       const parkingRunner = new ProjectionRunner({
