@@ -6,6 +6,7 @@ import type { SqlPool } from '../../src/database/sqlPool.js';
 import { BoundedStateCache, type StateCache } from '../../src/events/boundedStateCache.js';
 import { conversationStreamName } from '../../src/events/conversation/conversationEvents.js';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
+import { gatewayStreamName } from '../../src/events/gateway/gatewayEvents.js';
 import { STATE_CACHE } from '../../src/app/tokens.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { ErasureCacheEviction } from '../../src/modules/erasure/erasureCacheEviction.js';
@@ -331,6 +332,88 @@ for (const backend of e2eBackends()) {
         await fresh.destroy();
         await freshDatabase.dispose();
       }
+    });
+
+    it("turns a gateway's home channel that is the person's own chat into the erasure's pseudonym, in the log, the caches and the registry the prompt shows", async () => {
+      const alice = person('h');
+      const bob = person('o');
+      const carol = person('c');
+      const group = `-100${digits(12)}`;
+      const register = (gatewayId: string, platforms: unknown[], token = WRITER) => ok('PUT', `/v1/gateways/${gatewayId}/platforms`, { platforms }, token);
+      const home = (chatId: string, name: string) => ({ platform: 'telegram', displayName: 'Hermes', homeChannel: { chatId, name } });
+      const suffix = randomBytes(4).toString('hex');
+      const gateway = (name: string) => `gw-home-${name}-${suffix}`;
+      // Alice's DM is the home channel of two gateways (a home channel set with /sethome in her DM is named after her);
+      // the group's is set in a group she is in; another tenant's gateway names the same chat id.
+      await register(gateway('a'), [
+        home(alice.source.chatId, `DM with ${alice.marker}`),
+        { platform: 'discord', homeChannel: { chatId: '8880001', name: 'bots' } },
+      ]);
+      await register(gateway('d'), [home(alice.source.chatId, `Alice ${alice.marker}`)]);
+      await register(gateway('g'), [home(group, 'Ops room')]);
+      await register(gateway('t'), [home(alice.source.chatId, `DM with ${alice.marker}`)], ACME);
+      // Carol talks in that group, keyed per user: her DM (on Telegram its chat id is her user id) is a home channel too.
+      await register(gateway('c'), [home(carol.source.userId, `Carol ${carol.marker}`)]);
+      const aliceKey = (await ok('POST', '/v1/sessions/resolve', { source: alice.source })).sessionKey as string;
+      const carolSource = { platform: 'telegram', chatType: 'group', chatId: group, userId: carol.source.userId, userName: carol.source.userName };
+      const carolKey = (await ok('POST', '/v1/sessions/resolve', { source: carolSource })).sessionKey as string;
+      expect(carolKey.endsWith(`:${group}:${carol.source.userId}`)).toBe(true);
+      const bobKey = (await ok('POST', '/v1/sessions/resolve', { source: bob.source })).sessionKey as string;
+      const prompt = async () => {
+        const answer = await ok('GET', `/v1/conversations/${enc(bobKey)}/context?minPosition=${head}`);
+        return answer.prompt as string;
+      };
+      // Read once before: the gateways' states are cached, and must not outlive the erasure.
+      expect(await prompt()).toContain(`telegram: "DM with ${alice.marker}" (ID: "${alice.source.chatId}")`);
+      await caughtUp(head);
+      expect((await traces([alice.source.chatId, alice.marker])).some((row) => row.includes(`gateway-${gateway('a')}`))).toBe(true);
+
+      const erased = await erase({ sessionKey: aliceKey });
+      expect(erased.status, erased.text).toBe(200);
+      expect(erased.body.streams).toEqual(expect.arrayContaining([`gateway-${gateway('a')}`, `gateway-${gateway('d')}`]));
+      expect(erased.body.streams).not.toContain(`gateway-${gateway('g')}`);
+      await caughtUp(head);
+
+      // Nowhere in the default tenant's log, snapshots or read models; the other tenant's gateway is someone else's.
+      expect((await traces([alice.source.chatId, alice.marker])).filter((row) => !row.includes(`acme~gateway-${gateway('t')}`))).toEqual([]);
+      const registration = async (gatewayId: string, tenant?: string) => {
+        const events = await service.infrastructure.eventStore.readStream(gatewayStreamName(gatewayId, tenant));
+        return events.filter((event) => event.type === 'GatewayPlatformsRegistered').at(-1)!;
+      };
+      const [a, d] = [await registration(gateway('a')), await registration(gateway('d'))];
+      const pseudonym = (a.data as { platforms: Array<{ homeChannel: { chatId: string } }> }).platforms[1]!.homeChannel.chatId;
+      expect(pseudonym).toMatch(/^erased-[0-9a-f]{16}$/);
+      expect(a.data).toMatchObject({
+        platforms: [
+          { platform: 'discord', homeChannel: { chatId: '8880001', name: 'bots' } },
+          { platform: 'telegram', displayName: 'Hermes', homeChannel: { chatId: pseudonym, name: '[erased]' } },
+        ],
+      });
+      expect(a.metadata.erasureId).toBe(erased.body.erasureId);
+      // The same pseudonym in every gateway's registration of her chat.
+      expect(d.data).toMatchObject({ platforms: [{ platform: 'telegram', homeChannel: { chatId: pseudonym, name: '[erased]' } }] });
+      expect((await registration(gateway('g'))).data).toMatchObject({ platforms: [{ homeChannel: { chatId: group, name: 'Ops room' } }] });
+      expect((await registration(gateway('t'), 'acme')).data).toMatchObject({
+        platforms: [{ homeChannel: { chatId: alice.source.chatId, name: `DM with ${alice.marker}` } }],
+      });
+      // The registry the prompt reads: the pseudonym, not her chat, though her gateway's state was cached before.
+      const after = await prompt();
+      expect(after).toContain(`telegram: "[erased]" (ID: "${pseudonym}")`);
+      expect(after).not.toContain(alice.source.chatId);
+      expect(after).not.toContain(alice.marker);
+
+      // Carol's conversation in the group: her own DM's home channel goes, the group's (everyone else's too) stays.
+      const erasedCarol = await erase({ sessionKey: carolKey });
+      expect(erasedCarol.status, erasedCarol.text).toBe(200);
+      await caughtUp(head);
+      expect(await traces([carol.source.userId, carol.marker])).toEqual([]);
+      expect((await registration(gateway('c'))).data).toMatchObject({
+        platforms: [{ homeChannel: { chatId: expect.stringMatching(/^erased-/), name: '[erased]' } }],
+      });
+      expect((await registration(gateway('g'))).data).toMatchObject({ platforms: [{ homeChannel: { chatId: group, name: 'Ops room' } }] });
+
+      // The gateway's own configuration is out of reach: registering her chat again records it again, as new data.
+      expect(await register(gateway('a'), [home(alice.source.chatId, 'Alice again')])).toMatchObject({ changed: true });
     });
 
     it("erases one tenant's conversation and leaves the same key of another tenant alone", async () => {

@@ -40,6 +40,12 @@ export interface RedactionScope {
   acceptMention?(streamName: string): boolean;
   /** Streams that the events read so far point to (children, runtime sessions): taken in too, until none are new. */
   referencedBy(streams: ReadonlyMap<string, readonly StoredEvent[]>): readonly string[];
+  /**
+   * Values the streams taken in show to be the person's (their chat ids), and the event types of other streams that
+   * may hold them: every stream with an event of those types holding one of the values anywhere in its data, and
+   * that `accept` takes, is taken in too (one more scan of the log, of those types only; none without values).
+   */
+  holding?(streams: ReadonlyMap<string, readonly StoredEvent[]>): { values: readonly string[]; types: readonly string[]; accept(streamName: string): boolean };
   /** Decides, from every event of every stream taken in, what to rename and rewrite. Called once, inside the transaction. */
   plan(streams: ReadonlyMap<string, readonly StoredEvent[]>): RewritePlan;
 }
@@ -136,6 +142,11 @@ export class PostgresEventRedaction {
       // Referenced streams that do not exist (yet) are remembered as empty, so they are not looked for again.
       for (const name of referenced) if (!taken.has(name)) taken.set(name, []);
     }
+    const holding = scope.holding?.(new Map([...taken].filter(([, events]) => events.length > 0)));
+    if (holding && holding.values.length > 0 && holding.types.length > 0) {
+      const holders = await this.streamsHolding(client, holding.values, holding.types);
+      await this.take(client, holders.filter(holding.accept), taken);
+    }
     const existing = new Map([...taken].filter(([, events]) => events.length > 0));
     const plan = scope.plan(existing);
     const eventsRewritten = await this.applyRewrites(client, plan.events);
@@ -186,6 +197,17 @@ export class PostgresEventRedaction {
       `SELECT DISTINCT stream_name FROM ${this.events}
        WHERE jsonb_path_exists(data, 'strict $.** ? (@ == $value)', jsonb_build_object('value', $1::text))`,
       [value],
+    );
+    return result.rows.map((row) => row.stream_name);
+  }
+
+  /** Streams with an event of one of `types` holding one of `values` anywhere in its data: the same scan, narrowed by type first. */
+  private async streamsHolding(client: SqlClient, values: readonly string[], types: readonly string[]): Promise<string[]> {
+    const result = await client.query<{ stream_name: string }>(
+      `SELECT DISTINCT stream_name FROM ${this.events}
+       WHERE type = ANY($2::text[])
+         AND EXISTS (SELECT 1 FROM unnest($1::text[]) AS v(value) WHERE jsonb_path_exists(data, 'strict $.** ? (@ == $value)', jsonb_build_object('value', v.value)))`,
+      [[...new Set(values)], [...new Set(types)]],
     );
     return result.rows.map((row) => row.stream_name);
   }

@@ -15,7 +15,16 @@ import { jobDecider } from '../../jobs/jobDecider.js';
 import { CommandContext } from '../../commandContext.js';
 import { sessionDecider } from '../../sessions/sessionDecider.js';
 import { type ErasureContext, newErasureContext, resumedErasureContext } from '../domain/erasureContext.js';
-import { anchorStreams, inErasedTenant, planErasure, referencedStreams, renamedAnchorStreams, type StreamRole } from '../domain/personalStreams.js';
+import {
+  anchorStreams,
+  homeChannelHolders,
+  inErasedTenant,
+  personalChatIds,
+  planErasure,
+  referencedStreams,
+  renamedAnchorStreams,
+  type StreamRole,
+} from '../domain/personalStreams.js';
 import { ERASURE_SNAPSHOTS, EVENT_REDACTION } from '../erasureTokens.js';
 import { completionEventId, erasedKeyDigest, type JournaledErasure, journaledErasures } from '../erasureRecord.js';
 import {
@@ -50,6 +59,11 @@ interface Taken {
   roles: Map<string, StreamRole>;
   /** Position of each stream's first event: children were created after their parents. */
   firstPositions: Map<string, number>;
+  /**
+   * The person's chat ids by platform, found in their sources by the first pass (which then erases them), so that the
+   * later passes still know a home channel naming one. Kept in memory only, never recorded.
+   */
+  chatIds: Map<string, Set<string>>;
 }
 
 interface Totals {
@@ -58,7 +72,7 @@ interface Totals {
   streamsRenamed: number;
 }
 
-const newTaken = (): Taken => ({ names: new Map(), roles: new Map(), firstPositions: new Map() });
+const newTaken = (): Taken => ({ names: new Map(), roles: new Map(), firstPositions: new Map(), chatIds: new Map() });
 
 /**
  * An erasure is two steps. The destructive one (rewrite and rename) commits in one transaction together with its
@@ -219,8 +233,18 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
       mentioning: scan ? context.sessionKey : undefined,
       acceptMention: (name) => inErasedTenant(name, context),
       referencedBy: (streams) => referencedStreams(streams, context),
+      // The gateways whose home channel is the person's chat, found by the first pass's scan; later passes take them
+      // in as streams it rewrote.
+      holding: (streams) => {
+        for (const [platform, ids] of personalChatIds(streams, context)) {
+          const known = taken.chatIds.get(platform) ?? new Set<string>();
+          for (const id of ids) known.add(id);
+          taken.chatIds.set(platform, known);
+        }
+        return homeChannelHolders(scan ? taken.chatIds : new Map(), context);
+      },
       plan: (streams) => {
-        const plan = planErasure(streams, context);
+        const plan = planErasure(streams, { ...context, personalChatIds: taken.chatIds });
         for (const [name, role] of plan.roles) {
           taken.names.set(name, plan.renames.get(name) ?? name);
           taken.roles.set(plan.renames.get(name) ?? name, role);

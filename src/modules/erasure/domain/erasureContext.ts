@@ -20,6 +20,12 @@ export interface ErasureContext {
    * pseudonym is left as it is, so redacting an event twice changes nothing the second time.
    */
   pseudonym(value: string): string;
+  /**
+   * The person's own chat ids by platform, as the erasure found them in their sources (see `personalChatIds`): a
+   * gateway's home channel on that platform naming one is their chat. Empty once the sources are erased (a resumed
+   * erasure): the pseudonyms an earlier pass wrote stay as they are.
+   */
+  personalChatIds?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /** `random` is injectable so tests can fix the ids; the HMAC key is never stored, so pseudonyms cannot be reversed. */

@@ -10,6 +10,8 @@ import { sessionStreamName } from '../../../events/session/sessionEvents.js';
 import { streamScope } from '../../../events/streamScope.js';
 import { canonicalJson } from '../../../events/streamStateStore.js';
 import { upcastEvent } from '../../../events/upcasting/upcastingEventStore.js';
+import type { SessionSource } from '../../../events/conversation/sessionSource.js';
+import { escapeKeyPart } from '../../sessions/domain/sessionKey.js';
 import { replaceString } from './erasedValues.js';
 import { type ErasureContext, isErasedKey } from './erasureContext.js';
 import { conversationRedactors } from './redactConversationEvent.js';
@@ -99,6 +101,49 @@ export function referencedStreams(streams: Streams, context: ErasureContext): st
     }
   }
   return referenced;
+}
+
+/**
+ * The person's own chat ids by platform, from the sources their conversation and sessions recorded: every id of a DM
+ * (a DM chat is one person's, and on Telegram their DM's chat id is their user id), and in a group, channel or thread
+ * the participant's ids when the key is theirs alone (isolated per user). A group's own chat id is not the person's:
+ * everyone else in it still uses it, and so does a home channel set there.
+ */
+export function personalChatIds(streams: Streams, context: ErasureContext): Map<string, Set<string>> {
+  const ids = new Map<string, Set<string>>();
+  const add = (platform: string, id: string | undefined) => {
+    if (!id) return;
+    const known = ids.get(platform) ?? new Set<string>();
+    ids.set(platform, known.add(id));
+  };
+  const keyEndsWith = (id: string) => context.sessionKey.endsWith(`:${id}`) || context.sessionKey.endsWith(`:${escapeKeyPart(id)}`);
+  const note = (origin: SessionSource | undefined) => {
+    if (!origin || typeof origin.platform !== 'string') return;
+    if (origin.chatType === 'dm') {
+      for (const id of [origin.chatId, origin.chatIdAlt, origin.userId, origin.userIdAlt]) add(origin.platform, id);
+      return;
+    }
+    const participant = [origin.userIdAlt, origin.userId].filter((id): id is string => Boolean(id));
+    if (participant.some(keyEndsWith)) for (const id of participant) add(origin.platform, id);
+  };
+  for (const [name, events] of streams) {
+    const role = streamRole(name, events, context);
+    if (role !== 'conversation' && role !== 'session') continue;
+    for (const stored of events) {
+      const { type, data } = current(stored);
+      if (type === 'ConversationOpened' || type === 'SessionBound' || type === 'SessionCreated') note(data.origin as unknown as SessionSource | undefined);
+    }
+  }
+  return ids;
+}
+
+/** What the erasure's scan looks for besides the key: gateways of the erased tenant whose registration holds one of the person's chat ids. */
+export function homeChannelHolders(chatIds: ReadonlyMap<string, ReadonlySet<string>>, context: ErasureContext) {
+  return {
+    values: [...chatIds.values()].flatMap((ids) => [...ids]),
+    types: ['GatewayPlatformsRegistered'],
+    accept: (streamName: string) => inErasedTenant(streamName, context) && streamName.startsWith(gatewayStreamName('', context.tenant)),
+  };
 }
 
 function redactedData(role: StreamRole, type: string, data: JsonObject, context: ErasureContext): JsonObject {
