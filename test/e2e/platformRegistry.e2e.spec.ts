@@ -151,6 +151,11 @@ for (const backend of e2eBackends()) {
       expect(changed).not.toBe(before);
       expect(changed).toContain('**Connected platforms:** telegram ("Hermes on Telegram")');
       expect(changed).not.toContain('discord');
+      // A home channel is unregistered the same way: the list again, with it null.
+      expect((await register('acme', 'gw-1', [{ ...telegram, homeChannel: null }, discord])).body).toMatchObject({ changed: true });
+      const homeless = await prompt('acme', key);
+      expect(homeless).toContain('discord');
+      expect(homeless).not.toContain('Ops room');
       await register('acme', 'gw-1', [telegram, discord]);
       expect(await prompt('acme', key)).toBe(before);
     });
