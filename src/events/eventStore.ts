@@ -70,6 +70,23 @@ export interface StreamAppend {
   expectedRevision: ExpectedRevision;
 }
 
+/**
+ * A row inserted in the same transaction as an append, before it, which the append depends on: when the row's key is
+ * taken already, nothing is appended and `AppendClaimTakenError` is thrown. How a keyed request claims its
+ * Idempotency-Key with its first append (see IdempotencyStore.claimWithFirstAppend): only where the claim's table is
+ * in the event store's database, so only `appendToStreams` of the SQL stores takes one.
+ */
+export interface AppendClaim {
+  /**
+   * `INSERT ... ON CONFLICT DO NOTHING RETURNING true AS claimed`, its parameters numbered from `firstParameter`: a row
+   * returned is the claim made, none is the key taken.
+   */
+  insertSql(firstParameter: number): string;
+  readonly parameters: readonly unknown[];
+  /** The claim was inserted and committed with the call, whatever the append's outcome (a refused expectation too). */
+  claimed(): void;
+}
+
 /** Where a catch-up read of several streams starts (`readStreamTails`). */
 export interface StreamTail {
   streamName: string;
@@ -119,8 +136,9 @@ export interface EventStore {
    * none. A refused expectation throws WrongExpectedRevisionError for that stream (so does a stream another append
    * created while this one ran). A retry of an append already stored whole answers its results marked
    * `alreadyStored`. Results come in the order of `appends`. Throws where `appendsToStreamsAtomically` is false.
+   * `claim`: a row inserted in the same transaction, first; the append runs only when it was (see AppendClaim).
    */
-  appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
+  appendToStreams(appends: readonly StreamAppend[], claim?: AppendClaim): Promise<AppendResult[]>;
   /** Throws StreamNotFoundError when the stream has no events. */
   readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /**

@@ -36,3 +36,14 @@ export class EventStoreUnavailableError extends UnavailableError {
     this.cause = cause;
   }
 }
+
+/**
+ * The row an append depended on (see AppendClaim) was there already: nothing was appended. Not an answer to give:
+ * the keyed request that made it goes back to the claim it skipped (another request holds its key).
+ */
+export class AppendClaimTakenError extends Error {
+  constructor() {
+    super('the append was not made: its claim was taken already');
+    this.name = 'AppendClaimTakenError';
+  }
+}

@@ -1,6 +1,7 @@
 // The writes of a request sent with an Idempotency-Key: event ids derived from the key, so a retry finds what an earlier attempt wrote.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
+import type { AppendClaim } from './eventStore.js';
 
 /**
  * One attempt at a keyed request. The n-th append a request makes to a stream gets ids derived from (the
@@ -13,6 +14,12 @@ export class IdempotentWrite {
   private readonly choicesByPurpose = new Map<string, number>();
   /** Whether an append of this attempt was found already written by an earlier one (and so not written again). */
   foundEarlierWrites = false;
+  /**
+   * The key's claim, while it is to be made with this request's first append (see IdempotencyStore.claimWithFirstAppend):
+   * every append carries it until one has made it (the store clears it then), so a decision decided again after a
+   * refused append claims with its own append, once.
+   */
+  pendingClaim?: AppendClaim;
 
   constructor(
     /** Unique per claim of a key (see IdempotencyStore): a key used again after its TTL derives new ids. */

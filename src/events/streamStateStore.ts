@@ -2,7 +2,7 @@
 import type { Clock } from '../clock.js';
 import type { Decider } from './decider.js';
 import type { AppendResult, EventMetadata, EventStore, JsonObject, NewEvent, RecordedEvent } from './eventStore.js';
-import { StreamNotFoundError, WrongExpectedRevisionError } from './eventStoreErrors.js';
+import { AppendClaimTakenError, StreamNotFoundError, WrongExpectedRevisionError } from './eventStoreErrors.js';
 import { currentIdempotentWrite, type IdempotentWrite } from './idempotentWrite.js';
 import type { CachedState, StateCache } from './boundedStateCache.js';
 import { type SnapshotStore, snapshotVersionOf } from './snapshotStore.js';
@@ -365,7 +365,9 @@ export class StreamStateStore {
           events: newEvents(streamName, decided, append!),
           expectedRevision: loaded.revision < 0 ? ('no_stream' as const) : loaded.revision,
         };
-        if (toOpen.length === 0 && conditions.size === 0) appended = await this.store.append(own.streamName, own.events, own.expectedRevision);
+        // A key still to be claimed goes with this append, in its statement (see IdempotentWrite.pendingClaim).
+        const claim = keyed?.pendingClaim;
+        if (toOpen.length === 0 && conditions.size === 0 && !claim) appended = await this.store.append(own.streamName, own.events, own.expectedRevision);
         else {
           const opened = toOpen.map((stream) => ({
             streamName: stream.streamName,
@@ -380,10 +382,12 @@ export class StreamStateStore {
               events: [],
               expectedRevision: condition.revision < 0 ? ('no_stream' as const) : condition.revision,
             }));
-          [appended, ...openedAppends] = await this.store.appendToStreams([own, ...opened, ...held]);
+          [appended, ...openedAppends] = await this.store.appendToStreams([own, ...opened, ...held], claim);
           openedAppends = openedAppends.slice(0, opened.length);
         }
       } catch (error) {
+        // Another request holds the key: nothing was appended and the cached states stand; the request claims anew.
+        if (error instanceof AppendClaimTakenError) throw error;
         const conflict = error instanceof WrongExpectedRevisionError;
         // A condition that no longer held: the state the decision read of that stream was behind, and only that one.
         if (conflict && conditions.has(error.streamName)) ownStillCached = true;

@@ -21,6 +21,15 @@ export interface HeldClaim {
   readonly write: IdempotentWrite;
 }
 
+/**
+ * A first attempt's claim, made with the request's first append instead of before the route runs (see
+ * claimWithFirstAppend). `held` once an append made it; until then the request has written nothing.
+ */
+export interface PendingClaim {
+  readonly claim: HeldClaim;
+  readonly held: boolean;
+}
+
 export type ClaimOutcome =
   | { kind: 'run'; claim: HeldClaim }
   | { kind: 'replay'; answer: RecordedAnswer }
@@ -36,6 +45,11 @@ export interface IdempotencyStoreOptions {
   leaseMs: number;
   /** No other process uses this database (embedded PGlite): claims left running by an earlier process are dead. */
   soleOwner: boolean;
+  /**
+   * The table is in the event store's database, on the same pool (embedded PGlite; one PostgreSQL with DATABASE_URL
+   * unset or equal): a first attempt's claim can be inserted in its first append's statement (claimWithFirstAppend).
+   */
+  claimsWithAppends?: boolean;
 }
 
 interface KeyRow {
@@ -113,6 +127,53 @@ export class IdempotencyStore {
   }
 
   /**
+   * A first attempt's claim, to be made with its first append, in the same statement (the event store's AppendClaim;
+   * only where `claimsWithAppends`): a new row, or nothing, in which case nothing is appended either (the key is
+   * taken: go back to `claim`). Until then the request only reads. Nothing is sent to the database here.
+   */
+  claimWithFirstAppend(tenant: string, key: string, fingerprint: string): PendingClaim {
+    const now = this.clock.now();
+    this.purgeNowAndThen(now);
+    const nonce = randomUUID();
+    const claim = this.held(tenant, key, nonce, 1, false, now);
+    const pending = { claim, held: false };
+    const table = this.table;
+    const leaseFrom = () => this.leaseFrom(this.clock.now());
+    claim.write.pendingClaim = {
+      insertSql: (first) =>
+        `INSERT INTO ${table} (tenant, idempotency_key, fingerprint, nonce, attempts, lease_until, created_at)
+         VALUES ($${first}, $${first + 1}, $${first + 2}, $${first + 3}::uuid, 1, $${first + 4}::timestamptz, $${first + 5}::timestamptz)
+         ON CONFLICT (tenant, idempotency_key) DO NOTHING RETURNING true AS claimed`,
+      // The lease runs from the append, not from the request's start.
+      get parameters() {
+        return [tenant, key, fingerprint, nonce, leaseFrom(), now];
+      },
+      claimed: () => {
+        pending.held = true;
+        claim.write.pendingClaim = undefined;
+      },
+    };
+    return pending;
+  }
+
+  /**
+   * The answer of a first attempt that appended nothing (a refusal, a decision that wrote nothing), recorded as a claim
+   * and its answer at once. False when the key was taken meanwhile (a duplicate claimed it): nothing recorded, and the
+   * request goes back to `claim`, having written nothing.
+   */
+  async recordAnswer(pending: PendingClaim, fingerprint: string, answer: RecordedAnswer): Promise<boolean> {
+    const { claim } = pending;
+    const now = this.clock.now();
+    const inserted = await this.pool.query(
+      `INSERT INTO ${this.table} (tenant, idempotency_key, fingerprint, nonce, attempts, status, body, created_at, completed_at)
+       VALUES ($1, $2, $3, $4, 1, $5, $6, $7, $8)
+       ON CONFLICT (tenant, idempotency_key) DO NOTHING`,
+      [claim.tenant, claim.key, fingerprint, claim.nonce, answer.status, answer.body, claim.write.firstClaimedAt, now],
+    );
+    return inserted.rowCount === 1;
+  }
+
+  /**
    * Records the answer of a claim this request held. Returns undefined when recorded, or the answer recorded
    * already by another attempt that took the claim over (its lease ran out): that one is the answer to give.
    */
@@ -131,23 +192,23 @@ export class IdempotencyStore {
     return row && row.nonce === claim.nonce && row.status !== null ? { status: Number(row.status), body: row.body } : undefined;
   }
 
-  /** A failure worth retrying (5xx): the next attempt may run at once, and looks for what this one wrote. */
+  /**
+   * A failure worth retrying (5xx): the next attempt may run at once, and looks for what this one wrote. Only this
+   * claim's row (its nonce): a first attempt that never made its claim releases nothing of another request's.
+   */
   async release(claim: HeldClaim): Promise<void> {
-    await this.pool.query(`UPDATE ${this.table} SET lease_until = NULL WHERE tenant = $1 AND idempotency_key = $2 AND attempts = $3 AND status IS NULL`, [
-      claim.tenant,
-      claim.key,
-      claim.attempt,
-    ]);
+    await this.pool.query(
+      `UPDATE ${this.table} SET lease_until = NULL WHERE tenant = $1 AND idempotency_key = $2 AND nonce = $3 AND attempts = $4 AND status IS NULL`,
+      [claim.tenant, claim.key, claim.nonce, claim.attempt],
+    );
   }
 
-  /** Keeps a long request's claim alive. */
+  /** Keeps a long request's claim alive (only this claim's: a key another request holds is left alone). */
   async renew(claim: HeldClaim): Promise<void> {
-    await this.pool.query(`UPDATE ${this.table} SET lease_until = $4 WHERE tenant = $1 AND idempotency_key = $2 AND attempts = $3 AND status IS NULL`, [
-      claim.tenant,
-      claim.key,
-      claim.attempt,
-      this.leaseFrom(this.clock.now()),
-    ]);
+    await this.pool.query(
+      `UPDATE ${this.table} SET lease_until = $5 WHERE tenant = $1 AND idempotency_key = $2 AND nonce = $3 AND attempts = $4 AND status IS NULL`,
+      [claim.tenant, claim.key, claim.nonce, claim.attempt, this.leaseFrom(this.clock.now())],
+    );
   }
 
   private held(tenant: string, key: string, nonce: string, attempt: number, recovering: boolean, claimedAt: Date): HeldClaim {

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { isConnectionError } from '../database/connectionErrors.js';
 import { LedgerError } from '../errors/ledgerError.js';
 import type {
+  AppendClaim,
   AppendNotice,
   AppendResult,
   EventHandler,
@@ -17,7 +18,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../events/eventStore.js';
-import { StreamNotFoundError, WrongExpectedRevisionError } from '../events/eventStoreErrors.js';
+import { AppendClaimTakenError, StreamNotFoundError, WrongExpectedRevisionError } from '../events/eventStoreErrors.js';
 import type { Counter, Histogram } from './metricFamilies.js';
 import { streamCategoryLabel } from './streamCategoryLabel.js';
 
@@ -67,10 +68,10 @@ export class MeteredEventStore implements EventStore {
   }
 
   /** Each stream's part counts as an append of its own, all of the same duration; a condition (no events) is none. */
-  async appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+  async appendToStreams(appends: readonly StreamAppend[], claim?: AppendClaim): Promise<AppendResult[]> {
     const started = performance.now();
     try {
-      const results = await this.inner.appendToStreams(appends);
+      const results = await this.inner.appendToStreams(appends, claim);
       for (const part of appends) if (part.events.length > 0) this.countAppended(part.streamName, part.events, started);
       return results;
     } catch (error) {
@@ -92,7 +93,8 @@ export class MeteredEventStore implements EventStore {
   private countRefused(error: unknown): void {
     // A conflict is the compare-and-set doing its job (the caller reloads and decides again), not a store failure.
     if (error instanceof WrongExpectedRevisionError) this.metrics.appendConflicts.inc({ category: streamCategoryLabel(error.streamName) });
-    else this.countError('append', error);
+    // A keyed request's claim found taken (its duplicate holds the key): nothing was tried, nothing failed.
+    else if (!(error instanceof AppendClaimTakenError)) this.countError('append', error);
   }
 
   readStreamTails(tails: readonly StreamTail[]): Promise<Array<RecordedEvent[] | null>> {

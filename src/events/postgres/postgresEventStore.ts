@@ -7,6 +7,7 @@ import { migrate, quoteIdentifier } from '../../database/migrate.js';
 import type { SqlPool } from '../../database/sqlPool.js';
 import { ValidationError } from '../../errors/ledgerError.js';
 import type {
+  AppendClaim,
   AppendNotice,
   AppendResult,
   EventHandler,
@@ -21,7 +22,13 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../eventStore.js';
-import { DuplicateEventIdError, EventStoreUnavailableError, StreamNotFoundError, WrongExpectedRevisionError } from '../eventStoreErrors.js';
+import {
+  AppendClaimTakenError,
+  DuplicateEventIdError,
+  EventStoreUnavailableError,
+  StreamNotFoundError,
+  WrongExpectedRevisionError,
+} from '../eventStoreErrors.js';
 import { eventStoreMigrations, MAX_EVENTS_PER_APPEND } from './eventStoreSchema.js';
 
 export interface PostgresEventStoreOptions {
@@ -118,27 +125,37 @@ export class PostgresEventStore implements EventStore {
     return appended;
   }
 
-  async appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
+  async appendToStreams(appends: readonly StreamAppend[], claim?: AppendClaim): Promise<AppendResult[]> {
     validateStreamAppends(appends);
     const callerChoseIds = appends.some((part) => part.events.some((event) => event.id !== undefined));
     const ids = appends.map((part) => part.events.map((event) => event.id ?? randomUUID()));
     const events = appends.flatMap((part) => part.events);
+    const functionCall = (checkIds: string) =>
+      `${this.appendToStreamsFunction}($1::text[], $2::text[], $3::bigint[], $4::int[], ${checkIds}, $6::uuid[], $7::text[], $8::jsonb[], $9::jsonb[])`;
+    // With a claim, its insert runs first in the same statement, and the append once for each row it returns: an
+    // argument taken from that row (claim.claimed, always true) makes the call depend on it, so with the key taken
+    // (no row) the function is not called at all. A concurrent insert of the same key waits for this transaction
+    // to end, then finds the key taken.
+    const text = claim
+      ? `WITH claim AS (${claim.insertSql(10)}) SELECT a.* FROM claim CROSS JOIN LATERAL ${functionCall('($5 AND claim.claimed)')} AS a`
+      : `SELECT * FROM ${functionCall('$5')}`;
     const call = () =>
       this.guard(async () => {
-        const result = await this.pool.query<AppendRow>(
-          `SELECT * FROM ${this.appendToStreamsFunction}($1::text[], $2::text[], $3::bigint[], $4::int[], $5, $6::uuid[], $7::text[], $8::jsonb[], $9::jsonb[])`,
-          [
-            appends.map((part) => part.streamName),
-            appends.map((part) => (typeof part.expectedRevision === 'number' ? 'exact' : part.expectedRevision)),
-            appends.map((part) => (typeof part.expectedRevision === 'number' ? part.expectedRevision : null)),
-            appends.map((part) => part.events.length),
-            callerChoseIds,
-            ids.flat(),
-            events.map((event) => event.type),
-            events.map((event) => JSON.stringify(event.data)),
-            events.map((event) => JSON.stringify(event.metadata ?? {})),
-          ],
-        );
+        const result = await this.pool.query<AppendRow>(text, [
+          appends.map((part) => part.streamName),
+          appends.map((part) => (typeof part.expectedRevision === 'number' ? 'exact' : part.expectedRevision)),
+          appends.map((part) => (typeof part.expectedRevision === 'number' ? part.expectedRevision : null)),
+          appends.map((part) => part.events.length),
+          callerChoseIds,
+          ids.flat(),
+          events.map((event) => event.type),
+          events.map((event) => JSON.stringify(event.data)),
+          events.map((event) => JSON.stringify(event.metadata ?? {})),
+          ...(claim?.parameters ?? []),
+        ]);
+        // The function answers at least one row whenever it runs: none is the claim's key taken, nothing written.
+        if (claim && result.rows.length === 0) throw new AppendClaimTakenError();
+        claim?.claimed();
         return result.rows;
       });
     let rows: AppendRow[];

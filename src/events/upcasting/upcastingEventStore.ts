@@ -1,5 +1,6 @@
 // The event-store port with every read upcast to the current schema: folds, projections, history and replay see one shape.
 import type {
+  AppendClaim,
   AppendNotice,
   AppendResult,
   EventHandler,
@@ -50,8 +51,8 @@ export class UpcastingEventStore implements EventStore {
     return this.inner.appendsToStreamsAtomically;
   }
 
-  appendToStreams(appends: readonly StreamAppend[]): Promise<AppendResult[]> {
-    return this.inner.appendToStreams(appends);
+  appendToStreams(appends: readonly StreamAppend[], claim?: AppendClaim): Promise<AppendResult[]> {
+    return this.inner.appendToStreams(appends, claim);
   }
 
   async readStreamTails(tails: readonly StreamTail[]): Promise<Array<RecordedEvent[] | null>> {

@@ -1,0 +1,220 @@
+// A keyed first attempt's claim made in its first append's statement: the claim and the append commit together, a key
+// already taken appends nothing, a refused expectation keeps the claim for the decision decided again, and two
+// attempts of one request racing on PostgreSQL write once.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import type { SqlPool } from '../../src/database/sqlPool.js';
+import { BoundedStateCache } from '../../src/events/boundedStateCache.js';
+import type { EventStore } from '../../src/events/eventStore.js';
+import { AppendClaimTakenError } from '../../src/events/eventStoreErrors.js';
+import { enterIdempotentWrite, type IdempotentWrite, withIdempotentWriteSlot } from '../../src/events/idempotentWrite.js';
+import { PostgresEventStore } from '../../src/events/postgres/postgresEventStore.js';
+import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
+import { StreamStateStore } from '../../src/events/streamStateStore.js';
+import { UpcastingEventStore } from '../../src/events/upcasting/upcastingEventStore.js';
+import { IdempotencyStore } from '../../src/idempotency/idempotencyStore.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { sessionDecider } from '../../src/modules/sessions/sessionDecider.js';
+import { type TestDatabase, testBackends } from '../support/testDatabases.js';
+import { waitUntil } from '../support/waitUntil.js';
+
+/** Counts the statements sent through a pool that touch the key table. */
+function countingKeyStatements(pool: SqlPool): { pool: SqlPool; count: () => number } {
+  let count = 0;
+  const counted = new Proxy(pool, {
+    get(target, property, receiver) {
+      if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
+      return (text: string, params?: readonly unknown[]) => {
+        if (text.includes('idempotency_keys')) count++;
+        return target.query(text, params);
+      };
+    },
+  });
+  return { pool: counted, count: () => count };
+}
+
+for (const backend of testBackends()) {
+  describe(`a key claimed with the first append: ${backend.label}`, () => {
+    let database: TestDatabase;
+    let store: EventStore;
+    let keys: IdempotencyStore;
+    let counter: ReturnType<typeof countingKeyStatements>;
+    const clock = new ManualClock(new Date('2026-06-16T09:00:00Z'));
+    const metadata = { actor: 'test' };
+    // Two service instances: each its own cache, one log and one key table.
+    let first: StreamStateStore;
+    let second: StreamStateStore;
+
+    beforeAll(async () => {
+      database = await backend.open();
+      counter = countingKeyStatements(database.pool);
+      store = new UpcastingEventStore(await PostgresEventStore.open(counter.pool, { schema: database.schema }));
+      keys = new IdempotencyStore(counter.pool, database.schema, clock, { ttlMs: 3_600_000, leaseMs: 10_000, soleOwner: false, claimsWithAppends: true });
+      await keys.open();
+      first = new StreamStateStore(store, new BoundedStateCache({ maxEntries: 100 }), clock);
+      second = new StreamStateStore(store, new BoundedStateCache({ maxEntries: 100 }), clock);
+    });
+    afterAll(async () => {
+      await store?.close();
+      await database?.dispose();
+    });
+
+    const keyed = <T>(write: IdempotentWrite, work: () => Promise<T>) =>
+      withIdempotentWriteSlot(async () => {
+        enterIdempotentWrite(write);
+        return work();
+      });
+
+    async function createdSession(streams: StreamStateStore): Promise<string> {
+      const sessionId = `s-${randomUUID().slice(0, 8)}`;
+      const origin = parseSessionSource({ platform: 'cli', chatType: 'dm', chatId: sessionId });
+      await streams.handle(
+        sessionStreamName(sessionId),
+        sessionDecider,
+        { type: 'CreateSession', sessionId, sessionKey: `agent:main:cli:dm:${sessionId}`, origin, reason: 'new', now: clock.now().toISOString() },
+        metadata,
+      );
+      return sessionId;
+    }
+
+    const recordTurn = (streams: StreamStateStore, sessionId: string, text: string) =>
+      streams.handle(
+        sessionStreamName(sessionId),
+        sessionDecider,
+        {
+          type: 'RecordTurn',
+          messages: [{ role: 'user', content: text }],
+          usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, lastPromptTokens: null, costUsd: 0 },
+          status: 'completed',
+          now: clock.now().toISOString(),
+          autoCheckpoint: false,
+          maxTranscriptMessages: 1_000,
+          maxSessionTokens: 1_000_000,
+        },
+        metadata,
+      );
+
+    const keyRow = async (key: string) =>
+      (
+        await database.pool.query<{ nonce: string; attempts: number; status: number | null; lease_until: Date | null }>(
+          `SELECT nonce, attempts, status, lease_until FROM "${database.schema}".idempotency_keys WHERE tenant = '' AND idempotency_key = $1`,
+          [key],
+        )
+      ).rows;
+    const turns = async (sessionId: string) =>
+      (await store.readStream(sessionStreamName(sessionId))).filter((event) => event.type === 'TurnRecorded').map((event) => event.id);
+
+    it('claims the key in the append statement: one statement on the key table, the claim row and the events commit together', async () => {
+      const sessionId = await createdSession(first);
+      const key = randomUUID();
+      const pending = keys.claimWithFirstAppend('', key, 'fingerprint');
+      expect(await keyRow(key)).toHaveLength(0);
+      const before = counter.count();
+      const result = await keyed(pending.claim.write, () => recordTurn(first, sessionId, 'claimed with its append'));
+      expect(result.written).toBe(true);
+      expect(pending.held).toBe(true);
+      expect(pending.claim.write.pendingClaim).toBeUndefined();
+      expect(counter.count() - before).toBe(1);
+      const [row] = await keyRow(key);
+      expect(row).toMatchObject({ nonce: pending.claim.nonce, attempts: 1, status: null });
+      expect(row!.lease_until).not.toBeNull();
+      // The events carry the ids the claim's nonce derives: a take-over of this claim finds them.
+      expect(await turns(sessionId)).toEqual([pending.claim.write.eventId(sessionStreamName(sessionId), 0, 0)]);
+      expect(await keys.complete(pending.claim, { status: 201, body: '{}' })).toBeUndefined();
+    });
+
+    it('appends nothing when the key is taken already: AppendClaimTakenError, the stream and the key row as they were', async () => {
+      const sessionId = await createdSession(first);
+      const key = randomUUID();
+      const holder = await keys.claim('', key, 'fingerprint');
+      expect(holder.kind).toBe('run');
+      const revision = (await store.readStream(sessionStreamName(sessionId))).length - 1;
+      const pending = keys.claimWithFirstAppend('', key, 'fingerprint');
+      await expect(keyed(pending.claim.write, () => recordTurn(first, sessionId, 'never written'))).rejects.toBeInstanceOf(AppendClaimTakenError);
+      expect(pending.held).toBe(false);
+      expect(await turns(sessionId)).toEqual([]);
+      expect((await store.readStream(sessionStreamName(sessionId))).length - 1).toBe(revision);
+      expect(await keyRow(key)).toMatchObject([{ nonce: holder.kind === 'run' ? holder.claim.nonce : '', attempts: 1, status: null }]);
+      // The cached state was not dropped for it: the next turn is decided on it and appended.
+      expect((await recordTurn(first, sessionId, 'after the refused claim')).written).toBe(true);
+    });
+
+    it('a refused expectation keeps the claim made; the decision decided again appends once and claims nothing twice', async () => {
+      const sessionId = await createdSession(first);
+      await recordTurn(first, sessionId, 'cached by the first instance');
+      // Another instance moves the stream: the first one's cached state is behind, and its append is refused once.
+      await recordTurn(second, sessionId, 'written by the second instance');
+      const key = randomUUID();
+      const pending = keys.claimWithFirstAppend('', key, 'fingerprint');
+      const before = counter.count();
+      const result = await keyed(pending.claim.write, () => recordTurn(first, sessionId, 'decided twice, written once'));
+      expect(result.written).toBe(true);
+      expect(pending.held).toBe(true);
+      // The refused statement made the claim, the second append carried none.
+      expect(counter.count() - before).toBe(1);
+      expect(await keyRow(key)).toMatchObject([{ nonce: pending.claim.nonce, attempts: 1, status: null }]);
+      const texts = (await store.readStream(sessionStreamName(sessionId)))
+        .filter((event) => event.type === 'TurnRecorded')
+        .map((event) => (event.data as { messages: Array<{ content: string }> }).messages[0]!.content);
+      expect(texts).toEqual(['cached by the first instance', 'written by the second instance', 'decided twice, written once']);
+    });
+
+    it('an answer of an attempt that appended nothing is recorded as its claim, unless the key was taken meanwhile', async () => {
+      const key = randomUUID();
+      const refused = keys.claimWithFirstAppend('', key, 'fingerprint');
+      expect(await keys.recordAnswer(refused, 'fingerprint', { status: 404, body: '{"error":{}}' })).toBe(true);
+      expect(await keys.claim('', key, 'fingerprint')).toEqual({ kind: 'replay', answer: { status: 404, body: '{"error":{}}' } });
+      const duplicate = keys.claimWithFirstAppend('', key, 'fingerprint');
+      expect(await keys.recordAnswer(duplicate, 'fingerprint', { status: 200, body: '{}' })).toBe(false);
+      expect(await keys.claim('', key, 'fingerprint')).toEqual({ kind: 'replay', answer: { status: 404, body: '{"error":{}}' } });
+    });
+
+    if (backend.label !== 'postgres') return;
+
+    it('two attempts of one request racing on two instances: the second waits for the first, finds the key taken and writes nothing', async () => {
+      const sessionId = await createdSession(first);
+      await recordTurn(second, sessionId, 'both instances cache the session');
+      await recordTurn(first, sessionId, 'the first instance is current');
+      await second.load(sessionStreamName(sessionId), sessionDecider);
+      const key = randomUUID();
+      const blocker = new pg.Client({ connectionString: database.connectionString });
+      await blocker.connect();
+      try {
+        // Holding the stream's row keeps the first attempt's statement open after its claim insert.
+        await blocker.query('BEGIN');
+        await blocker.query(`SELECT revision FROM "${database.schema}".streams WHERE stream_name = $1 FOR UPDATE`, [sessionStreamName(sessionId)]);
+        const one = keys.claimWithFirstAppend('', key, 'fingerprint');
+        const two = keys.claimWithFirstAppend('', key, 'fingerprint');
+        // Not on the blocker's connection: inside its transaction pg_stat_activity stays as first read.
+        const waiting = async () =>
+          Number(
+            (
+              await database.pool.query<{ waiting: string }>(
+                `SELECT count(*) AS waiting FROM pg_stat_activity WHERE state = 'active' AND wait_event_type = 'Lock' AND query LIKE 'WITH claim AS (INSERT INTO "${database.schema}".idempotency_keys%'`,
+              )
+            ).rows[0]!.waiting,
+          );
+        const firstAttempt = keyed(one.claim.write, () => recordTurn(first, sessionId, 'raced'));
+        await waitUntil(async () => (await waiting()) === 1, 'the first attempt waiting on the stream', 10_000);
+        const secondAttempt = keyed(two.claim.write, () => recordTurn(second, sessionId, 'raced')).then(
+          () => 'written' as const,
+          (error: unknown) => error,
+        );
+        await waitUntil(async () => (await waiting()) === 2, 'the second attempt waiting on the key', 10_000);
+        await blocker.query('COMMIT');
+        expect((await firstAttempt).written).toBe(true);
+        expect(await secondAttempt).toBeInstanceOf(AppendClaimTakenError);
+        expect([one.held, two.held]).toEqual([true, false]);
+        expect(await keyRow(key)).toMatchObject([{ nonce: one.claim.nonce }]);
+        const texts = (await store.readStream(sessionStreamName(sessionId)))
+          .filter((event) => event.type === 'TurnRecorded')
+          .map((event) => (event.data as { messages: Array<{ content: string }> }).messages[0]!.content);
+        expect(texts.filter((text) => text === 'raced')).toHaveLength(1);
+      } finally {
+        await blocker.end();
+      }
+    });
+  });
+}
