@@ -59,6 +59,9 @@ export class InfrastructureModule {
           ttlMs: config.idempotencyTtlHours * 3_600_000,
           leaseMs: IDEMPOTENCY_LEASE_MS,
           soleOwner: config.readModels.kind === 'embedded',
+          // One pool for both (embedded, or DATABASE_URL unset or equal to EVENT_STORE_URL): a first attempt claims its
+          // key in its first append's statement. Elsewhere (EventStoreDB, two databases) the claim is a statement of its own.
+          claimsWithAppends: infrastructure.eventStorePool !== undefined && infrastructure.eventStorePool === infrastructure.readModelPool,
         }),
       },
     ];

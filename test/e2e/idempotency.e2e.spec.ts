@@ -2,7 +2,9 @@
 // timing, the tenant or the instance; another request under the same key is refused.
 import { request as httpRequest } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { uniqueSchema } from '../support/testDatabases.js';
 import { e2eBackends, startTestApp, type TestApp, type TestResponse } from '../support/testApp.js';
 import { waitUntil } from '../support/waitUntil.js';
@@ -83,6 +85,25 @@ for (const backend of e2eBackends()) {
       expect(answers.filter((answer) => answer.headers.get('idempotent-replayed') !== 'true')).toHaveLength(1);
       expect(new Set(answers.map((answer) => answer.text)).size).toBe(1);
       expect((await turnTexts(service, sessionId)).filter((text) => text === 'twenty at once')).toHaveLength(1);
+    });
+
+    it('a keyed resolve that writes nothing records its answer as its claim, in one statement; the repeat replays it', async () => {
+      const source = { platform: 'cli', chatType: 'dm', chatId: `idem-warm-${randomUUID()}` };
+      expect((await service.request('POST', '/v1/sessions/resolve', { body: { source } })).status).toBe(201);
+      const head = await service.lastPosition();
+      const key = randomUUID();
+      const first = await keyed('POST', '/v1/sessions/resolve', key, { source });
+      expect(first.status).toBe(200);
+      expect(await service.lastPosition()).toBe(head);
+      const rows = await service.infrastructure.readModelPool.query<{ status: number; attempts: number; lease_until: Date | null }>(
+        `SELECT status, attempts, lease_until FROM "${service.config.readModelSchema}".idempotency_keys WHERE idempotency_key = $1`,
+        [key],
+      );
+      expect(rows.rows).toEqual([{ status: 200, attempts: 1, lease_until: null }]);
+      const again = await keyed('POST', '/v1/sessions/resolve', key, { source });
+      expect(again.status).toBe(200);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.text).toBe(first.text);
     });
 
     it('the same key with another body, path or method answers 422 IDEMPOTENCY_KEY_REUSED and writes nothing', async () => {
@@ -223,6 +244,51 @@ if (process.env.TEST_DATABASE_URL) {
         const retry = await two.request('POST', `/v1/sessions/${sessionId}/turns`, { body: turn(text), headers: { 'idempotency-key': key } });
         expect(retry.text).toBe(served[0]!.text);
         expect((await turnTexts(one, sessionId)).filter((recorded) => recorded === text)).toHaveLength(1);
+      }
+    });
+
+    it('a first attempt and its duplicate on the other instance both appending: the duplicate waits on the key, writes nothing and answers the first answer', async () => {
+      const resolved = await one.request('POST', '/v1/sessions/resolve', {
+        body: { source: { platform: 'cli', chatType: 'dm', chatId: `race-${randomUUID()}` } },
+      });
+      const sessionId = resolved.body.sessionId as string;
+      // Both instances have the session cached: each decides at once and goes straight to its append.
+      expect((await two.request('POST', `/v1/sessions/${sessionId}/turns`, { body: turn('cached on both') })).status).toBe(201);
+      expect((await one.request('POST', `/v1/sessions/${sessionId}/turns`, { body: turn('cached on both, again') })).status).toBe(201);
+      const blocker = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      const monitor = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      await blocker.connect();
+      await monitor.connect();
+      try {
+        // Appends with a claim waiting on a lock: the first on the session's row, which this test holds; the second on the first's key.
+        const waiting = async () =>
+          Number(
+            (
+              await monitor.query<{ count: string }>(
+                `SELECT count(*) AS count FROM pg_stat_activity WHERE state = 'active' AND wait_event_type = 'Lock'
+                 AND query LIKE 'WITH claim AS (INSERT INTO "${one.config.readModelSchema}".idempotency_keys%'`,
+              )
+            ).rows[0]!.count,
+          );
+        await blocker.query('BEGIN');
+        await blocker.query(`SELECT revision FROM "${one.config.eventStoreSchema}".streams WHERE stream_name = $1 FOR UPDATE`, [sessionStreamName(sessionId)]);
+        const key = randomUUID();
+        const send = (service: TestApp) =>
+          service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: turn('raced'), headers: { 'idempotency-key': key } });
+        const first = send(one);
+        await waitUntil(async () => (await waiting()) === 1, 'the first attempt at its append', 20_000);
+        const second = send(two);
+        await waitUntil(async () => (await waiting()) === 2, 'the duplicate waiting on the key', 20_000);
+        await blocker.query('COMMIT');
+        const [firstAnswer, secondAnswer] = await Promise.all([first, second]);
+        expect([firstAnswer.status, secondAnswer.status]).toEqual([201, 201]);
+        expect(firstAnswer.headers.get('idempotent-replayed')).toBeNull();
+        expect(secondAnswer.headers.get('idempotent-replayed')).toBe('true');
+        expect(secondAnswer.text).toBe(firstAnswer.text);
+        expect((await turnTexts(one, sessionId)).filter((recorded) => recorded === 'raced')).toHaveLength(1);
+      } finally {
+        await blocker.end();
+        await monitor.end();
       }
     });
   });

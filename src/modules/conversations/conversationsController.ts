@@ -9,6 +9,7 @@ import type { LedgerConfig } from '../../config/config.js';
 import { conversationStreamName, type ResumeReason } from '../../events/conversation/conversationEvents.js';
 import { sessionStreamName } from '../../events/session/sessionEvents.js';
 import { CONFIG, READ_MODELS } from '../../app/tokens.js';
+import { ClaimWithFirstAppend } from '../../idempotency/claimWithFirstAppend.js';
 import { ReadsProjections } from '../../http/readYourWrites.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
 import { livePlatformRegistry } from '../gateways/queries/livePlatformRegistry.js';
@@ -41,6 +42,7 @@ export class ConversationsController {
   ) {}
 
   @Post('sessions/resolve')
+  @ClaimWithFirstAppend()
   @ApiResponse({ status: 201, description: 'a session was created' })
   @ApiResponse({ status: 200, description: "the conversation's current session" })
   @ApiOperation({ summary: 'Get or create the session a message belongs to (201 when created, 200 otherwise)' })

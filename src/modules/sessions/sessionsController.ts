@@ -8,6 +8,7 @@ import type { LedgerConfig } from '../../config/config.js';
 import type { MessageInput } from '../../events/session/sessionEvents.js';
 import { CONFIG } from '../../app/tokens.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
+import { ClaimWithFirstAppend } from '../../idempotency/claimWithFirstAppend.js';
 import { CommandContext, requestMetadata } from '../commandContext.js';
 import { DestroySessionCommand, type DestroySessionResult } from './commands/destroySession.js';
 import { changeSession, loadSession } from './sessionAccess.js';
@@ -49,6 +50,7 @@ export class SessionsController {
 
   @Post(':id/turns')
   @HttpCode(201)
+  @ClaimWithFirstAppend()
   @ApiOperation({ summary: 'Record a turn (completing one in flight): messages and usage; a completed turn is also a checkpoint and clears the resume mark' })
   @DocumentedBody(turnRequestSchema)
   async recordTurn(@Param('id') id: string, @ValidBody(turnRequestSchema) body: z.infer<typeof turnRequestSchema>, @Req() request: Request) {
