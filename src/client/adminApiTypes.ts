@@ -87,6 +87,8 @@ export interface EraseResponse {
   streamsRenamed: number;
   sessionsDestroyed: number;
   jobsRemoved: number;
+  /** Stored answers of the person's keyed requests deleted (rows of idempotency_keys): a retry with such a key runs as a new request. */
+  storedAnswersRemoved: number;
   projectionsRebuilt: string[];
   /** Read with minPosition to wait for the rebuilt read models. */
   position: number;

@@ -2,7 +2,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.js';
 import { migrate, quoteIdentifier } from '../database/migrate.js';
-import type { SqlPool } from '../database/sqlPool.js';
+import type { SqlClient, SqlPool } from '../database/sqlPool.js';
 import { IdempotentWrite } from '../events/idempotentWrite.js';
 import { idempotencyMigrations } from './idempotencySchema.js';
 
@@ -209,6 +209,30 @@ export class IdempotencyStore {
       `UPDATE ${this.table} SET lease_until = $5 WHERE tenant = $1 AND idempotency_key = $2 AND nonce = $3 AND attempts = $4 AND status IS NULL`,
       [claim.tenant, claim.key, claim.nonce, claim.attempt, this.leaseFrom(this.clock.now())],
     );
+  }
+
+  /**
+   * Erasure: deletes the tenant's keys, answered or still running, that belong to a person's requests: those whose
+   * events carry one of `keyTags` (keyTag of the tenant and key, in the events' metadata), and those whose recorded
+   * answer holds one of `values` as a JSON string. A retry of a deleted key runs as a new request. `client` is a
+   * transaction on this table's database, to delete with the erasure's rewrite. Answers how many were deleted.
+   */
+  async forgetErased(
+    tenant: string,
+    { keyTags, values }: { keyTags: readonly string[]; values: readonly string[] },
+    client: SqlClient = this.pool,
+  ): Promise<number> {
+    if (keyTags.length === 0 && values.length === 0) return 0;
+    // The tag is keyTag() in SQL: the first 32 hex digits of sha256(tenant, a zero byte, key). A value is looked for
+    // as the JSON string the answer was written with, so an id is not found inside a longer one.
+    const deleted = await client.query(
+      `DELETE FROM ${this.table}
+       WHERE tenant = $1
+         AND (left(encode(sha256(convert_to(tenant, 'UTF8') || '\\x00'::bytea || convert_to(idempotency_key, 'UTF8')), 'hex'), 32) = ANY($2::text[])
+           OR EXISTS (SELECT 1 FROM unnest($3::text[]) AS v(token) WHERE strpos(body, v.token) > 0))`,
+      [tenant, [...new Set(keyTags)], [...new Set(values)].map((value) => JSON.stringify(value))],
+    );
+    return deleted.rowCount;
   }
 
   private held(tenant: string, key: string, nonce: string, attempt: number, recovering: boolean, claimedAt: Date): HeldClaim {

@@ -30,6 +30,8 @@ export type ErasureResultData = {
   streamsRenamed: number;
   sessionsDestroyed: number;
   jobsRemoved: number;
+  /** Stored answers of the person's keyed requests deleted (absent from results recorded before they were). */
+  storedAnswersRemoved?: number;
   projectionsRebuilt: string[];
   position: number;
 };

@@ -106,13 +106,20 @@ export class PostgresEventRedaction {
 
   /**
    * `journal`, given what was found and done, names an event to append in the same transaction (not when no
-   * anchor exists): a crash can then never leave the log rewritten without the record that says so.
+   * anchor exists): a crash can then never leave the log rewritten without the record that says so. `alongside`, when
+   * an anchor exists, does more in the same transaction (on tables of this database): it commits with the rewrite.
    */
-  async rewrite(scope: RedactionScope, journal?: (outcome: RedactionOutcome) => JournalEntry): Promise<RedactionOutcome> {
+  async rewrite(
+    scope: RedactionScope,
+    journal?: (outcome: RedactionOutcome) => JournalEntry,
+    alongside?: (client: SqlClient) => Promise<void>,
+  ): Promise<RedactionOutcome> {
     try {
       return await inTransaction(this.pool, async (client) => {
         const outcome = await this.rewriteIn(client, scope);
-        if (!journal || !outcome.found) return outcome;
+        if (!outcome.found) return outcome;
+        await alongside?.(client);
+        if (!journal) return outcome;
         return { ...outcome, journalPosition: await this.append(client, journal(outcome)) };
       });
     } catch (error) {

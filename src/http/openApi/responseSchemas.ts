@@ -5252,6 +5252,9 @@ export const sharedResponseSchemas: Record<string, object> = {
       "jobsRemoved": {
         "type": "number"
       },
+      "storedAnswersRemoved": {
+        "type": "number"
+      },
       "projectionsRebuilt": {
         "type": "array",
         "items": {
@@ -5271,6 +5274,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "streamsRenamed",
       "sessionsDestroyed",
       "jobsRemoved",
+      "storedAnswersRemoved",
       "projectionsRebuilt",
       "position"
     ]

@@ -1013,6 +1013,7 @@ class EraseResponse(TypedDict):
     streamsRenamed: int
     sessionsDestroyed: int
     jobsRemoved: int
+    storedAnswersRemoved: int
     projectionsRebuilt: list[str]
     position: int
 

@@ -7,6 +7,8 @@ import type { StateCache } from '../../../events/boundedStateCache.js';
 import type { EventMetadata, EventStore } from '../../../events/eventStore.js';
 import type { PostgresEventRedaction, RedactionScope, StoredEvent } from '../../../events/postgres/eventRedaction.js';
 import type { SnapshotStore } from '../../../events/snapshotStore.js';
+import type { SqlClient } from '../../../database/sqlPool.js';
+import { IdempotencyStore } from '../../../idempotency/idempotencyStore.js';
 import { EVENT_STORE, LOGGER, PROJECTIONS, STATE_CACHE } from '../../../app/tokens.js';
 import type { Logger } from '../../../logging/logger.js';
 import type { ProjectionRunner } from '../../../projections/projectionRunner.js';
@@ -20,6 +22,7 @@ import {
   homeChannelHolders,
   inErasedTenant,
   personalChatIds,
+  personalRequests,
   planErasure,
   referencedStreams,
   renamedAnchorStreams,
@@ -46,6 +49,8 @@ export class EraseConversationCommand extends Command<EraseConversationResult> {
 
 export interface EraseConversationResult extends Omit<ErasureResultData, 'tenant'> {
   tenant: string | null;
+  /** Rows of idempotency_keys deleted: stored answers of the person's keyed requests, and such requests still running. */
+  storedAnswersRemoved: number;
   /** Position of the erasure's last write: read with ?minPosition= to wait for the rebuilt read models. */
   position: number;
 }
@@ -64,15 +69,27 @@ interface Taken {
    * later passes still know a home channel naming one. Kept in memory only, never recorded.
    */
   chatIds: Map<string, Set<string>>;
+  /**
+   * What finds the person's stored answers of keyed requests (idempotency_keys): the keys' tags that the events the
+   * erasure took in carry, and the person's ids (the key, their session, runtime-session and job ids). Memory only.
+   */
+  requests: { keyTags: Set<string>; ids: Set<string> };
 }
 
 interface Totals {
   eventsRead: number;
   eventsRewritten: number;
   streamsRenamed: number;
+  storedAnswersRemoved: number;
 }
 
-const newTaken = (): Taken => ({ names: new Map(), roles: new Map(), firstPositions: new Map(), chatIds: new Map() });
+const newTaken = (): Taken => ({
+  names: new Map(),
+  roles: new Map(),
+  firstPositions: new Map(),
+  chatIds: new Map(),
+  requests: { keyTags: new Set(), ids: new Set() },
+});
 
 /**
  * An erasure is two steps. The destructive one (rewrite and rename) commits in one transaction together with its
@@ -93,6 +110,7 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
     @Inject(EVENT_STORE) private readonly eventStore: EventStore,
     @Inject(PROJECTIONS) private readonly projections: ProjectionRunner,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly idempotencyKeys: IdempotencyStore,
   ) {}
 
   async execute({ sessionKey, tenant, metadata }: EraseConversationCommand): Promise<EraseConversationResult> {
@@ -100,27 +118,40 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
     const keyDigest = erasedKeyDigest(sessionKey, tenant);
     const context = newErasureContext(sessionKey, tenant);
     const taken = newTaken();
-    const first = await redaction.rewrite(this.scope(context, taken, { scan: true }), (outcome) => ({
-      streamName: ERASURE_LOG_STREAM,
-      id: randomUUID(),
-      type: 'PersonalDataErased',
-      data: {
-        erasureId: context.erasureId,
-        tenant: tenant ?? null,
-        streams: outcome.streams,
-        eventsRead: outcome.eventsRead,
-        eventsRewritten: outcome.eventsRewritten,
-        streamsRenamed: outcome.streamsRenamed,
-        at: this.commandContext.now(),
-        pseudonymousKey: context.pseudonymousKey,
-        keyDigest,
-      } satisfies PersonalDataErasedData,
-      metadata: { ...metadata, schemaVersion: 1 },
-    }));
+    let storedAnswersRemoved = 0;
+    // The person's stored answers go with the rewrite, in its transaction where their table shares its database (one pool).
+    const answersAlongside = this.idempotencyKeys.options.claimsWithAppends
+      ? async (client: SqlClient) => {
+          storedAnswersRemoved = await this.forgetAnswers(context, taken, client);
+        }
+      : undefined;
+    const first = await redaction.rewrite(
+      this.scope(context, taken, { scan: true }),
+      (outcome) => ({
+        streamName: ERASURE_LOG_STREAM,
+        id: randomUUID(),
+        type: 'PersonalDataErased',
+        data: {
+          erasureId: context.erasureId,
+          tenant: tenant ?? null,
+          streams: outcome.streams,
+          eventsRead: outcome.eventsRead,
+          eventsRewritten: outcome.eventsRewritten,
+          streamsRenamed: outcome.streamsRenamed,
+          at: this.commandContext.now(),
+          pseudonymousKey: context.pseudonymousKey,
+          keyDigest,
+        } satisfies PersonalDataErasedData,
+        metadata: { ...metadata, schemaVersion: 1 },
+      }),
+      answersAlongside,
+    );
     if (!first.found) return this.earlierErasure(keyDigest, metadata);
+    // In another database: right after the rewrite (a crash in between leaves them to the resumed erasure's pass).
+    if (!answersAlongside) storedAnswersRemoved = await this.forgetAnswers(context, taken);
     // From here on the erasure finishes even if this process dies: the next start, or a retry, picks it up.
     this.logger.info({ erasureId: context.erasureId, tenant, streams: first.streams.length }, 'erasure recorded; closing sessions and rebuilding read models');
-    const totals = { eventsRead: first.eventsRead, eventsRewritten: first.eventsRewritten, streamsRenamed: first.streamsRenamed };
+    const totals = { eventsRead: first.eventsRead, eventsRewritten: first.eventsRewritten, streamsRenamed: first.streamsRenamed, storedAnswersRemoved };
     return this.finishOnce(context.erasureId, () => this.finish(context, taken, totals, first.streams, first.journalPosition ?? 0, metadata));
   }
 
@@ -137,7 +168,7 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
   private async earlierErasure(keyDigest: string, metadata: EventMetadata): Promise<EraseConversationResult> {
     const earlier = (await journaledErasures(this.eventStore)).filter((erasure) => erasure.record.keyDigest === keyDigest).at(-1);
     if (!earlier) throw conversationNotFound();
-    if (earlier.completed) return earlier.completed;
+    if (earlier.completed) return { storedAnswersRemoved: 0, ...earlier.completed };
     return this.resume(earlier, metadata);
   }
 
@@ -153,6 +184,8 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
         eventsRead: record.eventsRead,
         eventsRewritten: record.eventsRewritten + settle.eventsRewritten,
         streamsRenamed: record.streamsRenamed + settle.streamsRenamed,
+        // Those the cut-short erasure removed are not recorded: this counts what the finish removes.
+        storedAnswersRemoved: 0,
       };
       return this.finish(context, taken, totals, record.streams, erasure.position, metadata, { resumed: true });
     });
@@ -192,6 +225,9 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
     await Promise.all(projectionsRebuilt.map((name) => this.projections.rebuild(name)));
     // Anything a request in flight cached or snapshotted from the old events while this ran.
     await this.forget(taken);
+    // Answers recorded while this ran by keyed requests of the person's (a turn in flight during the rewrite), and on a
+    // resumed erasure all of them: again, harmlessly, what the first step removed.
+    totals.storedAnswersRemoved += await this.forgetAnswers(context, taken);
 
     const result: EraseConversationResult = {
       erasureId: context.erasureId,
@@ -216,6 +252,13 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
     );
     this.logger.info({ erasureId: context.erasureId, tenant: context.tenant, streams: result.streams.length, ...totals, ...closed }, 'personal data erased');
     return result;
+  }
+
+  /** Deletes the stored answers of the person's keyed requests (see Taken.requests); answers how many. */
+  private forgetAnswers(context: ErasureContext, taken: Taken, client?: SqlClient): Promise<number> {
+    const { keyTags, ids } = taken.requests;
+    const chatIds = [...taken.chatIds.values()].flatMap((known) => [...known]);
+    return this.idempotencyKeys.forgetErased(context.tenant ?? '', { keyTags: [...keyTags], values: [...ids, ...chatIds] }, client);
   }
 
   private requireRedaction(): PostgresEventRedaction {
@@ -245,6 +288,9 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
       },
       plan: (streams) => {
         const plan = planErasure(streams, { ...context, personalChatIds: taken.chatIds });
+        const requests = personalRequests(streams, plan, context);
+        for (const tag of requests.keyTags) taken.requests.keyTags.add(tag);
+        for (const id of requests.ids) taken.requests.ids.add(id);
         for (const [name, role] of plan.roles) {
           taken.names.set(name, plan.renames.get(name) ?? name);
           taken.roles.set(plan.renames.get(name) ?? name, role);

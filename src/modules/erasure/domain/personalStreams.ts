@@ -146,6 +146,38 @@ export function homeChannelHolders(chatIds: ReadonlyMap<string, ReadonlySet<stri
   };
 }
 
+/** Roles of the streams that are the person's own: every request that wrote to them was the person's. */
+const OWN_ROLES: ReadonlySet<StreamRole> = new Set(['conversation', 'runtime-binding', 'session', 'runtime-session', 'job']);
+
+/**
+ * What finds the stored answers of the person's keyed requests: the tags (metadata `idempotencyKey`) of every event of
+ * their own streams, and of someone else's events that held their values (rewritten by this erasure, now or by an
+ * earlier pass); and their ids, as answers hold them: the key (not the pseudonymous one), session, runtime-session
+ * and job ids.
+ */
+export function personalRequests(streams: Streams, plan: ErasurePlan, context: ErasureContext): { keyTags: Set<string>; ids: Set<string> } {
+  const keyTags = new Set<string>();
+  const ids = new Set<string>();
+  if (context.sessionKey !== context.pseudonymousKey) ids.add(context.sessionKey);
+  const rewritten = new Set(plan.events.map((event) => event.position));
+  const prefixes: Partial<Record<StreamRole, string>> = {
+    session: sessionStreamName('', context.tenant),
+    'runtime-session': runtimeSessionStreamName('', context.tenant),
+    job: jobStreamName('', context.tenant),
+  };
+  for (const [name, events] of streams) {
+    const role = plan.roles.get(name) ?? streamRole(name, events, context);
+    const prefix = prefixes[role];
+    if (prefix !== undefined && name.startsWith(prefix)) ids.add(name.slice(prefix.length));
+    for (const event of events) {
+      const tag = event.metadata.idempotencyKey;
+      if (typeof tag !== 'string') continue;
+      if (OWN_ROLES.has(role) || rewritten.has(event.position) || event.metadata.erasureId === context.erasureId) keyTags.add(tag);
+    }
+  }
+  return { keyTags, ids };
+}
+
 function redactedData(role: StreamRole, type: string, data: JsonObject, context: ErasureContext): JsonObject {
   switch (role) {
     case 'conversation':

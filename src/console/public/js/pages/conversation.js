@@ -132,6 +132,7 @@ function erasureOutcome(key, result) {
         ['streams renamed', result.streamsRenamed],
         ['sessions destroyed', result.sessionsDestroyed],
         ['jobs removed', result.jobsRemoved],
+        ['stored answers removed', result.storedAnswersRemoved ?? 0],
         ['read models rebuilt', result.projectionsRebuilt.length],
       ].map(([label, value]) => el('div', {}, el('dt', {}, label), el('dd', {}, String(value)))),
     ),
