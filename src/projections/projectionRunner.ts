@@ -55,6 +55,13 @@ export interface ProjectionRunnerOptions {
   batchSize?: number;
   /** Events per transaction while the last read came back full, i.e. while catching up (default 4 × batchSize). */
   catchUpBatchSize?: number;
+  /**
+   * Events per transaction once a catch-up read came back full too, i.e. far behind the head (a new projector, a
+   * restart after downtime, a bulk import, a rebuild). Default 2.5 × catchUpBatchSize, at most 10,000 (5,000 at the
+   * service's defaults): per event the database spent about two thirds of the CPU it spends on 2,000-event batches
+   * (docs/benchmarks.md), for transactions 2.5× as long. A smaller catch-up size makes it smaller too.
+   */
+  farBehindBatchSize?: number;
   /** How long an idle runner waits for an append signal before looking anyway. */
   idlePollMs?: number;
   /**
@@ -83,8 +90,11 @@ class ProjectionLoop {
   lastError: string | null = null;
   failures = 0;
   failingSince: Date | null = null;
-  /** The last read came back full: more is waiting, so the next read takes a catch-up batch. */
-  behind = false;
+  /**
+   * Reads in a row that came back full: more is waiting. After one the next read takes a catch-up batch, after two
+   * or more a far-behind batch; 0 (a short read, a failure, a start) goes back to the batch at the head.
+   */
+  fullReads = 0;
   /**
    * `position` is the stored one as this loop last wrote or read it. Unknown at start and after a failure or a
    * moved checkpoint; a checkpoint moved by someone else is caught inside the next batch's transaction anyway.
@@ -145,7 +155,7 @@ class ProjectionLoop {
         this.failuresAtEvent = 0;
         // A full batch: more is waiting. Otherwise this read reached the head as it was when it began; an append since
         // then was announced, and without one the loop sleeps instead of reading an empty page to learn that.
-        if (!this.behind && !this.announced) {
+        if (this.fullReads === 0 && !this.announced) {
           this.state = 'live';
           // A whole poll without an append: look at the stored position too (another instance may have rebuilt it).
           if ((await this.sleep(options.idlePollMs ?? 500)) === 'timed out') this.positionKnown = false;
@@ -278,18 +288,17 @@ export class ProjectionRunner {
       loop.positionKnown = true;
     }
     const stored = loop.position;
-    const batchSize = this.options.batchSize ?? 500;
-    // Far behind (a rebuild, a restart after downtime): bigger batches, fewer round trips per event.
-    const wanted = loop.behind ? (this.options.catchUpBatchSize ?? batchSize * 4) : batchSize;
-    if (loop.behind) await this.keepPace(loop, stored, wanted);
-    loop.behind = false;
+    const fullReads = loop.fullReads;
+    const wanted = this.batchSizeAfter(fullReads);
+    if (fullReads > 0) await this.keepPace(loop, stored, wanted);
+    loop.fullReads = 0;
     const batch = await this.pages.read(stored, wanted);
     if (batch.length === 0) return 0;
     // A retry after a failure stays 'failed' (for /ready and the admin view) until a batch commits.
     if (loop.failures === 0) loop.state = 'catching_up';
     try {
       await this.commitBatch(loop, stored, batch);
-      loop.behind = batch.length === wanted;
+      loop.fullReads = batch.length === wanted ? fullReads + 1 : 0;
     } catch (error) {
       if (error instanceof CheckpointMoved) throw error;
       const failedAt = batch.findIndex((event) => event.position === (error as { position?: number }).position);
@@ -307,6 +316,18 @@ export class ProjectionRunner {
   }
 
   /**
+   * Events the next read asks for after `fullReads` full reads in a row: the batch at the head, then (far behind, a
+   * rebuild, a restart after downtime) bigger batches, fewer transactions and round trips per event.
+   */
+  private batchSizeAfter(fullReads: number): number {
+    const batchSize = this.options.batchSize ?? 500;
+    const catchUp = this.options.catchUpBatchSize ?? batchSize * 4;
+    if (fullReads === 0) return batchSize;
+    if (fullReads === 1) return catchUp;
+    return this.options.farBehindBatchSize ?? Math.max(catchUp, Math.min(Math.round(catchUp * 2.5), 10_000));
+  }
+
+  /**
    * While catching up, a projection that is about to read a page no one has read waits for the projections behind
    * it to reach the pages kept, so that every page of a rebuild is read and parsed once for all of them: the fast
    * ones running ahead only took the thread from the slowest, whose time is the rebuild's. It waits only for a loop
@@ -314,19 +335,21 @@ export class ProjectionRunner {
    * nobody.
    */
   private async keepPace(loop: ProjectionLoop, position: number, wanted: number): Promise<void> {
-    while (loop.running && !this.pages.has(position, wanted)) {
-      const behind = [...this.loops.values()].filter(
-        (other) =>
-          other !== loop &&
-          other.running &&
-          other.state === 'catching_up' &&
-          other.failures === 0 &&
-          other.position < position &&
-          this.options.lease.holds(other.projection.name),
-      );
-      if (behind.length === 0 || !this.pages.wouldDropUnread(Math.min(...behind.map((other) => other.position)))) return;
-      await this.nextAdvance(100);
-    }
+    while (loop.running && !this.pages.has(position, wanted) && this.wouldDropUnread(loop, position, wanted)) await this.nextAdvance(100);
+  }
+
+  /** Whether reading a new page of `size` at `position` now would drop a kept page a projection behind it here has yet to read. */
+  private wouldDropUnread(loop: ProjectionLoop, position: number, size: number): boolean {
+    const behind = [...this.loops.values()].filter(
+      (other) =>
+        other !== loop &&
+        other.running &&
+        other.state === 'catching_up' &&
+        other.failures === 0 &&
+        other.position < position &&
+        this.options.lease.holds(other.projection.name),
+    );
+    return behind.length > 0 && this.pages.wouldDropUnread(Math.min(...behind.map((other) => other.position)), size);
   }
 
   /** Resolves when any projection here commits a batch, or after `ms`. */

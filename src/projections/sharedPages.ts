@@ -4,6 +4,8 @@ import type { EventStore, RecordedEvent } from '../events/eventStore.js';
 
 /** Full pages kept for projections that follow: 16 × 500 events is a few MiB. */
 const KEPT_PAGES = 16;
+/** And at most this many events in them (by page size): 16 catch-up pages of 2,000, or 6 far-behind pages of 5,000. */
+const KEPT_EVENTS = 32_000;
 
 export class SharedPages {
   /** By fromPosition, oldest first. A full page never changes; a short one (the live tail) is shared only while in flight. */
@@ -25,7 +27,7 @@ export class SharedPages {
       if (this.pages.get(fromPosition) === entry) this.pages.delete(fromPosition);
     };
     events.then((read) => read.length < maxCount && forget(), forget);
-    while (this.pages.size > KEPT_PAGES) this.pages.delete(this.pages.keys().next().value!);
+    while (this.pages.size > 1 && (this.pages.size > KEPT_PAGES || this.keptEvents() > KEPT_EVENTS)) this.pages.delete(this.pages.keys().next().value!);
     return events;
   }
 
@@ -35,12 +37,18 @@ export class SharedPages {
   }
 
   /**
-   * Whether reading a new page now would drop a kept page that a projection at `position` has yet to read (the
-   * oldest kept page is not behind it): that projection would then read and parse it again.
+   * Whether reading a new page of `size` events now would drop a kept page that a projection at `position` has yet
+   * to read (the oldest kept page is not behind it): that projection would then read and parse it again.
    */
-  wouldDropUnread(position: number): boolean {
-    if (this.pages.size < KEPT_PAGES) return false;
+  wouldDropUnread(position: number, size: number): boolean {
+    if (this.pages.size === 0 || (this.pages.size < KEPT_PAGES && this.keptEvents() + size <= KEPT_EVENTS)) return false;
     return this.pages.keys().next().value! >= position;
+  }
+
+  private keptEvents(): number {
+    let events = 0;
+    for (const page of this.pages.values()) events += page.maxCount;
+    return events;
   }
 
   /** After events were rewritten in place (erasure) or a projection went back to 0: nothing read before is used again. */

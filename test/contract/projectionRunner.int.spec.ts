@@ -312,6 +312,7 @@ for (const backend of testBackends()) {
         logger,
         batchSize: 10,
         catchUpBatchSize: 10,
+        farBehindBatchSize: 10,
         maxRetryDelayMs: 50,
       };
       const paced = new ProjectionRunner({ ...options, projections: [slow, fast] });
@@ -331,6 +332,49 @@ for (const backend of testBackends()) {
         expect((await withStuck.status('pace-stuck')).position).toBe(0);
       } finally {
         await withStuck.stop();
+      }
+    });
+
+    it('takes bigger batches the further behind it is: the head batch, a catch-up batch, then far-behind batches', async () => {
+      await store.append(
+        'session-far-behind',
+        Array.from({ length: 200 }, (_, turn) => ({ type: 'Turn', data: { turn } })),
+        'no_stream',
+      );
+      const head = await store.headPosition();
+      // Reads stop below the oldest open transaction: the main runner's batches would cut pages short.
+      expect(await runner.waitForPosition(runner.projectionNames, head, 10_000)).toBe(true);
+      const batches: number[] = [];
+      const sizing: Projection = {
+        name: 'far-behind-sizing',
+        tables: [],
+        entities: [],
+        async applyBatch(events: readonly RecordedEvent[]) {
+          batches.push(events.length);
+        },
+      };
+      const options = { store, dataSource, schema: database.schema, lease: new SoleOwnerLease(), logger, idlePollMs: 600_000 };
+      const sized = new ProjectionRunner({ ...options, projections: [sizing], batchSize: 10, catchUpBatchSize: 20, farBehindBatchSize: 40 });
+      await sized.start();
+      try {
+        expect(await sized.waitForPosition(['far-behind-sizing'], head, 30_000)).toBe(true);
+        // Each full read makes the next one bigger, up to the far-behind size; a short read ends the catch-up.
+        expect(batches.slice(0, 3)).toEqual([10, 20, 40]);
+        expect(batches.slice(2, -1).every((size) => size === 40)).toBe(true);
+        expect(batches[batches.length - 1]).toBeLessThanOrEqual(40);
+      } finally {
+        await sized.stop();
+      }
+      // Without a far-behind size given: 2.5 × the catch-up size.
+      batches.length = 0;
+      const byDefault = new ProjectionRunner({ ...options, projections: [{ ...sizing, name: 'far-behind-default' }], batchSize: 2, catchUpBatchSize: 4 });
+      await byDefault.start();
+      try {
+        expect(await byDefault.waitForPosition(['far-behind-default'], head, 30_000)).toBe(true);
+        expect(batches.slice(0, 4)).toEqual([2, 4, 10, 10]);
+        expect(Math.max(...batches)).toBe(10);
+      } finally {
+        await byDefault.stop();
       }
     });
 
