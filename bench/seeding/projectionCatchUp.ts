@@ -1,4 +1,4 @@
-// Brings a seeded store's read models up to the end of its log in this process, before any service starts on it.
+// Every projection of the service in this process, on a storage's read-model schema (the rebuild part's live runner).
 import type { DataSource } from 'typeorm';
 import { quoteIdentifier } from '../../src/database/migrate.js';
 import { createLogger } from '../../src/logging/logger.js';
@@ -49,19 +49,4 @@ export async function lastWrittenPosition(opened: OpenedStorage): Promise<number
     `SELECT max(position) AS head FROM ${quoteIdentifier(opened.eventStoreSchema)}.events`,
   );
   return Number(result.rows[0]?.head ?? 0);
-}
-
-/**
- * A service started on a store whose read models are far behind spends its first minutes projecting (on PGlite,
- * with every request queued behind those transactions), so seeded stores are projected here first.
- */
-export async function catchUpProjections(opened: OpenedStorage, timeoutMs: number): Promise<void> {
-  const projections = await startProjections(opened);
-  try {
-    const head = await lastWrittenPosition(opened);
-    if (!(await projections.runner.waitForPosition(projections.runner.projectionNames, head, timeoutMs)))
-      throw new Error('the projections did not catch up with the seeded log');
-  } finally {
-    await projections.stop();
-  }
 }
