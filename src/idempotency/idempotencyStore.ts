@@ -129,7 +129,12 @@ export class IdempotencyStore {
   /**
    * A first attempt's claim, to be made with its first append, in the same statement (the event store's AppendClaim;
    * only where `claimsWithAppends`): a new row, or nothing, in which case nothing is appended either (the key is
-   * taken: go back to `claim`). Until then the request only reads. Nothing is sent to the database here.
+   * taken: go back to `claim`). Until then the request only reads. Nothing is sent to the database here but the
+   * occasional purge of expired keys.
+   *
+   * The lease is set when the append's statement is built, before it waits for a connection or a stream's lock: a
+   * statement that waited a good part of the lease commits the claim with little of it left, so the claim is renewed
+   * at once when it is made (a duplicate waiting on the key could otherwise find the lease run out and take over).
    */
   claimWithFirstAppend(tenant: string, key: string, fingerprint: string): PendingClaim {
     const now = this.clock.now();
@@ -138,7 +143,12 @@ export class IdempotencyStore {
     const claim = this.held(tenant, key, nonce, 1, false, now);
     const pending = { claim, held: false };
     const table = this.table;
-    const leaseFrom = () => this.leaseFrom(this.clock.now());
+    let leaseSetAt = now.getTime();
+    const leaseFrom = () => {
+      const at = this.clock.now();
+      leaseSetAt = at.getTime();
+      return this.leaseFrom(at);
+    };
     claim.write.pendingClaim = {
       insertSql: (first) =>
         `INSERT INTO ${table} (tenant, idempotency_key, fingerprint, nonce, attempts, lease_until, created_at)
@@ -151,6 +161,7 @@ export class IdempotencyStore {
       claimed: () => {
         pending.held = true;
         claim.write.pendingClaim = undefined;
+        if (this.clock.now().getTime() - leaseSetAt > this.options.leaseMs / 3) void this.renew(claim).catch(() => undefined);
       },
     };
     return pending;

@@ -20,19 +20,41 @@ import { sessionDecider } from '../../src/modules/sessions/sessionDecider.js';
 import { type TestDatabase, testBackends } from '../support/testDatabases.js';
 import { waitUntil } from '../support/waitUntil.js';
 
+interface KeyStatements {
+  pool: SqlPool;
+  count: () => number;
+  /** The last append that carried a claim, as sent. */
+  lastClaimingAppend?: { text: string; params: readonly unknown[] };
+  /** Called before an append that carries a claim is sent. */
+  beforeClaimingAppend?: () => void;
+}
+
 /** Counts the statements sent through a pool that touch the key table. */
-function countingKeyStatements(pool: SqlPool): { pool: SqlPool; count: () => number } {
+function countingKeyStatements(pool: SqlPool): KeyStatements {
   let count = 0;
-  const counted = new Proxy(pool, {
+  const statements: KeyStatements = { pool, count: () => count };
+  statements.pool = new Proxy(pool, {
     get(target, property, receiver) {
       if (property !== 'query') return Reflect.get(target, property, receiver) as unknown;
       return (text: string, params?: readonly unknown[]) => {
         if (text.includes('idempotency_keys')) count++;
+        if (text.includes('CROSS JOIN LATERAL')) {
+          statements.lastClaimingAppend = { text, params: params ?? [] };
+          statements.beforeClaimingAppend?.();
+        }
         return target.query(text, params);
       };
     },
   });
-  return { pool: counted, count: () => count };
+  return statements;
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Function Call'?: string;
+  'CTE Name'?: string;
+  'Parent Relationship'?: string;
+  Plans?: PlanNode[];
 }
 
 for (const backend of testBackends()) {
@@ -122,6 +144,44 @@ for (const backend of testBackends()) {
       expect(row!.lease_until).not.toBeNull();
       // The events carry the ids the claim's nonce derives: a take-over of this claim finds them.
       expect(await turns(sessionId)).toEqual([pending.claim.write.eventId(sessionStreamName(sessionId), 0, 0)]);
+      expect(await keys.complete(pending.claim, { status: 201, body: '{}' })).toBeUndefined();
+    });
+
+    it('plans the append inside a loop over the claim row: the call takes its stream names from that row, so no row is no call', async () => {
+      const sessionId = await createdSession(first);
+      const pending = keys.claimWithFirstAppend('', randomUUID(), 'fingerprint');
+      await keyed(pending.claim.write, () => recordTurn(first, sessionId, 'planned'));
+      const sent = counter.lastClaimingAppend!;
+      expect(sent).toBeDefined();
+      const { rows } = await database.pool.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> | string }>(
+        `EXPLAIN (VERBOSE, FORMAT JSON) ${sent.text}`,
+        sent.params,
+      );
+      const explained = rows[0]!['QUERY PLAN'];
+      const plan = (typeof explained === 'string' ? (JSON.parse(explained) as Array<{ Plan: PlanNode }>) : explained)[0]!.Plan;
+      expect(plan['Node Type']).toBe('Nested Loop');
+      // The claim's INSERT is the CTE's own plan (an InitPlan); the loop's outer side scans its rows, the inner calls the function.
+      const outer = plan.Plans!.find((node) => node['Parent Relationship'] === 'Outer');
+      const inner = plan.Plans!.find((node) => node['Parent Relationship'] === 'Inner');
+      expect(outer).toMatchObject({ 'Node Type': 'CTE Scan', 'CTE Name': 'claim' });
+      expect(inner!['Node Type']).toBe('Function Scan');
+      expect(inner!['Function Call']).toMatch(/claim\.claimed/);
+    });
+
+    it('renews the claim at once when its statement waited a good part of the lease before it committed', async () => {
+      const sessionId = await createdSession(first);
+      const key = randomUUID();
+      const pending = keys.claimWithFirstAppend('', key, 'fingerprint');
+      // The lease is set when the statement is built; the statement then waits (a pool, a stream's lock) 9 of its 10 s.
+      counter.beforeClaimingAppend = () => clock.advance(9_000);
+      try {
+        await keyed(pending.claim.write, () => recordTurn(first, sessionId, 'after a long wait'));
+      } finally {
+        counter.beforeClaimingAppend = undefined;
+      }
+      expect(pending.held).toBe(true);
+      // Renewed from when it was made: a duplicate waiting on the key does not find the lease run out a second later.
+      await waitUntil(async () => new Date((await keyRow(key))[0]!.lease_until!).getTime() >= clock.now().getTime() + 10_000, 'the claim renewed', 10_000);
       expect(await keys.complete(pending.claim, { status: 201, body: '{}' })).toBeUndefined();
     });
 

@@ -130,15 +130,15 @@ export class PostgresEventStore implements EventStore {
     const callerChoseIds = appends.some((part) => part.events.some((event) => event.id !== undefined));
     const ids = appends.map((part) => part.events.map((event) => event.id ?? randomUUID()));
     const events = appends.flatMap((part) => part.events);
-    const functionCall = (checkIds: string) =>
-      `${this.appendToStreamsFunction}($1::text[], $2::text[], $3::bigint[], $4::int[], ${checkIds}, $6::uuid[], $7::text[], $8::jsonb[], $9::jsonb[])`;
-    // With a claim, its insert runs first in the same statement, and the append once for each row it returns: an
-    // argument taken from that row (claim.claimed, always true) makes the call depend on it, so with the key taken
-    // (no row) the function is not called at all. A concurrent insert of the same key waits for this transaction
-    // to end, then finds the key taken.
+    const functionCall = (streamNames: string) =>
+      `${this.appendToStreamsFunction}(${streamNames}, $2::text[], $3::bigint[], $4::int[], $5, $6::uuid[], $7::text[], $8::jsonb[], $9::jsonb[])`;
+    // With a claim, its insert runs first in the same statement, and the append once for each row it returns: the
+    // stream names are passed through that row (claim.claimed is always true, and a CASE on a column is never folded
+    // away), so the call depends on it and with the key taken (no row) the function is not called at all. A
+    // concurrent insert of the same key waits for this transaction to end, then finds the key taken.
     const text = claim
-      ? `WITH claim AS (${claim.insertSql(10)}) SELECT a.* FROM claim CROSS JOIN LATERAL ${functionCall('($5 AND claim.claimed)')} AS a`
-      : `SELECT * FROM ${functionCall('$5')}`;
+      ? `WITH claim AS (${claim.insertSql(10)}) SELECT a.* FROM claim CROSS JOIN LATERAL ${functionCall('CASE WHEN claim.claimed THEN $1::text[] END')} AS a`
+      : `SELECT * FROM ${functionCall('$1::text[]')}`;
     const call = () =>
       this.guard(async () => {
         const result = await this.pool.query<AppendRow>(text, [
