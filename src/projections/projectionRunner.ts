@@ -180,7 +180,7 @@ class ProjectionLoop {
           'projection failed to apply events; retrying without skipping',
         );
         await this.runner.recordFailure(this, this.lastError, (error as { position?: number }).position, rebuilds).catch(() => undefined);
-        // Only now: whoever sees 'failed' finds the error recorded too.
+        // Only now: whoever sees 'failed' here finds the error recorded too, where this owner could stamp it (see recordFailure).
         this.state = 'failed';
         await this.sleep(delay);
       }
