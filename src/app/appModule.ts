@@ -27,8 +27,9 @@ export class AppModule {
   static register(dependencies: AppDependencies): DynamicModule {
     return {
       module: AppModule,
-      // Express matches routes in the order modules add them: a module whose paths overlap another's comes after it
-      // (runtime's /v1/conversations/… after conversations'; within jobs, /v1/jobs/fires before /v1/jobs/:id).
+      // Fastify's router prefers a fixed path segment to a parameter whatever the order (/v1/jobs/fires over
+      // /v1/jobs/:id) and refuses a second route for one method and path at start; the order below is kept from
+      // Express's days, where it mattered (runtime's /v1/conversations/… after conversations').
       imports: [
         CqrsModule.forRoot(),
         InfrastructureModule.register(dependencies),

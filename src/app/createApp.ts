@@ -1,18 +1,17 @@
 // Builds the HTTP application around opened infrastructure: body limits, request ids, OpenAPI, errors.
-import type { Server } from 'node:http';
+import { parse as parseQueryString } from 'node:querystring';
 import type { INestApplication, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import type { NextFunction, Request, Response } from 'express';
-import { withIdempotentWriteSlot } from '../events/idempotentWrite.js';
-import { answerClientErrors } from '../http/clientErrors.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LedgerError } from '../errors/ledgerError.js';
+import { clientErrorAnswer } from '../http/clientErrors.js';
 import { sendError } from '../http/errorFilter.js';
-import { limitJsonDepth } from '../http/jsonDepth.js';
+import { jsonBodies } from '../http/jsonBodies.js';
 import { finishOpenApiDocument } from '../http/openApi/finishOpenApiDocument.js';
-import { requestLogging } from '../http/requestLogging.js';
-import { type RouteLayer, routeGate } from '../http/routeGate.js';
-import { rejectUnsupportedCharacters } from '../http/unsupportedCharacters.js';
+import { incomingRequestId, requestLogging } from '../http/requestLogging.js';
+import { routeGate } from '../http/routeGate.js';
 import type { Logger } from '../logging/logger.js';
 import { requestMetering } from '../metrics/requestMetering.js';
 import type { AppDependencies } from './appDependencies.js';
@@ -30,23 +29,56 @@ function nestLogger(logger: Logger): LoggerService {
   };
 }
 
+/**
+ * Longest path parameter the router takes. find-my-way's default (100 characters) would make a longer session key a
+ * 404; the URL as a whole is bounded by Node's header limit (HEADERS_TOO_LARGE) as before.
+ */
+const MAX_PARAM_LENGTH = 65_536;
+
+/** Fastify as Express was: routes matched case-insensitively and with or without a trailing slash, Node's timeouts. */
+function fastifyAdapter(logger: Logger): FastifyAdapter {
+  return new FastifyAdapter({
+    routerOptions: {
+      caseSensitive: false,
+      ignoreTrailingSlash: true,
+      maxParamLength: MAX_PARAM_LENGTH,
+      // Express's query parser: repeated names become lists, a malformed escape stays as sent.
+      querystringParser: (query) => parseQueryString(query),
+    },
+    // A `__proto__` or `constructor` member is data here (hostileInput): body-parser keeps it, so does the service.
+    onProtoPoisoning: 'ignore',
+    onConstructorPoisoning: 'ignore',
+    // Node's own defaults, which Express kept: Fastify's are 72 s and none.
+    keepAliveTimeout: 5_000,
+    requestTimeout: 300_000,
+    // X-Request-Id in (when well formed) and out: see requestLogging.
+    requestIdHeader: false,
+    genReqId: incomingRequestId,
+    // Fastify listens for `clientError` itself: its handler is where the parser's refusals get our error shape.
+    clientErrorHandler: clientErrorAnswer(logger),
+    // A path whose percent-encoding does not decode is refused by the router before any hook runs.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      const refusal =
+        error.code === 'FST_ERR_BAD_URL'
+          ? new LedgerError('MALFORMED_URI', 'the URL holds an invalid percent-encoding', 400)
+          : new LedgerError('BAD_REQUEST', error.message, error.statusCode && error.statusCode < 500 ? error.statusCode : 400);
+      sendError(refusal, request, reply, logger);
+    },
+  });
+}
+
 export async function createApp(dependencies: AppDependencies): Promise<INestApplication> {
   const { config, logger } = dependencies;
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(dependencies), {
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(dependencies), fastifyAdapter(logger), {
     bodyParser: false,
     logger: nestLogger(logger),
   });
-  app.disable('x-powered-by');
-  answerClientErrors(app.getHttpServer() as Server, logger);
-  app.use(requestLogging(logger));
-  // Before Nest routes the request: its handler then runs inside the slot the idempotency interceptor fills.
-  app.use((_request: Request, _response: Response, next: NextFunction) => withIdempotentWriteSlot(next));
-  app.use(requestMetering(dependencies.infrastructure.metrics));
-  const expressApp = app.getHttpAdapter().getInstance() as unknown as { router: { stack: RouteLayer[] } };
-  app.use(routeGate(() => expressApp.router.stack));
-  app.useBodyParser('json', { limit: config.bodyLimit, strict: false });
-  app.use(limitJsonDepth(config.limits.jsonDepth));
-  app.use(rejectUnsupportedCharacters);
+  const fastify = app.getHttpAdapter().getInstance() as FastifyInstance;
+  // Hooks run in the order they are added, for every route Nest adds at init and for the not-found handler.
+  requestLogging(fastify, logger);
+  requestMetering(fastify, dependencies.infrastructure.metrics);
+  routeGate(fastify);
+  jsonBodies(fastify, { limit: config.bodyLimit, jsonDepth: config.limits.jsonDepth });
 
   // Built on the first request for /openapi.json or /docs (then kept): scanning every route and converting the
   // schemas is seconds of a start that most processes never need.
@@ -66,7 +98,5 @@ export async function createApp(dependencies: AppDependencies): Promise<INestApp
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'] });
 
   await app.init();
-  // Errors raised before Nest's router (body parsing) reach Express's error chain: answer them in the same shape.
-  app.use((error: unknown, request: Request, response: Response, _next: NextFunction) => sendError(error, request, response, logger));
   return app;
 }

@@ -1,8 +1,10 @@
 // Serves the web console's static files at /console: plain HTML, ES modules and CSS from the repository, no build step.
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { ExpressAdapter } from '@nestjs/platform-express';
-import type { Express, Response } from 'express';
+import type { FastifyAdapter } from '@nestjs/platform-fastify';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { requestPath } from '../http/httpTypes.js';
 
 export const CONSOLE_PATH = '/console';
 
@@ -31,26 +33,43 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-function setConsoleHeaders(response: Response): void {
-  response.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
-  response.setHeader('X-Content-Type-Options', 'nosniff');
-  response.setHeader('Referrer-Policy', 'no-referrer');
+function setConsoleHeaders(reply: FastifyReply): void {
+  reply.header('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  reply.header('X-Content-Type-Options', 'nosniff');
+  reply.header('Referrer-Policy', 'no-referrer');
   // Revalidate on every load (ETag): an upgraded service serves its own console, never a cached older one.
-  response.setHeader('Cache-Control', 'no-cache');
+  reply.header('Cache-Control', 'no-cache');
 }
 
 /**
  * Outside Nest's router, so outside the bearer guard: the files hold no data. The pages call the API with the
- * token the operator enters, which the API checks as for any client.
+ * token the operator enters, which the API checks as for any client. A file that is not there falls through to
+ * the not-found handler (ROUTE_NOT_FOUND in the API's shape).
  */
-export function mountConsole(http: ExpressAdapter): void {
+export function mountConsole(http: FastifyAdapter): void {
+  const fastify = http.getInstance() as FastifyInstance;
   // The service's root is where a person lands first: send them to the console. Relative, so it holds behind a path prefix.
-  (http.getInstance() as Express).get('/', (_request, response) => response.redirect(302, `.${CONSOLE_PATH}/`));
-  http.useStaticAssets(consoleAssetsDirectory(), {
-    prefix: CONSOLE_PATH,
-    index: 'index.html',
+  fastify.get('/', (_request, reply) => reply.redirect(`.${CONSOLE_PATH}/`, 302));
+  // The router ignores a trailing slash, so neither `/console` nor `/console/` reaches the files' route: the first
+  // is sent on to the second (as a static file server does for a folder), the second answers with the index.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD') return done();
+    const path = requestPath(request);
+    if (path === CONSOLE_PATH) {
+      reply.redirect(`${CONSOLE_PATH}/`, 301);
+      return;
+    }
+    if (path === `${CONSOLE_PATH}/`) {
+      reply.sendFile('index.html');
+      return;
+    }
+    done();
+  });
+  void fastify.register(fastifyStatic, {
+    root: consoleAssetsDirectory(),
+    prefix: `${CONSOLE_PATH}/`,
+    index: false,
     dotfiles: 'deny',
-    fallthrough: true,
     setHeaders: setConsoleHeaders,
   });
 }

@@ -1,7 +1,7 @@
 // The web console: its static files mounted at /console when the application initialises.
 import { Injectable, Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { ExpressAdapter } from '@nestjs/platform-express';
+import type { FastifyAdapter } from '@nestjs/platform-fastify';
 import { mountConsole } from './consoleAssets.js';
 
 @Injectable()
@@ -10,7 +10,7 @@ class ConsoleMount implements OnModuleInit {
 
   // After Nest has added its routes and before its not-found handler: no route of the API lies under /console.
   onModuleInit(): void {
-    mountConsole(this.http.httpAdapter as ExpressAdapter);
+    mountConsole(this.http.httpAdapter as FastifyAdapter);
   }
 }
 

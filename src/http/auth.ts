@@ -2,7 +2,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type CanActivate, type ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
+import type { Request } from './httpTypes.js';
 import { type ApiToken, DEFAULT_TOKEN_NAME, scopeAllows, type TokenScope } from '../config/apiTokens.js';
 import type { LedgerConfig } from '../config/config.js';
 import { LedgerError } from '../errors/ledgerError.js';

@@ -1,6 +1,5 @@
-// Requests Node's HTTP parser refuses (headers or URL too large, malformed request line) never reach Express:
-// Node answers them itself with an empty body. This answers them in the service's error shape instead.
-import type { Server } from 'node:http';
+// Requests Node's HTTP parser refuses (headers or URL too large, malformed request line) never reach the router:
+// Node (or Fastify) answers them itself. This answers them in the service's error shape instead.
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../logging/logger.js';
 
@@ -30,9 +29,13 @@ export function describeClientError(error: NodeJS.ErrnoException): ParserRefusal
   }
 }
 
-/** Replaces Node's bare answer to an unparsable request with a JSON error body carrying a machine-readable code. */
-export function answerClientErrors(server: Server, logger: Logger): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+/**
+ * Fastify's `clientErrorHandler`: replaces the bare answer to an unparsable request with a JSON error body carrying a
+ * machine-readable code. (Fastify listens for the server's `clientError` itself: a listener of our own beside it
+ * would answer twice.)
+ */
+export function clientErrorAnswer(logger: Logger): (error: NodeJS.ErrnoException, socket: Duplex) => void {
+  return (error: NodeJS.ErrnoException, socket: Duplex) => {
     // A reset connection has nobody to answer; a response already under way cannot be replaced.
     const started = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
     if (error.code === 'ECONNRESET' || !socket.writable || started) {
@@ -45,5 +48,5 @@ export function answerClientErrors(server: Server, logger: Logger): void {
     socket.end(
       `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
-  });
+  };
 }

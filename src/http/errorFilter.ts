@@ -1,6 +1,7 @@
 // The one exception filter: every error leaves as {"error": {"code", "message", ...}} with a fitting status.
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Inject } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { noteErrorCode } from './httpTypes.js';
 import { z } from 'zod';
 import { isConnectionError } from '../database/connectionErrors.js';
 import { LedgerError } from '../errors/ledgerError.js';
@@ -60,6 +61,16 @@ export function describeError(error: unknown): { status: number; body: ErrorBody
       unexpected: status >= 500,
     };
   }
+  // Fastify's own refusals (a content length that does not match the body, say) carry a code and a 4xx status.
+  const fastifyStatus = (error as { statusCode?: unknown } | null)?.statusCode;
+  if (
+    String((error as { code?: unknown } | null)?.code).startsWith('FST_') &&
+    typeof fastifyStatus === 'number' &&
+    fastifyStatus >= 400 &&
+    fastifyStatus < 500
+  ) {
+    return { status: fastifyStatus, body: { code: HTTP_CODES[fastifyStatus] ?? 'BAD_REQUEST', message: (error as Error).message }, unexpected: false };
+  }
   if (isConnectionError(error)) {
     return { status: 503, body: { code: 'DATABASE_UNAVAILABLE', message: 'the database is unreachable; retry shortly' }, unexpected: false };
   }
@@ -73,18 +84,23 @@ function summarise(details: Array<{ path: string; message: string }>): string {
   return `${where}${first.message}${details.length > 1 ? ` (and ${details.length - 1} more)` : ''}`;
 }
 
-export function sendError(error: unknown, request: Request, response: Response, logger: Logger): void {
+export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply, logger: Logger): void {
   const { status, body, unexpected } = describeError(error);
-  const requestId = (request as Request & { id?: string }).id;
+  const requestId = request.id;
   if (unexpected) logger.error({ err: error, requestId, method: request.method, url: request.originalUrl }, 'request failed');
-  if (response.headersSent) {
-    response.end();
+  // An answer already under way (an event stream, which took the response over) cannot be replaced: it ends.
+  if (reply.sent || reply.raw.headersSent) {
+    if (!reply.raw.writableEnded) reply.raw.end();
     return;
   }
-  if (error instanceof LedgerError && error.retryAfterSeconds !== undefined) response.setHeader('Retry-After', String(error.retryAfterSeconds));
+  if (error instanceof LedgerError && error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
   // For the request metering: errors are counted by their code.
-  response.locals.errorCode = body.code;
-  response.status(status).json({ error: { ...body, requestId } satisfies ErrorBody['error'] });
+  noteErrorCode(reply.raw, body.code);
+  // Set before sending: a route that set a Content-Type of its own (the /metrics text) would otherwise refuse the object.
+  reply
+    .header('Content-Type', 'application/json; charset=utf-8')
+    .status(status)
+    .send({ error: { ...body, requestId } satisfies ErrorBody['error'] });
 }
 
 @Catch()
@@ -93,6 +109,6 @@ export class LedgerExceptionFilter implements ExceptionFilter {
 
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    sendError(error, http.getRequest<Request>(), http.getResponse<Response>(), this.logger);
+    sendError(error, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>(), this.logger);
   }
 }

@@ -1,6 +1,5 @@
 // Refuses request bodies nested deeper than JSON_MAX_DEPTH before anything walks them recursively: validation, the
 // state fold and the database all recurse over JSON, and a body 5,000 levels deep would overflow the stack (a 500).
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ValidationError } from '../errors/ledgerError.js';
 
 interface Visit {
@@ -28,17 +27,13 @@ export function findTooDeep(value: unknown, limit: number): string | null {
   return null;
 }
 
-/** Express middleware, right after the body parser. */
-export function limitJsonDepth(limit: number): RequestHandler {
-  return (request: Request, _response: Response, next: NextFunction) => {
-    const path = findTooDeep(request.body, limit);
-    if (path === null) return next();
-    next(
-      new ValidationError(
-        `the body nests arrays and objects more than ${limit} levels deep${path ? ` at ${path.slice(0, 200)}` : ''}; the limit is JSON_MAX_DEPTH (${limit})`,
-        { limit, path: path.slice(0, 1_000) },
-        'JSON_TOO_DEEP',
-      ),
-    );
-  };
+/** After the body parser: a JSON_TOO_DEEP refusal, or null. */
+export function limitJsonDepth(body: unknown, limit: number): ValidationError | null {
+  const path = findTooDeep(body, limit);
+  if (path === null) return null;
+  return new ValidationError(
+    `the body nests arrays and objects more than ${limit} levels deep${path ? ` at ${path.slice(0, 200)}` : ''}; the limit is JSON_MAX_DEPTH (${limit})`,
+    { limit, path: path.slice(0, 1_000) },
+    'JSON_TOO_DEEP',
+  );
 }

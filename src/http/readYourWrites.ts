@@ -1,7 +1,7 @@
 // Read-your-writes: a query given ?minPosition=N or X-Min-Position waits (bounded) for its projections to reach N.
 import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
+import type { Request } from './httpTypes.js';
 import { from, type Observable, switchMap } from 'rxjs';
 import type { LedgerConfig } from '../config/config.js';
 import { describeHorizonHolder, type LogHorizonProbe } from '../events/postgres/logHorizon.js';

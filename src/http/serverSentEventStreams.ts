@@ -1,7 +1,8 @@
 // Server-sent event responses over the event log: headers, heartbeats, limits, back-pressure, resume. Every stream
 // catches up from the log on its own, then follows the one shared tail reader (EventLogTail).
 import { once } from 'node:events';
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import type { FastifyReply } from 'fastify';
 import { LedgerError, ValidationError } from '../errors/ledgerError.js';
 import type { EventStore, RecordedEvent } from '../events/eventStore.js';
 import type { Logger } from '../logging/logger.js';
@@ -49,7 +50,7 @@ export interface EventStreamLimits {
 interface OpenStream {
   owner: string;
   label: string;
-  response: Response;
+  response: ServerResponse;
   close(): Promise<void>;
 }
 
@@ -69,18 +70,17 @@ export class ServerSentEventStreams {
   }
 
   /**
-   * Takes over `response` (the route used @Res()) and streams every event after `fromPosition` that `messageOf`
+   * Takes over the response (the route used @Res(); Fastify leaves it alone from here) and streams every event after `fromPosition` that `messageOf`
    * keeps. `owner` is the token's name the limits count by. Refused with 429 TOO_MANY_EVENT_STREAMS beyond them.
    */
-  start(response: Response, stream: { owner: string; label: string; fromPosition: number; messageOf: MessageOf }): void {
+  start(reply: FastifyReply, stream: { owner: string; label: string; fromPosition: number; messageOf: MessageOf }): void {
     this.checkLimits(stream.owner);
-    response.status(200);
-    response.set({
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
+    const response = reply.hijack().raw;
+    response.statusCode = 200;
+    response.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    response.setHeader('Cache-Control', 'no-cache, no-transform');
+    response.setHeader('Connection', 'keep-alive');
+    response.setHeader('X-Accel-Buffering', 'no');
     response.flushHeaders();
     // An id with no data moves the client's Last-Event-ID to the start: a reconnect before the first event
     // resumes here instead of at whatever the head is by then.

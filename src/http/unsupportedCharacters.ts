@@ -1,5 +1,4 @@
 // Refuses request text PostgreSQL cannot store (NUL, and UTF-16 halves with no partner) before any handler sees it.
-import type { NextFunction, Request, Response } from 'express';
 import { ValidationError } from '../errors/ledgerError.js';
 
 // jsonb and text refuse U+0000, and jsonb refuses an unpaired surrogate escape: either would fail the append
@@ -24,23 +23,20 @@ export function findUnsupportedCharacter(value: unknown): string | null {
   return null;
 }
 
-/** Express middleware, after the body parser: checks the parsed body and the query string. */
-export function rejectUnsupportedCharacters(request: Request, _response: Response, next: NextFunction): void {
+/** After the body parser: checks the parsed body and the query string; an UNSUPPORTED_CHARACTER refusal, or null. */
+export function rejectUnsupportedCharacters(body: unknown, query: unknown): ValidationError | null {
   for (const [where, value] of [
-    ['body', request.body],
-    ['query', request.query],
+    ['body', body],
+    ['query', query],
   ] as const) {
     const path = findUnsupportedCharacter(value);
     if (path !== null) {
-      next(
-        new ValidationError(
-          `${where}${path ? `.${path}` : ''} holds a NUL character or an unpaired UTF-16 surrogate, which cannot be stored`,
-          { in: where, path },
-          'UNSUPPORTED_CHARACTER',
-        ),
+      return new ValidationError(
+        `${where}${path ? `.${path}` : ''} holds a NUL character or an unpaired UTF-16 surrogate, which cannot be stored`,
+        { in: where, path },
+        'UNSUPPORTED_CHARACTER',
       );
-      return;
     }
   }
-  next();
+  return null;
 }

@@ -1,6 +1,6 @@
 // Every write under /v1 with an Idempotency-Key runs once: a repeat replays the first answer, whatever route it is.
 import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor, type OnModuleInit } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import { type Request, requestPath, type Response } from '../http/httpTypes.js';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import { ConflictError, LedgerError } from '../errors/ledgerError.js';
 import { AppendClaimTakenError } from '../events/eventStoreErrors.js';
@@ -32,7 +32,7 @@ export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const request = context.switchToHttp().getRequest<Request>();
-    if (!WRITE_METHODS.has(request.method) || !request.path.startsWith('/v1/')) return next.handle();
+    if (!WRITE_METHODS.has(request.method) || !requestPath(request).startsWith('/v1/')) return next.handle();
     const key = idempotencyKeyOf(request);
     if (key === undefined) return next.handle();
     const withFirstAppend = this.keys.options.claimsWithAppends === true && claimsWithFirstAppend(context.getHandler());
@@ -105,7 +105,7 @@ export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit {
       } catch (error) {
         if (error instanceof AppendClaimTakenError && unclaimed()) return CLAIM_AGAIN;
         const { status, body } = describeError(error);
-        const refusal = () => ({ status, body: JSON.stringify({ error: { ...body, requestId: (request as Request & { id?: string }).id } }) });
+        const refusal = () => ({ status, body: JSON.stringify({ error: { ...body, requestId: request.id } }) });
         // Nothing written and the key not claimed: the refusal is recorded with its claim, unless a duplicate took the key.
         if (status < 500 && unclaimed()) {
           const recorded = await this.keys.recordAnswer(first!.pending, first!.fingerprint, refusal()).catch((recordingError: unknown) => {
@@ -126,7 +126,7 @@ export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit {
       const earlier = await this.keys.complete(claim, answer);
       if (earlier) return replay(response, earlier);
       // An attempt that died after writing left no answer: this one answered from what it wrote, writing nothing again.
-      if (claim.write.foundEarlierWrites) response.setHeader(REPLAYED_HEADER, 'true');
+      if (claim.write.foundEarlierWrites) response.header(REPLAYED_HEADER, 'true');
       return result;
     } finally {
       clearInterval(renewal);
@@ -144,9 +144,9 @@ const CLAIM_AGAIN = Symbol('claim again');
 /** The recorded answer, sent as it was recorded (Nest sends a string body as it is). */
 function replay(response: Response, answer: RecordedAnswer): unknown {
   response.status(answer.status);
-  response.setHeader(REPLAYED_HEADER, 'true');
+  response.header(REPLAYED_HEADER, 'true');
   if (answer.body === null) return undefined;
-  response.type('application/json');
+  response.type('application/json; charset=utf-8');
   return answer.body;
 }
 

@@ -1,6 +1,6 @@
 // The Idempotency-Key header of a write, and the fingerprint that tells a retry of a request from another request.
 import { createHash } from 'node:crypto';
-import type { Request } from 'express';
+import type { Request } from '../http/httpTypes.js';
 import { ValidationError } from '../errors/ledgerError.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';

@@ -1,7 +1,7 @@
 // GET /metrics: the Prometheus exposition. Any `read` token bound to no tenant may scrape it.
 import { Controller, Get, Header, Req } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request } from '../http/httpTypes.js';
 import { LedgerError } from '../errors/ledgerError.js';
 import { requestTenant } from '../http/auth.js';
 import { LedgerMetrics } from './ledgerMetrics.js';

@@ -1,22 +1,25 @@
-// Express middleware: counts and times every request by route template (never the raw path, which would make series unbounded).
+// Counts and times every request by route template (never the raw path, which would make series unbounded).
 import { performance } from 'node:perf_hooks';
-import type { NextFunction, Request, Response } from 'express';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errorCodeOf, requestPath } from '../http/httpTypes.js';
 import type { LedgerMetrics } from './ledgerMetrics.js';
 
-/** Paths served outside Nest's router, each labelled by its fixed prefix. */
+/** Paths served outside the API's routes, each labelled by its fixed prefix. */
 const STATIC_PREFIXES = ['/console', '/docs'];
 
-/** `/v1/sessions/:id/turns` for a Nest route; a static prefix; else `unmatched` (404s, scanners). */
-export function routeLabel(request: Request): string {
-  const route = (request as Request & { route?: { path?: unknown } }).route;
-  if (route && typeof route.path === 'string') return `${request.baseUrl}${route.path}`;
-  const path = request.originalUrl.split('?', 1)[0]!;
-  return STATIC_PREFIXES.find((prefix) => path === prefix || path.startsWith(`${prefix}/`)) ?? 'unmatched';
+const underPrefix = (path: string) => STATIC_PREFIXES.find((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+
+/** `/v1/sessions/:id/turns` for a route; a static prefix; else `unmatched` (404s, scanners). */
+export function routeLabel(request: FastifyRequest): string {
+  const template = request.is404 ? undefined : request.routeOptions.url;
+  if (template !== undefined) return underPrefix(template) ?? template;
+  return underPrefix(requestPath(request)) ?? 'unmatched';
 }
 
-export function requestMetering(metrics: LedgerMetrics) {
-  return (request: Request, response: Response, next: NextFunction) => {
+export function requestMetering(fastify: FastifyInstance, metrics: LedgerMetrics): void {
+  fastify.addHook('onRequest', (request, reply, done) => {
     const started = performance.now();
+    const response = reply.raw;
     // 'close' comes for finished and for aborted responses alike (a client gone mid-answer, an event stream closed).
     response.once('close', () => {
       const route = routeLabel(request);
@@ -24,9 +27,9 @@ export function requestMetering(metrics: LedgerMetrics) {
       const statusClass = response.headersSent ? `${Math.floor(response.statusCode / 100)}xx` : 'aborted';
       metrics.httpRequests.inc({ method, route, status_class: statusClass });
       metrics.httpDuration.observe({ method, route }, (performance.now() - started) / 1000);
-      const errorCode: unknown = response.locals.errorCode;
-      if (typeof errorCode === 'string') metrics.httpErrors.inc({ code: errorCode, status: String(response.statusCode) });
+      const errorCode = errorCodeOf(response);
+      if (errorCode !== undefined) metrics.httpErrors.inc({ code: errorCode, status: String(response.statusCode) });
     });
-    next();
-  };
+    done();
+  });
 }

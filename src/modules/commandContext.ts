@@ -1,6 +1,6 @@
 // What every lifecycle command handler needs: stream state, time, new session ids, the session settings.
 import { Inject, Injectable } from '@nestjs/common';
-import type { Request } from 'express';
+import type { Request } from '../http/httpTypes.js';
 import { type Clock } from '../clock.js';
 import type { LedgerConfig } from '../config/config.js';
 import type { EventMetadata } from '../events/eventStore.js';
@@ -42,7 +42,7 @@ export class CommandContext {
 
 /** Who asked and under which request: recorded on every event the request causes. */
 export function requestMetadata(request: Request): EventMetadata {
-  const requestId = (request as Request & { id?: string }).id;
+  const requestId = request.id;
   const { name, tenant } = requestPrincipal(request);
   return { correlationId: requestId, actor: name, ...(tenant ? { tenant } : {}) };
 }

@@ -3,9 +3,8 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import express from 'express';
+import Fastify from 'fastify';
 import { EVENT_STREAMS } from '../../src/app/tokens.js';
 import { ServerSentEventStreams } from '../../src/http/serverSentEventStreams.js';
 import { createLogger } from '../../src/logging/logger.js';
@@ -146,9 +145,9 @@ for (const backend of e2eBackends()) {
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
       let stalled = false;
-      const server = express();
-      server.get('/stream', (request, response) => {
-        slowStreams.start(response, {
+      const server = Fastify();
+      server.get<{ Querystring: { from: string } }>('/stream', (request, reply) => {
+        slowStreams.start(reply, {
           owner: 'test',
           label: 'slow',
           fromPosition: Number(request.query.from),
@@ -162,9 +161,8 @@ for (const backend of e2eBackends()) {
           },
         });
       });
-      const listening = server.listen(0, '127.0.0.1');
-      await once(listening, 'listening');
-      const port = (listening.address() as AddressInfo).port;
+      await server.listen({ port: 0, host: '127.0.0.1' });
+      const port = (server.server.address() as AddressInfo).port;
       try {
         const from = await service.infrastructure.eventStore.headPosition();
         const slow = await hold(`http://127.0.0.1:${port}/stream?from=${from}`, 'unused');
@@ -197,7 +195,7 @@ for (const backend of e2eBackends()) {
         expect(logText.join('')).toContain('event stream fell behind the tail; catching up from the log');
       } finally {
         await slowStreams.closeAll();
-        listening.close();
+        void server.close();
       }
     });
   });

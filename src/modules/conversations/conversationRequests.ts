@@ -51,7 +51,7 @@ export const contextQuerySchema = z.strictObject({
   minPosition: z.string().optional(),
 });
 
-/** A key arrives URL-decoded by Express; keep it bounded and printable. */
+/** A key arrives URL-decoded by the router; keep it bounded and printable. */
 export function validSessionKey(key: string): string {
   if (key.length === 0 || key.length > 2048 || /[\u0000-\u001f\u007f]/.test(key)) {
     throw new ValidationError('a session key is 1-2048 printable characters', undefined, 'INVALID_SESSION_KEY');

@@ -2,7 +2,7 @@
 import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Request, Response } from '../../http/httpTypes.js';
 import type { DataSource } from 'typeorm';
 import type { z } from 'zod';
 import type { LedgerConfig } from '../../config/config.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Request, Response } from '../../http/httpTypes.js';
 import { z } from 'zod';
 import { conversationStreamName, type QueuedMessage } from '../../events/conversation/conversationEvents.js';
 import type { JsonObject, JsonValue } from '../../events/eventStore.js';

@@ -2,7 +2,7 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request } from '../../http/httpTypes.js';
 import { AdminOnly } from '../../http/auth.js';
 import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
 import { requestMetadata } from '../commandContext.js';

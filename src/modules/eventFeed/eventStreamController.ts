@@ -1,7 +1,7 @@
 // GET /v1/events/stream: the lifecycle log as server-sent events, filtered by type and conversation, resumable.
 import { Controller, Get, Inject, type OnModuleDestroy, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Request, Response } from '../../http/httpTypes.js';
 import type { EventStore } from '../../events/eventStore.js';
 import { requestPrincipal } from '../../http/auth.js';
 import { resumePosition, ServerSentEventStreams } from '../../http/serverSentEventStreams.js';

@@ -2,7 +2,7 @@
 import { Controller, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request } from '../../http/httpTypes.js';
 import { z } from 'zod';
 import { ValidationError } from '../../errors/ledgerError.js';
 import type { RegisteredPlatform } from '../../events/gateway/gatewayEvents.js';

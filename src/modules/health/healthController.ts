@@ -2,7 +2,7 @@
 import { Controller, Get, HttpCode, Inject, Res } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Response } from '../../http/httpTypes.js';
 import type { DataSource } from 'typeorm';
 import type { EventStore } from '../../events/eventStore.js';
 import type { ProjectionRunner } from '../../projections/projectionRunner.js';

@@ -2,7 +2,7 @@
 import { Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req, UseGuards } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request } from '../../http/httpTypes.js';
 import type { DataSource } from 'typeorm';
 import type { z } from 'zod';
 import { ValidationError } from '../../errors/ledgerError.js';

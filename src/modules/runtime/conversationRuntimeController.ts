@@ -2,7 +2,7 @@
 import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request } from '../../http/httpTypes.js';
 import type { z } from 'zod';
 import { runtimeBindingStreamName } from '../../events/runtime/runtimeBindingEvents.js';
 import { runtimeSessionStreamName } from '../../events/runtime/runtimeSessionEvents.js';

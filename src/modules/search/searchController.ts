@@ -1,7 +1,7 @@
 // GET /v1/search: full-text search over the transcripts of every session the token's tenant holds.
 import { Controller, Get, Inject, Req } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request } from '../../http/httpTypes.js';
 import type { DataSource } from 'typeorm';
 import { PROJECTIONS, READ_MODELS } from '../../app/tokens.js';
 import { sessionStreamName } from '../../events/session/sessionEvents.js';

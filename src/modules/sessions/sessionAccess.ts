@@ -1,6 +1,6 @@
 // What every session route needs: a session's folded state for a read, or a change made on behalf of a request.
 import type { CommandBus } from '@nestjs/cqrs';
-import type { Request } from 'express';
+import type { Request } from '../../http/httpTypes.js';
 import { requestTenant } from '../../http/auth.js';
 import { sessionStreamName } from '../../events/session/sessionEvents.js';
 import type { LoadedState } from '../../events/streamStateStore.js';

@@ -2,7 +2,7 @@
 import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request } from '../../http/httpTypes.js';
 import type { z } from 'zod';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
 import { CommandContext } from '../commandContext.js';

@@ -2,7 +2,7 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request } from '../../http/httpTypes.js';
 import type { z } from 'zod';
 import type { JsonObject, JsonValue } from '../../events/eventStore.js';
 import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';

@@ -1,6 +1,6 @@
 // Time travel and audit over HTTP: a stream's raw events, and a session's state as of a revision or a time.
 import { Controller, Get, Inject, Param, Req } from '@nestjs/common';
-import type { Request } from 'express';
+import type { Request } from '../../http/httpTypes.js';
 import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { z } from 'zod';
 import { conversationStreamName } from '../../events/conversation/conversationEvents.js';

@@ -2,7 +2,7 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request } from '../../http/httpTypes.js';
 import type { DataSource } from 'typeorm';
 import type { z } from 'zod';
 import type { JsonObject } from '../../events/eventStore.js';

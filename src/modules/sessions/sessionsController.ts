@@ -2,7 +2,7 @@
 import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Put, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request } from '../../http/httpTypes.js';
 import type { z } from 'zod';
 import type { LedgerConfig } from '../../config/config.js';
 import type { MessageInput } from '../../events/session/sessionEvents.js';

@@ -1,7 +1,7 @@
 // Queries of the sessions index: the recent-first listing, one entry by key, one session record, the sessions.json export.
 import { Controller, Get, Inject, Param, Req } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request } from '../../http/httpTypes.js';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
 import type { Clock } from '../../clock.js';

@@ -1,7 +1,7 @@
 // GET /v1/jobs/fires/stream: fires as server-sent events from the event store, resumable with Last-Event-ID.
 import { Controller, Get, Inject, type OnModuleDestroy, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Request, Response } from '../../../http/httpTypes.js';
 import type { z } from 'zod';
 import type { EventStore } from '../../../events/eventStore.js';
 import { requestPrincipal, requestTenant } from '../../../http/auth.js';

@@ -1,6 +1,6 @@
 // The fire route's own guard while JOBS_CALLBACK_SECRET is set: the scheduler's callback token for this job and slot, or an admin token.
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import type { Request } from 'express';
+import type { Request } from '../../../http/httpTypes.js';
 import { CLOCK, CONFIG } from '../../../app/tokens.js';
 import type { Clock } from '../../../clock.js';
 import type { LedgerConfig } from '../../../config/config.js';
