@@ -51,6 +51,9 @@ export class ServiceProcess {
       }
       await new Promise((resolveWait) => setTimeout(resolveWait, 100));
     }
+    // Not left running: a service still starting holds its data folder's lock, and the next test on that folder
+    // would fail on the lock (exit 4) instead of on what it tests.
+    await this.kill('SIGKILL');
     throw new Error(`service did not start in time:\n${this.output}`);
   }
 
