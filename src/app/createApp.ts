@@ -61,7 +61,7 @@ function fastifyAdapter(logger: Logger): FastifyAdapter {
       const refusal =
         error.code === 'FST_ERR_BAD_URL'
           ? new LedgerError('MALFORMED_URI', 'the URL holds an invalid percent-encoding', 400)
-          : new LedgerError('BAD_REQUEST', error.message, error.statusCode && error.statusCode < 500 ? error.statusCode : 400);
+          : new LedgerError('BAD_REQUEST', error.message, 400);
       sendError(refusal, request, reply, logger);
     },
   });
