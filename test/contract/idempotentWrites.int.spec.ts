@@ -5,13 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { BoundedStateCache } from '../../src/events/boundedStateCache.js';
 import type { EventStore } from '../../src/events/eventStore.js';
-import { enterIdempotentWrite, IdempotentWrite, withIdempotentWriteSlot } from '../../src/events/idempotentWrite.js';
+import { IdempotentWrite } from '../../src/events/idempotentWrite.js';
 import { PostgresEventStore } from '../../src/events/postgres/postgresEventStore.js';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { StreamStateStore } from '../../src/events/streamStateStore.js';
 import { UpcastingEventStore } from '../../src/events/upcasting/upcastingEventStore.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
-import { sessionDecider } from '../../src/modules/sessions/sessionDecider.js';
+import { keyed, sessionStreams } from '../support/sessionStreams.js';
 import { type TestDatabase, testBackends } from '../support/testDatabases.js';
 
 for (const backend of testBackends()) {
@@ -35,37 +34,7 @@ for (const backend of testBackends()) {
       await database?.dispose();
     });
 
-    const keyed = <T>(write: IdempotentWrite, work: () => Promise<T>) =>
-      withIdempotentWriteSlot(async () => {
-        enterIdempotentWrite(write);
-        return work();
-      });
-
-    async function createdSession(streams: StreamStateStore): Promise<string> {
-      const sessionId = `s-${randomUUID().slice(0, 8)}`;
-      const origin = parseSessionSource({ platform: 'cli', chatType: 'dm', chatId: sessionId });
-      await streams.handle(
-        sessionStreamName(sessionId),
-        sessionDecider,
-        { type: 'CreateSession', sessionId, sessionKey: `agent:main:cli:dm:${sessionId}`, origin, reason: 'new', now: clock.now().toISOString() },
-        metadata,
-      );
-      return sessionId;
-    }
-
-    const recordTurn = (streams: StreamStateStore, sessionId: string, text: string) =>
-      streams.handle(
-        sessionStreamName(sessionId),
-        sessionDecider,
-        {
-          type: 'RecordTurn',
-          messages: [{ role: 'user', content: text }],
-          usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, lastPromptTokens: null, costUsd: 0 },
-          status: 'completed',
-          now: clock.now().toISOString(),
-        },
-        metadata,
-      );
+    const { createdSession, recordTurn } = sessionStreams(clock, metadata);
 
     it('stamps a keyed append with ids derived from the key and the key tag in its metadata', async () => {
       const sessionId = await createdSession(first);

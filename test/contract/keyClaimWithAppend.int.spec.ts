@@ -9,14 +9,13 @@ import type { SqlPool } from '../../src/database/sqlPool.js';
 import { BoundedStateCache } from '../../src/events/boundedStateCache.js';
 import type { EventStore } from '../../src/events/eventStore.js';
 import { AppendClaimTakenError } from '../../src/events/eventStoreErrors.js';
-import { enterIdempotentWrite, type IdempotentWrite, withIdempotentWriteSlot } from '../../src/events/idempotentWrite.js';
 import { PostgresEventStore } from '../../src/events/postgres/postgresEventStore.js';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { StreamStateStore } from '../../src/events/streamStateStore.js';
 import { UpcastingEventStore } from '../../src/events/upcasting/upcastingEventStore.js';
 import { IdempotencyStore } from '../../src/idempotency/idempotencyStore.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
 import { sessionDecider } from '../../src/modules/sessions/sessionDecider.js';
+import { keyed, sessionStreams } from '../support/sessionStreams.js';
 import { type TestDatabase, testBackends } from '../support/testDatabases.js';
 import { waitUntil } from '../support/waitUntil.js';
 
@@ -83,40 +82,9 @@ for (const backend of testBackends()) {
       await database?.dispose();
     });
 
-    const keyed = <T>(write: IdempotentWrite, work: () => Promise<T>) =>
-      withIdempotentWriteSlot(async () => {
-        enterIdempotentWrite(write);
-        return work();
-      });
-
-    async function createdSession(streams: StreamStateStore): Promise<string> {
-      const sessionId = `s-${randomUUID().slice(0, 8)}`;
-      const origin = parseSessionSource({ platform: 'cli', chatType: 'dm', chatId: sessionId });
-      await streams.handle(
-        sessionStreamName(sessionId),
-        sessionDecider,
-        { type: 'CreateSession', sessionId, sessionKey: `agent:main:cli:dm:${sessionId}`, origin, reason: 'new', now: clock.now().toISOString() },
-        metadata,
-      );
-      return sessionId;
-    }
-
+    const { createdSession, recordTurn: turn } = sessionStreams(clock, metadata);
     const recordTurn = (streams: StreamStateStore, sessionId: string, text: string) =>
-      streams.handle(
-        sessionStreamName(sessionId),
-        sessionDecider,
-        {
-          type: 'RecordTurn',
-          messages: [{ role: 'user', content: text }],
-          usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, lastPromptTokens: null, costUsd: 0 },
-          status: 'completed',
-          now: clock.now().toISOString(),
-          autoCheckpoint: false,
-          maxTranscriptMessages: 1_000,
-          maxSessionTokens: 1_000_000,
-        },
-        metadata,
-      );
+      turn(streams, sessionId, text, { autoCheckpoint: false, maxTranscriptMessages: 1_000, maxSessionTokens: 1_000_000 });
 
     const keyRow = async (key: string) =>
       (
