@@ -8,7 +8,7 @@ import { waitUntil } from '../support/waitUntil.js';
 import { storedTurnTexts } from '../support/storedTurns.js';
 import { TcpProxy } from '../support/tcpProxy.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
-import { uniqueSchema } from '../support/testDatabases.js';
+import { backendsUnderTest, uniqueSchema } from '../support/testDatabases.js';
 
 const databaseUrl = process.env.TEST_DATABASE_URL;
 const OUTAGES = Number(process.env.DB_FAULT_OUTAGES ?? 2);
@@ -74,7 +74,7 @@ describe('tcp proxy', () => {
   });
 });
 
-if (databaseUrl) {
+if (databaseUrl && backendsUnderTest().includes('postgres')) {
   describe('database faults on PostgreSQL', () => {
     let proxy: TcpProxy;
     let service: TestApp;

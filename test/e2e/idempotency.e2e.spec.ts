@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
-import { uniqueSchema } from '../support/testDatabases.js';
+import { backendsUnderTest, uniqueSchema } from '../support/testDatabases.js';
 import { e2eBackends, startTestApp, type TestApp, type TestResponse } from '../support/testApp.js';
 import { waitUntil } from '../support/waitUntil.js';
 
@@ -205,7 +205,7 @@ for (const backend of e2eBackends()) {
   });
 }
 
-if (process.env.TEST_DATABASE_URL) {
+if (backendsUnderTest().includes('postgres')) {
   describe('idempotent writes across two instances on one PostgreSQL', () => {
     const schema = uniqueSchema('idem2');
     let one: TestApp;

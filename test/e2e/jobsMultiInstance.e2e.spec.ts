@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { JobTicker } from '../../src/modules/jobs/jobTicker.js';
-import { uniqueSchema } from '../support/testDatabases.js';
+import { backendsUnderTest, uniqueSchema } from '../support/testDatabases.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 /** Fires one slot `count` times, spread round-robin over the instances, all at once. */
@@ -39,7 +39,7 @@ function expectOneWinner(responses: Array<{ status: number; body: any }>, slot: 
   }
 }
 
-if (process.env.TEST_DATABASE_URL) {
+if (backendsUnderTest().includes('postgres')) {
   describe('jobs on two service instances sharing one PostgreSQL', () => {
     const schema = uniqueSchema('jobs_multi');
     // One clock for both instances, as if they ran on machines with synchronised clocks.

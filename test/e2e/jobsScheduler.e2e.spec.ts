@@ -6,7 +6,7 @@ import { ReferenceScheduler } from '../../examples/reference-scheduler/reference
 import { ManualClock } from '../../src/clock.js';
 import { JobTicker } from '../../src/modules/jobs/jobTicker.js';
 import { SchedulerRegistrations } from '../../src/modules/jobs/scheduler/schedulerRegistrations.js';
-import { uniqueSchema } from '../support/testDatabases.js';
+import { backendsUnderTest, uniqueSchema } from '../support/testDatabases.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
 const SECRET = 'callback-secret-of-at-least-32-characters';
@@ -265,7 +265,7 @@ describe('the reference scheduler', () => {
   });
 });
 
-if (process.env.TEST_DATABASE_URL) {
+if (backendsUnderTest().includes('postgres')) {
   describe('two instances on one PostgreSQL and one scheduler that comes and goes', () => {
     const schema = uniqueSchema('jobs_scheduler');
     const clock = new ManualClock(new Date('2026-01-05T09:01:00.000Z'));

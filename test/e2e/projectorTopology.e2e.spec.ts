@@ -1,11 +1,47 @@
-// A projector-only instance beside API instances that run no projections (PROJECTIONS_ENABLED=false), on one PostgreSQL.
+// Instances that run no projections (PROJECTIONS_ENABLED=false): alone on an embedded folder, and as API instances
+// beside a projector-only instance on one PostgreSQL.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { uniqueSchema } from '../support/testDatabases.js';
+import { backendsUnderTest, uniqueSchema } from '../support/testDatabases.js';
 import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const enc = encodeURIComponent;
 
-if (process.env.TEST_DATABASE_URL) {
+describe('an embedded instance that runs no projections', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ledger-no-projections-'));
+  // The same schemas for both instances on the folder.
+  const schema = uniqueSchema('no_projections');
+  let app: TestApp | undefined;
+  afterAll(async () => {
+    await app?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('records writes, answers 503 PROJECTION_NOT_CAUGHT_UP to reads of them, and serves them once an instance with projections opens the folder', async () => {
+    const env = { DATA_DIR: dataDir, READ_WAIT_TIMEOUT_MS: '300', JOB_TICK_INTERVAL_MS: '0' };
+    app = await startTestApp('pglite', { schema, env: { ...env, PROJECTIONS_ENABLED: 'false' } });
+    const resolved = await app.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'slack', chatType: 'dm', chatId: 'no-projector' } } });
+    expect(resolved.status, resolved.text).toBe(201);
+    const { sessionKey, sessionId, position } = resolved.body as { sessionKey: string; sessionId: string; position: number };
+    const read = () => app!.request('GET', `/v1/conversations/${enc(sessionKey)}/entry?minPosition=${position}`);
+    const stalled = await read();
+    expect(stalled.status, stalled.text).toBe(503);
+    expect(stalled.body.error.code).toBe('PROJECTION_NOT_CAUGHT_UP');
+    // The write side does not wait for read models.
+    expect((await app.request('GET', `/v1/conversations/${enc(sessionKey)}`)).status).toBe(200);
+    await app.close();
+    app = undefined;
+
+    app = await startTestApp('pglite', { schema, env: { ...env, PROJECTIONS_ENABLED: 'true', READ_WAIT_TIMEOUT_MS: '5000' } });
+    const caughtUp = await read();
+    expect(caughtUp.status, caughtUp.text).toBe(200);
+    expect(caughtUp.body).toMatchObject({ sessionKey, sessionId });
+  });
+});
+
+if (backendsUnderTest().includes('postgres')) {
   describe('projections in a projector-only instance, the API instances without them', () => {
     const schema = uniqueSchema('projector_topology');
     let projector: TestApp | undefined;

@@ -7,7 +7,7 @@ import type { RecordedEvent } from '../../src/events/eventStore.js';
 import { jobStreamName } from '../../src/events/job/jobEvents.js';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { e2eBackends, startTestApp, type TestApp, type TestResponse } from '../support/testApp.js';
-import { uniqueSchema } from '../support/testDatabases.js';
+import { backendsUnderTest, uniqueSchema } from '../support/testDatabases.js';
 
 // `npm run torture` raises it.
 const ROUNDS = Number(process.env.RACE_ROUNDS ?? 3);
@@ -181,7 +181,7 @@ for (const backend of e2eBackends()) {
   });
 }
 
-if (process.env.TEST_DATABASE_URL) {
+if (backendsUnderTest().includes('postgres')) {
   describe('races on one conversation, two instances sharing PostgreSQL', () => {
     const schema = uniqueSchema('races');
     const clock = new ManualClock(new Date('2026-03-02T10:00:00.000Z'));

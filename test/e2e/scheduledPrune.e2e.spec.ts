@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { PruneScheduler } from '../../src/modules/admin/pruneScheduler.js';
-import { uniqueSchema } from '../support/testDatabases.js';
+import { backendsUnderTest, uniqueSchema } from '../support/testDatabases.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
 const enc = encodeURIComponent;
@@ -78,7 +78,7 @@ for (const backend of e2eBackends()) {
   });
 }
 
-if (process.env.TEST_DATABASE_URL) {
+if (backendsUnderTest().includes('postgres')) {
   describe('scheduled prune on two instances sharing one PostgreSQL', () => {
     const schema = uniqueSchema('prune_multi');
     const clock = new ManualClock(new Date('2026-06-01T12:00:00Z'));

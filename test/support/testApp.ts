@@ -8,7 +8,7 @@ import { type LedgerConfig, loadConfig } from '../../src/config/config.js';
 import { createApp } from '../../src/app/createApp.js';
 import { IN_MEMORY_DATA_DIR, type Infrastructure, openInfrastructure } from '../../src/app/infrastructure.js';
 import { createLogger } from '../../src/logging/logger.js';
-import { uniqueSchema } from './testDatabases.js';
+import { backendsUnderTest, uniqueSchema } from './testDatabases.js';
 
 export interface TestApp {
   label: 'pglite' | 'postgres';
@@ -105,7 +105,7 @@ export async function startTestApp(label: 'pglite' | 'postgres', options: TestAp
   };
 }
 
-/** Backends an e2e file runs on: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
+/** Backends an e2e file runs on: PGlite always, PostgreSQL when TEST_DATABASE_URL is set (narrowed by TEST_BACKENDS). */
 export function e2eBackends(): Array<'pglite' | 'postgres'> {
-  return process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+  return backendsUnderTest();
 }

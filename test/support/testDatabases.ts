@@ -36,10 +36,25 @@ export async function openPostgresDatabase(connectionString: string, max = 10): 
   };
 }
 
-/** Every backend a database test should run on here: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
-export function testBackends(): Array<{ label: 'pglite' | 'postgres'; open: () => Promise<TestDatabase> }> {
-  const backends: Array<{ label: 'pglite' | 'postgres'; open: () => Promise<TestDatabase> }> = [{ label: 'pglite', open: openPgliteDatabase }];
+export type BackendLabel = 'pglite' | 'postgres';
+
+/**
+ * The backends the suites run on: PGlite always, PostgreSQL when TEST_DATABASE_URL is set; TEST_BACKENDS (a comma list
+ * of `pglite`, `postgres`) narrows that, so that CI's PostgreSQL pass does not run the PGlite cases a second time.
+ */
+export function backendsUnderTest(): BackendLabel[] {
   const url = process.env.TEST_DATABASE_URL;
-  if (url) backends.push({ label: 'postgres', open: () => openPostgresDatabase(url) });
-  return backends;
+  const chosen = process.env.TEST_BACKENDS?.trim();
+  if (!chosen) return url ? ['pglite', 'postgres'] : ['pglite'];
+  const labels = chosen.split(',').map((label) => label.trim());
+  for (const label of labels)
+    if (label !== 'pglite' && label !== 'postgres') throw new Error(`TEST_BACKENDS: unknown backend ${JSON.stringify(label)} (pglite, postgres)`);
+  if (labels.includes('postgres') && !url) throw new Error('TEST_BACKENDS names postgres: set TEST_DATABASE_URL too');
+  return (['pglite', 'postgres'] as const).filter((label) => labels.includes(label));
+}
+
+/** Every backend a database test should run on here (backendsUnderTest). */
+export function testBackends(): Array<{ label: BackendLabel; open: () => Promise<TestDatabase> }> {
+  const url = process.env.TEST_DATABASE_URL;
+  return backendsUnderTest().map((label) => (label === 'pglite' ? { label, open: openPgliteDatabase } : { label, open: () => openPostgresDatabase(url!) }));
 }
