@@ -36,7 +36,13 @@ function newestSourceChange() {
 const buildInfo = join(root, 'dist', 'tsconfig.build.tsbuildinfo');
 const built = existsSync(buildInfo) && existsSync(entry) && statSync(buildInfo).mtimeMs >= newestSourceChange();
 if (!built && existsSync(tsc)) {
-  // Compiler messages go to stderr: stdout belongs to the command (JSON, --help).
+  // Compiler messages go to stderr: stdout belongs to the command (JSON, --help). A full build is a minute or so of
+  // silence: say what it is first, so it does not look like a hang.
+  process.stderr.write(
+    existsSync(buildInfo)
+      ? 'session-ledger: compiling the TypeScript that changed since the last build…\n'
+      : 'session-ledger: compiling TypeScript (first start only, about a minute)…\n',
+  );
   const build = spawnSync(process.execPath, [tsc, '-b', join(root, 'tsconfig.build.json')], { cwd: root, stdio: ['ignore', 2, 2] });
   if (build.status !== 0) {
     process.stderr.write(`session-ledger: the TypeScript build failed (tsc -b tsconfig.build.json exited ${build.status ?? build.signal})\n`);

@@ -50,6 +50,8 @@ export async function openInfrastructure(config: LedgerConfig, logger: Logger, p
         const lock = lockDataFolder(resolve(config.dataDir));
         closers.push(async () => lock.release());
       }
+      // A first start creates the database (initdb in WebAssembly): seconds, so say so before it begins.
+      logger.info({ dataDir: dataDir ?? 'in memory' }, 'opening the embedded PGlite database');
       embedded = await PglitePool.open({ dataDir, sharedBuffers: config.embeddedSharedBuffers });
       closers.push(() => embedded!.end());
       logger.info({ dataDir: dataDir ?? 'in memory' }, 'embedded PGlite database open');

@@ -35,7 +35,7 @@ export async function serve(config: LedgerConfig = loadConfig(), logger: Logger 
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ url, eventStore: infrastructure.eventStore.backend }, 'session ledger listening');
+  logger.info({ url, eventStore: infrastructure.eventStore.backend }, `session ledger listening on ${url}`);
 
   let stopping: Promise<void> | undefined;
   const shutdown = (reason: string) => {

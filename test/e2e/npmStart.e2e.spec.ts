@@ -1,6 +1,7 @@
-// `npm start` as an operator runs it: how long until /health answers (printed), and SIGTERM/SIGINT to npm stop the service.
+// `npm start` as an operator runs it: what it says while it starts, how long until /health answers (printed), and
+// SIGTERM/SIGINT to npm, and Ctrl-C as a terminal sends it (to the whole process group), stop the service.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -66,7 +67,7 @@ const refused = (url: string) =>
 
 describe('npm start', () => {
   it(
-    'answers /health quickly on unchanged sources, redirects / to the console, and stops on SIGTERM and SIGINT sent to npm',
+    'says what it does while it starts, answers /health quickly on unchanged sources, redirects / to the console, and stops cleanly on SIGTERM and SIGINT sent to npm and on Ctrl-C to the process group',
     { timeout: 660_000 },
     async () => {
       const port = await freePort();
@@ -88,6 +89,23 @@ describe('npm start', () => {
       expect(second.output()).toContain('"reason":"SIGINT"');
       expect(second.output()).toContain('"msg":"stopped"');
       expect(await refused(second.url)).toBe(true);
+
+      // Ctrl-C in a terminal: SIGINT to npm and the service alike, and npm forwards its own, so the service gets two.
+      const third = await npmStart(port);
+      expect(third.output()).toContain('opening the embedded PGlite database');
+      expect(third.output()).toContain(`session ledger listening on ${third.url}`);
+      expect(existsSync(join(dataDir, 'ledger.lock'))).toBe(true);
+      // A read waiting for a position never written holds the shutdown for READ_WAIT_TIMEOUT_MS (5 s): npm's
+      // forwarded signal arrives while the service is still stopping, as it does when a stop has work to finish.
+      const waiting = fetch(`${third.url}/v1/sessions?minPosition=999999999999`).then((response) => response.status);
+      await new Promise((resolveWait) => setTimeout(resolveWait, 500));
+      process.kill(-third.npm.pid!, 'SIGINT');
+      expect(await waiting).toBe(503);
+      expect(await third.exited).toEqual({ code: 0, signal: null });
+      expect(third.output()).toContain('"msg":"stopped"');
+      expect(third.output()).toContain('already stopping');
+      expect(existsSync(join(dataDir, 'ledger.lock'))).toBe(false);
+      expect(await refused(third.url)).toBe(true);
 
       const load = loadavg()
         .map((figure) => figure.toFixed(2))
