@@ -90,6 +90,7 @@ export async function createApp(dependencies: AppDependencies): Promise<INestApp
           .setTitle('Session Ledger')
           .setDescription('Durable, event-sourced session lifecycle for AI-agent gateways and orchestrators')
           .setVersion('0.1.0')
+          .setLicense('MIT', 'https://opensource.org/license/mit')
           .addBearerAuth()
           .addSecurityRequirements('bearer')
           .build(),

@@ -187,7 +187,7 @@ export const ledgerOperations = {
     query: fieldsOf<ListSessionsQuery>()('activeMinutes', 'platform', 'limit', 'cursor'),
     safeToRepeat: true,
   },
-  sessionByKey: { method: 'GET', path: '/v1/sessions/by-key/{key}', safeToRepeat: true },
+  sessionByKey: { method: 'GET', path: '/v1/conversations/{key}/entry', safeToRepeat: true },
   sessionRecord: { method: 'GET', path: '/v1/sessions/{id}/record', safeToRepeat: true },
   exportSessionsJson: { method: 'GET', path: '/v1/export/sessions.json', safeToRepeat: true },
 

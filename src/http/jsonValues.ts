@@ -31,4 +31,7 @@ export function isJsonValue(value: unknown): value is JsonValue {
 }
 
 export const jsonValue = z.custom<JsonValue>(isJsonValue, { message: 'Invalid input: expected a JSON value' });
-export const jsonObject = z.custom<JsonObject>((value) => isPlainObject(value) && isJsonValue(value), { message: 'Invalid input: expected a JSON object' });
+export const jsonObject = z
+  .custom<JsonObject>((value) => isPlainObject(value) && isJsonValue(value), { message: 'Invalid input: expected a JSON object' })
+  // A custom check has no JSON Schema of its own: the document says what it accepts.
+  .meta({ type: 'object' });

@@ -177,13 +177,15 @@ for (const backend of e2eBackends()) {
       expect((await get('/v1/sessions?surprise=1')).status).toBe(400);
     });
 
-    it('finds an entry by its URL-encoded key, or answers 404 CONVERSATION_NOT_FOUND', async () => {
-      const odd = await get(`/v1/sessions/by-key/${enc('agent:main:telegram:dm:a%3Ab/c')}`);
-      expect(odd.status).toBe(200);
-      expect(odd.body).toMatchObject({ sessionKey: 'agent:main:telegram:dm:a%3Ab/c', sessionId: '20260301_095800_00000004', origin: { chatId: 'a:b/c' } });
-      const missing = await get(`/v1/sessions/by-key/${enc('agent:main:telegram:dm:nobody')}`);
-      expect(missing.status).toBe(404);
-      expect(missing.body.error.code).toBe('CONVERSATION_NOT_FOUND');
+    it('finds an entry by its URL-encoded key at /v1/conversations/{key}/entry and at its first path /v1/sessions/by-key/{key}, or answers 404 CONVERSATION_NOT_FOUND', async () => {
+      for (const path of [(key: string) => `/v1/conversations/${enc(key)}/entry`, (key: string) => `/v1/sessions/by-key/${enc(key)}`]) {
+        const odd = await get(path('agent:main:telegram:dm:a%3Ab/c'));
+        expect(odd.status, odd.text).toBe(200);
+        expect(odd.body).toMatchObject({ sessionKey: 'agent:main:telegram:dm:a%3Ab/c', sessionId: '20260301_095800_00000004', origin: { chatId: 'a:b/c' } });
+        const missing = await get(path('agent:main:telegram:dm:nobody'));
+        expect(missing.status).toBe(404);
+        expect(missing.body.error.code).toBe('CONVERSATION_NOT_FOUND');
+      }
     });
 
     it('serves a session record, or answers 404 SESSION_NOT_FOUND', async () => {

@@ -162,7 +162,7 @@ def test_queries_carry_the_position_the_client_last_wrote(ledger_url: str, proxy
     blind.observe_position(written)
     blind.session_by_key(key)
 
-    reads = proxy.requests_to("/v1/sessions/by-key/")
+    reads = proxy.requests_to("/v1/conversations/")
     assert written > 0
     assert [request.headers.get("x-min-position") for request in reads] == [str(written), "1", None]
     assert proxy.requests[0].headers.get("authorization") == "Bearer a-bearer-secret-for-the-test"

@@ -55,7 +55,7 @@ function documentSchema(schema: unknown, prefix: string, components: Json): unkn
 const operationNames = new Map<string, string>(Object.entries(ledgerOperations).map(([name, operation]) => [`${operation.method} ${operation.path}`, name]));
 
 const READ_MODEL_PATHS =
-  /^\/v1\/(sessions(\/by-key\/\{key\}|\/\{id\}\/(record|children|parent|tree))?|export\/sessions\.json|jobs(\/\{id\})?|admin\/streams|search)$/;
+  /^\/v1\/(sessions(\/\{id\}\/(record|children|parent|tree))?|conversations\/\{key\}\/entry|export\/sessions\.json|jobs(\/\{id\})?|admin\/streams|search)$/;
 
 function successContent(path: string, operationName: string | undefined): Json {
   if (path.endsWith('/stream'))

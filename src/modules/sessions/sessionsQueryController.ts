@@ -1,6 +1,6 @@
 // Queries of the sessions index: the recent-first listing, one entry by key, one session record, the sessions.json export.
 import { Controller, Get, Inject, Param, Req } from '@nestjs/common';
-import { ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeEndpoint, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from '../../http/httpTypes.js';
 import type { DataSource } from 'typeorm';
 import { z } from 'zod';
@@ -77,9 +77,18 @@ export class SessionsQueryController {
     return { sessions: page.entries.map(toSessionEntryView), nextCursor: page.next ? encodeSessionsCursor(page.next) : null };
   }
 
+  // The same entry under its first path, kept for the gateways written against it. It is left out of the OpenAPI
+  // document: beside `/v1/sessions/{id}/…` it is ambiguous to tools that cannot know a session id is never `by-key`.
   @Get('sessions/by-key/:key')
+  @ApiExcludeEndpoint()
   @ReadsProjections('sessions-index')
-  @ApiOperation({ summary: 'The conversation entry of one session key' })
+  async byKeyFirstPath(@Param('key') key: string, @ValidQuery(lookupQuery) query: z.infer<typeof lookupQuery>, @Req() request: Request) {
+    return this.byKey(key, query, request);
+  }
+
+  @Get('conversations/:key/entry')
+  @ReadsProjections('sessions-index')
+  @ApiOperation({ summary: "The conversation's entry in the sessions index (Hermes' SessionEntry); also served at /v1/sessions/by-key/{key}" })
   @ApiParam({ name: 'key', description: 'The session key, URL-encoded' })
   async byKey(@Param('key') key: string, @ValidQuery(lookupQuery) _query: z.infer<typeof lookupQuery>, @Req() request: Request) {
     const tenant = requestTenant(request);

@@ -125,7 +125,7 @@ OPERATIONS: dict[str, Operation] = {
     "list_sessions": Operation(
         "GET", "/v1/sessions", query=("activeMinutes", "platform", "limit", "cursor"), safe_to_repeat=True
     ),
-    "session_by_key": Operation("GET", "/v1/sessions/by-key/{key}", safe_to_repeat=True),
+    "session_by_key": Operation("GET", "/v1/conversations/{key}/entry", safe_to_repeat=True),
     "session_record": Operation("GET", "/v1/sessions/{id}/record", safe_to_repeat=True),
     "export_sessions_json": Operation("GET", "/v1/export/sessions.json", safe_to_repeat=True),
     # Full-text search over transcripts
