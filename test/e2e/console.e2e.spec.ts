@@ -407,4 +407,24 @@ describeInChromium('console: in headless Chromium', () => {
     await chromium.screenshot('08-job');
     expect(chromium.pageErrors).toEqual([]);
   });
+
+  it('starts a conversation from the list page as a first message would, and says what is wrong with a bad source', async () => {
+    await page.goto(`${service.url}/console/#/`);
+    await page.click('#conversation-start-panel summary');
+    await page.fill('#conversation-start input[name=platform]', 'Not A Platform!');
+    await page.fill('#conversation-start input[name=chatId]', 'console-started');
+    await page.click('#conversation-start button[type=submit]');
+    await expect.poll(() => page.locator('#conversation-start-panel .error-code').textContent(), { timeout: 15_000 }).toBe('VALIDATION_FAILED');
+
+    await page.fill('#conversation-start input[name=platform]', 'webchat');
+    await page.selectOption('#conversation-start select[name=chatType]', 'group');
+    await page.fill('#conversation-start input[name=userId]', 'u-7');
+    await page.fill('#conversation-start input[name=userName]', 'Starter');
+    await page.click('#conversation-start button[type=submit]');
+    const key = 'agent:main:webchat:group:console-started:u-7';
+    await expect.poll(() => page.locator('#conversation-key').textContent(), { timeout: 15_000 }).toBe(key);
+    const conversation = await call('GET', `/v1/conversations/${encodeURIComponent(key)}`);
+    expect(conversation.sessionId).toEqual(expect.any(String));
+    expect(chromium.pageErrors).toEqual([]);
+  });
 });

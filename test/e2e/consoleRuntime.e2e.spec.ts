@@ -59,6 +59,14 @@ describeInChromium('console: the runtime page answers what the runtime session w
 
   it('is one click from the conversation page, and shows the binding, its state and the pending approval with its details', async () => {
     await page.goto(`${service.url}/console/#/conversations/${encodeURIComponent(key)}`);
+    // The conversation page states the binding in words, not as the API's JSON.
+    const binding = await page.locator('#conversation-runtime').innerText();
+    expect(binding).toContain(runtimeSessionId);
+    expect(binding).toContain('codex · gpt-5');
+    expect(binding).toContain('on the first runtime turn');
+    expect(binding).toContain('waiting approval');
+    expect(binding).toContain('1 approval(s), 0 question(s)');
+    expect(binding).not.toMatch(/[{}"]/);
     await page.click('#runtime-page-link');
     await page.locator('#runtime-binding').waitFor();
     expect(await page.locator('#runtime-binding .badge').first().textContent()).toBe('waiting_approval');

@@ -1,10 +1,10 @@
 // One conversation (a session key): its routing entry and flags, every session it has had, its queue and runtime
 // binding, and the operator's actions (reset, suspend, switch, resume mark), each confirmed and showing what it wrote.
 import { api, enc, get, post } from '../api.js';
-import { badge, confirmAction, dataTable, errorBox, jsonBlock, section, sessionKeyText, writtenEvents } from '../components.js';
+import { badge, confirmAction, dataTable, errorBox, section, sessionKeyText, writtenEvents } from '../components.js';
 import { el } from '../element.js';
 import { eventRow } from '../eventTimeline.js';
-import { formatTime, messageText } from '../format.js';
+import { formatCount, formatTime, messageText } from '../format.js';
 
 const EVENTS_PAGE = 500;
 
@@ -76,17 +76,50 @@ function queueView(queue) {
   );
 }
 
-/** The binding's fields that have a value: a runtime not bound yet shows as such, not as a list of nulls. */
-function runtimeView(runtime) {
-  const fields = runtime
-    ? Object.entries(runtime).filter(([name, value]) => value !== null && value !== undefined && !['revision', 'position', 'sessionKey'].includes(name))
-    : [];
-  if (!runtime || !runtime.runtimeSessionId)
-    return el('p', { class: 'muted', id: 'conversation-runtime' }, 'No runtime session is bound to this conversation.');
+const BIND_REASONS = {
+  new: 'on the first runtime turn',
+  drift: 'anew, the provider or model changed',
+  new_command: 'anew with /new',
+  task: 'anew with /new <task>',
+};
+
+/** The runtime binding in words: what is bound, since when and why, and how the bound runtime session stands. */
+function runtimeView(key, binding) {
+  if (!binding || !binding.runtimeSessionId)
+    return el(
+      'p',
+      { class: 'muted', id: 'conversation-runtime' },
+      binding?.previousRuntimeSessionId
+        ? `No runtime session is bound to this conversation (detached; it was ${binding.previousRuntimeSessionId}).`
+        : 'No runtime session is bound to this conversation.',
+    );
+  const runtime = binding.runtime;
+  const rows = [
+    ['Runtime session', el('a', { href: `#/conversations/${enc(key)}/runtime` }, el('code', {}, binding.runtimeSessionId))],
+    ['Provider', [binding.provider ?? 'unknown', binding.model ? ` · ${binding.model}` : ''].join('')],
+    ['Bound', `${formatTime(binding.boundAt)}${binding.reason ? `, ${BIND_REASONS[binding.reason] ?? binding.reason}` : ''}`],
+    binding.previousRuntimeSessionId ? ['Before it', el('code', {}, binding.previousRuntimeSessionId)] : null,
+    ['State', badge(binding.state.replace('_', ' '), binding.state === 'running' ? 'info' : binding.state.startsWith('waiting') ? 'warn' : '')],
+    runtime?.state === 'interrupted' ? ['Runtime', badge('interrupted', 'warn')] : null,
+    runtime ? ['Turns', `${formatCount(runtime.turnCount)}${runtime.currentTurnId ? ` · in flight: ${runtime.currentTurnId}` : ''}`] : null,
+    runtime && runtime.pendingApprovals + runtime.pendingQuestions > 0
+      ? ['Waiting on', `${formatCount(runtime.pendingApprovals)} approval(s), ${formatCount(runtime.pendingQuestions)} question(s)`]
+      : null,
+    runtime?.interruptRequested
+      ? ['Interrupt', `asked to stop turn ${runtime.interruptRequested.turnId} at ${formatTime(runtime.interruptRequested.requestedAt)}`]
+      : null,
+    runtime?.lastError
+      ? [
+          'Last error',
+          `${runtime.lastError.kind.replace('_', ' ')} (${runtime.lastError.reason.replace(/_/g, ' ')}) at ${formatTime(runtime.lastError.at)}: ${runtime.lastError.message}`,
+        ]
+      : null,
+    binding.note ? ['Note', `${binding.note.note} (${binding.note.runtimeSessionId}, ${formatTime(binding.note.at)})`] : null,
+  ].filter(Boolean);
   return el(
     'dl',
     { class: 'summary', id: 'conversation-runtime' },
-    fields.map(([name, value]) => el('div', {}, el('dt', {}, name), el('dd', {}, typeof value === 'object' ? jsonBlock(value) : String(value)))),
+    rows.map(([name, value]) => el('div', {}, el('dt', {}, name), el('dd', {}, value))),
   );
 }
 
@@ -244,7 +277,7 @@ export async function renderConversation(page, { params: [key] }) {
       section('Queue', queueView(queue)),
       section(
         'Runtime binding',
-        runtimeView(runtime),
+        runtimeView(key, runtime),
         el('p', {}, el('a', { href: `#/conversations/${enc(key)}/runtime`, id: 'runtime-page-link' }, 'Runtime page: pending approvals and questions')),
       ),
     ),

@@ -1,5 +1,6 @@
-// The conversations list: GET /v1/sessions with its filters (platform, active within), and the entries' flags.
-import { enc, get, query } from '../api.js';
+// The conversations list: GET /v1/sessions with its filters (platform, active within), and the entries' flags; a
+// form that starts a conversation as a gateway's first message would (POST /v1/sessions/resolve).
+import { enc, get, post, query } from '../api.js';
 import { badge, dataTable, errorBox, loading, sessionKeyText } from '../components.js';
 import { appendChildren, el, replaceContent } from '../element.js';
 import { formatCost, formatCount, formatTime } from '../format.js';
@@ -87,11 +88,57 @@ function filterForm(current) {
   return form;
 }
 
+/** The source of a first message, as a gateway sends it; the new conversation's page opens once it is resolved. */
+function startForm() {
+  const field = (label, input) => el('label', {}, el('span', {}, label), input);
+  const status = el('div', { class: 'form-status', role: 'status' });
+  const form = el(
+    'form',
+    { class: 'filters', id: 'conversation-start' },
+    field('Platform', el('input', { name: 'platform', required: true, placeholder: 'telegram', size: 12 })),
+    field(
+      'Chat type',
+      el(
+        'select',
+        { name: 'chatType' },
+        ['dm', 'group', 'channel', 'thread'].map((type) => el('option', { value: type }, type)),
+      ),
+    ),
+    field('Chat id', el('input', { name: 'chatId', required: true, size: 14 })),
+    field('User id', el('input', { name: 'userId', size: 12, placeholder: 'optional' })),
+    field('User name', el('input', { name: 'userName', size: 12, placeholder: 'optional' })),
+    field('Chat name', el('input', { name: 'chatName', size: 14, placeholder: 'optional' })),
+    el('button', { type: 'submit' }, 'Start'),
+  );
+  const submit = form.querySelector('button[type="submit"]');
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (submit.disabled) return;
+    submit.disabled = true;
+    const data = new FormData(form);
+    const text = (name) => String(data.get(name) ?? '').trim();
+    const source = { platform: text('platform'), chatType: text('chatType'), chatId: text('chatId') };
+    for (const name of ['userId', 'userName', 'chatName']) if (text(name)) source[name] = text(name);
+    replaceContent(status, loading('Resolving…'));
+    try {
+      const answer = await post('/v1/sessions/resolve', { source });
+      // The same source again resolves to the conversation it already has, which then opens.
+      window.location.hash = `#/conversations/${enc(answer.sessionKey)}`;
+    } catch (error) {
+      replaceContent(status, errorBox(error));
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  return el('div', {}, form, status);
+}
+
 export async function renderConversations(page, { query: current }) {
   const requiredFlags = FLAGS.filter((flag) => current.get(flag.key) === '1');
   const results = el('div', { id: 'conversations' }, loading());
   appendChildren(page, [
     el('h1', {}, 'Conversations'),
+    el('details', { class: 'panel', id: 'conversation-start-panel' }, el('summary', {}, 'Start a conversation'), startForm()),
     filterForm(current),
     requiredFlags.length > 0 ? el('p', { class: 'muted' }, 'Flag filters apply to each loaded page.') : null,
     results,

@@ -157,7 +157,34 @@ function jobActions(job, redraw) {
       return el('div', {}, writtenToJob(job.id, 'JobRemoved', answer.revision, 'removed'), el('p', {}, el('a', { href: '#/jobs' }, 'All jobs')));
     },
   });
-  return el('div', { class: 'action-list', id: 'job-actions' }, toggle, remove);
+  // POST /v1/jobs/{id}/fire without a slot fires the job's current nextRunAt, as an external scheduler does; the
+  // service refuses a slot more than 120 s ahead (SLOT_NOT_DUE), and that refusal shows here as it is.
+  const fire =
+    job.enabled && job.nextRunAt
+      ? confirmAction('Fire the due run', {
+          describe: () =>
+            `Fire ${job.id}'s run due at ${formatTime(job.nextRunAt)} (JobFired): the gateway receives it as it would from the ticker. ` +
+            'A run more than two minutes ahead is refused (SLOT_NOT_DUE): fire it once it is due.',
+          run: async () => {
+            const answer = await api('POST', `${path}/fire`, {});
+            await redraw(
+              el(
+                'div',
+                { class: 'notice ok written', role: 'status' },
+                el('p', {}, `Written to job-${job.id}:`),
+                el(
+                  'div',
+                  { class: 'written-event' },
+                  el('strong', { class: 'event-type' }, 'JobFired'),
+                  el('span', { class: 'event-summary' }, ` · ${answer.fireId}, next run ${answer.nextRunAt ? formatTime(answer.nextRunAt) : 'none'}`),
+                ),
+              ),
+            );
+            return el('span');
+          },
+        })
+      : null;
+  return el('div', { class: 'action-list', id: 'job-actions' }, fire, toggle, remove);
 }
 
 export async function renderJob(page, { params: [jobId], query: current }, shown = null) {
