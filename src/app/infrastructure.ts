@@ -1,9 +1,10 @@
 // The composition root: opens the databases, event store, read models and projection runner that config asks for.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { LedgerConfig } from '../config/config.js';
 import { lockDataFolder } from '../database/dataFolderLock.js';
+import { isUncreatedDataFolder, templateForFirstStart } from '../database/embeddedTemplate.js';
 import { PglitePool } from '../database/pglitePool.js';
 import { PostgresPool } from '../database/postgresPool.js';
 import type { SqlPool } from '../database/sqlPool.js';
@@ -50,9 +51,24 @@ export async function openInfrastructure(config: LedgerConfig, logger: Logger, p
         const lock = lockDataFolder(resolve(config.dataDir));
         closers.push(async () => lock.release());
       }
-      // A first start creates the database (initdb in WebAssembly): seconds, so say so before it begins.
-      logger.info({ dataDir: dataDir ?? 'in memory' }, 'opening the embedded PGlite database');
-      embedded = await PglitePool.open({ dataDir, sharedBuffers: config.embeddedSharedBuffers });
+      // A first start creates the database: from the template `npm ci` made where there is one, else by initdb in
+      // WebAssembly (seconds). Either way say so before it begins.
+      const firstStart = dataDir !== undefined && isUncreatedDataFolder(dataDir);
+      const template = dataDir ? templateForFirstStart(dataDir) : undefined;
+      logger.info(
+        { dataDir: dataDir ?? 'in memory' },
+        `opening the embedded PGlite database${firstStart ? (template ? ': a first start, created from the template made at install' : ': a first start, created by initdb (seconds)') : ''}`,
+      );
+      try {
+        embedded = await PglitePool.open({ dataDir, sharedBuffers: config.embeddedSharedBuffers, initialData: template });
+      } catch (error) {
+        if (!template || !dataDir) throw error;
+        // A damaged template costs the seconds it was to save, never the start: the folder was empty before it.
+        logger.warn({ err: error, dataDir }, 'the embedded database template did not load: creating the database by initdb');
+        rmSync(dataDir, { recursive: true, force: true });
+        mkdirSync(dataDir, { recursive: true });
+        embedded = await PglitePool.open({ dataDir, sharedBuffers: config.embeddedSharedBuffers });
+      }
       closers.push(() => embedded!.end());
       logger.info({ dataDir: dataDir ?? 'in memory' }, 'embedded PGlite database open');
       return embedded;

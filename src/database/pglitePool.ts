@@ -10,6 +10,8 @@ export interface PglitePoolOptions {
    * inside the service's own memory, so it is the embedded database's largest fixed cost.
    */
   sharedBuffers?: string;
+  /** A dump of a freshly created database to start an empty `dataDir` from, instead of running initdb. */
+  initialData?: Blob;
 }
 
 // A fresh database runs initdb (seconds of CPU on a cold process); a dump of one just made (PGlite's dumpDataDir) loads
@@ -34,7 +36,8 @@ export class PglitePool implements SqlPool {
 
   static async open(options: PglitePoolOptions = {}): Promise<PglitePool> {
     const startParams = options.sharedBuffers ? [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers}`] : undefined;
-    const from = options.dataDir ? { dataDir: options.dataDir } : inMemoryInitialData ? { loadDataDir: inMemoryInitialData } : {};
+    const initialData = options.dataDir ? options.initialData : inMemoryInitialData;
+    const from = { ...(options.dataDir ? { dataDir: options.dataDir } : {}), ...(initialData ? { loadDataDir: initialData } : {}) };
     const db = await PGlite.create({ ...from, ...(startParams ? { startParams } : {}) });
     return new PglitePool(db);
   }

@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { embeddedTemplatePath } from '../../src/database/embeddedTemplate.js';
 import { freePort } from '../support/serviceProcess.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -73,6 +74,10 @@ describe('npm start', () => {
       const port = await freePort();
       // The first start compiles if the sources changed since the last build; the second finds nothing to compile.
       const first = await npmStart(port);
+      // The data folder is new: created from the template npm ci made, or by initdb where there is none.
+      expect(first.output()).toContain(
+        existsSync(embeddedTemplatePath()!) ? 'a first start, created from the template made at install' : 'a first start, created by initdb',
+      );
       const root = await fetch(`${first.url}/`, { redirect: 'manual' });
       expect(root.status).toBe(302);
       expect(new URL(root.headers.get('location')!, `${first.url}/`).pathname).toBe('/console/');
