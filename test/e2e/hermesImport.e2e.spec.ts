@@ -219,12 +219,54 @@ for (const backend of e2eBackends()) {
       }
     });
 
+    it("imports a home copied while Hermes ran: the write-ahead log's rows, and the legacy sessions/<id>.jsonl transcripts", { timeout: 180_000 }, async () => {
+      const copied = join(import.meta.dirname, '..', 'fixtures', 'hermes-wal-home');
+      const walStorage = processStorage(backend, 'hermeswal');
+      try {
+        const run = await runLedgerCli(walStorage.env, ['import', 'hermes', copied]);
+        expect(run.code, run.stderr).toBe(0);
+        const report = JSON.parse(run.stdout);
+        expect(report.files).toMatchObject({
+          stateDbWal: join(copied, 'state.db-wal'),
+          jsonlTranscripts: [join(copied, 'sessions', '20260305_100000_wa100003.jsonl')],
+        });
+        // state.db alone holds 1 session and 2 messages; its log 6 messages more and a second session; the JSONL 4.
+        expect(report).toMatchObject({ sessions: { imported: 3 }, messages: 12 });
+        const reasons = report.leftOut.map((item: { item: string; reason: string }) => `${item.item}: ${item.reason}`);
+        expect(reasons).toEqual(
+          expect.arrayContaining([
+            `transcript ${join(copied, 'sessions', '20260305_100000_wa100003.jsonl')}: line(s) 5 are not a JSON object`,
+            `transcript ${join(copied, 'sessions', '20260305_110000_wa1orphn.jsonl')}: no session 20260305_110000_wa1orphn in state.db or sessions.json to attach its 1 message(s) to`,
+          ]),
+        );
+        const texts = async (sessionId: string) => {
+          const replayed = await runLedgerCli(walStorage.env, ['replay', '--session', sessionId]);
+          expect(replayed.code, replayed.stderr).toBe(0);
+          return JSON.stringify(JSON.parse(replayed.stdout));
+        };
+        expect(await texts('20260305_093000_wa100002')).toContain('a session only the wal knows');
+        expect(await texts('20260305_090000_wa100001')).toContain('wal answer 2');
+        const legacy = await texts('20260305_100000_wa100003');
+        expect(legacy).toContain('written to the jsonl fallback');
+        expect(legacy.indexOf('a line with no timestamp')).toBeLessThan(legacy.indexOf('still in order'));
+      } finally {
+        await walStorage.dispose();
+      }
+    });
+
     it('plans without writing on --dry-run, and refuses what it cannot read', { timeout: 180_000 }, async () => {
       const fresh = processStorage(backend, 'hermesdry');
       try {
         const dry = await runLedgerCli(fresh.env, ['import', 'hermes', home, '--dry-run']);
         expect(dry.code, dry.stderr).toBe(0);
-        expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, sessions: { imported: 5 }, conversations: { alreadyThere: [] }, position: 0 });
+        const dryReport = JSON.parse(dry.stdout);
+        expect(dryReport).toMatchObject({ dryRun: true, sessions: { imported: 5 }, conversations: { alreadyThere: [] }, position: 0 });
+        // The jobs are decided as the run decides them: the same imported, the same refused with the same codes.
+        const decided = (report: any) => ({
+          imported: [...report.jobs.imported].sort(),
+          refused: report.jobs.refused.map(({ job, code }: { job: string; code: string }) => `${job}: ${code}`).sort(),
+        });
+        expect(decided(dryReport)).toEqual(decided(firstRun));
         const again = await runLedgerCli(fresh.env, ['import', 'hermes', home, '--dry-run']);
         expect(JSON.parse(again.stdout)).toMatchObject({ sessions: { imported: 5, alreadyThere: 0 } });
 

@@ -114,7 +114,8 @@ describe('which conversation a Hermes session belongs to', () => {
 describe('the import plan', () => {
   const hermes = {
     home: '/h',
-    files: { sessionsJson: '/h/sessions.json', stateDb: '/h/state.db', jobsJson: null },
+    files: { sessionsJson: '/h/sessions.json', stateDb: '/h/state.db', stateDbWal: null, jobsJson: null, jsonlTranscripts: [] },
+    leftOut: [],
     entries: parseHermesSessionsJson({
       'agent:main:telegram:dm:1': {
         session_id: 'new',

@@ -6,7 +6,6 @@ import { LedgerError } from '../../errors/ledgerError.js';
 import { BoundedStateCache } from '../../events/boundedStateCache.js';
 import type { EventMetadata, EventStore } from '../../events/eventStore.js';
 import { StreamNotFoundError, WrongExpectedRevisionError } from '../../events/eventStoreErrors.js';
-import { jobStreamName } from '../../events/job/jobEvents.js';
 import { StreamStateStore } from '../../events/streamStateStore.js';
 import { eventSchemaHistory } from '../../events/upcasting/eventSchemaVersions.js';
 import { ImportJobsCommand, ImportJobsHandler } from '../jobs/commands/scheduleJob.js';
@@ -117,8 +116,9 @@ export async function applyHermesImport(
     try {
       const definitions = definitionsFromJobsJson({ jobs: [job] });
       if (options.dryRun) {
-        const taken = await streamExists(store, jobStreamName(definitions[0]?.id ?? label, options.tenant));
-        (taken ? report.jobs.alreadyThere : report.jobs.imported).push(label);
+        const decided = await importJobs.decideWithoutWriting(new ImportJobsCommand(definitions, metadata));
+        report.jobs.imported.push(...decided.created);
+        report.jobs.alreadyThere.push(...decided.existing);
         continue;
       }
       const result = await importJobs.execute(new ImportJobsCommand(definitions, metadata));

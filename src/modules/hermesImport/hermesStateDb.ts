@@ -1,7 +1,9 @@
-// Hermes' state.db (SQLite, read with sql.js: no native module): the `sessions` and `messages` tables, whatever the schema version.
+// Hermes' state.db (SQLite, read with sql.js: no native module) and its write-ahead log: the `sessions` and `messages`
+// tables, whatever the schema version.
 import { readFile } from 'node:fs/promises';
 import initSqlJs, { type Database, type SqlValue } from 'sql.js';
 import { ValidationError } from '../../errors/ledgerError.js';
+import { applyWal } from './sqliteWal.js';
 
 export interface HermesSessionRow {
   id: string;
@@ -103,11 +105,27 @@ const MESSAGE_COLUMNS = [
   'active',
 ] as const;
 
-export async function readHermesStateDb(path: string): Promise<HermesStateDb> {
+/** state.db's bytes with its write-ahead log (state.db-wal, when there is one) applied, as SQLite itself would read them. */
+async function readWithWal(path: string, walPath: string | null): Promise<Buffer> {
+  const main = await readFile(path);
+  if (!walPath) return main;
+  try {
+    return applyWal(main, await readFile(walPath)).database;
+  } catch (error) {
+    throw new ValidationError(
+      `${walPath}: ${(error as Error).message}. Checkpoint it into state.db first (stop the Hermes gateway, or run sqlite3 state.db 'PRAGMA wal_checkpoint(TRUNCATE)'), then import again`,
+      { path: walPath },
+      'INVALID_HERMES_EXPORT',
+    );
+  }
+}
+
+export async function readHermesStateDb(path: string, walPath: string | null = null): Promise<HermesStateDb> {
   const SQL = await initSqlJs();
   let database: Database;
+  const bytes = await readWithWal(path, walPath);
   try {
-    database = new SQL.Database(await readFile(path));
+    database = new SQL.Database(bytes);
     database.exec('SELECT count(*) FROM sqlite_master');
   } catch (error) {
     throw new ValidationError(`${path} is not a SQLite database: ${(error as Error).message}`, { path }, 'INVALID_HERMES_EXPORT');

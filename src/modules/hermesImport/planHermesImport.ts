@@ -72,7 +72,7 @@ interface SessionSketch {
 }
 
 export function planHermesImport(hermes: HermesExport, settings: HermesImportSettings): ImportPlan {
-  const leftOut: ImportPlan['leftOut'] = [];
+  const leftOut: ImportPlan['leftOut'] = [...hermes.leftOut];
   const rows = hermes.stateDb.sessions.filter((row) => {
     if (SESSION_ID.test(row.id)) return true;
     leftOut.push({ item: `session ${row.id}`, reason: 'its id is not 1-128 of A-Z a-z 0-9 _ . -' });

@@ -101,4 +101,25 @@ export class ImportJobsHandler implements ICommandHandler<ImportJobsCommand> {
     }
     return result;
   }
+
+  /**
+   * What execute would do, decided the same way (schedules parsed at the same clock, each job's decision made on its
+   * stream as it stands) with nothing appended: a dry run refuses exactly what the run refuses.
+   */
+  async decideWithoutWriting({ definitions, metadata }: ImportJobsCommand): Promise<Pick<ImportJobsResult, 'existing'> & { created: string[] }> {
+    const now = this.commandContext.clock.now();
+    const commands = definitions.map((definition) => toScheduleCommand(definition, now));
+    const result = { created: [] as string[], existing: [] as string[] };
+    for (const command of commands) {
+      const { state } = await this.commandContext.streams.load(jobStreamName(command.jobId, metadata.tenant), jobDecider);
+      try {
+        jobDecider.decide(command, state);
+        result.created.push(command.jobId);
+      } catch (error) {
+        if (!(error instanceof ConflictError && error.code === 'JOB_EXISTS')) throw error;
+        result.existing.push(command.jobId);
+      }
+    }
+    return result;
+  }
 }
