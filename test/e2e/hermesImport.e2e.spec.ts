@@ -114,7 +114,13 @@ for (const backend of e2eBackends()) {
         ['assistant', '4'],
       ]);
       expect(old.body.messages[2].metadata).toMatchObject({ at: '2026-02-28T08:00:02.000Z', tokenCount: 3 });
-      expect((await get(`/v1/sessions/${hermesIds.aliceOld}`)).body).toMatchObject({ status: 'ended', endReason: 'reset', turnCount: 2 });
+      // Ended as Hermes recorded it: its end time (five minutes before the next session started) and reason.
+      expect((await get(`/v1/sessions/${hermesIds.aliceOld}`)).body).toMatchObject({
+        status: 'ended',
+        endReason: 'reset',
+        endedAt: '2026-03-01T08:55:00.000Z',
+        turnCount: 2,
+      });
 
       const current = await get(`/v1/sessions/${hermesIds.alice}/transcript`);
       expect(current.body.messages).toMatchObject([

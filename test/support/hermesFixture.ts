@@ -71,7 +71,7 @@ const sessionRows: Array<{
     source: 'telegram',
     userId: '12345',
     startedAt: '2026-02-28T08:00:00Z',
-    endedAt: '2026-03-01T09:00:00Z',
+    endedAt: '2026-03-01T08:55:00Z',
     endReason: 'session_reset',
     tokens: [300, 80, 0, 0, 0.02],
     model: 'hermes-4',

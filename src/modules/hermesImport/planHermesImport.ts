@@ -129,6 +129,13 @@ export function planHermesImport(hermes: HermesExport, settings: HermesImportSet
     return true;
   };
 
+  /** An EndSession as Hermes' state.db says the session ended, where it recorded an end. */
+  const asHermesEnded = (command: Extract<SessionCommand, { type: 'EndSession' }>, session: SessionSketch | undefined) => {
+    const endedAt = session?.row?.endedAt;
+    if (endedAt === null || endedAt === undefined) return command;
+    return { ...command, reason: END_REASONS[session?.row?.endReason ?? ''] ?? command.reason, now: isoFromSeconds(endedAt) };
+  };
+
   // Conversations: one per sessions.json entry, its sessions bound oldest first as the resets that made them.
   const conversationStreams: PlannedStream[] = [];
   const conversations: PlannedConversation[] = [];
@@ -151,9 +158,10 @@ export function planHermesImport(hermes: HermesExport, settings: HermesImportSet
     const follow = (events: ConversationEvent[], sessionOf: (id: string) => SessionSketch) => {
       for (const event of events) {
         for (const { sessionId, command } of sessionFollowUpsOf(sessionKey, event)) {
-          // An imported session is created from Hermes' own record (its start time, its metadata).
+          // An imported session is created from Hermes' own record (its start time, its metadata), and one Hermes
+          // ended ends as Hermes recorded it (its end time and reason), not as the reset that binds the next.
           if (command.type === 'CreateSession') createSession(sessionOf(sessionId), sessionKey, origin, command.reason, hermesKey);
-          else sessionPlanners.get(sessionId)!.apply(command);
+          else sessionPlanners.get(sessionId)!.apply(command.type === 'EndSession' ? asHermesEnded(command, sessionOf(sessionId)) : command);
         }
       }
     };
