@@ -1,13 +1,13 @@
 // Starts the service from configuration and shuts it down gracefully on SIGTERM/SIGINT.
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { systemClock } from '../clock.js';
 import { type LedgerConfig, loadConfig } from '../config/config.js';
 import { createLogger, type Logger } from '../logging/logger.js';
-import { EVENT_STREAM_PATH } from '../modules/eventFeed/eventStreamController.js';
-import { JOB_FIRES_STREAM_PATH } from '../modules/jobs/delivery/jobFiresStreamController.js';
+import type { ServerSentEventStreams } from '../http/serverSentEventStreams.js';
 import { createApp } from './createApp.js';
 import { applyHeapGrowth } from './heapGrowth.js';
 import { openInfrastructure } from './infrastructure.js';
+import { EVENT_STREAMS } from './tokens.js';
 
 export interface RunningService {
   url: string;
@@ -20,17 +20,22 @@ export async function serve(config: LedgerConfig = loadConfig(), logger: Logger 
   const infrastructure = await openInfrastructure(config, logger);
   const app = await createApp({ config, logger, clock: systemClock, infrastructure });
   const server = app.getHttpServer() as Server;
-  let inFlight = 0;
+  const streams = app.get<ServerSentEventStreams>(EVENT_STREAMS);
+  const inFlight = new Set<ServerResponse>();
+  // An event stream never finishes by itself: shutdown cuts it and the client resumes with Last-Event-ID.
+  const requestsLeft = () => [...inFlight].filter((response) => !streams.isStream(response)).length;
   let idle: (() => void) | undefined;
-  server.on('request', (request, response) => {
-    // An event stream never finishes by itself: shutdown cuts it and the client resumes with Last-Event-ID.
-    if (request.url?.startsWith(JOB_FIRES_STREAM_PATH) || request.url?.startsWith(EVENT_STREAM_PATH)) return;
-    inFlight += 1;
+  const checkIdle = () => {
+    if (idle && requestsLeft() === 0) idle();
+  };
+  server.on('request', (_request, response: ServerResponse) => {
+    inFlight.add(response);
     response.on('close', () => {
-      inFlight -= 1;
-      if (inFlight === 0) idle?.();
+      inFlight.delete(response);
+      checkIdle();
     });
   });
+  streams.onOpened(checkIdle);
   await app.listen(config.port, config.host);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -40,10 +45,10 @@ export async function serve(config: LedgerConfig = loadConfig(), logger: Logger 
   let stopping: Promise<void> | undefined;
   const shutdown = (reason: string) => {
     stopping ??= (async () => {
-      logger.info({ reason, inFlight }, 'shutting down: no new connections, finishing requests in flight');
+      logger.info({ reason, inFlight: requestsLeft() }, 'shutting down: no new connections, finishing requests in flight');
       server.close();
       server.closeIdleConnections();
-      if (inFlight > 0) {
+      if (requestsLeft() > 0) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, config.shutdownTimeoutMs);
           idle = () => {

@@ -3,26 +3,40 @@
 import { ValidationError } from '../errors/ledgerError.js';
 
 interface Visit {
-  value: unknown;
+  value: object;
   depth: number;
-  key: string;
+  key: string | number;
   parent: Visit | null;
 }
 
 /** The path of the first value deeper than `limit` levels of arrays and objects, or null. Iterative. */
 export function findTooDeep(value: unknown, limit: number): string | null {
+  if (value === null || typeof value !== 'object') return null;
   // Each visit names its parent rather than carrying its path: a wide object under a long key would copy that key
-  // into every child's path.
+  // into every child's path. Only arrays and objects get a visit: a million-element array of strings allocates nothing
+  // per element, where a visit each cost seconds of garbage collection.
   const pending: Visit[] = [{ value, depth: 0, key: '', parent: null }];
   while (pending.length > 0) {
     const visit = pending.pop()!;
-    if (visit.value === null || typeof visit.value !== 'object') continue;
     if (visit.depth + 1 > limit) {
       const keys: string[] = [];
-      for (let at: Visit | null = visit; at?.parent; at = at.parent) keys.unshift(at.key);
+      for (let at: Visit | null = visit; at?.parent; at = at.parent) keys.unshift(String(at.key));
       return keys.join('.');
     }
-    for (const [key, child] of Object.entries(visit.value)) pending.push({ value: child, depth: visit.depth + 1, key, parent: visit });
+    const depth = visit.depth + 1;
+    if (Array.isArray(visit.value)) {
+      const items: unknown[] = visit.value;
+      for (let index = 0; index < items.length; index++) {
+        const child = items[index];
+        if (child !== null && typeof child === 'object') pending.push({ value: child, depth, key: index, parent: visit });
+      }
+    } else {
+      const members = visit.value as Record<string, unknown>;
+      for (const key of Object.keys(members)) {
+        const child = members[key];
+        if (child !== null && typeof child === 'object') pending.push({ value: child, depth, key, parent: visit });
+      }
+    }
   }
   return null;
 }

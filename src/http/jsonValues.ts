@@ -10,21 +10,36 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return prototype === Object.prototype || prototype === null;
 }
 
-/** Iterative, so that no nesting can overflow the stack (the depth itself is bounded earlier, by JSON_MAX_DEPTH). */
+/** A JSON scalar (finite numbers only), or an array or object still to look into. */
+function scalarOrContainer(value: unknown): 'scalar' | 'container' | 'neither' {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return 'scalar';
+  if (typeof value === 'number') return Number.isFinite(value) ? 'scalar' : 'neither';
+  return Array.isArray(value) || isPlainObject(value) ? 'container' : 'neither';
+}
+
+/**
+ * Iterative, so that no nesting can overflow the stack (the depth itself is bounded earlier, by JSON_MAX_DEPTH).
+ * Members are looked at one at a time and only containers wait their turn: spreading a million-element array or
+ * object into one call overflows the stack too, and queueing every scalar costs its time in garbage collection.
+ */
 export function isJsonValue(value: unknown): value is JsonValue {
-  const pending: unknown[] = [value];
+  const first = scalarOrContainer(value);
+  if (first !== 'container') return first === 'scalar';
+  const pending: object[] = [value as object];
+  const admits = (child: unknown): boolean => {
+    const kind = scalarOrContainer(child);
+    if (kind === 'container') pending.push(child as object);
+    return kind !== 'neither';
+  };
   while (pending.length > 0) {
-    const current = pending.pop();
-    if (current === null || typeof current === 'string' || typeof current === 'boolean') continue;
-    if (typeof current === 'number') {
-      if (!Number.isFinite(current)) return false;
-    } else if (Array.isArray(current)) {
-      pending.push(...current);
-    } else if (isPlainObject(current)) {
-      // Object.values reads own properties, an own `__proto__` member among them.
-      pending.push(...Object.values(current));
+    const current = pending.pop()!;
+    if (Array.isArray(current)) {
+      const items: unknown[] = current;
+      for (let index = 0; index < items.length; index++) if (!admits(items[index])) return false;
     } else {
-      return false;
+      // Own properties, an own `__proto__` member among them.
+      const members = current as Record<string, unknown>;
+      for (const key of Object.keys(members)) if (!admits(members[key])) return false;
     }
   }
   return true;

@@ -57,6 +57,9 @@ interface OpenStream {
 /** Every event stream of the instance: one tail reader, one heartbeat timer, the limits. */
 export class ServerSentEventStreams {
   private readonly open = new Set<OpenStream>();
+  /** Every response that became a stream, open or not: weakly, so that a closed one goes with its response. */
+  private readonly streamed = new WeakSet<ServerResponse>();
+  private readonly openedListeners = new Set<() => void>();
   private readonly tail: EventLogTail;
   private heartbeat?: NodeJS.Timeout;
 
@@ -106,6 +109,8 @@ export class ServerSentEventStreams {
       },
     };
     this.open.add(open);
+    this.streamed.add(response);
+    for (const listener of this.openedListeners) listener();
     this.startHeartbeat();
     response.on('close', () => void open.close());
 
@@ -182,6 +187,20 @@ export class ServerSentEventStreams {
         if (!closed) void open.close();
       },
     );
+  }
+
+  /**
+   * Whether this response is an event stream, told by the route that answered it rather than by its path as sent
+   * (which the router matches case-insensitively and percent-decoded): a graceful stop waits for no stream.
+   */
+  isStream(response: ServerResponse): boolean {
+    return this.streamed.has(response);
+  }
+
+  /** Calls `listener` whenever a response becomes a stream; returns the unsubscribe. */
+  onOpened(listener: () => void): () => void {
+    this.openedListeners.add(listener);
+    return () => this.openedListeners.delete(listener);
   }
 
   /** Streams open now, of one route (by its label) or all. */

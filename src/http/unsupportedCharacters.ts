@@ -5,19 +5,41 @@ import { ValidationError } from '../errors/ledgerError.js';
 // with a database error (a 500) after validation passed, so they are a 400 at the door instead.
 const UNSUPPORTED = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** The path (`messages.0.content`) of the first key or string holding such a character, or null. Iterative: bodies may nest deeply. */
+interface Visit {
+  value: object;
+  key: string | number;
+  parent: Visit | null;
+}
+
+function pathOf(visit: Visit | null, last?: string | number): string {
+  const keys: string[] = last === undefined ? [] : [String(last)];
+  for (let at = visit; at?.parent; at = at.parent) keys.unshift(String(at.key));
+  return keys.join('.');
+}
+
+/**
+ * The path (`messages.0.content`) of the first key or string holding such a character, or null. Iterative: bodies may
+ * nest deeply. Strings are tested where they are met and paths built only for the one found, so that a wide array or
+ * object allocates nothing per member.
+ */
 export function findUnsupportedCharacter(value: unknown): string | null {
-  const pending: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
+  if (typeof value === 'string') return UNSUPPORTED.test(value) ? '' : null;
+  if (value === null || typeof value !== 'object') return null;
+  const pending: Visit[] = [{ value, key: '', parent: null }];
+  /** Whether the member holds such a character itself; a container is left for later. */
+  const holdsOne = (visit: Visit, key: string | number, child: unknown): boolean => {
+    if (typeof child === 'string') return UNSUPPORTED.test(child);
+    if (child !== null && typeof child === 'object') pending.push({ value: child, key, parent: visit });
+    return false;
+  };
   while (pending.length > 0) {
-    const { value: current, path } = pending.pop()!;
-    if (typeof current === 'string') {
-      if (UNSUPPORTED.test(current)) return path;
-    } else if (current !== null && typeof current === 'object') {
-      for (const [key, child] of Object.entries(current)) {
-        const childPath = path ? `${path}.${key}` : key;
-        if (UNSUPPORTED.test(key)) return childPath;
-        pending.push({ value: child, path: childPath });
-      }
+    const visit = pending.pop()!;
+    if (Array.isArray(visit.value)) {
+      const items: unknown[] = visit.value;
+      for (let index = 0; index < items.length; index++) if (holdsOne(visit, index, items[index])) return pathOf(visit, index);
+    } else {
+      const members = visit.value as Record<string, unknown>;
+      for (const key of Object.keys(members)) if (UNSUPPORTED.test(key) || holdsOne(visit, key, members[key])) return pathOf(visit, key);
     }
   }
   return null;

@@ -1,6 +1,6 @@
-// Every write under /v1 with an Idempotency-Key runs once: a repeat replays the first answer, whatever route it is.
+// Every write to a /v1 route with an Idempotency-Key runs once: a repeat replays the first answer, whatever route it is.
 import { type CallHandler, type ExecutionContext, Inject, Injectable, type NestInterceptor, type OnModuleInit } from '@nestjs/common';
-import { type Request, requestPath, type Response } from '../http/httpTypes.js';
+import type { Request, Response } from '../http/httpTypes.js';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import { ConflictError, LedgerError } from '../errors/ledgerError.js';
 import { AppendClaimTakenError } from '../events/eventStoreErrors.js';
@@ -32,7 +32,8 @@ export class IdempotencyInterceptor implements NestInterceptor, OnModuleInit {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const request = context.switchToHttp().getRequest<Request>();
-    if (!WRITE_METHODS.has(request.method) || !requestPath(request).startsWith('/v1/')) return next.handle();
+    // The route the router matched, not the path as sent: it matches /V1/…, /%761/… and an absolute-form target too.
+    if (!WRITE_METHODS.has(request.method) || !request.routeOptions.url?.startsWith('/v1/')) return next.handle();
     const key = idempotencyKeyOf(request);
     if (key === undefined) return next.handle();
     const withFirstAppend = this.keys.options.claimsWithAppends === true && claimsWithFirstAppend(context.getHandler());

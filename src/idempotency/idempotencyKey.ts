@@ -22,10 +22,15 @@ export function idempotencyKeyOf(request: Request): string | undefined {
   return key;
 }
 
-/** Method, path with query, and the body as JSON with object keys sorted: whitespace and key order do not make another request. */
+/**
+ * Method, the route the router matched with its decoded parameters, the query, and the body as JSON with object keys
+ * sorted: another spelling of the path (case, percent-encoding, absolute form), whitespace and key order do not make
+ * another request.
+ */
 export function requestFingerprint(request: Request): string {
+  const route = `${request.routeOptions.url ?? ''} ${stableJson(request.params ?? {})} ${stableJson(request.query ?? {})}`;
   const body = request.body === undefined ? '' : stableJson(request.body);
-  return createHash('sha256').update(`${request.method}\n${request.originalUrl}\n${body}`).digest('hex');
+  return createHash('sha256').update(`${request.method}\n${route}\n${body}`).digest('hex');
 }
 
 /** JSON with sorted keys, built by hand so that a `__proto__` member stays data. */

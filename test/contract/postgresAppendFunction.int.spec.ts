@@ -51,7 +51,7 @@ for (const backend of testBackends()) {
       const applied = await database.pool.query<{ id: number }>(
         `SELECT id FROM "${database.schema}".schema_migrations WHERE component = 'event-store' ORDER BY id`,
       );
-      expect(applied.rows.map((row) => Number(row.id))).toEqual([1, 2, 3, 4]);
+      expect(applied.rows.map((row) => Number(row.id))).toEqual([1, 2, 3, 4, 5]);
       expect(await store.append('old-stream', [event(2)], 1)).toMatchObject({ nextExpectedRevision: 2 });
       expect((await store.readStream('old-stream')).map((recorded) => recorded.revision)).toEqual([0, 1, 2]);
     });
@@ -116,6 +116,39 @@ for (const backend of testBackends()) {
           expect(refused).toBeInstanceOf(WrongExpectedRevisionError);
           expect(refused).toMatchObject({ streamName: second, expected: 'no_stream', actual: 0 });
           await expect(store.readStream(first)).rejects.toBeInstanceOf(StreamNotFoundError);
+          expect(await store.readStream(second)).toHaveLength(1);
+        } finally {
+          other.release();
+        }
+      });
+
+    if (backend.label === 'postgres')
+      it('orders two appends that each rest on the stream the other appends to: the second waits, then is refused', async () => {
+        const [first, second] = [`a-${randomUUID()}`, `b-${randomUUID()}`];
+        await store.appendToStreams([
+          { streamName: first, events: [event(0)], expectedRevision: 'no_stream' },
+          { streamName: second, events: [event(0)], expectedRevision: 'no_stream' },
+        ]);
+        const other = await database.pool.connect();
+        try {
+          // Appends to `first` on the condition that `second` stands at 0, its transaction still open.
+          await other.query('BEGIN');
+          await other.query(
+            `SELECT * FROM "${database.schema}".append_to_streams($1::text[], '{exact,exact}', '{0,0}', '{1,0}', false, $2::uuid[], '{Noted}', '{"{}"}', '{"{}"}')`,
+            [[first, second], [randomUUID()]],
+          );
+          // Appends to `second` on the condition that `first` stands at 0: true until the other one commits.
+          const appending = store
+            .appendToStreams([
+              { streamName: second, events: [event(1)], expectedRevision: 0 },
+              { streamName: first, events: [], expectedRevision: 0 },
+            ])
+            .catch((error: unknown) => error);
+          expect(await appendsWaitingOnALock()).toBe(1);
+          await other.query('COMMIT');
+          const refused = await appending;
+          expect(refused).toBeInstanceOf(WrongExpectedRevisionError);
+          expect(refused).toMatchObject({ streamName: first, expected: 0, actual: 1 });
           expect(await store.readStream(second)).toHaveLength(1);
         } finally {
           other.release();

@@ -128,6 +128,33 @@ for (const backend of e2eBackends()) {
       expect(reordered.headers.get('idempotent-replayed')).toBe('true');
     });
 
+    it('keys the route the router matched: the path spelt in capitals, percent-encoded or in absolute form is the same request', async () => {
+      const key = randomUUID();
+      const first = await keyed('POST', `/V1/sessions/${sessionId}/turns`, key, turn('spelt otherwise'));
+      expect(first.status).toBe(201);
+      for (const path of [`/V1/sessions/${sessionId}/turns`, `/%761/sessions/${sessionId}/turns`, `/v1/Sessions/${sessionId}/turns/`]) {
+        const again = await keyed('POST', path, key, turn('spelt otherwise'));
+        expect([again.status, again.headers.get('idempotent-replayed')], path).toEqual([201, 'true']);
+        expect(again.text).toBe(first.text);
+      }
+      const absolute = await new Promise<{ status: number; replayed: string | undefined }>((resolve, reject) => {
+        const text = JSON.stringify(turn('spelt otherwise'));
+        const request = httpRequest(service.url, {
+          method: 'POST',
+          path: `${service.url}/v1/sessions/${sessionId}/turns`,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'idempotency-key': key },
+        });
+        request.on('response', (response) => {
+          response.resume();
+          response.on('end', () => resolve({ status: response.statusCode!, replayed: response.headers['idempotent-replayed'] as string | undefined }));
+        });
+        request.on('error', reject);
+        request.end(text);
+      });
+      expect(absolute).toEqual({ status: 201, replayed: 'true' });
+      expect((await turnTexts(service, sessionId)).filter((text) => text === 'spelt otherwise')).toHaveLength(1);
+    });
+
     it('a refusal (4xx) is replayed as that refusal, even once the request would now succeed', async () => {
       const checkpoint = await service.request('POST', `/v1/sessions/${sessionId}/checkpoints`, { body: { label: 'before flight' } });
       expect(checkpoint.status).toBe(201);

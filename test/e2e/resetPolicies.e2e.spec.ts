@@ -227,6 +227,27 @@ for (const backend of e2eBackends()) {
       expect((await conversationEvents(first.body.sessionKey)).at(-1)).toMatchObject({ type: 'SessionBound', data: { reason: 'idle' } });
     });
 
+    it('a turn started while a resolve expires the session is never lost: either the start is refused or the session stays', async () => {
+      const chats = Array.from({ length: 30 }, () => freshChat());
+      const firsts = await Promise.all(chats.map((chatId) => resolve('telegram', chatId)));
+      clock.advance(3_001);
+      for (const [index, chatId] of chats.entries()) {
+        const sessionId = firsts[index]!.body.sessionId;
+        const [started, resolved] = await Promise.all([service.request('POST', `/v1/sessions/${sessionId}/turns/start`), resolve('telegram', chatId)]);
+        expect([201, 409]).toContain(started.status);
+        expect([200, 201]).toContain(resolved.status);
+        if (started.status !== 201) {
+          // Refused: the expiry came first, and the session is ended.
+          expect(started.body.error.code).toBe('SESSION_ENDED');
+          expect(resolved.body).toMatchObject({ created: true, autoResetReason: 'idle' });
+          continue;
+        }
+        // Started: the busy guard holds, the resolve keeps the session and the turn records.
+        expect(resolved.body).toMatchObject({ sessionId, created: false });
+        expect((await turn(sessionId)).status).toBe(201);
+      }
+    });
+
     it('sweeps and resolves racing on one conversation end its session once and bind one new session', async () => {
       const chatId = freshChat();
       const first = await resolve('telegram', chatId);

@@ -101,7 +101,7 @@ export const eventStoreMigrations: readonly Migration[] = [
     // (in the order given) and 'wrong_revision' naming the first stream refused. Existing streams are locked in name
     // order, so two such calls never wait on each other in a circle; every check runs before anything is written, and
     // a stream another append creates meanwhile raises SL409 (detail: its name and revision), which undoes the call.
-    sql: appendToStreamsFunction('CREATE FUNCTION', false),
+    sql: appendToStreamsFunction('CREATE FUNCTION', 'none'),
   },
   {
     id: 4,
@@ -110,18 +110,30 @@ export const eventStoreMigrations: readonly Migration[] = [
     // It is read without a lock (a stream moved by a transaction still open counts as not yet moved, as a read before
     // the append would) and neither written nor answered with a position ('appended' with its revision and no
     // position). Another decision's stream read from a cache is proven current this way, with no read of its own.
-    sql: appendToStreamsFunction('CREATE OR REPLACE FUNCTION', true),
+    sql: appendToStreamsFunction('CREATE OR REPLACE FUNCTION', 'read'),
+  },
+  {
+    id: 5,
+    name: 'conditions hold their streams',
+    // A condition read without a lock let two decisions each resting on the other's stream both commit (a resolve
+    // expiring a session on its stream's revision, a turn starting on its conversation's): each saw the other's
+    // stream before the other's commit. A condition now takes a share lock, in the same name order as the appends'
+    // update locks: it waits for an append to its stream still open and then reads the revision it committed, and an
+    // append to it waits for the condition's transaction. Appends that share no stream still never wait on each other.
+    sql: appendToStreamsFunction('CREATE OR REPLACE FUNCTION', 'share'),
   },
 ];
 
 /**
- * The function of migration 3 (every part appends) and of migration 4 (a part with no events is a condition). Both
- * are kept as they were applied, so that a database's history can be replayed.
+ * The function of migration 3 (every part appends: conditions `none`), of migration 4 (a part with no events is a
+ * condition, read) and of migration 5 (a condition is read under a share lock). Each is kept as it was applied, so
+ * that a database's history can be replayed.
  */
-function appendToStreamsFunction(create: 'CREATE FUNCTION' | 'CREATE OR REPLACE FUNCTION', withConditions: boolean): string {
+function appendToStreamsFunction(create: 'CREATE FUNCTION' | 'CREATE OR REPLACE FUNCTION', conditions: 'none' | 'read' | 'share'): string {
+  const withConditions = conditions !== 'none';
   const lockOrRead = withConditions
     ? `IF p_counts[i] = 0 THEN
-            SELECT s.revision INTO v_revision FROM {schema}.streams AS s WHERE s.stream_name = p_streams[i];
+            SELECT s.revision INTO v_revision FROM {schema}.streams AS s WHERE s.stream_name = p_streams[i]${conditions === 'share' ? ' FOR SHARE' : ''};
           ELSE
             SELECT s.revision INTO v_revision FROM {schema}.streams AS s WHERE s.stream_name = p_streams[i] FOR UPDATE;
           END IF;`

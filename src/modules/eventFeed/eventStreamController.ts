@@ -12,7 +12,6 @@ import { knownEventTypeSet, type LifecycleEventFilter, matchesLifecycleFilter } 
 import { lifecycleEventMessage } from './lifecycleEventMessage.js';
 import { StreamSessionKeys } from './streamSessionKeys.js';
 
-export const EVENT_STREAM_PATH = '/v1/events/stream';
 const LABEL = 'lifecycle events';
 
 @ApiTags('events')

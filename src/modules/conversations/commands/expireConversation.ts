@@ -36,11 +36,11 @@ export class ExpireConversationHandler implements ICommandHandler<ExpireConversa
     const result = await commandContext.streams.handle(
       conversationStreamName(sessionKey, metadata.tenant),
       conversationDecider,
-      async (state) => {
+      async (state, reads) => {
         const now = commandContext.now();
         if (state.status !== 'open' || state.sessionId === null)
           return { type: 'ExpireSession' as const, resetRules: commandContext.settings.reset, sessionWork: null, now };
-        const sessionWork = await loadSessionWork(commandContext.streams, sessionKey, state.sessionId, metadata.tenant);
+        const sessionWork = await loadSessionWork(reads, sessionKey, state.sessionId, metadata.tenant);
         return { type: 'ExpireSession' as const, resetRules: commandContext.settings.reset, sessionWork, now };
       },
       metadata,

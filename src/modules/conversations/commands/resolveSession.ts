@@ -15,7 +15,7 @@ import { earlierSessionKeysFor } from '../../sessions/domain/sessionKeyAliases.j
 import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 import { sessionDecider } from '../../sessions/sessionDecider.js';
 import type { SessionState } from '../../sessions/sessionState.js';
-import type { LoadedState } from '../../../events/streamStateStore.js';
+import type { DecisionReads, LoadedState } from '../../../events/streamStateStore.js';
 import { automaticBindReasons, boundConversation, type ConversationState, conversationDecider } from '../conversationDecider.js';
 import { conversationEntry, type ConversationEntry } from '../conversationEntry.js';
 import { followSessionBinding, sessionsOpenedBy } from '../sessionBinding.js';
@@ -88,9 +88,9 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
     const result = await commandContext.streams.handleOpening(
       conversationStream,
       conversationDecider,
-      async (state) => {
+      async (state, reads) => {
         const now = commandContext.now();
-        const sessionWork = await this.sessionWorkIfResetMayBeDue(state, sessionKey, command, now);
+        const sessionWork = await this.sessionWorkIfResetMayBeDue(state, reads, sessionKey, command, now);
         return {
           type: 'ResolveSession' as const,
           sessionKey,
@@ -191,6 +191,7 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
    */
   private async sessionWorkIfResetMayBeDue(
     state: ConversationState,
+    reads: DecisionReads,
     sessionKey: string,
     command: ResolveSessionCommand,
     now: string,
@@ -199,7 +200,7 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
     const rules = this.commandContext.settings.reset;
     const own = command.options.resetPolicy !== undefined ? command.options.resetPolicy : state.resetPolicy;
     if (!policyResetMayBeDue(effectiveResetPolicy(rules, state.origin, own), state.updatedAt, now, rules.timeZone)) return null;
-    return loadSessionWork(this.commandContext.streams, sessionKey, state.sessionId, command.metadata.tenant);
+    return loadSessionWork(reads, sessionKey, state.sessionId, command.metadata.tenant);
   }
 
   /**

@@ -11,7 +11,6 @@ import { ValidQuery } from '../../../http/zodValidation.js';
 import { fireStreamQuerySchema } from '../jobRequests.js';
 import { jobFireMessage } from './jobFireMessage.js';
 
-export const JOB_FIRES_STREAM_PATH = '/v1/jobs/fires/stream';
 const LABEL = 'job fires';
 
 @ApiTags('jobs')
