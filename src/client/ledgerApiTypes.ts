@@ -152,6 +152,8 @@ export interface ContextResponse {
   sessionKey: string;
   sessionId: string;
   redactPii: boolean;
+  /** Which rendering `prompt` is: the service's own, or Hermes' build_session_context_prompt byte for byte. */
+  format: 'ledger' | 'hermes';
   /** The isolation the conversation was resolved with (the server's settings for one opened before they were kept). */
   isolation: { groupSessionsPerUser: boolean; threadSessionsPerUser: boolean };
   prompt: string;

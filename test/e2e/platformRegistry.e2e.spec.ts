@@ -120,7 +120,7 @@ for (const backend of e2eBackends()) {
     it("lists the live gateways' platforms, the home channels and the session's key, id and start", async () => {
       const session = await as('acme', 'GET', `/v1/sessions/${sessionId}`);
       const text = await prompt('acme', key);
-      expect(text).toContain(`**Session key:** ${key}\n**Session ID:** ${sessionId}\n**Session started:** ${session.body.createdAt}`);
+      expect(text).toContain(`**Session key:** "${key}"\n**Session ID:** ${sessionId}\n**Session started:** ${session.body.createdAt}`);
       expect(text).toContain('**Connected platforms:** discord, telegram ("Hermes on Telegram")');
       expect(text).toContain(
         [
@@ -176,20 +176,20 @@ for (const backend of e2eBackends()) {
     it('redacts ids except on PII-safe platforms: Discord by default, a platform as its gateway registered it', async () => {
       const redacted = await prompt('acme', key, '&redactPii=true');
       expect(redacted).not.toContain('5550001');
-      expect(redacted).toContain(`**User:** Ann (ID: ${redactUserId('5550001')})`);
+      expect(redacted).toContain(`**User:** "Ann" (ID: "${redactUserId('5550001')}")`);
       expect(redacted).toContain(`  - telegram: "Ops room" (ID: "${redactChatId('-1009990001')}")`);
       expect(redacted).toContain('  - discord: "bots" (ID: "8880001")');
 
       await register('acme', 'gw-1', [{ ...telegram, piiSafe: true }, discord]);
       const raw = await prompt('acme', key, '&redactPii=true');
-      expect(raw).toContain('**User:** Ann (ID: 5550001)');
-      expect(raw).toContain(`**Session key:** ${key}`);
+      expect(raw).toContain('**User:** "Ann" (ID: "5550001")');
+      expect(raw).toContain(`**Session key:** "${key}"`);
 
       const channel = await as('acme', 'POST', '/v1/sessions/resolve', {
         source: { platform: 'discord', chatType: 'channel', chatId: '7770001', chatName: 'general', userId: '6660001', userName: 'Bo' },
         gatewayId: 'gw-1',
       });
-      expect(await prompt('acme', channel.body.sessionKey, '&redactPii=true')).toContain('**User:** Bo (ID: 6660001)');
+      expect(await prompt('acme', channel.body.sessionKey, '&redactPii=true')).toContain('**User:** "Bo" (ID: "6660001")');
       await register('acme', 'gw-1', [
         { ...telegram, piiSafe: true },
         { ...discord, piiSafe: false },

@@ -923,6 +923,13 @@ export const sharedResponseSchemas: Record<string, object> = {
       "redactPii": {
         "type": "boolean"
       },
+      "format": {
+        "type": "string",
+        "enum": [
+          "ledger",
+          "hermes"
+        ]
+      },
       "isolation": {
         "type": "object",
         "properties": {
@@ -946,6 +953,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "sessionKey",
       "sessionId",
       "redactPii",
+      "format",
       "isolation",
       "prompt"
     ]

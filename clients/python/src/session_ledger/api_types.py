@@ -141,6 +141,8 @@ class ContextResponse(TypedDict):
     sessionKey: str
     sessionId: str
     redactPii: bool
+    format: Literal["ledger", "hermes"]
+    """``hermes``: the prompt is Hermes' ``build_session_context_prompt`` byte for byte."""
     isolation: SessionIsolation
     """The isolation the conversation was resolved with."""
     prompt: str

@@ -174,10 +174,15 @@ class LedgerClient:
         *,
         redact_pii: Optional[bool] = None,
         connected_platforms: Optional[Sequence[str]] = None,
+        format: Optional[str] = None,
         min_position: Optional[int] = None,
     ) -> api.ContextResponse:
-        """The "Current Session Context" prompt block of the conversation."""
-        query = {"redactPii": redact_pii, "connectedPlatforms": list(connected_platforms) if connected_platforms else None}
+        """The "Current Session Context" prompt block of the conversation; ``format="hermes"`` gives Hermes' own bytes."""
+        query = {
+            "redactPii": redact_pii,
+            "connectedPlatforms": list(connected_platforms) if connected_platforms else None,
+            "format": format,
+        }
         return cast(
             api.ContextResponse,
             self._call("conversation_context", {"key": session_key}, query=query, min_position=min_position),
