@@ -129,7 +129,9 @@ for (const backend of e2eBackends()) {
       expect(refused.body.error.code).toBe('SESSION_ENDED');
       const next = await resolve(source);
       expect(next.body).toMatchObject({ sessionId: reset.body.sessionId, created: false });
-      expect(next.body.entry.isFreshReset).toBe(false);
+      // Hermes' gateway reads the flag on the first message after /reset (session:start, skills again), once.
+      expect(next.body.entry.isFreshReset).toBe(true);
+      expect((await resolve(source)).body.entry.isFreshReset).toBe(false);
     });
 
     it('switches back to an earlier session, reopening it, and 404s for a session of another conversation', async () => {

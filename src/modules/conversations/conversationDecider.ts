@@ -260,7 +260,8 @@ export function decideConversation(command: ConversationCommand, state: Conversa
       }
       const idleSeconds = (Date.parse(now) - Date.parse(state.updatedAt)) / 1000;
       if (state.gatewayId !== gatewayId || state.isFreshReset || idleSeconds >= touchIntervalSecondsUnder(policy, command.touchIntervalSeconds)) {
-        return [...reported, { type: 'ConversationTouched', data: { gatewayId, at: now } }];
+        const touched = { gatewayId, at: now, ...(state.isFreshReset ? { freshResetConsumed: true as const } : {}) };
+        return [...reported, { type: 'ConversationTouched', data: touched }];
       }
       return reported;
     }
