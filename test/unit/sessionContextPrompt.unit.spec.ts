@@ -95,6 +95,19 @@ describe('sessionContextPrompt', () => {
       expect(sessionContextPrompt(prefixed, { redactPii: true })).toContain(`**Chat ID:** "tg:${redactChatId('-100')}"`);
     });
 
+    it("leaves the ids of platforms outside Hermes' PII-safe set raw (Matrix, Slack), as Hermes does", () => {
+      const matrix = parseSessionSource({
+        platform: 'matrix',
+        chatType: 'group',
+        chatId: '!room:example.org',
+        userId: '@alice:example.org',
+        userName: 'alice',
+      });
+      const prompt = sessionContextPrompt(matrix, { redactPii: true });
+      expect(prompt).toContain('**Chat ID:** "!room:example.org"');
+      expect(prompt).toContain('(ID: "@alice:example.org")');
+    });
+
     it('leaves Discord ids raw so the agent can mention users', () => {
       const discord = parseSessionSource({ platform: 'discord', chatType: 'channel', chatId: '222', chatName: 'general', userId: '111', userName: 'Alice' });
       const prompt = sessionContextPrompt(discord, { redactPii: true });
@@ -108,8 +121,8 @@ describe('sessionContextPrompt', () => {
       {
         gatewayId: 'gw-1',
         platforms: [
-          { platform: 'telegram', displayName: 'Hermes on Telegram', homeChannel: { chatId: '-100777', name: 'Ops room' }, piiSafe: false },
-          { platform: 'discord', displayName: null, homeChannel: { chatId: '555', name: 'bots' }, piiSafe: true },
+          { platform: 'telegram', displayName: 'Hermes on Telegram', homeChannel: { chatId: '-100777', name: 'Ops room' }, piiSafe: true },
+          { platform: 'discord', displayName: null, homeChannel: { chatId: '555', name: 'bots' }, piiSafe: false },
         ],
       },
     ]);
@@ -137,7 +150,7 @@ describe('sessionContextPrompt', () => {
       );
     });
 
-    it('redacts the session key and the home channels of platforms that are not PII-safe', () => {
+    it('redacts the session key and the home channels of the platforms registered piiSafe (ids may be hashed)', () => {
       const prompt = sessionContextPrompt(telegramDm, { redactPii: true, registry, session });
       expect(prompt).not.toContain('12345');
       expect(prompt).toContain(`**Session key:** "${redactSessionKey(session.sessionKey)}"`);
@@ -145,11 +158,11 @@ describe('sessionContextPrompt', () => {
       expect(prompt).toContain('  - discord: "bots" (ID: "555")');
     });
 
-    it('leaves the ids of a platform registered PII-safe raw, and hashes Discord once a gateway registers it otherwise', () => {
-      const safeTelegram = platformRegistryView([
-        { gatewayId: 'gw', platforms: [{ platform: 'telegram', displayName: null, homeChannel: null, piiSafe: true }] },
+    it('leaves the ids of a platform registered piiSafe false raw, and hashes Discord once a gateway registers it piiSafe', () => {
+      const rawTelegram = platformRegistryView([
+        { gatewayId: 'gw', platforms: [{ platform: 'telegram', displayName: null, homeChannel: null, piiSafe: false }] },
       ]);
-      expect(sessionContextPrompt(telegramDm, { redactPii: true, registry: safeTelegram, session })).toContain('**User:** "Alice" (ID: "12345")');
+      expect(sessionContextPrompt(telegramDm, { redactPii: true, registry: rawTelegram, session })).toContain('**User:** "Alice" (ID: "12345")');
       const discordSource = parseSessionSource({
         platform: 'discord',
         chatType: 'channel',
@@ -159,7 +172,7 @@ describe('sessionContextPrompt', () => {
         userName: 'Alice',
       });
       const unsafeDiscord = platformRegistryView([
-        { gatewayId: 'gw', platforms: [{ platform: 'discord', displayName: null, homeChannel: null, piiSafe: false }] },
+        { gatewayId: 'gw', platforms: [{ platform: 'discord', displayName: null, homeChannel: null, piiSafe: true }] },
       ]);
       const prompt = sessionContextPrompt(discordSource, { redactPii: true, registry: unsafeDiscord });
       expect(prompt).toContain(`**Chat ID:** "${redactChatId('222')}"`);

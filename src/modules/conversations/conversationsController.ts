@@ -129,7 +129,8 @@ export class ConversationsController {
   @ApiQuery({
     name: 'redactPii',
     required: false,
-    description: 'true: user and chat ids hashed (not on PII-safe platforms: Discord, or those a gateway registered piiSafe); names stay (default false)',
+    description:
+      "true: user and chat ids hashed on the platforms where they may be (Hermes' default whatsapp, signal, telegram, bluebubbles, or as a live gateway registered piiSafe); names stay (default false)",
   })
   @ApiQuery({
     name: 'connectedPlatforms',

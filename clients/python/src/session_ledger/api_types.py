@@ -381,7 +381,8 @@ class GatewayPlatformInput(TypedDict, total=False):
     homeChannel: Optional[HomeChannel]
     """Where scheduled-job output for this platform goes by default."""
     piiSafe: bool
-    """Show this platform's ids raw in a redacted prompt; omitted: true for discord only."""
+    """Hermes' ``pii_safe``: this platform's ids may be hashed in a redacted prompt; omitted: Hermes' default
+    (whatsapp, signal, telegram, bluebubbles)."""
 
 
 class GatewayPlatform(TypedDict):

@@ -419,7 +419,7 @@ class LedgerClient:
     def gateway_platforms(
         self, gateway_id: str, platforms: Sequence[api.GatewayPlatformInput], *, idempotency_key: Optional[str] = None
     ) -> api.GatewayPlatformsResponse:
-        """Registers the gateway's whole platform list (display names, home channels, PII-safe ids) for the context
+        """Registers the gateway's whole platform list (display names, home channels, whether ids may be hashed: ``piiSafe``) for the context
         prompt; the same list again appends nothing (``changed`` false)."""
         body = {"platforms": [dict(platform) for platform in platforms]}
         return cast(

@@ -1,10 +1,7 @@
 // The "## Current Session Context" block as Hermes' build_session_context_prompt renders it (fork snapshot 9a75ff049), for gateways that show their agent Hermes' bytes.
 import type { SessionSource } from '../../../events/conversation/sessionSource.js';
-import { redactChatId, redactUserId } from './piiRedaction.js';
+import { DEFAULT_PII_SAFE_PLATFORMS, redactChatId, redactUserId } from './piiRedaction.js';
 import { hermesUntrustedPromptValue as quoted, UNTRUSTED_METADATA_PREFACE } from './untrustedPromptValue.js';
-
-/** Hermes' `_PII_SAFE_PLATFORMS`: where ids may be hashed, because nothing there needs a raw id to mention someone. */
-export const HERMES_REDACTABLE_PLATFORMS: ReadonlySet<string> = new Set(['whatsapp', 'signal', 'telegram', 'bluebubbles']);
 
 export interface HermesSessionContext {
   source: SessionSource;
@@ -37,7 +34,7 @@ const STATIC_NOTES: Readonly<Record<string, string>> = {
 
 export function hermesSessionContextPrompt(context: HermesSessionContext): string {
   const { source } = context;
-  const redacts = context.redactPii && (context.isRedactable ?? ((platform) => HERMES_REDACTABLE_PLATFORMS.has(platform)))(source.platform);
+  const redacts = context.redactPii && (context.isRedactable ?? ((platform) => DEFAULT_PII_SAFE_PLATFORMS.has(platform)))(source.platform);
   const chatLabel = (chatId: string) => (redacts ? redactChatId(chatId) : chatId);
   const chatId = source.chatId ?? '';
   const isLocal = source.platform === 'local';

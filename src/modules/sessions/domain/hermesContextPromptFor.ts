@@ -25,5 +25,6 @@ export function hermesContextPromptFor(source: SessionSource, options: HermesCon
     homeChannels: connected.flatMap((platform) => homes.get(platform) ?? []),
     sharedMultiUserSession: isSharedMultiUserSession(source, options.flags),
     redactPii: options.redactPii,
+    isRedactable: (platform) => registry.piiSafePlatforms.has(platform),
   });
 }

@@ -11,14 +11,14 @@ export interface PlatformRegistryView {
   platforms: ReadonlyArray<{ platform: string; displayName: string | null }>;
   /** One per platform at most, sorted by platform. */
   homeChannels: ReadonlyArray<{ platform: string; chatId: string; name: string }>;
-  /** Platforms whose ids stay raw under redaction. */
+  /** Platforms whose ids are hashed under redaction (Hermes' `pii_safe`); every other platform's stay raw. */
   piiSafePlatforms: ReadonlySet<string>;
 }
 
 export const emptyPlatformRegistry: PlatformRegistryView = { platforms: [], homeChannels: [], piiSafePlatforms: DEFAULT_PII_SAFE_PLATFORMS };
 
 export interface SessionContextPromptOptions {
-  /** Hash user and chat ids before they reach the model (never on a PII-safe platform). */
+  /** Hash user and chat ids before they reach the model, on the platforms where they may be (`piiSafePlatforms`). */
   redactPii: boolean;
   /** Platforms the caller names besides the registered ones. */
   connectedPlatforms?: readonly string[];
@@ -40,8 +40,8 @@ const quotedId = (value: string) => untrustedPromptValue(value, 0);
  */
 export function sessionContextPrompt(source: SessionSource, options: SessionContextPromptOptions): string {
   const registry = options.registry ?? emptyPlatformRegistry;
-  const redacts = (platform: string) => options.redactPii && !registry.piiSafePlatforms.has(platform);
-  const shown = options.redactPii ? redactSourceIds(source, registry.piiSafePlatforms) : source;
+  const redacts = (platform: string) => options.redactPii && registry.piiSafePlatforms.has(platform);
+  const shown = redacts(source.platform) ? redactSourceIds(source) : source;
   const lines = ['## Current Session Context', '', UNTRUSTED_METADATA_PREFACE, '', `**Source:** ${shown.platform} (${quotedName(describeSource(shown))})`];
   if (shown.chatId) lines.push(`**Chat ID:** ${quotedId(shown.chatId)}`);
   if (shown.chatTopic) lines.push(`**Channel topic:** ${quotedName(shown.chatTopic)}`);
