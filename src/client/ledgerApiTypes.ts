@@ -217,6 +217,8 @@ export interface SessionView {
   updatedAt: string;
   endedAt: string | null;
   endReason: string | null;
+  /** `endReason` as Hermes names it: `session_reset`, `session_switch`, `idle`, `daily`, `suspended`, `resume_pending_expired`. */
+  hermesEndReason: string | null;
   turnCount: number;
   counters: SessionCounters;
   messageCount: number;

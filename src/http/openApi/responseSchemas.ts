@@ -1384,6 +1384,12 @@ export const sharedResponseSchemas: Record<string, object> = {
           "null"
         ]
       },
+      "hermesEndReason": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
       "turnCount": {
         "type": "number"
       },
@@ -1450,6 +1456,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "updatedAt",
       "endedAt",
       "endReason",
+      "hermesEndReason",
       "turnCount",
       "counters",
       "messageCount",

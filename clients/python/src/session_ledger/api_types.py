@@ -515,6 +515,8 @@ class SessionView(TypedDict):
     updatedAt: str
     endedAt: Optional[str]
     endReason: Optional[str]
+    hermesEndReason: Optional[str]
+    """``endReason`` as Hermes names it (``session_reset``, ``session_switch``, ``resume_pending_expired``, ...)."""
     turnCount: int
     counters: Counters
     messageCount: int
