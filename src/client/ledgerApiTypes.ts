@@ -8,7 +8,7 @@ export type JsonObject = { [key: string]: Json };
 export type ChatType = 'dm' | 'group' | 'channel' | 'thread';
 export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
 
-/** Where a message came from (Hermes' SessionSource); only platform and chatType are required. */
+/** Where a message came from (Hermes' SessionSource); the service needs only platform (chatType defaults to dm), this type asks for both. */
 export interface SessionSource {
   platform: string;
   chatType: ChatType;

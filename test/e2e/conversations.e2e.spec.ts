@@ -134,6 +134,16 @@ for (const backend of e2eBackends()) {
       expect((await resolve(source)).body.entry.isFreshReset).toBe(false);
     });
 
+    it("takes a source without chatType (or with it null) as Hermes' default, a DM, and answers a bad one with 400", async () => {
+      const chatId = `no-type-${chat++}`;
+      const missing = await resolve({ platform: 'telegram', chatId });
+      expect(missing.status, missing.text).toBe(201);
+      expect(missing.body).toMatchObject({ sessionKey: `agent:main:telegram:dm:${chatId}`, entry: { chatType: 'dm', origin: { chatType: 'dm' } } });
+      expect((await resolve({ platform: 'telegram', chatId, chatType: null })).body).toMatchObject({ sessionId: missing.body.sessionId, created: false });
+      const bad = await resolve({ platform: 'telegram', chatId, chatType: 'private' });
+      expect([bad.status, bad.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+    });
+
     it('switches back to an earlier session, reopening it, and 404s for a session of another conversation', async () => {
       const { body } = await resolve(dm());
       const reset = await service.request('POST', `/v1/conversations/${enc(body.sessionKey)}/reset`);
