@@ -86,7 +86,7 @@ class LedgerClient:
     # Conversations
     def resolve_session(
         self,
-        source: Union[SessionSource, api.LedgerSource, Mapping[str, Any]],
+        source: Any,
         *,
         force_new: bool = False,
         options: Optional[api.ResolveOptions] = None,
@@ -96,11 +96,13 @@ class LedgerClient:
     ) -> api.ResolveResponse:
         """Gets or creates the session for a message's source (race-free: one session per conversation).
 
-        ``source`` is a :class:`SessionSource` (Hermes' names; its ``profile`` becomes ``options.agent``) or the
-        service's own ``source`` object. ``activity`` reports the gateway's oldest live background process, which
+        ``source`` is a :class:`SessionSource`, Hermes' own ``SessionSource`` or anything with its attribute names
+        (its ``profile`` becomes ``options.agent``), or the service's own ``source`` object. ``activity`` reports the gateway's oldest live background process, which
         keeps a reset policy from resetting the conversation (docs/reset-policies.md).
         """
         resolve_options: dict[str, Any] = dict(options or {})
+        if not isinstance(source, Mapping):
+            source = SessionSource.coerce(source)
         if isinstance(source, SessionSource):
             if source.agent is not None:
                 resolve_options.setdefault("agent", source.agent)
