@@ -458,6 +458,12 @@ describe('conversation decider', () => {
         .when(prune(100))
         .then([]));
 
+    it('keeps an entry whose gateway reported a live background process, however old', () =>
+      conversation
+        .given([...openOnS1(), { type: 'BackgroundActivityReported', data: { backgroundProcessSince: at(1), at: at(1) } }])
+        .when(prune(100))
+        .then([]));
+
     it('is a no-op on an absent conversation', () => conversation.given([]).when(prune(100)).then([]));
 
     it('leaves the conversation absent but remembers its key and sessions', () =>
