@@ -8,7 +8,7 @@ export type JsonObject = { [key: string]: Json };
 export type ChatType = 'dm' | 'group' | 'channel' | 'thread';
 export type MessageRole = 'system' | 'user' | 'assistant' | 'tool';
 
-/** Where a message came from (Hermes' SessionSource); only platform and chatType are required. */
+/** Where a message came from (Hermes' SessionSource); the service needs only platform (chatType defaults to dm), this type asks for both. */
 export interface SessionSource {
   platform: string;
   chatType: ChatType;
@@ -152,6 +152,8 @@ export interface ContextResponse {
   sessionKey: string;
   sessionId: string;
   redactPii: boolean;
+  /** Which rendering `prompt` is: the service's own, or Hermes' build_session_context_prompt byte for byte. */
+  format: 'ledger' | 'hermes';
   /** The isolation the conversation was resolved with (the server's settings for one opened before they were kept). */
   isolation: { groupSessionsPerUser: boolean; threadSessionsPerUser: boolean };
   prompt: string;
@@ -215,6 +217,8 @@ export interface SessionView {
   updatedAt: string;
   endedAt: string | null;
   endReason: string | null;
+  /** `endReason` as Hermes names it: `session_reset`, `session_switch`, `idle`, `daily`, `suspended`, `resume_pending_expired`. */
+  hermesEndReason: string | null;
   turnCount: number;
   counters: SessionCounters;
   messageCount: number;

@@ -117,7 +117,11 @@ export class LedgerClient {
   clearResumePending(sessionKey: string, options?: CallOptions) {
     return this.call('clearResumePending', { key: sessionKey }, options);
   }
-  conversationContext(sessionKey: string, query: { redactPii?: boolean; connectedPlatforms?: string[] } = {}, options?: CallOptions) {
+  conversationContext(
+    sessionKey: string,
+    query: { redactPii?: boolean; connectedPlatforms?: string[]; format?: 'ledger' | 'hermes' } = {},
+    options?: CallOptions,
+  ) {
     return this.call('conversationContext', { key: sessionKey }, { query, ...options });
   }
   conversationEvents(sessionKey: string, query: { fromRevision?: number; limit?: number } = {}, options?: CallOptions) {

@@ -110,7 +110,7 @@ export const ledgerOperations = {
   },
   markResumePending: { method: 'POST', path: '/v1/conversations/{key}/resume-pending', body: fieldsOf<ResumePendingRequest>()('reason'), safeToRepeat: true },
   clearResumePending: { method: 'DELETE', path: '/v1/conversations/{key}/resume-pending', safeToRepeat: true },
-  conversationContext: { method: 'GET', path: '/v1/conversations/{key}/context', query: ['redactPii', 'connectedPlatforms'], safeToRepeat: true },
+  conversationContext: { method: 'GET', path: '/v1/conversations/{key}/context', query: ['redactPii', 'connectedPlatforms', 'format'], safeToRepeat: true },
   conversationEvents: { method: 'GET', path: '/v1/conversations/{key}/events', query: ['fromRevision', 'limit'], safeToRepeat: true },
 
   enqueue: {

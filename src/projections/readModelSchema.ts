@@ -281,4 +281,10 @@ export const readModelMigrations: readonly Migration[] = [
       CREATE INDEX conversation_entries_own_reset_policy ON {schema}.conversation_entries (tenant, session_key) WHERE reset_policy IS NOT NULL
     `,
   },
+  {
+    // Ids 1-13 belong to other read models. Entries the reset sweep expired before it say expiry_finalized false until a rebuild.
+    id: 14,
+    name: 'expired conversation entries',
+    sql: `ALTER TABLE {schema}.conversation_entries ADD COLUMN expired jsonb`,
+  },
 ];

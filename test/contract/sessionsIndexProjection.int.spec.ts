@@ -213,6 +213,7 @@ for (const backend of testBackends()) {
         resetPolicy: null,
         isFreshReset: false,
         carried: null,
+        expired: null,
         ...zero,
       });
       expect(await record(s1)).toEqual({

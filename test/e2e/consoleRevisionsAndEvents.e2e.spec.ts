@@ -180,8 +180,8 @@ describeInChromium('console: revision diffs and event timelines', () => {
         type: 'GatewayPlatformsRegistered',
         data: {
           platforms: [
-            { platform: 'telegram', displayName: null, homeChannel: { chatId: '-1', name: 'Ops' }, piiSafe: false },
-            { platform: 'discord', displayName: null, homeChannel: null, piiSafe: true },
+            { platform: 'telegram', displayName: null, homeChannel: { chatId: '-1', name: 'Ops' }, piiSafe: true },
+            { platform: 'discord', displayName: null, homeChannel: null, piiSafe: false },
           ],
         },
       },
@@ -200,7 +200,7 @@ describeInChromium('console: revision diffs and event timelines', () => {
     expect(said[events.length + 3]).toBe('queue 0 media [kind auto_continue · attempt 2] → slot');
     expect(said[events.length + 4]).toBe('turn_1 asked to stop by message m-9');
     expect(said[events.length + 5]).toBe('b (d 2 items) · h 0 · i no');
-    expect(said.slice(-2)).toEqual(['telegram home “Ops”, discord (raw ids)', 'no platforms']);
+    expect(said.slice(-2)).toEqual(['telegram home “Ops” (ids may be hashed), discord', 'no platforms']);
 
     // The timelines as drawn: collapsed rows read as text only.
     await page.goto(`${service.url}/console/#/conversations/${encodeURIComponent(key)}`);

@@ -5,7 +5,7 @@ import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
 const enc = encodeURIComponent;
 const MULTI_USER = '**Multi-user session:**';
-const USER = '**User:** Alice';
+const USER = '**User:** "Alice"';
 
 for (const backend of e2eBackends()) {
   for (const serverPerUser of [true, false]) {

@@ -129,7 +129,19 @@ for (const backend of e2eBackends()) {
       expect(refused.body.error.code).toBe('SESSION_ENDED');
       const next = await resolve(source);
       expect(next.body).toMatchObject({ sessionId: reset.body.sessionId, created: false });
-      expect(next.body.entry.isFreshReset).toBe(false);
+      // Hermes' gateway reads the flag on the first message after /reset (session:start, skills again), once.
+      expect(next.body.entry.isFreshReset).toBe(true);
+      expect((await resolve(source)).body.entry.isFreshReset).toBe(false);
+    });
+
+    it("takes a source without chatType (or with it null) as Hermes' default, a DM, and answers a bad one with 400", async () => {
+      const chatId = `no-type-${chat++}`;
+      const missing = await resolve({ platform: 'telegram', chatId });
+      expect(missing.status, missing.text).toBe(201);
+      expect(missing.body).toMatchObject({ sessionKey: `agent:main:telegram:dm:${chatId}`, entry: { chatType: 'dm', origin: { chatType: 'dm' } } });
+      expect((await resolve({ platform: 'telegram', chatId, chatType: null })).body).toMatchObject({ sessionId: missing.body.sessionId, created: false });
+      const bad = await resolve({ platform: 'telegram', chatId, chatType: 'private' });
+      expect([bad.status, bad.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
     });
 
     it('switches back to an earlier session, reopening it, and 404s for a session of another conversation', async () => {

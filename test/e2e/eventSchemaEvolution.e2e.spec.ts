@@ -1,4 +1,5 @@
-// A log holding version 1 of TranscriptRewound or RolledBack (written before their shapes changed) reads as version 2 everywhere: state, read model, history, replay.
+// A log holding version 1 of TranscriptRewound, RolledBack or GatewayPlatformsRegistered (written before their shapes or meanings changed) reads as
+// version 2 everywhere: state, read model, history, replay, the context prompt.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/events/eventStore.js';
 import { type SessionStreamEvent, sessionStreamName } from '../../src/events/session/sessionEvents.js';
@@ -203,6 +204,49 @@ for (const backend of e2eBackends()) {
       ]);
       const afterRollback = await service.request('GET', `/v1/sessions/${sessionId}/record?minPosition=${rollback.body.position}`);
       expect(afterRollback.body.messageCount).toBe(4);
+    });
+
+    it("reads a v1 platform registration in Hermes' meaning of piiSafe: what the gateway meant stays what the prompt does", async () => {
+      const telegram = { platform: 'telegram', chatType: 'dm', chatId: `555${backend.length}`, userId: `555${backend.length}` };
+      const discord = { platform: 'discord', chatType: 'channel', chatId: `777${backend.length}`, userId: `666${backend.length}` };
+      const keys = [];
+      for (const source of [telegram, discord])
+        keys.push((await service.request('POST', '/v1/sessions/resolve', { body: { source } })).body.sessionKey as string);
+      // Version 1, as a service from before the change wrote it: telegram's ids raw (piiSafe true), discord's hashed.
+      const v1Platforms = [
+        { platform: 'discord', displayName: null, homeChannel: null, piiSafe: false },
+        { platform: 'telegram', displayName: null, homeChannel: null, piiSafe: true },
+      ];
+      const appended = await service.infrastructure.eventStore.append(
+        'gateway-old-gw',
+        [{ type: 'GatewayPlatformsRegistered', data: { platforms: v1Platforms, at: new Date().toISOString() }, metadata: { schemaVersion: 1 } }],
+        'no_stream',
+      );
+      const prompt = async (key: string) =>
+        (await service.request('GET', `/v1/conversations/${encodeURIComponent(key)}/context?redactPii=true&minPosition=${appended.position}`)).body
+          .prompt as string;
+      expect(await prompt(keys[0]!)).toContain(`"${telegram.chatId}"`);
+      expect(await prompt(keys[1]!)).not.toContain(discord.chatId);
+
+      // The same list in Hermes' words is the list already registered: nothing is appended, the v1 event stays as stored.
+      const again = await service.request('PUT', '/v1/gateways/old-gw/platforms', {
+        body: {
+          platforms: [
+            { platform: 'telegram', piiSafe: false },
+            { platform: 'discord', piiSafe: true },
+          ],
+        },
+      });
+      expect(again.body).toMatchObject({
+        changed: false,
+        platforms: [
+          { platform: 'discord', piiSafe: true },
+          { platform: 'telegram', piiSafe: false },
+        ],
+      });
+      expect(await storedEvents('gateway-old-gw')).toEqual([
+        expect.objectContaining({ metadata: { schemaVersion: 1 }, data: expect.objectContaining({ platforms: v1Platforms }) }),
+      ]);
     });
   });
 }

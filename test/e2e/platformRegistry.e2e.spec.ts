@@ -1,6 +1,6 @@
 // The platform registry through HTTP: PUT /v1/gateways/{id}/platforms on the gateway's stream, idempotent and validated,
 // per tenant; the context prompt lists the live gateways' platforms and home channels and the session's own metadata,
-// the same bytes from one turn to the next, and keeps the ids of PII-safe platforms raw; all of it after a restart.
+// the same bytes from one turn to the next, and hashes ids only where they may be (Hermes' piiSafe); all of it after a restart.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,8 +74,8 @@ for (const backend of e2eBackends()) {
         changed: true,
         live: true,
         platforms: [
-          { platform: 'discord', displayName: null, homeChannel: { chatId: '8880001', name: 'bots' }, piiSafe: true },
-          { platform: 'telegram', displayName: 'Hermes on Telegram', homeChannel: { chatId: '-1009990001', name: 'Ops room' }, piiSafe: false },
+          { platform: 'discord', displayName: null, homeChannel: { chatId: '8880001', name: 'bots' }, piiSafe: false },
+          { platform: 'telegram', displayName: 'Hermes on Telegram', homeChannel: { chatId: '-1009990001', name: 'Ops room' }, piiSafe: true },
         ],
       });
       const again = await register('acme', 'gw-1', [discord, telegram]);
@@ -120,7 +120,7 @@ for (const backend of e2eBackends()) {
     it("lists the live gateways' platforms, the home channels and the session's key, id and start", async () => {
       const session = await as('acme', 'GET', `/v1/sessions/${sessionId}`);
       const text = await prompt('acme', key);
-      expect(text).toContain(`**Session key:** ${key}\n**Session ID:** ${sessionId}\n**Session started:** ${session.body.createdAt}`);
+      expect(text).toContain(`**Session key:** "${key}"\n**Session ID:** ${sessionId}\n**Session started:** ${session.body.createdAt}`);
       expect(text).toContain('**Connected platforms:** discord, telegram ("Hermes on Telegram")');
       expect(text).toContain(
         [
@@ -173,26 +173,26 @@ for (const backend of e2eBackends()) {
       expect(await prompt('acme', key)).toBe(before);
     });
 
-    it('redacts ids except on PII-safe platforms: Discord by default, a platform as its gateway registered it', async () => {
+    it("hashes ids only where they may be (Hermes' piiSafe): Telegram by default, not Discord, a platform as its gateway registered it", async () => {
       const redacted = await prompt('acme', key, '&redactPii=true');
       expect(redacted).not.toContain('5550001');
-      expect(redacted).toContain(`**User:** Ann (ID: ${redactUserId('5550001')})`);
+      expect(redacted).toContain(`**User:** "Ann" (ID: "${redactUserId('5550001')}")`);
       expect(redacted).toContain(`  - telegram: "Ops room" (ID: "${redactChatId('-1009990001')}")`);
       expect(redacted).toContain('  - discord: "bots" (ID: "8880001")');
 
-      await register('acme', 'gw-1', [{ ...telegram, piiSafe: true }, discord]);
+      await register('acme', 'gw-1', [{ ...telegram, piiSafe: false }, discord]);
       const raw = await prompt('acme', key, '&redactPii=true');
-      expect(raw).toContain('**User:** Ann (ID: 5550001)');
-      expect(raw).toContain(`**Session key:** ${key}`);
+      expect(raw).toContain('**User:** "Ann" (ID: "5550001")');
+      expect(raw).toContain(`**Session key:** "${key}"`);
 
       const channel = await as('acme', 'POST', '/v1/sessions/resolve', {
         source: { platform: 'discord', chatType: 'channel', chatId: '7770001', chatName: 'general', userId: '6660001', userName: 'Bo' },
         gatewayId: 'gw-1',
       });
-      expect(await prompt('acme', channel.body.sessionKey, '&redactPii=true')).toContain('**User:** Bo (ID: 6660001)');
+      expect(await prompt('acme', channel.body.sessionKey, '&redactPii=true')).toContain('**User:** "Bo" (ID: "6660001")');
       await register('acme', 'gw-1', [
-        { ...telegram, piiSafe: true },
-        { ...discord, piiSafe: false },
+        { ...telegram, piiSafe: false },
+        { ...discord, piiSafe: true },
       ]);
       const hashed = await prompt('acme', channel.body.sessionKey, '&redactPii=true');
       expect(hashed).not.toContain('6660001');

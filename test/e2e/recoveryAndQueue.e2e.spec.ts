@@ -118,11 +118,16 @@ for (const backend of e2eBackends()) {
       expect((await service.request('GET', queue)).body.depth).toBe(0);
     });
 
-    it('prunes routing entries idle longer than maxAgeDays, keeping suspended and recent ones', async () => {
+    it('prunes routing entries idle longer than maxAgeDays, keeping suspended and recent ones and those with a live background process', async () => {
       const idleSource = source();
       const idle = await resolve('gw-prune', idleSource);
       const stopped = await resolve('gw-prune');
       await service.request('POST', `/v1/conversations/${enc(stopped.body.sessionKey)}/suspend`);
+      // As Hermes' prune_old_entries: a session whose gateway still runs a background process for it stays, however old the process.
+      const workingSource = source();
+      const working = await service.request('POST', '/v1/sessions/resolve', {
+        body: { source: workingSource, gatewayId: 'gw-prune', activity: { backgroundProcessSince: clock.now().toISOString() } },
+      });
       clock.advance(10 * 86_400_000);
       const recent = await resolve('gw-prune');
       expect((await service.request('POST', '/v1/admin/prune', { body: { maxAgeDays: 0 } })).body.pruned).toEqual([]);
@@ -133,6 +138,7 @@ for (const backend of e2eBackends()) {
       expect(pruned.body.pruned).toContain(idle.body.sessionKey);
       expect(pruned.body.pruned).not.toContain(stopped.body.sessionKey);
       expect(pruned.body.pruned).not.toContain(recent.body.sessionKey);
+      expect(pruned.body.pruned).not.toContain(working.body.sessionKey);
       expect((await service.request('GET', `/v1/conversations/${enc(idle.body.sessionKey)}`)).status).toBe(404);
       const gone = await service.request('GET', `/v1/sessions/by-key/${enc(idle.body.sessionKey)}?minPosition=${pruned.body.position}`);
       expect(gone.status).toBe(404);
@@ -141,6 +147,24 @@ for (const backend of e2eBackends()) {
       const again = await resolve('gw-prune', idleSource);
       expect(again.body).toMatchObject({ created: true, state: 'cold' });
       expect((await service.request('POST', '/v1/admin/prune', { body: { maxAgeDays: -1 } })).status).toBe(400);
+    });
+
+    it('prunes an entry once its gateway reports its background process gone', async () => {
+      const workingSource = source();
+      const working = await service.request('POST', '/v1/sessions/resolve', {
+        body: { source: workingSource, gatewayId: 'gw-prune', activity: { backgroundProcessSince: clock.now().toISOString() } },
+      });
+      clock.advance(10 * 86_400_000);
+      const kept = await service.request('POST', '/v1/admin/prune', { body: { maxAgeDays: 7 } });
+      expect(kept.body.pruned).not.toContain(working.body.sessionKey);
+      // The report rides on a resolve, which is activity too: the entry is then pruned once it is idle again.
+      await service.request('POST', '/v1/sessions/resolve', {
+        body: { source: workingSource, gatewayId: 'gw-prune', activity: { backgroundProcessSince: null } },
+      });
+      clock.advance(10 * 86_400_000);
+      const head = await service.lastPosition();
+      await service.request('GET', `/v1/sessions/by-key/${enc(working.body.sessionKey)}?minPosition=${head}`);
+      expect((await service.request('POST', '/v1/admin/prune', { body: { maxAgeDays: 7 } })).body.pruned).toContain(working.body.sessionKey);
     });
 
     it('refuses past the queue cap with 429 QUEUE_FULL', async () => {

@@ -209,6 +209,12 @@ for (const backend of e2eBackends()) {
       expect(expired).toMatchObject({ type: 'SessionExpired', data: { sessionId: first.body.sessionId, reason: 'idle', hadActivity: true } });
       const entry = await service.request('GET', `/v1/conversations/${enc(first.body.sessionKey)}`);
       expect(entry.body).toMatchObject({ sessionId: first.body.sessionId, expiryFinalized: true });
+      // The index and its sessions.json export say the same as the conversation, as Hermes' expiry_finalized.
+      const sweptAt = await service.lastPosition();
+      const indexed = await service.request('GET', `/v1/sessions/by-key/${enc(first.body.sessionKey)}?minPosition=${sweptAt}`);
+      expect(indexed.body).toMatchObject({ sessionId: first.body.sessionId, expiryFinalized: true });
+      const exported = await service.request('GET', `/v1/export/sessions.json?minPosition=${sweptAt}`);
+      expect(exported.body[first.body.sessionKey]).toMatchObject({ session_id: first.body.sessionId, expiry_finalized: true });
       const streamed = await readServerSentEvents(
         `${service.url}/v1/events/stream?sessionKey=${enc(first.body.sessionKey)}&types=SessionExpired,SessionEnded&fromPosition=${start}`,
         {
@@ -223,6 +229,8 @@ for (const backend of e2eBackends()) {
       const next = await resolve('telegram', chatId);
       expect(next.body).toMatchObject({ created: true, wasAutoReset: true, autoResetReason: 'idle', resetHadActivity: true });
       expect(next.body.notice).toMatch(/inactivity/);
+      const rebound = await service.request('GET', `/v1/sessions/by-key/${enc(first.body.sessionKey)}?minPosition=${next.body.position}`);
+      expect(rebound.body).toMatchObject({ sessionId: next.body.sessionId, expiryFinalized: false });
       expect((await sessionEvents(first.body.sessionId)).filter((event) => event.type === 'SessionEnded')).toHaveLength(1);
       expect((await conversationEvents(first.body.sessionKey)).at(-1)).toMatchObject({ type: 'SessionBound', data: { reason: 'idle' } });
     });

@@ -134,11 +134,17 @@ describe('conversation decider', () => {
           .when(resolve({ gatewayId: 'gw-2', now: at(10) }))
           .then([touched(10, 'gw-2')]));
 
-      it('touches it on the first message after an explicit reset (isFreshReset)', () =>
+      it('touches it on the first message after an explicit reset, marking the touch as the one that consumed isFreshReset', () =>
         conversation
           .given([...openOnS1(), bound('s2', 'reset', 5, { previousSessionId: 's1' })])
           .when(resolve({ now: at(6) }))
-          .then([touched(6)]));
+          .then([{ type: 'ConversationTouched', data: { gatewayId: GATEWAY, at: at(6), freshResetConsumed: true } }]));
+
+      it('marks no later touch as consuming it', () =>
+        conversation
+          .given([...openOnS1(), bound('s2', 'reset', 5, { previousSessionId: 's1' }), touched(6)])
+          .when(resolve({ gatewayId: 'gw-2', now: at(7) }))
+          .then([touched(7, 'gw-2')]));
 
       it('clears isFreshReset once touched, keeping the session', () =>
         conversation
@@ -449,6 +455,12 @@ describe('conversation decider', () => {
     it('keeps a suspended entry however idle', () =>
       conversation
         .given([...openOnS1(), suspended(5)])
+        .when(prune(100))
+        .then([]));
+
+    it('keeps an entry whose gateway reported a live background process, however old', () =>
+      conversation
+        .given([...openOnS1(), { type: 'BackgroundActivityReported', data: { backgroundProcessSince: at(1), at: at(1) } }])
         .when(prune(100))
         .then([]));
 

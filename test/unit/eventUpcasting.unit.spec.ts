@@ -16,9 +16,10 @@ const recorded = (type: string, data: RecordedEvent['data'], metadata: RecordedE
 });
 
 describe('event upcasting', () => {
-  it('writes TranscriptRewound and RolledBack as version 2 and every other event as version 1', () => {
+  it('writes TranscriptRewound, RolledBack and GatewayPlatformsRegistered as version 2 and every other event as version 1', () => {
     expect(eventSchemaHistory.currentVersion('TranscriptRewound')).toBe(2);
     expect(eventSchemaHistory.currentVersion('RolledBack')).toBe(2);
+    expect(eventSchemaHistory.currentVersion('GatewayPlatformsRegistered')).toBe(2);
     expect(eventSchemaHistory.currentVersion('TurnRecorded')).toBe(1);
     expect(eventSchemaHistory.currentVersion('NoSuchEvent')).toBe(1);
   });
@@ -90,6 +91,14 @@ describe('event upcasting', () => {
       at: 'y',
     });
     expect(upcastEvent(unversioned).data).toEqual(unversioned.data);
+  });
+
+  it("reads a v1 GatewayPlatformsRegistered in Hermes' meaning of piiSafe: a platform registered raw is not redactable, one registered redacted is", () => {
+    const entry = (platform: string, piiSafe: boolean) => ({ platform, displayName: null, homeChannel: null, piiSafe });
+    const v1 = recorded('GatewayPlatformsRegistered', { platforms: [entry('discord', true), entry('telegram', false)], at: 'x' }, { schemaVersion: 1 });
+    expect(upcastEvent(v1).data).toEqual({ platforms: [entry('discord', false), entry('telegram', true)], at: 'x' });
+    const v2 = recorded('GatewayPlatformsRegistered', { platforms: [entry('discord', false)], at: 'x' }, { schemaVersion: 2 });
+    expect(upcastEvent(v2).data).toEqual(v2.data);
   });
 
   it('returns current events and other types as they are', () => {

@@ -8,8 +8,8 @@ import { specification } from '../support/deciderSpecification.js';
 
 const gateway = specification(gatewayDecider);
 const now = '2026-06-01T12:00:00.000Z';
-const telegram: RegisteredPlatform = { platform: 'telegram', displayName: 'Bot', homeChannel: { chatId: '-100', name: 'Ops' }, piiSafe: false };
-const discord: RegisteredPlatform = { platform: 'discord', displayName: null, homeChannel: null, piiSafe: true };
+const telegram: RegisteredPlatform = { platform: 'telegram', displayName: 'Bot', homeChannel: { chatId: '-100', name: 'Ops' }, piiSafe: true };
+const discord: RegisteredPlatform = { platform: 'discord', displayName: null, homeChannel: null, piiSafe: false };
 const registered = (platforms: RegisteredPlatform[]): GatewayEvent => ({ type: 'GatewayPlatformsRegistered', data: { platforms, at: now } });
 const started: GatewayEvent = {
   type: 'GatewayStarted',
@@ -66,18 +66,15 @@ describe('platformRegistryView', () => {
     expect(view.homeChannels).toEqual([{ platform: 'telegram', chatId: '-100', name: 'Ops' }]);
   });
 
-  it('PII-safe: Discord by default, a registered platform as every live gateway registering it says', () => {
-    expect([...platformRegistryView([]).piiSafePlatforms]).toEqual(['discord']);
-    expect([...platformRegistryView([{ gatewayId: 'a', platforms: [{ ...discord, piiSafe: false }] }]).piiSafePlatforms]).toEqual([]);
-    expect([...platformRegistryView([{ gatewayId: 'a', platforms: [{ ...telegram, piiSafe: true }] }]).piiSafePlatforms].sort()).toEqual([
-      'discord',
-      'telegram',
-    ]);
+  it("piiSafe (ids may be hashed): Hermes' set by default, a registered platform as any live gateway registering it says", () => {
+    expect([...platformRegistryView([]).piiSafePlatforms].sort()).toEqual(['bluebubbles', 'signal', 'telegram', 'whatsapp']);
+    expect(platformRegistryView([{ gatewayId: 'a', platforms: [{ ...discord, piiSafe: true }] }]).piiSafePlatforms.has('discord')).toBe(true);
+    expect(platformRegistryView([{ gatewayId: 'a', platforms: [{ ...telegram, piiSafe: false }] }]).piiSafePlatforms.has('telegram')).toBe(false);
     const split = platformRegistryView([
-      { gatewayId: 'a', platforms: [{ ...telegram, piiSafe: true }] },
-      { gatewayId: 'b', platforms: [telegram] },
+      { gatewayId: 'a', platforms: [{ ...telegram, piiSafe: false }] },
+      { gatewayId: 'b', platforms: [{ ...telegram, piiSafe: true }] },
     ]);
-    expect(split.piiSafePlatforms.has('telegram')).toBe(false);
+    expect(split.piiSafePlatforms.has('telegram')).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { redactChatId, redactSessionKey, redactSourceIds, redactUserId } from '../../src/modules/sessions/domain/piiRedaction.js';
+import { DEFAULT_PII_SAFE_PLATFORMS, redactChatId, redactSessionKey, redactSourceIds, redactUserId } from '../../src/modules/sessions/domain/piiRedaction.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
 
 // sha256("12345") = 5994471abb01…, sha256("-1001234567890") = 150aae61cb00…, sha256("abc") = ba7816bf8f01…
@@ -84,15 +84,13 @@ describe('redactSourceIds', () => {
     });
   });
 
-  it('by default never touches a Discord source', () => {
-    const discord = parseSessionSource({ platform: 'discord', chatType: 'channel', chatId: '222', userId: '111', guildId: '333' });
-    expect(redactSourceIds(discord)).toEqual(discord);
+  it("hashes the ids of any platform it is given: which platforms may be hashed is the prompt's decision", () => {
+    const discord = parseSessionSource({ platform: 'discord', chatType: 'channel', chatId: '222', userId: '111' });
+    expect(redactSourceIds(discord)).toMatchObject({ chatId: redactChatId('222'), userId: redactUserId('111') });
   });
 
-  it('leaves the PII-safe platforms it is given untouched, and only those', () => {
-    const discord = parseSessionSource({ platform: 'discord', chatType: 'channel', chatId: '222', userId: '111' });
-    expect(redactSourceIds(telegram, new Set(['telegram']))).toEqual(telegram);
-    expect(redactSourceIds(discord, new Set(['telegram']))).toMatchObject({ chatId: redactChatId('222'), userId: redactUserId('111') });
+  it("defaults to Hermes' _PII_SAFE_PLATFORMS: WhatsApp, Signal, Telegram and BlueBubbles ids may be hashed, Discord's may not", () => {
+    expect([...DEFAULT_PII_SAFE_PLATFORMS].sort()).toEqual(['bluebubbles', 'signal', 'telegram', 'whatsapp']);
   });
 
   it('keeps absent ids absent', () => {

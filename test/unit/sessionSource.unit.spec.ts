@@ -9,6 +9,12 @@ const rejects = (input: Record<string, unknown>, path: string) => {
 };
 
 describe('SessionSource', () => {
+  it("takes a missing, empty or null chatType as Hermes' default, dm", () => {
+    for (const absent of [{}, { chatType: '' }, { chatType: null }]) {
+      expect(parseSessionSource({ platform: 'telegram', chatId: '1', ...absent }).chatType).toBe('dm');
+    }
+  });
+
   it('needs only platform and chatType; flags default to false', () => {
     expect(parseSessionSource({ platform: 'telegram', chatType: 'dm' })).toEqual({
       platform: 'telegram',
@@ -75,9 +81,7 @@ describe('SessionSource', () => {
       rejects({ platform, chatType: 'dm' }, 'platform');
     });
 
-    it('a missing chatType', () => rejects({ platform: 'telegram' }, 'chatType'));
-
-    it.each(['private', 'DM', ''])('the chatType %j', (chatType) => rejects({ platform: 'telegram', chatType }, 'chatType'));
+    it.each(['private', 'DM', 'Group'])('the chatType %j', (chatType) => rejects({ platform: 'telegram', chatType }, 'chatType'));
 
     it('unknown fields, including snake_case spellings', () => {
       rejects({ platform: 'telegram', chatType: 'dm', chat_id: '1' }, '');

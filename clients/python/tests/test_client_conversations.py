@@ -87,7 +87,10 @@ def test_registered_platforms_reach_the_context_prompt_while_the_gateway_is_live
 
     prompt = client.conversation_context(key, min_position=registered["position"])["prompt"]
     assert 'matrix ("Matrix bridge")' in prompt and '  - matrix: "Ops" (ID: "!ops:example.org")' in prompt
-    assert f"**Session key:** {key}" in prompt
+    assert f'**Session key:** "{key}"' in prompt
+    hermes = client.conversation_context(key, format="hermes", min_position=registered["position"])
+    assert hermes["format"] == "hermes"
+    assert '**Home Channels (default destinations):**\n  - matrix: "Ops" (ID: "!ops:example.org")' in hermes["prompt"]
 
     stopped = client.gateway_stopped(gateway)
     assert "matrix" not in client.conversation_context(key, min_position=stopped["position"])["prompt"]

@@ -105,3 +105,21 @@ def test_the_retry_policy_is_the_typescript_clients() -> None:
     assert retry_delay(0, options, lambda: 0.0) == 0.05 and retry_delay(10, options, lambda: 1.0) == 2.0
     assert never_connected(urllib.error.URLError(ConnectionRefusedError(errno.ECONNREFUSED, "refused")))
     assert not never_connected(ConnectionResetError(errno.ECONNRESET, "reset"))
+
+
+def test_an_entry_names_its_reset_reason_as_hermes_does() -> None:
+    base = {"sessionKey": "agent:main:telegram:dm:1", "sessionId": "20260101_000000_aaaaaaaa", "createdAt": "2026-01-01T00:00:00Z",
+            "updatedAt": "2026-01-01T00:00:00Z", "wasAutoReset": True}  # fmt: skip
+
+    names = {
+        reason: SessionEntry.from_ledger({**base, "autoResetReason": reason}).auto_reset_reason
+        for reason in ("resume_expired", "forced", "idle", "daily", "suspended")
+    }
+
+    assert names == {
+        "resume_expired": "resume_pending_expired",
+        "forced": "session_reset",
+        "idle": "idle",
+        "daily": "daily",
+        "suspended": "suspended",
+    }

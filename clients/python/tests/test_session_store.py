@@ -87,6 +87,9 @@ def test_reset_and_switch(store: LedgerSessionStore, chat_id: str) -> None:
     reset = store.reset_session(first.session_key)
     assert reset is not None and reset.session_id != first.session_id and reset.is_fresh_reset is True
     assert reset.display_name == "Alice" and reset.origin is not None
+    # The gateway's message handler reads the flag on the first message after /reset, once.
+    assert store.get_or_create_session(dm(chat_id)).is_fresh_reset is True
+    assert store.get_or_create_session(dm(chat_id)).is_fresh_reset is False
 
     back = store.switch_session(first.session_key, first.session_id)
     assert back is not None and back.session_id == first.session_id

@@ -67,7 +67,8 @@ export type ConversationEvent =
         at: string;
       };
     }
-  | { type: 'ConversationTouched'; data: { gatewayId: string; at: string } }
+  /** `freshResetConsumed`: this resolve is the first after a /reset, and the one that answered `isFreshReset: true`. Absent before it existed. */
+  | { type: 'ConversationTouched'; data: { gatewayId: string; at: string; freshResetConsumed?: true } }
   | { type: 'Suspended'; data: { reason: string; at: string } }
   | { type: 'ResumeMarked'; data: { reason: ResumeReason; at: string } }
   | { type: 'ResumeCleared'; data: { reason: 'turn_completed' | 'manual' | 'drained'; at: string } }

@@ -33,7 +33,10 @@ export interface RegisteredPlatform {
   displayName: string | null;
   /** Where scheduled-job output for this platform goes by default. */
   homeChannel: { chatId: string; name: string } | null;
-  /** The context prompt shows this platform's user and chat ids raw even when it redacts PII (mentions need them). */
+  /**
+   * Hermes' `pii_safe`: this platform's user and chat ids may be hashed when the context prompt redacts PII (nothing
+   * there needs a raw id to mention someone). Stored with the inverse meaning before v2 (gatewayPlatformsRegisteredV2).
+   */
   piiSafe: boolean;
 }
 

@@ -1,11 +1,12 @@
 // Every event type's schema history in one list: what readers upcast through and which version writers stamp.
 import type { EventUpcaster } from './eventUpcaster.js';
 import { FIRST_SCHEMA_VERSION } from './eventUpcaster.js';
+import { gatewayPlatformsRegisteredV2 } from './gatewayPlatformsRegisteredV2.js';
 import { rolledBackV2 } from './rolledBackV2.js';
 import { transcriptRewoundV2 } from './transcriptRewoundV2.js';
 
 /** Add a step here when an event's shape changes; the decider and folds then see only the newest shape. */
-export const eventUpcasters: readonly EventUpcaster[] = [transcriptRewoundV2, rolledBackV2];
+export const eventUpcasters: readonly EventUpcaster[] = [transcriptRewoundV2, rolledBackV2, gatewayPlatformsRegisteredV2];
 
 export class EventSchemaHistory {
   private readonly steps = new Map<string, Map<number, EventUpcaster>>();

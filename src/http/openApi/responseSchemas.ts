@@ -923,6 +923,13 @@ export const sharedResponseSchemas: Record<string, object> = {
       "redactPii": {
         "type": "boolean"
       },
+      "format": {
+        "type": "string",
+        "enum": [
+          "ledger",
+          "hermes"
+        ]
+      },
       "isolation": {
         "type": "object",
         "properties": {
@@ -946,6 +953,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "sessionKey",
       "sessionId",
       "redactPii",
+      "format",
       "isolation",
       "prompt"
     ]
@@ -1376,6 +1384,12 @@ export const sharedResponseSchemas: Record<string, object> = {
           "null"
         ]
       },
+      "hermesEndReason": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
       "turnCount": {
         "type": "number"
       },
@@ -1442,6 +1456,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "updatedAt",
       "endedAt",
       "endReason",
+      "hermesEndReason",
       "turnCount",
       "counters",
       "messageCount",

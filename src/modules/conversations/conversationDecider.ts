@@ -260,7 +260,8 @@ export function decideConversation(command: ConversationCommand, state: Conversa
       }
       const idleSeconds = (Date.parse(now) - Date.parse(state.updatedAt)) / 1000;
       if (state.gatewayId !== gatewayId || state.isFreshReset || idleSeconds >= touchIntervalSecondsUnder(policy, command.touchIntervalSeconds)) {
-        return [...reported, { type: 'ConversationTouched', data: { gatewayId, at: now } }];
+        const touched = { gatewayId, at: now, ...(state.isFreshReset ? { freshResetConsumed: true as const } : {}) };
+        return [...reported, { type: 'ConversationTouched', data: touched }];
       }
       return reported;
     }
@@ -354,6 +355,9 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     case 'PruneConversation': {
       if (state.status === 'absent' || state.suspended) return [];
       if (state.queue.slot || state.queue.overflow.length > 0) return [];
+      // Hermes' prune_old_entries never drops a session with an active background process; the reset guard's
+      // bg_process_max_age_hours cut-off is for resets only: a pruned key would lose the process's conversation.
+      if (state.backgroundProcessSince !== null) return [];
       if (Date.parse(state.updatedAt) >= Date.parse(command.olderThan)) return [];
       return [{ type: 'ConversationPruned', data: { idleSince: state.updatedAt, at: command.now } }];
     }

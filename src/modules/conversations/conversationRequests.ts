@@ -48,6 +48,8 @@ export const contextQuerySchema = z.strictObject({
     .regex(/^[a-z0-9_,-]{0,512}$/, 'connectedPlatforms is a comma-separated list of platform names')
     .optional()
     .transform((value) => (value ? value.split(',').filter(Boolean) : undefined)),
+  /** `hermes`: the block byte for byte as Hermes' build_session_context_prompt renders it; `ledger` (default): the service's own. */
+  format: z.enum(['ledger', 'hermes']).default('ledger'),
   minPosition: z.string().optional(),
 });
 

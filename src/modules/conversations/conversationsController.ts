@@ -14,6 +14,7 @@ import { ReadsProjections } from '../../http/readYourWrites.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
 import { livePlatformRegistry } from '../gateways/queries/livePlatformRegistry.js';
 import { CommandContext, requestMetadata } from '../commandContext.js';
+import { hermesContextPromptFor } from '../sessions/domain/hermesContextPromptFor.js';
 import { sessionContextPrompt } from '../sessions/domain/sessionContextPrompt.js';
 import { sessionDecider } from '../sessions/sessionDecider.js';
 import { ChangeConversationCommand, type ConversationChange, type ConversationChangeResult } from './commands/changeConversation.js';
@@ -128,12 +129,20 @@ export class ConversationsController {
   @ApiQuery({
     name: 'redactPii',
     required: false,
-    description: 'true: user and chat ids hashed (not on PII-safe platforms: Discord, or those a gateway registered piiSafe); names stay (default false)',
+    description:
+      "true: user and chat ids hashed on the platforms where they may be (Hermes' default whatsapp, signal, telegram, bluebubbles, or as a live gateway registered piiSafe); names stay (default false)",
   })
   @ApiQuery({
     name: 'connectedPlatforms',
     required: false,
     description: 'Comma-separated platforms the agent can also reach, listed besides the registered ones',
+  })
+  @ApiQuery({
+    name: 'format',
+    required: false,
+    enum: ['ledger', 'hermes'],
+    description:
+      "ledger (default): the service's block. hermes: Hermes' build_session_context_prompt byte for byte (its untrusted-metadata preface, delivery options and platform notes, no session key or id)",
   })
   @ApiQuery({
     name: 'minPosition',
@@ -154,14 +163,19 @@ export class ConversationsController {
     };
     const { sessionId } = conversation.state;
     const session = await this.commandContext.streams.load(sessionStreamName(sessionId, tenant), sessionDecider);
-    const prompt = sessionContextPrompt(conversation.state.origin, {
-      redactPii: query.redactPii,
-      connectedPlatforms: query.connectedPlatforms,
-      flags: isolation,
-      registry: await livePlatformRegistry(this.readModels, this.commandContext.streams, tenant),
-      session: { sessionKey, sessionId, startedAt: session.state.createdAt ?? conversation.state.createdAt },
-    });
-    return { sessionKey, sessionId, redactPii: query.redactPii, isolation, prompt };
+    const registry = await livePlatformRegistry(this.readModels, this.commandContext.streams, tenant);
+    const origin = conversation.state.origin;
+    const prompt =
+      query.format === 'hermes'
+        ? hermesContextPromptFor(origin, { redactPii: query.redactPii, connectedPlatforms: query.connectedPlatforms, flags: isolation, registry })
+        : sessionContextPrompt(origin, {
+            redactPii: query.redactPii,
+            connectedPlatforms: query.connectedPlatforms,
+            flags: isolation,
+            registry,
+            session: { sessionKey, sessionId, startedAt: session.state.createdAt ?? conversation.state.createdAt },
+          });
+    return { sessionKey, sessionId, redactPii: query.redactPii, format: query.format, isolation, prompt };
   }
 
   private change(key: string, change: ConversationChange, request: Request): Promise<ConversationChangeResult> {

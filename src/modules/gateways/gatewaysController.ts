@@ -50,7 +50,7 @@ export const platformsRequestSchema = z.strictObject({
         displayName: promptLabel.nullable().default(null),
         /** Where scheduled-job output for this platform goes by default. */
         homeChannel: z.strictObject({ chatId: chatIdSchema, name: promptLabel }).nullable().default(null),
-        /** Show this platform's user and chat ids raw even when the prompt redacts PII; omitted: true for discord only. */
+        /** Hermes' `pii_safe`: this platform's ids may be hashed when the prompt redacts PII; omitted: Hermes' default (whatsapp, signal, telegram, bluebubbles). */
         piiSafe: z.boolean().optional(),
       }),
     )
@@ -112,12 +112,12 @@ export class GatewaysController {
   @Put('platforms')
   @ApiOperation({
     summary:
-      'Register the platforms the gateway is connected to (display name, home channel, PII-safe ids): the whole list replaces the last; the same list again appends nothing',
+      'Register the platforms the gateway is connected to (display name, home channel, whether ids may be hashed: piiSafe): the whole list replaces the last; the same list again appends nothing',
   })
   @DocumentedBody(platformsRequestSchema, undefined, {
     platforms: [
-      { platform: 'telegram', displayName: 'Hermes on Telegram', homeChannel: { chatId: '-1001234567890', name: 'Ops room' }, piiSafe: false },
-      { platform: 'discord', displayName: null, homeChannel: null, piiSafe: true },
+      { platform: 'telegram', displayName: 'Hermes on Telegram', homeChannel: { chatId: '-1001234567890', name: 'Ops room' }, piiSafe: true },
+      { platform: 'discord', displayName: null, homeChannel: null, piiSafe: false },
     ],
   })
   platforms(@Param('gatewayId') gatewayId: string, @ValidBody(platformsRequestSchema) body: z.infer<typeof platformsRequestSchema>, @Req() request: Request) {

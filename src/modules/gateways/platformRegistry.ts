@@ -10,9 +10,9 @@ export interface LiveGatewayPlatforms {
 
 /**
  * Gateways are taken in id order, so the same registrations always give the same view (and the same prompt bytes):
- * a platform's display name and home channel are the first gateway's that gives one. A platform's ids count as
- * PII-safe only if every live gateway registering it says so; a platform none registers keeps the default
- * (Discord's ids raw, every other platform's redacted).
+ * a platform's display name and home channel are the first gateway's that gives one. A platform's ids may be hashed
+ * (Hermes' `pii_safe`) if any live gateway registering it says so, the cautious reading of gateways that disagree; a
+ * platform none registers keeps Hermes' default (WhatsApp, Signal, Telegram, BlueBubbles hashed, the others raw).
  */
 export function platformRegistryView(gateways: readonly LiveGatewayPlatforms[]): PlatformRegistryView {
   const ordered = [...gateways].sort((a, b) => (a.gatewayId < b.gatewayId ? -1 : a.gatewayId > b.gatewayId ? 1 : 0));
@@ -23,7 +23,7 @@ export function platformRegistryView(gateways: readonly LiveGatewayPlatforms[]):
     for (const entry of platforms) {
       if (!displayNames.get(entry.platform)) displayNames.set(entry.platform, entry.displayName);
       if (entry.homeChannel && !homeChannels.has(entry.platform)) homeChannels.set(entry.platform, { platform: entry.platform, ...entry.homeChannel });
-      piiSafe.set(entry.platform, (piiSafe.get(entry.platform) ?? true) && entry.piiSafe);
+      piiSafe.set(entry.platform, (piiSafe.get(entry.platform) ?? false) || entry.piiSafe);
     }
   }
   const byPlatform = (a: { platform: string }, b: { platform: string }) => (a.platform < b.platform ? -1 : a.platform > b.platform ? 1 : 0);

@@ -3,13 +3,13 @@ import type { BoundConversationEntryRow } from '../../projections/sessionsIndex/
 
 export type CostStatus = 'estimated' | 'unknown';
 
-export type SessionEntryView = Omit<BoundConversationEntryRow, 'tenant' | 'carried'> & {
-  /** Hermes' historical expiry barrier: nothing here ever sets it. */
-  expiryFinalized: false;
+export type SessionEntryView = Omit<BoundConversationEntryRow, 'tenant' | 'carried' | 'expired'> & {
+  /** Hermes' expiry barrier: the reset sweep ended the current session and no message has come since (as GET /v1/conversations/{key} says). */
+  expiryFinalized: boolean;
   costStatus: CostStatus;
 };
 
 export function toSessionEntryView(row: BoundConversationEntryRow): SessionEntryView {
-  const { tenant: _tenant, carried: _carried, ...entry } = row;
-  return { ...entry, expiryFinalized: false, costStatus: row.estimatedCostUsd > 0 ? 'estimated' : 'unknown' };
+  const { tenant: _tenant, carried: _carried, expired, ...entry } = row;
+  return { ...entry, expiryFinalized: (expired ?? null) !== null, costStatus: row.estimatedCostUsd > 0 ? 'estimated' : 'unknown' };
 }

@@ -1,5 +1,6 @@
 // How a session's folded state is shown: the summary, the timeline (what a checkpoint captures), the state at a point in time.
 import { toArray } from './chunkedList.js';
+import { hermesEndReason } from './domain/hermesEndReasons.js';
 import type { SessionState } from './sessionState.js';
 
 /** The summary of GET /v1/sessions/{id}: everything but the transcript, memory and checkpoint lists. */
@@ -13,6 +14,8 @@ export function sessionSummary(state: SessionState, revision: number, position: 
     updatedAt: state.updatedAt,
     endedAt: state.endedAt,
     endReason: state.endReason,
+    /** The same reason in Hermes' name (`session_reset`, `session_switch`, `resume_pending_expired`, …). */
+    hermesEndReason: hermesEndReason(state.endReason),
     turnCount: state.turnCount,
     counters: state.counters,
     messageCount: liveMessageCount(state),

@@ -1,4 +1,5 @@
 // The index in Hermes' sessions.json shape: session_key → SessionEntry, snake_case, as the Python gateway reads it.
+import { hermesEndReason } from './domain/hermesEndReasons.js';
 import type { CarriedEntryFields } from '../../events/conversation/conversationEvents.js';
 import type { ChatType, SessionSource } from '../../events/conversation/sessionSource.js';
 import type { BoundConversationEntryRow } from '../../projections/sessionsIndex/conversationEntryRow.js';
@@ -99,7 +100,7 @@ function ledgerFieldsOf(entry: SessionEntryView): SessionsJsonEntry {
     cost_status: entry.costStatus,
     last_prompt_tokens: entry.lastPromptTokens,
     was_auto_reset: entry.wasAutoReset,
-    auto_reset_reason: entry.autoResetReason,
+    auto_reset_reason: hermesEndReason(entry.autoResetReason),
     reset_had_activity: entry.resetHadActivity,
     is_fresh_reset: entry.isFreshReset,
     expiry_finalized: entry.expiryFinalized,

@@ -3,6 +3,7 @@ import { EntitySchema } from 'typeorm';
 import type { CarriedEntryFields, ResumeReason } from '../../events/conversation/conversationEvents.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
 import type { ResetPolicy } from '../../events/conversation/resetPolicy.js';
+import type { ConversationState } from '../../modules/conversations/conversationState.js';
 import { type SessionCounterColumns, sessionCounterColumns } from './sessionCounterColumns.js';
 
 export interface ConversationEntryRow extends SessionCounterColumns {
@@ -32,6 +33,8 @@ export interface ConversationEntryRow extends SessionCounterColumns {
   carried: CarriedEntryFields | null;
   /** The conversation's own reset policy (a resolve's options.resetPolicy); null: the server's. */
   resetPolicy: ResetPolicy | null;
+  /** The reset sweep ended the current session (SessionExpired) and no message has come since: Hermes' expiry_finalized. */
+  expired: ConversationState['expired'];
 }
 
 /** An entry as the queries hand it out: they leave out entries not yet bound to a session. */
@@ -61,6 +64,7 @@ export const ConversationEntryEntity = new EntitySchema<ConversationEntryRow>({
     isFreshReset: { name: 'is_fresh_reset', type: 'boolean' },
     carried: { name: 'carried_fields', type: 'jsonb', nullable: true },
     resetPolicy: { name: 'reset_policy', type: 'jsonb', nullable: true },
+    expired: { type: 'jsonb', nullable: true },
     ...sessionCounterColumns,
   },
 });

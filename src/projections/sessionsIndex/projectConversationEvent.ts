@@ -50,6 +50,7 @@ function conversationStateOf(row: ConversationEntryRow): OpenConversation {
     isFreshReset: row.isFreshReset,
     carried: row.carried,
     resetPolicy: row.resetPolicy,
+    expired: row.expired ?? null,
   };
   if (row.sessionId === null) return { ...opened, sessionId: null, createdAt: isoOrNull(row.createdAt) };
   // SessionBound sets both, and entryRowOf writes both.
@@ -80,6 +81,7 @@ function entryRowOf(tenant: string, sessionKey: string, state: OpenConversation)
     isFreshReset: state.isFreshReset,
     carried: state.carried,
     resetPolicy: state.resetPolicy,
+    expired: state.expired,
   };
 }
 

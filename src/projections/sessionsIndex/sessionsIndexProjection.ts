@@ -24,8 +24,8 @@ const conversationEventTypes: Record<ConversationEventType, boolean> = {
   RoutingEntryImported: true,
   // The reset sweep finds conversations with a policy of their own by it.
   ResetPolicySet: true,
-  // An expired session's record is ended by its own SessionEnded; the entry changes at the next binding.
-  SessionExpired: false,
+  // The entry says expiry_finalized until the next binding; the session's record is ended by its own SessionEnded.
+  SessionExpired: true,
   BackgroundActivityReported: false,
   RestartInterrupted: false,
   MessageQueued: false,

@@ -141,6 +141,8 @@ class ContextResponse(TypedDict):
     sessionKey: str
     sessionId: str
     redactPii: bool
+    format: Literal["ledger", "hermes"]
+    """``hermes``: the prompt is Hermes' ``build_session_context_prompt`` byte for byte."""
     isolation: SessionIsolation
     """The isolation the conversation was resolved with."""
     prompt: str
@@ -379,7 +381,8 @@ class GatewayPlatformInput(TypedDict, total=False):
     homeChannel: Optional[HomeChannel]
     """Where scheduled-job output for this platform goes by default."""
     piiSafe: bool
-    """Show this platform's ids raw in a redacted prompt; omitted: true for discord only."""
+    """Hermes' ``pii_safe``: this platform's ids may be hashed in a redacted prompt; omitted: Hermes' default
+    (whatsapp, signal, telegram, bluebubbles)."""
 
 
 class GatewayPlatform(TypedDict):
@@ -512,6 +515,8 @@ class SessionView(TypedDict):
     updatedAt: str
     endedAt: Optional[str]
     endReason: Optional[str]
+    hermesEndReason: Optional[str]
+    """``endReason`` as Hermes names it (``session_reset``, ``session_switch``, ``resume_pending_expired``, ...)."""
     turnCount: int
     counters: Counters
     messageCount: int

@@ -86,7 +86,7 @@ class LedgerClient:
     # Conversations
     def resolve_session(
         self,
-        source: Union[SessionSource, api.LedgerSource, Mapping[str, Any]],
+        source: Any,
         *,
         force_new: bool = False,
         options: Optional[api.ResolveOptions] = None,
@@ -96,11 +96,13 @@ class LedgerClient:
     ) -> api.ResolveResponse:
         """Gets or creates the session for a message's source (race-free: one session per conversation).
 
-        ``source`` is a :class:`SessionSource` (Hermes' names; its ``profile`` becomes ``options.agent``) or the
-        service's own ``source`` object. ``activity`` reports the gateway's oldest live background process, which
+        ``source`` is a :class:`SessionSource`, Hermes' own ``SessionSource`` or anything with its attribute names
+        (its ``profile`` becomes ``options.agent``), or the service's own ``source`` object. ``activity`` reports the gateway's oldest live background process, which
         keeps a reset policy from resetting the conversation (docs/reset-policies.md).
         """
         resolve_options: dict[str, Any] = dict(options or {})
+        if not isinstance(source, Mapping):
+            source = SessionSource.coerce(source)
         if isinstance(source, SessionSource):
             if source.agent is not None:
                 resolve_options.setdefault("agent", source.agent)
@@ -174,10 +176,15 @@ class LedgerClient:
         *,
         redact_pii: Optional[bool] = None,
         connected_platforms: Optional[Sequence[str]] = None,
+        format: Optional[str] = None,
         min_position: Optional[int] = None,
     ) -> api.ContextResponse:
-        """The "Current Session Context" prompt block of the conversation."""
-        query = {"redactPii": redact_pii, "connectedPlatforms": list(connected_platforms) if connected_platforms else None}
+        """The "Current Session Context" prompt block of the conversation; ``format="hermes"`` gives Hermes' own bytes."""
+        query = {
+            "redactPii": redact_pii,
+            "connectedPlatforms": list(connected_platforms) if connected_platforms else None,
+            "format": format,
+        }
         return cast(
             api.ContextResponse,
             self._call("conversation_context", {"key": session_key}, query=query, min_position=min_position),
@@ -414,7 +421,7 @@ class LedgerClient:
     def gateway_platforms(
         self, gateway_id: str, platforms: Sequence[api.GatewayPlatformInput], *, idempotency_key: Optional[str] = None
     ) -> api.GatewayPlatformsResponse:
-        """Registers the gateway's whole platform list (display names, home channels, PII-safe ids) for the context
+        """Registers the gateway's whole platform list (display names, home channels, whether ids may be hashed: ``piiSafe``) for the context
         prompt; the same list again appends nothing (``changed`` false)."""
         body = {"platforms": [dict(platform) for platform in platforms]}
         return cast(

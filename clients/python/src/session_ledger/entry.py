@@ -21,6 +21,19 @@ def optional_local_time(value: Optional[str]) -> Optional[datetime]:
     return local_time(value) if value else None
 
 
+# The service's reset reasons in the names Hermes writes (its auto_reset_reason and state.db end_reason).
+HERMES_RESET_REASONS = {
+    "reset": "session_reset",
+    "switch": "session_switch",
+    "forced": "session_reset",
+    "resume_expired": "resume_pending_expired",
+}
+
+
+def hermes_reset_reason(reason: Optional[str]) -> Optional[str]:
+    return HERMES_RESET_REASONS.get(reason, reason) if reason else reason
+
+
 def _iso(value: Optional[datetime]) -> Optional[str]:
     return value.isoformat() if value else None
 
@@ -96,7 +109,7 @@ class SessionEntry:
             cost_status=entry.get("costStatus") or "unknown",
             last_prompt_tokens=int(entry.get("lastPromptTokens") or 0),
             was_auto_reset=was_auto_reset,
-            auto_reset_reason=entry.get("autoResetReason"),
+            auto_reset_reason=hermes_reset_reason(entry.get("autoResetReason")),
             reset_had_activity=bool(entry.get("resetHadActivity", False)),
             prev_session_id=previous,
             is_fresh_reset=bool(entry.get("isFreshReset", False)),

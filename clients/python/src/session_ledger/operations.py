@@ -59,7 +59,7 @@ OPERATIONS: dict[str, Operation] = {
     "mark_resume_pending": Operation("POST", "/v1/conversations/{key}/resume-pending", body=("reason",), safe_to_repeat=True),
     "clear_resume_pending": Operation("DELETE", "/v1/conversations/{key}/resume-pending", safe_to_repeat=True),
     "conversation_context": Operation(
-        "GET", "/v1/conversations/{key}/context", query=("redactPii", "connectedPlatforms"), safe_to_repeat=True
+        "GET", "/v1/conversations/{key}/context", query=("redactPii", "connectedPlatforms", "format"), safe_to_repeat=True
     ),
     "conversation_events": Operation(
         "GET", "/v1/conversations/{key}/events", query=("fromRevision", "limit"), safe_to_repeat=True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Mapping, Optional
 
 # Hermes' snake_case names and the service's camelCase names of the fields both know.
@@ -83,6 +83,24 @@ class SessionSource:
         if self.scope_id:
             source["guildId"] = str(self.scope_id)
         return source
+
+    @classmethod
+    def coerce(cls, source: Any) -> "SessionSource":
+        """This class from anything with Hermes' ``SessionSource`` attribute names: Hermes' own class (its
+        ``Platform`` enum included), a look-alike, or this class itself. An attribute the object lacks takes
+        Hermes' default, as Hermes' own duck-typed readers do."""
+        if isinstance(source, cls):
+            return source
+        if isinstance(source, Mapping):
+            raise TypeError("a mapping is not a SessionSource: use SessionSource.from_dict (Hermes' layout) or from_ledger")
+        if getattr(source, "platform", None) is None:
+            raise TypeError(f"{type(source).__name__} has no platform: not a SessionSource")
+        values = {spec.name: getattr(source, spec.name) for spec in fields(cls) if hasattr(source, spec.name)}
+        values["platform"] = platform_name(values["platform"])
+        for name in ("chat_id", "user_id", "user_id_alt", "chat_id_alt", "thread_id", "scope_id", "guild_id", "parent_chat_id", "message_id"):
+            if values.get(name) is not None and not isinstance(values[name], str):
+                values[name] = str(values[name])
+        return cls(**values)
 
     @classmethod
     def from_ledger(cls, source: Mapping[str, Any]) -> "SessionSource":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Iterator, Mapping as MappingABC
 from datetime import datetime, timedelta
 from typing import Any, Callable, Mapping, Optional, cast
 
@@ -17,13 +18,19 @@ from .client import LedgerClient
 from .entry import SessionEntry
 from .errors import LedgerError, LedgerNetworkError
 from .hermes_messages import from_ledger_message, to_ledger_message
-from .source import SessionSource
+from .session_key import session_key_for
+from .source import SessionSource, platform_name
 
 logger = logging.getLogger("session_ledger.store")
 
 # Hermes' transcript may hold bookkeeping rows (``session_meta``: tools, model, platform) that are not messages:
 # they are kept as the session's memory entry ``hermes.<role>``, the latest one per role.
 BOOKKEEPING_MEMORY_PREFIX = "hermes."
+# Hermes-process state kept per session as memory entries: a new session (reset, automatic reset) starts without it.
+MODEL_OVERRIDE_MEMORY = BOOKKEEPING_MEMORY_PREFIX + "model_override"
+EXPIRY_FINALIZED_MEMORY = BOOKKEEPING_MEMORY_PREFIX + "expiry_finalized"
+# Hermes' PERSISTABLE_MODEL_OVERRIDE_KEYS: never credentials.
+PERSISTABLE_MODEL_OVERRIDE_KEYS = ("model", "provider", "base_url")
 _LIST_PAGE = 500
 
 
@@ -53,6 +60,8 @@ class LedgerSessionStore:
         group_sessions_per_user: Optional[bool] = None,
         thread_sessions_per_user: Optional[bool] = None,
         background_process_since_fn: Optional[Callable[[SessionSource], Optional[datetime]]] = None,
+        has_active_processes_fn: Optional[Callable[[str], bool]] = None,
+        agent_name: str = "main",
         client: Optional[LedgerClient] = None,
         **client_options: Any,
     ) -> None:
@@ -60,6 +69,12 @@ class LedgerSessionStore:
         self.config = config
         self.gateway_id = gateway_id
         self.background_process_since_fn = background_process_since_fn
+        self._has_active_processes_fn = has_active_processes_fn
+        self.agent_name = agent_name
+        # Hermes' config looks policies up by its Platform enum: the one each platform name came with.
+        self._platforms: dict[str, Any] = {}
+        # Sessions this process finalized: what the service's entry does not say (see set_expiry_finalized).
+        self._finalized: set[tuple[str, str]] = set()
         self._isolation: api.ResolveOptions = {}
         group = group_sessions_per_user if group_sessions_per_user is not None else getattr(config, "group_sessions_per_user", None)
         thread = thread_sessions_per_user if thread_sessions_per_user is not None else getattr(config, "thread_sessions_per_user", None)
@@ -72,7 +87,10 @@ class LedgerSessionStore:
     def get_or_create_session(self, source: SessionSource, force_new: bool = False, touch_activity: bool = True) -> SessionEntry:
         """The conversation's current session, created on first contact; a suspended one is replaced by a new
         session, a resume mark keeps it (within the service's freshness window). Concurrent calls for one
-        conversation, from any number of processes, get one session."""
+        conversation, from any number of processes, get one session. ``source`` may be Hermes' own
+        ``SessionSource`` (its ``Platform`` enum included) or anything with its attribute names."""
+        ledger_source = SessionSource.coerce(source)
+        self._platforms.setdefault(platform_name(source.platform), source.platform)
         options: api.ResolveOptions = dict(self._isolation)  # type: ignore[assignment]
         policy = self._reset_policy_for(source)
         if policy is not None:
@@ -81,8 +99,10 @@ class LedgerSessionStore:
         if self.background_process_since_fn is not None:
             since = self.background_process_since_fn(source)
             activity = {"backgroundProcessSince": since.astimezone().isoformat() if since is not None else None}
-        answer = self.client.resolve_session(source, force_new=force_new, options=options or None, gateway_id=self.gateway_id, activity=activity)
-        entry = SessionEntry.from_ledger(answer["entry"])
+        answer = self.client.resolve_session(
+            ledger_source, force_new=force_new, options=options or None, gateway_id=self.gateway_id, activity=activity
+        )
+        entry = self._entry_of(answer["entry"])
         # This resolve's own account of a replacement (the entry's flags say the same for the session it created).
         entry.reset_notice = answer.get("notice")
         return entry
@@ -114,7 +134,7 @@ class LedgerSessionStore:
     def reset_session(self, session_key: str, display_name: Optional[str] = None) -> Optional[SessionEntry]:
         """``/new``: a new session id; None when the key has no entry. The display name stays the conversation's."""
         try:
-            return SessionEntry.from_ledger(self.client.reset_conversation(session_key)["entry"])
+            return self._entry_of(self.client.reset_conversation(session_key)["entry"])
         except LedgerError as error:
             if _missing(error):
                 return None
@@ -124,7 +144,7 @@ class LedgerSessionStore:
         """``/resume``: points the key at one of its conversation's earlier sessions, reopening it. None when the
         key has no entry, or the session is not one of this conversation's."""
         try:
-            return SessionEntry.from_ledger(self.client.switch_session(session_key, target_session_id)["entry"])
+            return self._entry_of(self.client.switch_session(session_key, target_session_id)["entry"])
         except LedgerError as error:
             if _missing(error):
                 return None
@@ -221,7 +241,7 @@ class LedgerSessionStore:
     # The index
     def list_sessions(self, active_minutes: Optional[int] = None) -> list[SessionEntry]:
         """Every routing entry (or those active in the last ``active_minutes``), most recent activity first."""
-        return [SessionEntry.from_ledger(entry) for entry in self._entries(active_minutes)]
+        return [self._entry_of(entry) for entry in self._ledger_entries(active_minutes)]
 
     def lookup_by_session_id(self, session_id: str) -> Optional[SessionEntry]:
         """The routing entry whose current session this is, if any."""
@@ -234,13 +254,13 @@ class LedgerSessionStore:
             if _missing(error):
                 return None
             raise
-        return SessionEntry.from_ledger(entry) if entry["sessionId"] == session_id else None
+        return self._entry_of(entry) if entry["sessionId"] == session_id else None
 
     def lookup_by_session_key(self, session_key: str) -> Optional[SessionEntry]:
         if not session_key:
             return None
         conversation = self._conversation(session_key)
-        return SessionEntry.from_ledger(conversation) if conversation is not None else None
+        return self._entry_of(conversation) if conversation is not None else None
 
     def peek_session_id(self, session_key: str) -> Optional[str]:
         entry = self.lookup_by_session_key(session_key)
@@ -278,7 +298,130 @@ class LedgerSessionStore:
                 marked += 1
         return marked
 
+    # What Hermes' gateway (gateway/run.py) also calls
+    def set_model_override(self, session_key: str, override: Optional[Mapping[str, Any]]) -> None:
+        """Keeps (or clears, with None or nothing persistable) the ``/model`` override of the key's current
+        session: ``model``, ``provider`` and ``base_url`` only, never credentials. A new session starts without one."""
+        session_id = self.peek_session_id(session_key)
+        if session_id is None:
+            return
+        cleaned = _persistable_model_override(override)
+        if cleaned == self._model_override_of(session_id):
+            return
+        if cleaned is None:
+            self.client.remove_memory(session_id, MODEL_OVERRIDE_MEMORY)
+        else:
+            self.client.set_memory(session_id, MODEL_OVERRIDE_MEMORY, cleaned)
+
+    def get_model_override(self, session_key: str) -> Optional[dict[str, str]]:
+        """The ``/model`` override kept for the key's current session, if any."""
+        session_id = self.peek_session_id(session_key)
+        return None if session_id is None else self._model_override_of(session_id)
+
+    def set_expiry_finalized(self, entry: Any, *, clear_model_override: bool = True) -> None:
+        """The expiry watcher finalized ``entry`` (a ``SessionEntry``, Hermes' or this package's): its flag is set,
+        kept with the session (memory entry ``hermes.expiry_finalized``) and answered by this store's entries for
+        that session; ``clear_model_override`` drops the session's ``/model`` override, a conversation boundary."""
+        entry.expiry_finalized = True
+        if clear_model_override:
+            entry.model_override = None
+        self._finalized.add((entry.session_key, entry.session_id))
+        try:
+            self.client.set_memory(entry.session_id, EXPIRY_FINALIZED_MEMORY, {"at": datetime.now().astimezone().isoformat()})
+            if clear_model_override and self._model_override_of(entry.session_id) is not None:
+                self.client.remove_memory(entry.session_id, MODEL_OVERRIDE_MEMORY)
+        except LedgerError as error:
+            if not _missing(error):
+                raise
+
+    def is_session_finalizable(self, entry: Any) -> bool:
+        """Whether the expiry watcher will ever finalize ``entry``: its reset policy (from ``config``) is not
+        ``none``. No config, or a policy that cannot be read, answers False, as in Hermes."""
+        try:
+            return self._reset_policy_of(entry).mode != "none"
+        except Exception:
+            return False
+
+    def has_platform_message_id(self, session_id: str, platform_message_id: str) -> bool:
+        """Whether the session's transcript (rewound and rewritten-away messages included) holds a message with
+        this ``platform_message_id`` (or the older ``message_id`` key): the gateway's guard against recording a
+        retried inbound message twice."""
+        if not session_id or not platform_message_id:
+            return False
+        try:
+            transcript = self.client.get_transcript(session_id, include_deleted=True)
+        except LedgerError as error:
+            if _missing(error):
+                return False
+            raise
+        wanted = str(platform_message_id)
+        for message in transcript["messages"]:
+            hermes = from_ledger_message(message)
+            if wanted in (str(hermes.get("platform_message_id")), str(hermes.get("message_id"))):
+                return True
+        return False
+
+    def _generate_session_key(self, source: Any) -> str:
+        """The key the service gives ``source`` under this store's isolation settings (Hermes'
+        ``build_session_key``), worked out here without a request."""
+        ledger_source = SessionSource.coerce(source)
+        return session_key_for(
+            ledger_source,
+            group_sessions_per_user=bool(self._isolation.get("groupSessionsPerUser", True)),
+            thread_sessions_per_user=bool(self._isolation.get("threadSessionsPerUser", False)),
+            agent=self.agent_name,
+        )
+
+    def _is_session_expired(self, entry: Any) -> bool:
+        """Whether ``entry``'s reset policy (from ``config``) has expired it by now, judged from ``updated_at``
+        alone: never while ``has_active_processes_fn`` says the session has work (or cannot tell). The service
+        applies the same policy at the next resolve and in its sweep."""
+        if self._has_active_processes(entry.session_key):
+            return False
+        try:
+            policy = self._reset_policy_of(entry)
+        except Exception:
+            return False
+        return _policy_expired(policy, entry.updated_at, datetime.now())
+
+    @property
+    def _entries(self) -> "_LedgerEntries":
+        """Hermes' ``_entries`` (session key → ``SessionEntry``), read from the service at each access."""
+        return _LedgerEntries(self)
+
+    def _ensure_loaded(self) -> None:
+        """Hermes loads its file before reading ``_entries``; here every read asks the service."""
+
     # Internals
+    def _entry_of(self, entry: Mapping[str, Any]) -> SessionEntry:
+        converted = SessionEntry.from_ledger(entry)
+        if (converted.session_key, converted.session_id) in self._finalized:
+            converted.expiry_finalized = True
+        return converted
+
+    def _model_override_of(self, session_id: str) -> Optional[dict[str, str]]:
+        try:
+            entries = self.client.get_memory(session_id)["entries"]
+        except LedgerError as error:
+            if _missing(error):
+                return None
+            raise
+        kept = next((item for item in entries if item["name"] == MODEL_OVERRIDE_MEMORY), None)
+        return _persistable_model_override(kept["value"]) if kept is not None else None
+
+    def _reset_policy_of(self, entry: Any) -> Any:
+        platform = entry.platform
+        return self.config.get_reset_policy(platform=self._platforms.get(platform_name(platform), platform), session_type=entry.chat_type)
+
+    def _has_active_processes(self, session_key: str) -> bool:
+        if self._has_active_processes_fn is None:
+            return False
+        try:
+            return bool(self._has_active_processes_fn(session_key))
+        except Exception as error:
+            logger.warning("has_active_processes_fn failed for %s; keeping the session: %s", session_key, error)
+            return True
+
     def _conversation(self, session_key: str) -> Optional[api.ConversationResponse]:
         try:
             return self.client.get_conversation(session_key)
@@ -287,7 +430,7 @@ class LedgerSessionStore:
                 return None
             raise
 
-    def _entries(self, active_minutes: Optional[int]) -> list[api.LedgerEntry]:
+    def _ledger_entries(self, active_minutes: Optional[int]) -> list[api.LedgerEntry]:
         entries: list[api.LedgerEntry] = []
         cursor: Optional[str] = None
         while True:
@@ -300,3 +443,52 @@ class LedgerSessionStore:
     def _keep_bookkeeping(self, session_id: str, row: Mapping[str, Any]) -> None:
         role = str(row.get("role") or "unknown")
         self.client.set_memory(session_id, BOOKKEEPING_MEMORY_PREFIX + role, dict(row))
+
+
+class _LedgerEntries(MappingABC):  # type: ignore[type-arg]
+    """A read-only view of the routing index with the shape of Hermes' ``SessionStore._entries`` dict."""
+
+    def __init__(self, store: LedgerSessionStore) -> None:
+        self._store = store
+
+    def __getitem__(self, session_key: str) -> SessionEntry:
+        entry = self._store.lookup_by_session_key(session_key)
+        if entry is None:
+            raise KeyError(session_key)
+        return entry
+
+    def __contains__(self, session_key: object) -> bool:
+        return isinstance(session_key, str) and self._store.lookup_by_session_key(session_key) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([entry.session_key for entry in self._store.list_sessions()])
+
+    def __len__(self) -> int:
+        return len(self._store.list_sessions())
+
+    def items(self):  # type: ignore[no-untyped-def, override]
+        return [(entry.session_key, entry) for entry in self._store.list_sessions()]
+
+    def values(self):  # type: ignore[no-untyped-def, override]
+        return self._store.list_sessions()
+
+
+def _persistable_model_override(override: Any) -> Optional[dict[str, str]]:
+    if not isinstance(override, Mapping):
+        return None
+    cleaned = {key: str(value) for key, value in override.items() if key in PERSISTABLE_MODEL_OVERRIDE_KEYS and value not in (None, "")}
+    return cleaned or None
+
+
+def _policy_expired(policy: Any, updated_at: datetime, now: datetime) -> bool:
+    """Hermes' idle and daily rules on naive local times: idle past ``idle_minutes``, or last active before
+    today's ``at_hour`` (yesterday's, before that hour)."""
+    mode = getattr(policy, "mode", "none")
+    if mode in ("idle", "both") and now > updated_at + timedelta(minutes=float(policy.idle_minutes)):
+        return True
+    if mode in ("daily", "both"):
+        boundary = now.replace(hour=int(policy.at_hour), minute=0, second=0, microsecond=0)
+        if now < boundary:
+            boundary -= timedelta(days=1)
+        return updated_at < boundary
+    return False

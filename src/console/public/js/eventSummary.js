@@ -144,7 +144,11 @@ const SUMMARIES = {
     if (!Array.isArray(d.platforms)) return '';
     if (d.platforms.length === 0) return 'no platforms';
     const each = (entry) =>
-      join(valueText(entry?.platform), when(entry?.homeChannel?.name, `home ${quoted(entry?.homeChannel?.name)}`), entry?.piiSafe === true ? '(raw ids)' : '');
+      join(
+        valueText(entry?.platform),
+        when(entry?.homeChannel?.name, `home ${quoted(entry?.homeChannel?.name)}`),
+        entry?.piiSafe === true ? '(ids may be hashed)' : '',
+      );
     return clip(d.platforms.map(each).join(', '));
   },
   JobScheduled: (d) => join(valueText(d.task?.name) || valueText(d.jobId), when(d.nextRunAt, `· next ${valueText(d.nextRunAt)}`)),

@@ -6,7 +6,7 @@ import { effectiveResetPolicy } from '../resetPolicy/effectiveResetPolicy.js';
 import { policyResetMayBeDue, type SessionWork } from '../resetPolicy/policyExpiry.js';
 import { autoResetNotice } from '../resetPolicy/resetNotice.js';
 import { loadSessionWork } from '../sessionWork.js';
-import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
+import { type ConversationEvent, conversationStreamName } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
 import { CommandContext } from '../../commandContext.js';
@@ -162,7 +162,7 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
       autoResetReason: wasAutoReset ? reason : null,
       resetHadActivity,
       notice,
-      entry: conversationEntry(conversation, session.state),
+      entry: { ...conversationEntry(conversation, session.state), isFreshReset: consumedFreshReset(result.events) },
       position,
     };
   }
@@ -228,4 +228,13 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
     const session = await this.commandContext.streams.load(sessionStreamName(state.sessionId, tenant), sessionDecider);
     return session.state.turnCount > 0;
   }
+}
+
+/**
+ * Hermes' gateway reads `is_fresh_reset` from the entry of the first message after a /reset and consumes it there
+ * (session:start, skills injected again). Here the resolve that consumes it answers it: its append carries the mark,
+ * so under a race only the resolve whose append won sees it, and an Idempotency-Key retry replays that answer.
+ */
+function consumedFreshReset(events: readonly ConversationEvent[]): boolean {
+  return events.some((event) => event.type === 'ConversationTouched' && event.data.freshResetConsumed === true);
 }

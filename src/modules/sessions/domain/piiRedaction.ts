@@ -30,17 +30,14 @@ export function redactSessionKey(sessionKey: string): string {
 }
 
 /**
- * Platforms whose ids the prompt shows raw when no live gateway registered them: Discord, whose `<@id>` mentions
- * need them. A registration (PUT /v1/gateways/{id}/platforms, `piiSafe`) decides for the platforms it names.
+ * Hermes' `_PII_SAFE_PLATFORMS`: where ids may be hashed when no live gateway registered the platform, because
+ * nothing there needs a raw id to mention someone (Discord's `<@id>` does, so Discord is not one). A registration
+ * (PUT /v1/gateways/{id}/platforms, `piiSafe`) decides for the platforms it names.
  */
-export const DEFAULT_PII_SAFE_PLATFORMS: ReadonlySet<string> = new Set(['discord']);
+export const DEFAULT_PII_SAFE_PLATFORMS: ReadonlySet<string> = new Set(['whatsapp', 'signal', 'telegram', 'bluebubbles']);
 
-/**
- * The source with user and chat ids hashed; names, topics and thread ids are left as they are.
- * A source on a PII-safe platform comes back untouched: the agent needs raw ids to write mentions there.
- */
-export function redactSourceIds(source: SessionSource, piiSafePlatforms: ReadonlySet<string> = DEFAULT_PII_SAFE_PLATFORMS): SessionSource {
-  if (piiSafePlatforms.has(source.platform)) return source;
+/** The source with user and chat ids hashed; names, topics and thread ids are left as they are. */
+export function redactSourceIds(source: SessionSource): SessionSource {
   const user = (id: string | undefined) => (id ? redactUserId(id) : id);
   const chat = (id: string | undefined) => (id ? redactChatId(id) : id);
   return {

@@ -24,7 +24,8 @@ const flag = z.preprocess(absentAsUndefined, z.boolean().default(false));
 export const sessionSourceSchema = z
   .strictObject({
     platform: requiredField(z.string().regex(/^[a-z0-9_-]{1,32}$/, 'platform must match ^[a-z0-9_-]{1,32}$')),
-    chatType: requiredField(z.enum(chatTypes)),
+    // Hermes' SessionSource defaults chat_type to "dm".
+    chatType: z.preprocess(absentAsUndefined, z.enum(chatTypes).default('dm')),
     chatId: optionalId,
     chatName: optionalText,
     userId: optionalId,
