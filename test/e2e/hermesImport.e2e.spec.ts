@@ -1,5 +1,5 @@
 // `session-ledger import hermes <home>` on a Hermes home the test writes: conversations, transcripts, flags and jobs carry over; a re-run adds nothing.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -255,6 +255,32 @@ for (const backend of e2eBackends()) {
         const legacy = await texts('20260305_100000_wa100003');
         expect(legacy).toContain('written to the jsonl fallback');
         expect(legacy.indexOf('a line with no timestamp')).toBeLessThan(legacy.indexOf('still in order'));
+
+        // A later Hermes home whose key the ledger has by now: its session is imported unbound, and the report says
+        // so with the switch that binds it.
+        const later = await mkdtemp(join(tmpdir(), 'hermes-later-'));
+        try {
+          const key = 'agent:main:telegram:dm:5550001';
+          const entry = { session_key: key, session_id: '20260306_090000_wa200001', updated_at: '2026-03-06T09:00:00', platform: 'telegram', chat_type: 'dm' };
+          await mkdir(join(later, 'sessions'));
+          await writeFile(
+            join(later, 'sessions', 'sessions.json'),
+            JSON.stringify({ [key]: { ...entry, origin: { platform: 'telegram', chat_id: '5550001', chat_type: 'dm' } } }),
+          );
+          await writeFile(join(later, 'sessions', '20260306_090000_wa200001.jsonl'), `${JSON.stringify({ role: 'user', content: 'a day later' })}\n`);
+          const second = await runLedgerCli(walStorage.env, ['import', 'hermes', later]);
+          expect(second.code, second.stderr).toBe(0);
+          const secondReport = JSON.parse(second.stdout);
+          expect(secondReport).toMatchObject({ conversations: { imported: [], alreadyThere: [key] }, sessions: { imported: 1 } });
+          expect(secondReport.leftOut).toContainEqual({
+            item: `conversation ${key}`,
+            reason: expect.stringContaining(
+              `were imported without being bound to it; to carry on in Hermes' current session, POST /v1/conversations/${enc(key)}/switch {"sessionId": "20260306_090000_wa200001"}`,
+            ),
+          });
+        } finally {
+          await rm(later, { recursive: true, force: true });
+        }
       } finally {
         await walStorage.dispose();
       }

@@ -86,14 +86,16 @@ export async function applyHermesImport(
     turns: 0,
     messages: 0,
     jobs: { imported: [], alreadyThere: [], refused: [] },
-    leftOut: plan.leftOut,
+    leftOut: [...plan.leftOut],
     position: 0,
     nothingNew: true,
   };
 
+  const importedSessions = new Set<string>();
   for (const stream of plan.streams) {
     const written = options.dryRun ? ((await streamExists(store, stream.streamName)) ? 'already' : 0) : await writeStream(store, stream, metadata);
     const isNew = written !== 'already';
+    if (isNew && stream.kind === 'session') importedSessions.add(stream.id);
     if (stream.kind === 'conversation') (isNew ? report.conversations.imported : report.conversations.alreadyThere).push(stream.id);
     else if (isNew) report.sessions.imported += 1;
     else report.sessions.alreadyThere += 1;
@@ -104,6 +106,21 @@ export async function applyHermesImport(
       report.messages += turns.reduce((sum, event) => sum + (event.data.messages as unknown[]).length, 0);
     }
     report.position = Math.max(report.position, written);
+  }
+
+  // A key the ledger already has keeps its own history: the Hermes sessions imported for it stay unbound, and the
+  // report says so, with the call that binds Hermes' current session (a switch, written like any other).
+  for (const key of report.conversations.alreadyThere) {
+    const planned = plan.conversations.find((conversation) => conversation.sessionKey === key);
+    const unbound = planned?.sessionIds.filter((id) => importedSessions.has(id)) ?? [];
+    if (!planned || unbound.length === 0) continue;
+    report.leftOut.push({
+      item: `conversation ${key}`,
+      reason:
+        `already in the ledger: it keeps its own sessions, display name and counters, and Hermes' session(s) ${unbound.join(', ')} ` +
+        `were imported without being bound to it; to carry on in Hermes' current session, POST /v1/conversations/${encodeURIComponent(key)}/switch ` +
+        `{"sessionId": "${planned.sessionId}"}`,
+    });
   }
 
   // Jobs go through the jobs module's own import (schedules parsed, JOB_EXISTS for ids taken), one at a time so
