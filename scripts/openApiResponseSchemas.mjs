@@ -1,10 +1,10 @@
-// Generates src/http/openApi/responseSchemas.ts from the client's LedgerResponses type: the OpenAPI document's success
+// Generates src/http/openApi/generated/responseSchemas.ts from the client's LedgerResponses type: the OpenAPI document's success
 // response schemas. `npm run openapi:schemas` writes it; test/unit/openApiResponseSchemas.unit.spec.ts fails when it is stale.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createGenerator } from 'ts-json-schema-generator';
 
-export const OUTPUT = 'src/http/openApi/responseSchemas.ts';
+export const OUTPUT = 'src/http/openApi/generated/responseSchemas.ts';
 
 /** The file's text: JSON Schema 2020-12 per operation, shared definitions under components.schemas. */
 export function responseSchemasSource() {

@@ -27,9 +27,8 @@ export class AppModule {
   static register(dependencies: AppDependencies): DynamicModule {
     return {
       module: AppModule,
-      // Fastify's router prefers a fixed path segment to a parameter whatever the order (/v1/jobs/fires over
-      // /v1/jobs/:id) and refuses a second route for one method and path at start; the order below is kept from
-      // Express's days, where it mattered (runtime's /v1/conversations/… after conversations').
+      // The order below does not decide routing: Fastify's router prefers a fixed path segment to a parameter
+      // (/v1/jobs/fires over /v1/jobs/:id) and refuses a second route for one method and path at start.
       imports: [
         CqrsModule.forRoot(),
         InfrastructureModule.register(dependencies),

@@ -35,20 +35,20 @@ function nestLogger(logger: Logger): LoggerService {
  */
 const MAX_PARAM_LENGTH = 65_536;
 
-/** Fastify as Express was: routes matched case-insensitively and with or without a trailing slash, Node's timeouts. */
+/** Routes matched case-insensitively and with or without a trailing slash; Node's own timeouts. */
 function fastifyAdapter(logger: Logger): FastifyAdapter {
   return new FastifyAdapter({
     routerOptions: {
       caseSensitive: false,
       ignoreTrailingSlash: true,
       maxParamLength: MAX_PARAM_LENGTH,
-      // Express's query parser: repeated names become lists, a malformed escape stays as sent.
+      // Repeated names become lists; a malformed escape stays as sent.
       querystringParser: (query) => parseQueryString(query),
     },
     // A `__proto__` or `constructor` member is data here (hostileInput): body-parser keeps it, so does the service.
     onProtoPoisoning: 'ignore',
     onConstructorPoisoning: 'ignore',
-    // Node's own defaults, which Express kept: Fastify's are 72 s and none.
+    // Node's own defaults (Fastify's are 72 s and none): a client's idle keep-alive and a slow request end alike everywhere.
     keepAliveTimeout: 5_000,
     requestTimeout: 300_000,
     // X-Request-Id in (when well formed) and out: see requestLogging.

@@ -1,5 +1,5 @@
 // What each operation answers on success, by operation name: the client's methods return these, and the service's
-// OpenAPI document takes its success response schemas from them (generated: see src/http/openApi/responseSchemas.ts).
+// OpenAPI document takes its success response schemas from them (generated: see src/http/openApi/generated/responseSchemas.ts).
 import type * as Admin from './adminApiTypes.js';
 import type * as Api from './ledgerApiTypes.js';
 import type * as Runtime from './runtimeApiTypes.js';

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 export type Request = FastifyRequest<{ Querystring: Record<string, string | string[] | undefined>; Params: Record<string, string> }>;
 export type Response = FastifyReply;
 
-/** The URL's path, without its query string (Express's `request.path`). */
+/** The URL's path, without its query string. */
 export function requestPath(request: { url: string }): string {
   const query = request.url.indexOf('?');
   return query === -1 ? request.url : request.url.slice(0, query);

@@ -20,7 +20,7 @@ export function jsonBodies(fastify: FastifyInstance, options: { limit: string; j
     });
   };
   // The route gate has refused a write whose body is not JSON: what reaches a parser is JSON (or a body on a
-  // method whose body means nothing), and body-parser itself skips a body of another type, as it did under Express.
+  // method whose body means nothing), and body-parser itself skips a body of another type.
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (request, _payload, done) => read(request, done));
   fastify.addHook('preValidation', (request, _reply, done) => {
@@ -28,8 +28,8 @@ export function jsonBodies(fastify: FastifyInstance, options: { limit: string; j
       const refusal = limitJsonDepth(request.body, options.jsonDepth) ?? rejectUnsupportedCharacters(request.body, request.query);
       done(refusal ?? undefined);
     };
-    // Fastify reads no body on GET or HEAD; Express's body-parser did, and refused one too large, malformed or too
-    // deep the same as on a write. Read here (rarely: a GET carries a body only from a confused or hostile client).
+    // Fastify reads no body on GET or HEAD; a body sent with one is still refused when too large, malformed or too
+    // deep, as on a write. Read here (rarely: a GET carries a body only from a confused or hostile client).
     if ((request.method === 'GET' || request.method === 'HEAD') && hasBody(request.headers)) {
       read(request, (error, body) => {
         if (error) return done(error);

@@ -3,7 +3,7 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { ledgerOperations } from '../../client/ledgerOperations.js';
 import { errorCodesOf } from './errorCatalog.js';
-import { operationResponseSchemas, sharedResponseSchemas } from './responseSchemas.js';
+import { operationResponseSchemas, sharedResponseSchemas } from './generated/responseSchemas.js';
 
 type Json = Record<string, unknown>;
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
