@@ -121,6 +121,7 @@ for (const backend of e2eBackends()) {
         ['GET', '/v1/conversations/{key}/runtime', `/v1/conversations/${k}/runtime`],
         ['GET', '/v1/conversations/{key}/runtime/pending', `/v1/conversations/${k}/runtime/pending`],
         ['GET', '/v1/sessions/by-key/{key}', `/v1/sessions/by-key/${k}`],
+        ['GET', '/v1/conversations/{key}/entry', `/v1/conversations/${k}/entry`],
         ['GET', '/v1/sessions/{id}', `/v1/sessions/${s}`],
         ['DELETE', '/v1/sessions/{id}', `/v1/sessions/${childId}`],
         ['GET', '/v1/sessions/{id}/record', `/v1/sessions/${s}/record`],
