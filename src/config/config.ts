@@ -326,7 +326,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
 function resetRulesOf(env: Environment): ResetRules {
   return {
     default: env.SESSION_RESET ? jsonVariable('SESSION_RESET', env.SESSION_RESET, resetPolicySchema) : noResetRules.default,
-    byPlatform: env.SESSION_RESET_BY_PLATFORM ? jsonVariable('SESSION_RESET_BY_PLATFORM', env.SESSION_RESET_BY_PLATFORM, resetPoliciesByPlatformSchema) : {},
+    byPlatform: env.SESSION_RESET_BY_PLATFORM
+      ? jsonVariable('SESSION_RESET_BY_PLATFORM', env.SESSION_RESET_BY_PLATFORM, resetPoliciesByPlatformSchema)
+      : new Map(),
     byType: env.SESSION_RESET_BY_TYPE ? jsonVariable('SESSION_RESET_BY_TYPE', env.SESSION_RESET_BY_TYPE, resetPoliciesByTypeSchema) : {},
     timeZone: env.SESSION_RESET_TIMEZONE,
   };

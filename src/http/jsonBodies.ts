@@ -3,11 +3,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import bodyParser from 'body-parser';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { LedgerError } from '../errors/ledgerError.js';
 import { limitJsonDepth } from './jsonDepth.js';
 import { hasBody } from './routeGate.js';
 import { rejectUnsupportedCharacters } from './unsupportedCharacters.js';
 
 type ParsedRequest = IncomingMessage & { body?: unknown };
+
+const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 * 1024 };
+
+/** BODY_LIMIT in bytes, as body-parser reads it (`1mb` is 1024 × 1024; a bare number is bytes). */
+export function bodyLimitBytes(limit: string): number {
+  const [, amount, unit] = /^(\d+)(b|kb|mb)?$/i.exec(limit) ?? [];
+  if (amount === undefined) throw new Error(`not a body size: ${limit}`);
+  return Number(amount) * UNITS[(unit ?? 'b').toLowerCase()]!;
+}
 
 export function jsonBodies(fastify: FastifyInstance, options: { limit: string; jsonDepth: number }): void {
   const parseJson = bodyParser.json({ limit: options.limit, strict: false });
@@ -21,6 +31,21 @@ export function jsonBodies(fastify: FastifyInstance, options: { limit: string; j
   };
   // The route gate has refused a write whose body is not JSON: what reaches a parser is JSON (or a body on a
   // method whose body means nothing), and body-parser itself skips a body of another type.
+  // A body declared too large is refused from its Content-Length, before a byte of it is read: body-parser would read
+  // (and drop) every declared byte before answering, holding the connection up to the request timeout. The
+  // connection closes after the answer, as the rest of the body is never read.
+  const limitBytes = bodyLimitBytes(options.limit);
+  fastify.addHook('onRequest', (request, reply, done) => {
+    const declared = request.headers['content-length'];
+    if (declared === undefined || !/^\d+$/.test(declared) || Number(declared) <= limitBytes) return done();
+    reply.raw.setHeader('Connection', 'close');
+    done(
+      new LedgerError('PAYLOAD_TOO_LARGE', `the request body declares ${declared} bytes (Content-Length); the limit is BODY_LIMIT (${limitBytes} bytes)`, 413, {
+        limit: limitBytes,
+        contentLength: Number(declared),
+      }),
+    );
+  });
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('*', (request, _payload, done) => read(request, done));
   fastify.addHook('preValidation', (request, _reply, done) => {

@@ -5,6 +5,11 @@ import { ValidationError } from '../errors/ledgerError.js';
 // with a database error (a 500) after validation passed, so they are a 400 at the door instead.
 const UNSUPPORTED = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** Whether PostgreSQL can store (and compare) the text: no NUL, no unpaired UTF-16 surrogate. */
+export function isStorableText(text: string): boolean {
+  return !UNSUPPORTED.test(text);
+}
+
 interface Visit {
   value: object;
   key: string | number;

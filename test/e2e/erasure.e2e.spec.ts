@@ -1,5 +1,6 @@
 // Erasure over real HTTP: a person's words and ids leave every table of the log and the read models, the skeleton stays, and nobody else is touched.
 import { randomBytes, randomInt } from 'node:crypto';
+import { CommandBus } from '@nestjs/cqrs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quoteIdentifier } from '../../src/database/migrate.js';
 import type { SqlPool } from '../../src/database/sqlPool.js';
@@ -9,6 +10,7 @@ import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { gatewayStreamName } from '../../src/events/gateway/gatewayEvents.js';
 import { STATE_CACHE } from '../../src/app/tokens.js';
 import { createLogger } from '../../src/logging/logger.js';
+import { ResolveSessionCommand } from '../../src/modules/conversations/commands/resolveSession.js';
 import { ErasureCacheEviction } from '../../src/modules/erasure/erasureCacheEviction.js';
 import { ERASURE_LOG_STREAM } from '../../src/events/erasure/erasureLogEvents.js';
 import { allProjections } from '../../src/projections/allProjections.js';
@@ -201,22 +203,16 @@ for (const backend of e2eBackends()) {
 
       // Refused: a write token, a malformed body, an unknown key; nothing changes.
       expect((await erase({ sessionKey: key }, WRITER)).body.error.code).toBe('INSUFFICIENT_SCOPE');
-      for (const body of [
-        {},
-        { sessionKey: 42 },
-        { sessionKey: key, extra: true },
-        { sessionKey: '' },
-        { sessionKey: 'a\u001bb' },
-        { sessionKey: key, tenant: 'Not A Tenant' },
-      ]) {
+      for (const body of [{}, { sessionKey: 42 }, { sessionKey: key, extra: true }, { sessionKey: '' }, { sessionKey: key, tenant: 'Not A Tenant' }]) {
         const refused = await erase(body);
         expect(refused.status, JSON.stringify(body)).toBe(400);
         // A control character may already be refused by the edge's character check.
         expect(['VALIDATION_FAILED', 'UNSUPPORTED_CHARACTER']).toContain(refused.body.error.code);
       }
-      const unknown = await erase({ sessionKey: `${key}0` });
-      expect(unknown.status).toBe(404);
-      expect(unknown.body.error.code).toBe('CONVERSATION_NOT_FOUND');
+      for (const sessionKey of [`${key}0`, 'a\u001bb']) {
+        const unknown = await erase({ sessionKey });
+        expect([unknown.status, unknown.body.error.code], sessionKey).toEqual([404, 'CONVERSATION_NOT_FOUND']);
+      }
       expect((await ok('GET', `/v1/sessions/${first}/transcript?includeDeleted=true`)).messages.length).toBeGreaterThan(0);
 
       const erased = await erase({ sessionKey: key });
@@ -332,6 +328,31 @@ for (const backend of e2eBackends()) {
         await fresh.destroy();
         await freshDatabase.dispose();
       }
+    });
+
+    it('refuses ids with a control character at the resolve, naming the field, and erases a conversation stored under such an id before', async () => {
+      const { marker, source } = person('c');
+      for (const field of ['chatId', 'userId', 'threadId', 'chatIdAlt']) {
+        for (const id of ['77\n88', '77\r88', '77\u001b88', '77\u007f88']) {
+          const refused = await call('POST', '/v1/sessions/resolve', { source: { ...source, chatType: 'thread', [field]: id } });
+          expect([refused.status, refused.body.error.code], `${field} ${JSON.stringify(id)}`).toEqual([400, 'VALIDATION_FAILED']);
+          expect(refused.body.error.details).toEqual([expect.objectContaining({ path: `source.${field}` })]);
+        }
+      }
+      // A conversation a resolve took such an id for, before they were refused: written past the edge's check.
+      const stored = await service.app.get(CommandBus).execute(
+        new ResolveSessionCommand({ ...source, chatType: 'dm', isBot: false, roleAuthorized: false, chatId: `77\n${source.chatId}` }, {}, false, 'default', {
+          actor: 'test',
+        }),
+      );
+      expect(stored.sessionKey).toContain('\n');
+      await ok('POST', `/v1/sessions/${stored.sessionId}/turns`, { messages: [{ role: 'user', content: `my word ${marker}` }] });
+      expect((await call('GET', `/v1/conversations/${enc(stored.sessionKey)}`)).body.error.code).toBe('INVALID_SESSION_KEY');
+      const erased = await erase({ sessionKey: stored.sessionKey });
+      expect(erased.status, erased.text).toBe(200);
+      await caughtUp(head);
+      expect((await ok('GET', `/v1/search?q=${marker}`, undefined, READER)).hits).toEqual([]);
+      expect(await traces([marker])).toEqual([]);
     });
 
     it("turns a gateway's home channel that is the person's own chat into the erasure's pseudonym, in the log, the caches and the registry the prompt shows", async () => {

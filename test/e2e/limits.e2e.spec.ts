@@ -1,4 +1,5 @@
 // Every configurable limit over real HTTP: its own 4xx code, and a refused request writes nothing.
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
@@ -58,6 +59,39 @@ for (const backend of e2eBackends()) {
       await refused(413, 'PAYLOAD_TOO_LARGE', 'POST', `/v1/sessions/${sessionId}/turns`, {
         body: { messages: [{ role: 'user', content: 'x'.repeat(20_000) }] },
       });
+    });
+
+    it('body size: a Content-Length beyond BODY_LIMIT is refused with 413 at once, before any of the body is read', async () => {
+      const { sessionId } = await newSession();
+      const before = await service.lastPosition();
+      const { port } = new URL(service.url);
+      const started = Date.now();
+      // Declares 100 MB and sends 16 bytes of it: the answer must not wait for the rest.
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        let text = '';
+        const timer = setTimeout(() => {
+          socket.destroy();
+          resolve(text);
+        }, 5_000);
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (text += chunk));
+        socket.on('error', reject);
+        socket.on('close', () => {
+          clearTimeout(timer);
+          resolve(text);
+        });
+        socket.write(
+          `POST /v1/sessions/${sessionId}/turns HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n{"messages": [  `,
+        );
+      });
+      expect(Date.now() - started).toBeLessThan(4_000);
+      expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
+      expect(answer).toMatch(/connection: close/i);
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string; message: string; details: unknown } };
+      expect(body.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { limit: 16_384, contentLength: 100_000_000 } });
+      expect(body.error.message).toMatch(/BODY_LIMIT/);
+      expect(await service.lastPosition()).toBe(before);
     });
 
     it('messages per turn: 413 TOO_MANY_MESSAGES beyond MAX_MESSAGES_PER_TURN', async () => {

@@ -40,7 +40,7 @@ for (const backend of e2eBackends()) {
             telegram: { mode: 'idle', idle_minutes: THREE_SECONDS },
             api_server: { mode: 'idle', idle_minutes: THREE_SECONDS },
             nightly: { mode: 'daily', at_hour: 4 },
-          }),
+          }).replace('{', `{"__proto__": ${JSON.stringify({ mode: 'idle', idle_minutes: THREE_SECONDS })},`),
           SESSION_RESET_TIMEZONE: 'America/New_York',
           SESSION_RESET_SWEEP_INTERVAL_MS: '0',
           RUNTIME_WATCHDOG_INTERVAL_MS: '0',
@@ -87,6 +87,20 @@ for (const backend of e2eBackends()) {
       });
       // The next message stays on the new session.
       expect((await resolve('telegram', chatId)).body).toMatchObject({ sessionId: reset.body.sessionId, created: false, wasAutoReset: false });
+    });
+
+    it('platforms named like Object members are platforms like any other: __proto__ has its own policy, constructor the default', async () => {
+      const proto = await resolve('__proto__', freshChat());
+      const unlisted = await Promise.all(['constructor', 'tostring', 'hasownproperty'].map((platform) => resolve(platform, freshChat())));
+      clock.advance(3_001);
+      const reset = await resolve('__proto__', proto.body.entry.origin.chatId);
+      expect([reset.status, reset.text]).toEqual([201, expect.any(String)]);
+      expect(reset.body).toMatchObject({ created: true, wasAutoReset: true, autoResetReason: 'idle' });
+      clock.advance(366 * 86_400_000);
+      for (const first of unlisted) {
+        const again = await resolve(first.body.entry.origin.platform, first.body.entry.origin.chatId);
+        expect([again.status, again.body.sessionId, again.body.wasAutoReset], again.text).toEqual([200, first.body.sessionId, false]);
+      }
     });
 
     it('no notice on an excluded platform, nor for a session that had no turn', async () => {

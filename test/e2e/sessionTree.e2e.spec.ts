@@ -102,6 +102,19 @@ for (const backend of e2eBackends()) {
       expect((await post(`/v1/sessions/${root.sessionId}/children`, { agentName: 'bad name!' })).status).toBe(400);
     });
 
+    it('refuses a forged page cursor holding a NUL with 400 INVALID_CURSOR, in children and subtree listings', async () => {
+      const root = await newRoot();
+      await child(root.sessionId);
+      await child(root.sessionId);
+      for (const listing of ['children', 'tree']) {
+        const page = await read(`/v1/sessions/${root.sessionId}/${listing}?limit=1`);
+        const parts = JSON.parse(Buffer.from(page.body.nextCursor as string, 'base64url').toString('utf8')) as string[];
+        const forged = Buffer.from(JSON.stringify(parts.map((part) => `${part}\u0000`))).toString('base64url');
+        const answer = await read(`/v1/sessions/${root.sessionId}/${listing}?cursor=${forged}`);
+        expect([answer.status, answer.body.error?.code], `${listing}: ${answer.text}`).toEqual([400, 'INVALID_CURSOR']);
+      }
+    });
+
     it('forks at a checkpoint or now into a self-contained child that outlives its parent', async () => {
       const root = await newRoot();
       const parent = await child(root.sessionId, 'planner');

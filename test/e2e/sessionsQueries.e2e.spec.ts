@@ -177,6 +177,22 @@ for (const backend of e2eBackends()) {
       expect((await get('/v1/sessions?surprise=1')).status).toBe(400);
     });
 
+    it('refuses a forged cursor the database could not compare (a NUL in its key, a date outside years 1-9999) with 400 INVALID_CURSOR', async () => {
+      const forged = (updatedAt: string, sessionKey: string) => Buffer.from(JSON.stringify({ updatedAt, sessionKey })).toString('base64url');
+      for (const cursor of [
+        forged('2026-03-01T09:00:00.000Z', 'agent:main:cli:dm:a\u0000b'),
+        forged('2026-03-01T09:00:00.000Z', 'agent:main:cli:dm:\ud800'),
+        forged('0000-01-01T00:00:00.000Z', 'agent:main:cli:dm:1'),
+        forged('9999-12-31T23:59:59.999-23:59', 'agent:main:cli:dm:1'),
+      ]) {
+        const answer = await get(`/v1/sessions?cursor=${cursor}`);
+        expect([answer.status, answer.body.error?.code], `${Buffer.from(cursor, 'base64url').toString()}: ${answer.text}`).toEqual([400, 'INVALID_CURSOR']);
+      }
+      // The earliest and the latest dates the database holds are cursors like any other.
+      for (const updatedAt of ['0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z'])
+        expect((await get(`/v1/sessions?cursor=${forged(updatedAt, 'agent:main:cli:dm:1')}`)).status).toBe(200);
+    });
+
     it('finds an entry by its URL-encoded key at /v1/conversations/{key}/entry and at its first path /v1/sessions/by-key/{key}, or answers 404 CONVERSATION_NOT_FOUND', async () => {
       for (const path of [(key: string) => `/v1/conversations/${enc(key)}/entry`, (key: string) => `/v1/sessions/by-key/${enc(key)}`]) {
         const odd = await get(path('agent:main:telegram:dm:a%3Ab/c'));

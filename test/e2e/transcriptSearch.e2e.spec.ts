@@ -305,6 +305,12 @@ for (const backend of e2eBackends()) {
       await refused('q=x&since=yesterday', 'VALIDATION_FAILED');
       await refused('q=x&since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z', 'VALIDATION_FAILED');
       await refused('q=x&cursor=not-ours', 'INVALID_CURSOR');
+      // Dates the database cannot hold: year 0, or past 9999 once the offset is applied.
+      for (const date of ['0000-01-01T00:00:00Z', '9999-12-31T23:59:59-23:59', '0001-01-01T00:00:00%2B01:00']) {
+        await refused(`q=x&since=${date}`, 'VALIDATION_FAILED');
+        await refused(`q=x&until=${date}`, 'VALIDATION_FAILED');
+      }
+      expect((await call('GET', '/v1/search?q=x&since=0001-01-01T00:00:00Z&until=9999-12-31T23:59:59Z')).status).toBe(200);
       await refused('q=x&groupBy=turn', 'VALIDATION_FAILED');
       await refused('q=x&unknown=1', 'VALIDATION_FAILED');
       for (const q of ['"unclosed phrase', "it's (a) <-> b & !c | d:* ''", 'or OR - term', 'x\\"y\\\\', 'a-b_c.d/e@f']) {

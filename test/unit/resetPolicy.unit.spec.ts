@@ -20,7 +20,7 @@ describe('the policy shape', () => {
       notify_exclude_platforms: ['api_server', 'webhook'],
       bg_process_max_age_hours: 24,
     });
-    expect(loadConfig({}).sessions.reset).toEqual({ default: defaultResetPolicy, byPlatform: {}, byType: {}, timeZone: 'UTC' });
+    expect(loadConfig({}).sessions.reset).toEqual({ default: defaultResetPolicy, byPlatform: new Map(), byType: {}, timeZone: 'UTC' });
   });
 
   it('takes a null field as its default, as Hermes reads a YAML null, and fractions of a minute', () => {
@@ -35,7 +35,7 @@ describe('the policy shape', () => {
       SESSION_RESET_TIMEZONE: 'Europe/Berlin',
     });
     expect(config.sessions.reset.default.mode).toBe('both');
-    expect(config.sessions.reset.byPlatform.telegram).toMatchObject({ mode: 'idle', idle_minutes: 60 });
+    expect(config.sessions.reset.byPlatform.get('telegram')).toMatchObject({ mode: 'idle', idle_minutes: 60 });
     expect(config.sessions.reset.byType.group).toMatchObject({ mode: 'daily', at_hour: 6 });
     expect(config.sessions.reset.timeZone).toBe('Europe/Berlin');
     const refusals: Array<[Record<string, string>, RegExp]> = [
@@ -44,7 +44,9 @@ describe('the policy shape', () => {
       [{ SESSION_RESET: '{"at_hour":24}' }, /SESSION_RESET\.at_hour/],
       [{ SESSION_RESET: '{"idle_minutes":0}' }, /SESSION_RESET\.idle_minutes/],
       [{ SESSION_RESET: '{"mode":"idle","idle_minute":5}' }, /SESSION_RESET: .*idle_minute/],
-      [{ SESSION_RESET_BY_PLATFORM: '{"Tele gram":{}}' }, /SESSION_RESET_BY_PLATFORM/],
+      [{ SESSION_RESET_BY_PLATFORM: '{"Tele gram":{}}' }, /SESSION_RESET_BY_PLATFORM\.Tele gram: platform names/],
+      [{ SESSION_RESET_BY_PLATFORM: '{"telegram":{"mode":"weekly"}}' }, /SESSION_RESET_BY_PLATFORM\.telegram\.mode/],
+      [{ SESSION_RESET_BY_PLATFORM: '[]' }, /SESSION_RESET_BY_PLATFORM: a JSON object/],
       [{ SESSION_RESET_BY_TYPE: '{"channelz":{}}' }, /SESSION_RESET_BY_TYPE/],
       [{ SESSION_RESET_TIMEZONE: 'Mars/Olympus' }, /SESSION_RESET_TIMEZONE/],
     ];
@@ -58,7 +60,10 @@ describe('the policy shape', () => {
 describe('precedence', () => {
   const rules = {
     default: policy({ mode: 'both' }),
-    byPlatform: { telegram: policy({ mode: 'idle' }) },
+    byPlatform: new Map([
+      ['telegram', policy({ mode: 'idle' })],
+      ['__proto__', policy({ mode: 'idle' })],
+    ]),
     byType: { group: policy({ mode: 'daily' }) },
     timeZone: 'UTC',
   };
@@ -67,6 +72,14 @@ describe('precedence', () => {
     expect(effectiveResetPolicy(rules, { platform: 'discord', chatType: 'group' }, null).mode).toBe('daily');
     expect(effectiveResetPolicy(rules, { platform: 'discord', chatType: 'dm' }, null).mode).toBe('both');
     expect(effectiveResetPolicy(rules, { platform: 'telegram', chatType: 'group' }, policy({ mode: 'none' })).mode).toBe('none');
+  });
+
+  it('reads a platform named like an Object member as a platform: its own entry, else the chat type or the default', () => {
+    expect(effectiveResetPolicy(rules, { platform: '__proto__', chatType: 'dm' }, null).mode).toBe('idle');
+    expect(effectiveResetPolicy(rules, { platform: 'constructor', chatType: 'dm' }, null).mode).toBe('both');
+    expect(effectiveResetPolicy(rules, { platform: 'constructor', chatType: 'group' }, null).mode).toBe('daily');
+    const configured = loadConfig({ SESSION_RESET_BY_PLATFORM: '{"__proto__":{"mode":"idle"},"constructor":{"mode":"daily"}}' }).sessions.reset.byPlatform;
+    expect([...configured.keys()]).toEqual(['__proto__', 'constructor']);
   });
 });
 

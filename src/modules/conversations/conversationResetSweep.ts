@@ -105,10 +105,10 @@ export class ConversationResetSweep implements OnApplicationBootstrap, OnModuleD
       `SELECT DISTINCT reset_policy::text AS policy FROM ${schema}.conversation_entries WHERE reset_policy IS NOT NULL`,
     );
     for (const { policy } of own) groups.push({ condition: `entry.reset_policy = $1::jsonb`, params: [policy], policy: JSON.parse(policy) as ResetPolicy });
-    const platforms = Object.keys(rules.byPlatform);
+    const platforms = [...rules.byPlatform.keys()];
     const chatTypes = Object.keys(rules.byType);
     for (const platform of platforms) {
-      groups.push({ condition: `entry.reset_policy IS NULL AND entry.platform = $1`, params: [platform], policy: rules.byPlatform[platform]! });
+      groups.push({ condition: `entry.reset_policy IS NULL AND entry.platform = $1`, params: [platform], policy: rules.byPlatform.get(platform)! });
     }
     for (const chatType of chatTypes) {
       groups.push({

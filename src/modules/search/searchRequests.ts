@@ -1,5 +1,6 @@
 // GET /v1/search: the query string's schema, validated at the edge.
 import { z } from 'zod';
+import { storableTimestamp } from '../../http/storableTimestamp.js';
 
 const flag = z
   .enum(['true', 'false'])
@@ -20,8 +21,8 @@ export const searchRequest = z
       .regex(/^[a-z0-9_-]{1,32}$/)
       .optional(),
     role: z.enum(['system', 'user', 'assistant', 'tool']).optional(),
-    since: z.iso.datetime({ offset: true }).optional(),
-    until: z.iso.datetime({ offset: true }).optional(),
+    since: storableTimestamp.optional(),
+    until: storableTimestamp.optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
     cursor: z.string().max(200).optional(),
     /** `session`: the best sessions, each with its best hits, instead of hits one by one. */

@@ -5,5 +5,6 @@ import type { ResetRules } from './resetPolicySchema.js';
 
 export function effectiveResetPolicy(rules: ResetRules, origin: Pick<SessionSource, 'platform' | 'chatType'>, own: ResetPolicy | null): ResetPolicy {
   if (own) return own;
-  return rules.byPlatform[origin.platform] ?? rules.byType[origin.chatType] ?? rules.default;
+  const byType = Object.hasOwn(rules.byType, origin.chatType) ? rules.byType[origin.chatType] : undefined;
+  return rules.byPlatform.get(origin.platform) ?? byType ?? rules.default;
 }

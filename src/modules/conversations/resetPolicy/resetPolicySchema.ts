@@ -46,15 +46,33 @@ export const resetPolicySchema = z
     bg_process_max_age_hours: given.bg_process_max_age_hours ?? defaultResetPolicy.bg_process_max_age_hours,
   }));
 
-export const resetPoliciesByPlatformSchema = z.record(platformName, resetPolicySchema);
+/**
+ * Platform → policy, as a Map: a record rebuilt by assignment drops a `__proto__` entry (it sets the prototype), and a
+ * plain object answers a lookup of `constructor` with Object's own member. Platforms are names like any other.
+ */
+export const resetPoliciesByPlatformSchema = z
+  .custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'a JSON object: platform → policy')
+  .transform((given, context) => {
+    const policies = new Map<string, ResetPolicy>();
+    // Object.keys lists an own `__proto__` member, as JSON.parse makes it.
+    for (const platform of Object.keys(given)) {
+      const name = platformName.safeParse(platform);
+      const policy = resetPolicySchema.safeParse(given[platform]);
+      if (!name.success) context.addIssue({ code: 'custom', path: [platform], message: name.error.issues[0]!.message });
+      else if (!policy.success)
+        for (const issue of policy.error.issues) context.addIssue({ code: 'custom', path: [platform, ...issue.path], message: issue.message });
+      else policies.set(platform, policy.data);
+    }
+    return policies as ReadonlyMap<string, ResetPolicy>;
+  });
 export const resetPoliciesByTypeSchema = z.partialRecord(z.enum(chatTypes), resetPolicySchema);
 
 /** The server's policies (SESSION_RESET, SESSION_RESET_BY_PLATFORM, SESSION_RESET_BY_TYPE) and the zone of at_hour. */
 export interface ResetRules {
   default: ResetPolicy;
-  byPlatform: Readonly<Record<string, ResetPolicy>>;
+  byPlatform: ReadonlyMap<string, ResetPolicy>;
   byType: Readonly<Partial<Record<ChatType, ResetPolicy>>>;
   timeZone: string;
 }
 
-export const noResetRules: ResetRules = { default: defaultResetPolicy, byPlatform: {}, byType: {}, timeZone: 'UTC' };
+export const noResetRules: ResetRules = { default: defaultResetPolicy, byPlatform: new Map(), byType: {}, timeZone: 'UTC' };

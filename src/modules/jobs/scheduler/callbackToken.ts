@@ -1,9 +1,15 @@
 // The scheduler's callback token: an HS256 JWT naming the job (`sub`) and the slot it fires, living at most five minutes.
 import { errors, jwtVerify } from 'jose';
+import { isTenantName, TENANT_RULE } from '../../../config/apiTokens.js';
 import { LedgerError } from '../../../errors/ledgerError.js';
 
 /** Longest lifetime (exp - iat) a callback token may claim. */
 export const CALLBACK_TOKEN_MAX_LIFETIME_SECONDS = 300;
+/**
+ * How far ahead of this service's clock a token may say it was issued: a scheduler's clock may run a little fast, but
+ * a token dated further ahead would live until long after its claimed five minutes.
+ */
+export const CALLBACK_TOKEN_CLOCK_SKEW_SECONDS = 60;
 
 export interface CallbackClaims {
   jobId: string;
@@ -47,10 +53,17 @@ export async function verifyCallbackToken(
   const { sub, iat, exp, slot, tenant } = payload;
   if (typeof slot !== 'string' || Number.isNaN(Date.parse(slot)))
     throw refused('CALLBACK_TOKEN_INVALID', 'the callback token is not valid: its slot claim is not an ISO 8601 time');
-  if (tenant !== undefined && typeof tenant !== 'string')
-    throw refused('CALLBACK_TOKEN_INVALID', 'the callback token is not valid: its tenant claim is not text');
+  // The tenant goes into queries: a name API_TOKEN could not give (a NUL, capitals) is no tenant's.
+  if (tenant !== undefined && (typeof tenant !== 'string' || !isTenantName(tenant)))
+    throw refused('CALLBACK_TOKEN_INVALID', `the callback token is not valid: its tenant claim is not a tenant name (${TENANT_RULE})`);
   if ((exp as number) - (iat as number) > CALLBACK_TOKEN_MAX_LIFETIME_SECONDS) {
     throw refused('CALLBACK_TOKEN_INVALID', `the callback token is not valid: it lives longer than ${CALLBACK_TOKEN_MAX_LIFETIME_SECONDS} s (exp - iat)`);
+  }
+  if ((iat as number) > expected.now.getTime() / 1000 + CALLBACK_TOKEN_CLOCK_SKEW_SECONDS) {
+    throw refused(
+      'CALLBACK_TOKEN_INVALID',
+      `the callback token is not valid: it was issued more than ${CALLBACK_TOKEN_CLOCK_SKEW_SECONDS} s ahead of this service's clock (iat); check the scheduler's clock`,
+    );
   }
   if (sub !== expected.jobId)
     throw refused('CALLBACK_TOKEN_WRONG_JOB', `the callback token is for job ${String(sub)}, not ${expected.jobId}`, { tokenJobId: sub });

@@ -14,9 +14,15 @@ const absentAsUndefined = (value: unknown): unknown => (value === '' || value ==
 const integerIdAsString = (value: unknown): unknown => (typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value);
 
 const requiredField = <T extends z.ZodType>(schema: T) => z.preprocess(absentAsUndefined, schema);
+// Ids go into the session key, which every key route refuses with a control character in it: such an id would make
+// a conversation no route (erasure included) could name. The same characters as validSessionKey's.
 const optionalId = z.preprocess(
   (value) => absentAsUndefined(integerIdAsString(value)),
-  z.string({ error: 'expected a string or a safe integer' }).max(MAX_ID_LENGTH, `ids are at most ${MAX_ID_LENGTH} characters`).optional(),
+  z
+    .string({ error: 'expected a string or a safe integer' })
+    .max(MAX_ID_LENGTH, `ids are at most ${MAX_ID_LENGTH} characters`)
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'ids hold no control characters (U+0000-U+001F, U+007F)')
+    .optional(),
 );
 const optionalText = z.preprocess(absentAsUndefined, z.string().max(MAX_TEXT_LENGTH, `names and topics are at most ${MAX_TEXT_LENGTH} characters`).optional());
 const flag = z.preprocess(absentAsUndefined, z.boolean().default(false));

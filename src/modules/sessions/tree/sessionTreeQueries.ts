@@ -1,6 +1,7 @@
 // Reads of the session-tree read model: one node, a page of children, a page of a subtree, a subtree to destroy.
 import type { DataSource } from 'typeorm';
 import { ValidationError } from '../../../errors/ledgerError.js';
+import { isStorableText } from '../../../http/unsupportedCharacters.js';
 import { SessionTreeEntity, type SessionTreeRow } from '../../../projections/sessionTree/sessionTreeRow.js';
 
 export interface TreeNodeView {
@@ -97,7 +98,8 @@ function encodeCursor(parts: string[]): string {
 function decodeCursor(cursor: string, length: number): string[] {
   try {
     const parts: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(parts) && parts.length === length && parts.every((part) => typeof part === 'string')) return parts as string[];
+    // A part the database could not compare (a NUL) is as foreign as a malformed cursor.
+    if (Array.isArray(parts) && parts.length === length && parts.every((part) => typeof part === 'string' && isStorableText(part))) return parts as string[];
   } catch {
     // reported below
   }
