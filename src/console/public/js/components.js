@@ -1,5 +1,5 @@
 // Small building blocks the pages share: sections, tables, badges, notices and error boxes.
-import { el } from './element.js';
+import { el, replaceContent } from './element.js';
 import { eventSummary } from './eventSummary.js';
 import { formatJson } from './format.js';
 
@@ -166,4 +166,27 @@ export function notice(text, kind = 'info') {
 
 export function loading(text = 'Loading…') {
   return el('p', { class: 'muted' }, text);
+}
+
+/**
+ * Sends `form` through `send(text)` (`text(name)`: a field's trimmed value), one submission at a time: a second
+ * click or Enter while the first is on its way does nothing. `status` shows `busyText` meanwhile, and an error after.
+ */
+export function submitOnce(form, status, busyText, send) {
+  const submit = form.querySelector('button[type="submit"]');
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (submit.disabled) return;
+    submit.disabled = true;
+    const data = new FormData(form);
+    const text = (name) => String(data.get(name) ?? '').trim();
+    replaceContent(status, loading(busyText));
+    try {
+      await send(text);
+    } catch (error) {
+      replaceContent(status, errorBox(error));
+    } finally {
+      submit.disabled = false;
+    }
+  });
 }

@@ -1,7 +1,7 @@
 // The conversations list: GET /v1/sessions with its filters (platform, active within), and the entries' flags; a
 // form that starts a conversation as a gateway's first message would (POST /v1/sessions/resolve).
 import { enc, get, post, query } from '../api.js';
-import { badge, dataTable, errorBox, loading, sessionKeyText } from '../components.js';
+import { badge, dataTable, errorBox, loading, sessionKeyText, submitOnce } from '../components.js';
 import { appendChildren, el, replaceContent } from '../element.js';
 import { formatCost, formatCount, formatTime } from '../format.js';
 
@@ -110,25 +110,12 @@ function startForm() {
     field('Chat name', el('input', { name: 'chatName', size: 14, placeholder: 'optional' })),
     el('button', { type: 'submit' }, 'Start'),
   );
-  const submit = form.querySelector('button[type="submit"]');
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    if (submit.disabled) return;
-    submit.disabled = true;
-    const data = new FormData(form);
-    const text = (name) => String(data.get(name) ?? '').trim();
+  submitOnce(form, status, 'Resolving…', async (text) => {
     const source = { platform: text('platform'), chatType: text('chatType'), chatId: text('chatId') };
     for (const name of ['userId', 'userName', 'chatName']) if (text(name)) source[name] = text(name);
-    replaceContent(status, loading('Resolving…'));
-    try {
-      const answer = await post('/v1/sessions/resolve', { source });
-      // The same source again resolves to the conversation it already has, which then opens.
-      window.location.hash = `#/conversations/${enc(answer.sessionKey)}`;
-    } catch (error) {
-      replaceContent(status, errorBox(error));
-    } finally {
-      submit.disabled = false;
-    }
+    const answer = await post('/v1/sessions/resolve', { source });
+    // The same source again resolves to the conversation it already has, which then opens.
+    window.location.hash = `#/conversations/${enc(answer.sessionKey)}`;
   });
   return el('div', {}, form, status);
 }

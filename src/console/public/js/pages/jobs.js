@@ -1,7 +1,7 @@
 // Scheduled jobs: the list with a form that creates one (POST /v1/jobs), and one job (GET /v1/jobs/{id}) with its
 // recent fires, Pause / Resume (PATCH enabled) and Delete (asks first). Each write shows the event it wrote.
 import { api, enc, get, post, query } from '../api.js';
-import { badge, confirmAction, dataTable, errorBox, jsonBlock, loading, notice, section } from '../components.js';
+import { badge, confirmAction, dataTable, errorBox, jsonBlock, loading, notice, section, submitOnce } from '../components.js';
 import { el, replaceContent } from '../element.js';
 import { formatTime } from '../format.js';
 
@@ -46,26 +46,12 @@ function createForm(onCreated) {
     field('thread', el('input', { name: 'threadId', size: 10 })),
     el('button', { type: 'submit' }, 'Create job'),
   );
-  const submit = form.querySelector('button[type="submit"]');
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    // One job per submission: a second click or Enter while the first is on its way does nothing.
-    if (submit.disabled) return;
-    submit.disabled = true;
-    const data = new FormData(form);
-    const text = (name) => String(data.get(name) ?? '').trim();
+  // One job per submission.
+  submitOnce(form, status, 'Creating…', async (text) => {
     const body = { schedule: text('schedule'), timeZone: text('timeZone') || 'UTC' };
     for (const name of ['id', 'name', 'skill', 'prompt']) if (text(name)) body[name] = text(name);
     if (text('platform') || text('chatId')) body.deliverTo = { platform: text('platform'), chatId: text('chatId'), threadId: text('threadId') || null };
-    replaceContent(status, loading('Creating…'));
-    try {
-      const job = await post('/v1/jobs', body);
-      await onCreated(job);
-    } catch (error) {
-      replaceContent(status, errorBox(error));
-    } finally {
-      submit.disabled = false;
-    }
+    await onCreated(await post('/v1/jobs', body));
   });
   return el('div', {}, form, status);
 }
