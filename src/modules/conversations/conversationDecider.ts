@@ -242,7 +242,7 @@ export function decideConversation(command: ConversationCommand, state: Conversa
       if (state.expired) return rebind(state.expired.reason, state.expired.hadActivity);
       if (state.resumePending && state.lastResumeMarkedAt) {
         const ageSeconds = (Date.parse(now) - Date.parse(state.lastResumeMarkedAt)) / 1000;
-        if (ageSeconds > command.freshnessSeconds) return rebind('resume_expired', command.currentSessionHadActivity);
+        if (command.freshnessSeconds > 0 && ageSeconds > command.freshnessSeconds) return rebind('resume_expired', command.currentSessionHadActivity);
       }
       const own = command.resetPolicy !== undefined ? command.resetPolicy : state.resetPolicy;
       const resetRules = command.resetRules ?? noResetRules;
