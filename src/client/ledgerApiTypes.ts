@@ -130,6 +130,8 @@ export interface ResetRequest {
   keepRuntime?: boolean;
   /** Interrupt a runtime turn in flight instead of answering 409 RUNTIME_BUSY. */
   force?: boolean;
+  /** The conversation's display name from now on (Hermes' reset_session display_name); omitted: kept. */
+  displayName?: string;
 }
 
 export interface SwitchRequest {

@@ -47,7 +47,7 @@ export type ConversationCommand =
       touchIntervalSeconds: number;
       now: string;
     }
-  | { type: 'ResetConversation'; newSessionId: string; currentSessionHadActivity: boolean; now: string }
+  | { type: 'ResetConversation'; newSessionId: string; currentSessionHadActivity: boolean; now: string; displayName?: string }
   | { type: 'SwitchSession'; sessionId: string; now: string }
   | { type: 'SuspendConversation'; reason: string; now: string }
   | { type: 'MarkResumePending'; reason: ResumeReason; now: string }
@@ -96,6 +96,7 @@ function evolveOpenConversation(state: OpenConversation, event: Exclude<Conversa
         bindReason: reason,
         updatedAt: event.data.at,
         origin: reason === 'reset' || reason === 'switch' ? state.origin : event.data.origin,
+        displayName: event.data.displayName ?? state.displayName,
         gatewayId: event.data.gatewayId,
         suspended: false,
         resumePending: false,
@@ -283,7 +284,9 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     case 'ResetConversation': {
       if (state.status === 'absent') throw conversationNotFound();
       const bound = bind(state, command.newSessionId, 'reset', command.currentSessionHadActivity, state.origin, state.gatewayId, command.now);
-      return [bound, ...clearQueue(state, 'all', 'reset', command.now)];
+      const renamed: ConversationEvent =
+        command.displayName === undefined || bound.type !== 'SessionBound' ? bound : { ...bound, data: { ...bound.data, displayName: command.displayName } };
+      return [renamed, ...clearQueue(state, 'all', 'reset', command.now)];
     }
     case 'SwitchSession': {
       if (state.status === 'absent') throw conversationNotFound();
