@@ -548,6 +548,8 @@ export interface FireJobResponse {
   nextRunAt: string | null;
   completed: boolean;
   task: JobTask;
+  /** Where the output goes, resolved at the fire: the job's deliverTo, else its origin chat, else a registered home channel (Hermes' deliver=origin); null: nowhere known. */
+  delivery: (DeliveryTarget & { from: 'deliverTo' | 'origin' | 'home_channel' }) | null;
   position: number;
 }
 
