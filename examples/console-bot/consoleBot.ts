@@ -46,7 +46,8 @@ export class ConsoleBot {
 
   /** Restart recovery: tell the ledger we are up (it marks what a crash interrupted), then work off what waits. */
   async start(bootId: string): Promise<void> {
-    const started = await this.ledger.gatewayStarted(this.gatewayId, { bootId });
+    // This bot answers what a crash cut short itself (below), so the ledger queues no continuation of its own.
+    const started = await this.ledger.gatewayStarted(this.gatewayId, { bootId, autoContinue: false });
     const keys = new Set<string>();
     for (const resume of started.resume) {
       this.out({ event: 'resume', chat: ConsoleBot.chatOf(resume.sessionKey), sessionKey: resume.sessionKey, reason: resume.reason });

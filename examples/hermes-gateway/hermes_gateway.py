@@ -47,7 +47,8 @@ class HermesGateway:
         """Tells the ledger this gateway started. After a crash it answers which conversations were cut off
         mid-turn; each is continued in its own session (the crashed gateway's unanswered message answered first,
         then whatever was queued meanwhile)."""
-        started = self.store.client.gateway_started(self.store.gateway_id, self.boot_id)
+        # It continues what a crash cut short itself, so the ledger queues no continuation of its own.
+        started = self.store.client.gateway_started(self.store.gateway_id, self.boot_id, auto_continue=False)
         for target in started["resume"]:
             self.resumed.append(target["sessionKey"])
             source = SessionSource.from_ledger(target["origin"])

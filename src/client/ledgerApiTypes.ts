@@ -130,6 +130,8 @@ export interface ResetRequest {
   keepRuntime?: boolean;
   /** Interrupt a runtime turn in flight instead of answering 409 RUNTIME_BUSY. */
   force?: boolean;
+  /** The conversation's display name from now on (Hermes' reset_session display_name); omitted: kept. */
+  displayName?: string;
 }
 
 export interface SwitchRequest {
@@ -546,6 +548,8 @@ export interface FireJobResponse {
   nextRunAt: string | null;
   completed: boolean;
   task: JobTask;
+  /** Where the output goes, resolved at the fire: the job's deliverTo, else its origin chat, else a registered home channel (Hermes' deliver=origin); null: nowhere known. */
+  delivery: (DeliveryTarget & { from: 'deliverTo' | 'origin' | 'home_channel' }) | null;
   position: number;
 }
 

@@ -100,7 +100,12 @@ export const ledgerOperations = {
     safeToRepeat: true,
   },
   getConversation: { method: 'GET', path: '/v1/conversations/{key}', safeToRepeat: true },
-  resetConversation: { method: 'POST', path: '/v1/conversations/{key}/reset', body: fieldsOf<ResetRequest>()('keepRuntime', 'force'), safeToRepeat: false },
+  resetConversation: {
+    method: 'POST',
+    path: '/v1/conversations/{key}/reset',
+    body: fieldsOf<ResetRequest>()('keepRuntime', 'force', 'displayName'),
+    safeToRepeat: false,
+  },
   switchSession: { method: 'POST', path: '/v1/conversations/{key}/switch', body: fieldsOf<SwitchRequest>()('sessionId'), safeToRepeat: true },
   suspendConversation: {
     method: 'POST',

@@ -59,7 +59,8 @@ const environmentSchema = z.object({
   THREAD_SESSIONS_PER_USER: booleanFlag.default(false),
   SESSION_KEY_ESCAPE_IDS: booleanFlag.default(false),
   WHATSAPP_ALIASES_FILE: z.string().optional(),
-  RESUME_FRESHNESS_SECONDS: z.coerce.number().int().min(0).default(3_600),
+  // Hermes' auto-continue freshness window: 0 or less, a mark never goes stale.
+  RESUME_FRESHNESS_SECONDS: z.coerce.number().int().default(3_600),
   TOUCH_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(3_600).default(10),
   SESSION_RESET: z.string().optional(),
   SESSION_RESET_BY_PLATFORM: z.string().optional(),
@@ -88,7 +89,7 @@ const environmentSchema = z.object({
   QUEUE_MERGE_TEXT: booleanFlag.default(false),
   RECENT_ACTIVITY_SECONDS: z.coerce.number().int().min(0).default(120),
   STUCK_LOOP_THRESHOLD: z.coerce.number().int().min(1).max(100).default(3),
-  AUTO_CONTINUE: booleanFlag.default(false),
+  AUTO_CONTINUE: booleanFlag.default(true),
   PRUNE_MAX_AGE_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
   PRUNE_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
   MAX_MESSAGES_PER_TURN: z.coerce.number().int().min(1).max(100_000).default(1_000),

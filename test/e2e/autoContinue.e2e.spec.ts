@@ -69,10 +69,52 @@ for (const backend of e2eBackends()) {
       expect(events.filter((event: { type: string }) => event.type === 'ContinuationQueued')).toHaveLength(1);
     });
 
-    it('queues nothing without autoContinue, for a clean stop, or for a resume mark older than RESUME_FRESHNESS_SECONDS', async () => {
+    it('continues by default, as Hermes does (AUTO_CONTINUE defaults to true)', async () => {
+      const key = (await resolve('gw-default')).body.sessionKey as string;
+      await drainTimedOut('gw-default', key);
+      const started = await gateway('gw-default', 'started', { bootId: 'default-1' });
+      expect(started.body).toMatchObject({ resume: [{ sessionKey: key }], continued: [key] });
+      expect((await queue(key)).overflow[0]).toMatchObject({ kind: 'auto_continue' });
+    });
+
+    it('continues a conversation whose last message is a tool result nobody answered, without a resume mark, once', async () => {
+      const conversation = await resolve('gw-tail');
+      const key = conversation.body.sessionKey as string;
+      const turn = await service.request('POST', `/v1/sessions/${conversation.body.sessionId}/turns`, {
+        body: {
+          messages: [
+            { role: 'user', content: 'list the files' },
+            { role: 'assistant', content: '', toolCalls: [{ id: 'call-1', type: 'function', function: { name: 'ls', arguments: '{}' } }] },
+            { role: 'tool', content: 'a.txt b.txt', toolCallId: 'call-1' },
+          ],
+          status: 'interrupted',
+        },
+      });
+      expect(turn.status, turn.text).toBe(201);
+      const answered = await resolve('gw-tail');
+      await service.request('POST', `/v1/sessions/${answered.body.sessionId}/turns`, {
+        body: {
+          messages: [
+            { role: 'user', content: 'hi' },
+            { role: 'assistant', content: 'hello' },
+          ],
+        },
+      });
+      await gateway('gw-tail', 'stopping', { activeKeys: [], mode: 'restart' });
+      await gateway('gw-tail', 'stopped', { drainTimedOut: [] });
+      const started = await gateway('gw-tail', 'started', { bootId: 'tail-1' });
+      expect(started.body).toMatchObject({ cleanShutdown: true, resume: [{ sessionKey: key, reason: 'restart_interrupted' }], continued: [key] });
+      expect(started.body.resume.map((candidate: { sessionKey: string }) => candidate.sessionKey)).not.toContain(answered.body.sessionKey);
+      expect((await queue(key)).overflow[0]).toMatchObject({ kind: 'auto_continue', continuation: { reason: 'restart_interrupted', bootId: 'tail-1' } });
+      // A later boot with the continuation still waiting queues no second one.
+      await gateway('gw-tail', 'started', { bootId: 'tail-2' });
+      expect((await queue(key)).depth).toBe(1);
+    });
+
+    it('queues nothing when a start says autoContinue false, for a clean stop, or for a resume mark older than RESUME_FRESHNESS_SECONDS', async () => {
       const plain = (await resolve('gw-plain')).body.sessionKey as string;
       await drainTimedOut('gw-plain', plain);
-      const started = await gateway('gw-plain', 'started', { bootId: 'plain-1' });
+      const started = await gateway('gw-plain', 'started', { bootId: 'plain-1', autoContinue: false });
       expect(started.body).toMatchObject({ resume: [{ sessionKey: plain }], continued: [] });
       expect((await queue(plain)).depth).toBe(0);
 
@@ -105,19 +147,20 @@ for (const backend of e2eBackends()) {
   });
 }
 
-describe('auto-continue by configuration (AUTO_CONTINUE=true)', () => {
+describe("auto-continue by configuration (AUTO_CONTINUE=false, the service's earlier default; RESUME_FRESHNESS_SECONDS=0, never stale)", () => {
   let service: TestApp;
+  const clock = new ManualClock(new Date('2026-06-01T12:00:00Z'));
   beforeAll(async () => {
-    service = await startTestApp('pglite', { env: { AUTO_CONTINUE: 'true' } });
+    service = await startTestApp('pglite', { clock, env: { AUTO_CONTINUE: 'false', RESUME_FRESHNESS_SECONDS: '0' } });
   });
   afterAll(async () => {
     await service?.close();
   });
 
-  it('continues without asking, and a start can still say no', async () => {
+  it('continues only when a start asks, and a mark ten days old is still fresh', async () => {
     const gateway = (id: string, step: string, body: object = {}) => service.request('POST', `/v1/gateways/${id}/${step}`, { body });
     const keys: string[] = [];
-    for (const gatewayId of ['gw-env', 'gw-env-off']) {
+    for (const gatewayId of ['gw-env-off', 'gw-env-on']) {
       const resolved = await service.request('POST', '/v1/sessions/resolve', {
         body: { source: { platform: 'slack', chatType: 'dm', chatId: gatewayId }, gatewayId },
       });
@@ -126,7 +169,12 @@ describe('auto-continue by configuration (AUTO_CONTINUE=true)', () => {
       await gateway(gatewayId, 'stopping', { activeKeys: [key], mode: 'restart' });
       await gateway(gatewayId, 'stopped', { drainTimedOut: [key] });
     }
-    expect((await gateway('gw-env', 'started', { bootId: 'env-1' })).body.continued).toEqual([keys[0]]);
-    expect((await gateway('gw-env-off', 'started', { bootId: 'env-2', autoContinue: false })).body.continued).toEqual([]);
+    clock.advance(10 * 86_400_000);
+    expect((await gateway('gw-env-off', 'started', { bootId: 'env-1' })).body.continued).toEqual([]);
+    expect((await gateway('gw-env-on', 'started', { bootId: 'env-2', autoContinue: true })).body.continued).toEqual([keys[1]]);
+    const again = await service.request('POST', '/v1/sessions/resolve', {
+      body: { source: { platform: 'slack', chatType: 'dm', chatId: 'gw-env-off' }, gatewayId: 'gw-env-off' },
+    });
+    expect(again.body).toMatchObject({ created: false, state: 'resumed', entry: { resumePending: true } });
   });
 });

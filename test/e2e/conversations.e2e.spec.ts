@@ -134,6 +134,21 @@ for (const backend of e2eBackends()) {
       expect((await resolve(source)).body.entry.isFreshReset).toBe(false);
     });
 
+    it("a reset may rename the conversation (Hermes' reset_session display_name); without one the name stays", async () => {
+      const source = { ...dm(), chatName: 'Alice chat' };
+      const { body } = await resolve(source);
+      const key = enc(body.sessionKey);
+      const renamed = await service.request('POST', `/v1/conversations/${key}/reset`, { body: { displayName: 'Project Phoenix' } });
+      expect(renamed.status, renamed.text).toBe(200);
+      expect(renamed.body.entry).toMatchObject({ displayName: 'Project Phoenix', isFreshReset: true });
+      const kept = await service.request('POST', `/v1/conversations/${key}/reset`, { body: {} });
+      expect(kept.body.entry.displayName).toBe('Project Phoenix');
+      const indexed = await service.request('GET', `/v1/sessions/by-key/${key}?minPosition=${kept.body.position}`);
+      expect(indexed.body.displayName).toBe('Project Phoenix');
+      const tooLong = await service.request('POST', `/v1/conversations/${key}/reset`, { body: { displayName: 'x'.repeat(1025) } });
+      expect([tooLong.status, tooLong.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+    });
+
     it("takes a source without chatType (or with it null) as Hermes' default, a DM, and answers a bad one with 400", async () => {
       const chatId = `no-type-${chat++}`;
       const missing = await resolve({ platform: 'telegram', chatId });

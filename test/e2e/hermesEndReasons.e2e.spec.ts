@@ -1,6 +1,7 @@
 // End and reset reasons in Hermes' names where a Hermes tool reads them (a session's hermesEndReason, the sessions.json
 // export's auto_reset_reason); the log and endReason keep the ledger's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
 const enc = encodeURIComponent;
@@ -8,6 +9,7 @@ const enc = encodeURIComponent;
 for (const backend of e2eBackends()) {
   describe(`end reasons in Hermes' names (${backend})`, () => {
     let service: TestApp;
+    const clock = new ManualClock(new Date('2026-06-01T12:00:00Z'));
     let chat = 0;
     const resolve = async () => {
       const answer = await service.request('POST', '/v1/sessions/resolve', {
@@ -20,8 +22,7 @@ for (const backend of e2eBackends()) {
       (await service.request('GET', `/v1/sessions/${sessionId}`)).body as { endReason: string; hermesEndReason: string };
 
     beforeAll(async () => {
-      // A resume mark older than 0 seconds has expired by the next message.
-      service = await startTestApp(backend, { env: { RESUME_FRESHNESS_SECONDS: '0', RUNTIME_WATCHDOG_INTERVAL_MS: '0', JOB_TICK_INTERVAL_MS: '0' } });
+      service = await startTestApp(backend, { clock, env: { RESUME_FRESHNESS_SECONDS: '1', RUNTIME_WATCHDOG_INTERVAL_MS: '0', JOB_TICK_INTERVAL_MS: '0' } });
     }, 180_000);
     afterAll(async () => {
       await service?.close();
@@ -43,7 +44,7 @@ for (const backend of e2eBackends()) {
       expect((await service.request('POST', `/v1/conversations/${enc(first.sessionKey)}/resume-pending`, { body: { reason: 'restart_timeout' } })).status).toBe(
         200,
       );
-      await new Promise((resolveAfter) => setTimeout(resolveAfter, 10));
+      clock.advance(2_000);
       const next = await resolve();
       expect(next.sessionId).not.toBe(first.sessionId);
       expect(next.entry.autoResetReason).toBe('resume_expired');

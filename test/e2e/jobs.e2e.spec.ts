@@ -443,6 +443,28 @@ for (const backend of e2eBackends()) {
         });
       }
     });
+    it("resolves each fire's delivery as Hermes' cron does: deliverTo, else the origin chat, else a registered home channel", async () => {
+      const registered = await call('PUT', '/v1/gateways/gw-jobs/platforms', {
+        platforms: [{ platform: 'telegram', homeChannel: { chatId: '-100777', name: 'Ops room' } }],
+      });
+      expect(registered.status, registered.text).toBe(200);
+      // A fire reads the live gateways from the stream index, a read model.
+      expect(await service.infrastructure.projections.waitForPosition(['stream-index'], registered.body.position, 10_000)).toBe(true);
+      const fireAt = async (job: { id: string }, slot: string) => {
+        clock.set(new Date(slot));
+        const answer = await call('POST', `/v1/jobs/${job.id}/fire`, { slot });
+        expect(answer.status, answer.text).toBe(200);
+        return answer.body.delivery;
+      };
+      const homeless = await createJob({ prompt: 'digest', schedule: '0 10 * * *' });
+      expect(await fireAt(homeless, '2026-01-06T10:00:00Z')).toEqual({ platform: 'telegram', chatId: '-100777', threadId: null, from: 'home_channel' });
+      const fromChat = await createJob({ prompt: 'digest', schedule: '0 11 * * *', origin: { platform: 'slack', chatId: 'C9', threadId: '1.2' } });
+      expect(await fireAt(fromChat, '2026-01-06T11:00:00Z')).toEqual({ platform: 'slack', chatId: 'C9', threadId: '1.2', from: 'origin' });
+      const fired = (await jobEvents(homeless.id)).find((event) => event.type === 'JobFired');
+      expect(fired?.data).toMatchObject({ task: { deliverTo: null }, delivery: { from: 'home_channel', chatId: '-100777' } });
+      await call('PUT', '/v1/gateways/gw-jobs/platforms', { platforms: [] });
+    });
+
     it('rebuilds the jobs read model from position 0 to the same rows', async () => {
       const { projections, readModels } = service.infrastructure;
       const rows = () => readModels.query(`SELECT * FROM "${service.config.readModelSchema}".jobs ORDER BY job_id`);

@@ -280,11 +280,12 @@ describe('conversation decider', () => {
       bound('s2', 'suspended', 10, { previousSessionId: 's1', previousHadActivity: true, origin: laterSource }),
       resumeMarked(20),
     ];
-    const reset = (currentSessionHadActivity = false): ConversationCommand => ({
+    const reset = (currentSessionHadActivity = false, displayName?: string): ConversationCommand => ({
       type: 'ResetConversation',
       newSessionId: 's3',
       currentSessionHadActivity,
       now: at(30),
+      ...(displayName === undefined ? {} : { displayName }),
     });
 
     it('binds a new session (reason reset) with the origin the conversation has', () =>
@@ -298,6 +299,9 @@ describe('conversation decider', () => {
         .given(autoResetAndMarked)
         .when(reset())
         .thenState({ sessionId: 's3', sessionIds: ['s1', 's2', 's3'], origin: laterSource, displayName: 'Alice', ...noFlags, isFreshReset: true }));
+
+    it('renames the conversation when the reset gives a display name, in the binding it writes', () =>
+      conversation.given(autoResetAndMarked).when(reset(false, 'Phoenix')).thenState({ sessionId: 's3', displayName: 'Phoenix', isFreshReset: true }));
 
     it('clears a suspension', () =>
       conversation

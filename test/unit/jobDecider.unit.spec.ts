@@ -40,6 +40,7 @@ const fired = (slot: number, nextRunAt: number | null, extra: Partial<Extract<Jo
     completed: nextRunAt === null,
     firedAt: at(slot),
     task,
+    delivery: { ...task.deliverTo!, from: 'deliverTo' },
     ...extra,
   },
 });
@@ -385,4 +386,36 @@ describe('an event type from a newer version of the service (a rolling upgrade)'
     const folded = [scheduled()].reduce(jobDecider.evolve, jobDecider.initialState());
     expect(jobDecider.evolve(folded, { type: 'FromANewerVersion', data: { at: '2026-07-01T00:00:00.000Z' } } as never)).toEqual(folded);
   });
+});
+
+describe("a fire's delivery, resolved as Hermes' cron resolves deliver=origin", () => {
+  const fireWith = (changes: Partial<JobTask>, homeChannels: Array<{ platform: string; chatId: string }>) => {
+    const [event] = jobDecider.decide(
+      { type: 'FireSlot', slot: at(10), now: at(10), homeChannels },
+      [scheduled(), { type: 'JobUpdated', data: { changes, at: at(1) } } as JobEvent].reduce(jobDecider.evolve, jobDecider.initialState()),
+    );
+    return event?.type === 'JobFired' ? event.data.delivery : undefined;
+  };
+  const origin = { platform: 'slack', chatId: 'C1', chatName: null, userId: null, threadId: '1.2', sessionKey: null };
+  const homes = [
+    { platform: 'discord', chatId: 'D-home' },
+    { platform: 'slack', chatId: 'S-home' },
+  ];
+
+  it('goes where the job says', () => expect(fireWith({}, homes)).toEqual({ ...task.deliverTo, from: 'deliverTo' }));
+
+  it('without deliverTo, back to the origin chat and thread', () =>
+    expect(fireWith({ deliverTo: null, origin }, homes)).toEqual({ platform: 'slack', chatId: 'C1', threadId: '1.2', from: 'origin' }));
+
+  it("without an origin chat, to the origin platform's home channel, else the first registered one", () => {
+    expect(fireWith({ deliverTo: null, origin: { ...origin, chatId: null } }, homes)).toEqual({
+      platform: 'slack',
+      chatId: 'S-home',
+      threadId: null,
+      from: 'home_channel',
+    });
+    expect(fireWith({ deliverTo: null, origin: null }, homes)).toEqual({ platform: 'discord', chatId: 'D-home', threadId: null, from: 'home_channel' });
+  });
+
+  it('nowhere when nothing is known', () => expect(fireWith({ deliverTo: null, origin: null }, [])).toBeNull());
 });

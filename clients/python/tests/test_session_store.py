@@ -90,6 +90,8 @@ def test_reset_and_switch(store: LedgerSessionStore, chat_id: str) -> None:
     # The gateway's message handler reads the flag on the first message after /reset, once.
     assert store.get_or_create_session(dm(chat_id)).is_fresh_reset is True
     assert store.get_or_create_session(dm(chat_id)).is_fresh_reset is False
+    renamed = store.reset_session(first.session_key, display_name="Project Phoenix")
+    assert renamed is not None and renamed.display_name == "Project Phoenix"
 
     back = store.switch_session(first.session_key, first.session_id)
     assert back is not None and back.session_id == first.session_id

@@ -65,6 +65,8 @@ export type ConversationEvent =
         origin: SessionSource;
         gatewayId: string;
         at: string;
+        /** A reset that renamed the conversation (Hermes' reset_session display_name). Absent before it existed, and when the name was kept. */
+        displayName?: string;
       };
     }
   /** `freshResetConsumed`: this resolve is the first after a /reset, and the one that answered `isFreshReset: true`. Absent before it existed. */

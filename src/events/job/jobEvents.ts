@@ -9,6 +9,9 @@ export interface DeliveryTarget {
   threadId: string | null;
 }
 
+/** A fire's target and what it came from: the job's deliverTo, its origin chat, or a registered home channel. */
+export type ResolvedDelivery = DeliveryTarget & { from: 'deliverTo' | 'origin' | 'home_channel' };
+
 /** Where the job was asked for (the chat it was created from); free-form beyond these keys is not kept. */
 export interface JobOrigin {
   platform: string | null;
@@ -60,6 +63,8 @@ export type JobEvent =
         firedAt: string;
         /** What to run, as it stood when fired: consumers need not look the job up (and race an edit). */
         task: JobTask;
+        /** Where the output goes, resolved when fired (null: nowhere known). Absent in fires recorded before it existed. */
+        delivery?: ResolvedDelivery | null;
       };
     }
   | {

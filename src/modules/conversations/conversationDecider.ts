@@ -47,7 +47,7 @@ export type ConversationCommand =
       touchIntervalSeconds: number;
       now: string;
     }
-  | { type: 'ResetConversation'; newSessionId: string; currentSessionHadActivity: boolean; now: string }
+  | { type: 'ResetConversation'; newSessionId: string; currentSessionHadActivity: boolean; now: string; displayName?: string }
   | { type: 'SwitchSession'; sessionId: string; now: string }
   | { type: 'SuspendConversation'; reason: string; now: string }
   | { type: 'MarkResumePending'; reason: ResumeReason; now: string }
@@ -96,6 +96,7 @@ function evolveOpenConversation(state: OpenConversation, event: Exclude<Conversa
         bindReason: reason,
         updatedAt: event.data.at,
         origin: reason === 'reset' || reason === 'switch' ? state.origin : event.data.origin,
+        displayName: event.data.displayName ?? state.displayName,
         gatewayId: event.data.gatewayId,
         suspended: false,
         resumePending: false,
@@ -242,7 +243,7 @@ export function decideConversation(command: ConversationCommand, state: Conversa
       if (state.expired) return rebind(state.expired.reason, state.expired.hadActivity);
       if (state.resumePending && state.lastResumeMarkedAt) {
         const ageSeconds = (Date.parse(now) - Date.parse(state.lastResumeMarkedAt)) / 1000;
-        if (ageSeconds > command.freshnessSeconds) return rebind('resume_expired', command.currentSessionHadActivity);
+        if (command.freshnessSeconds > 0 && ageSeconds > command.freshnessSeconds) return rebind('resume_expired', command.currentSessionHadActivity);
       }
       const own = command.resetPolicy !== undefined ? command.resetPolicy : state.resetPolicy;
       const resetRules = command.resetRules ?? noResetRules;
@@ -283,7 +284,9 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     case 'ResetConversation': {
       if (state.status === 'absent') throw conversationNotFound();
       const bound = bind(state, command.newSessionId, 'reset', command.currentSessionHadActivity, state.origin, state.gatewayId, command.now);
-      return [bound, ...clearQueue(state, 'all', 'reset', command.now)];
+      const renamed: ConversationEvent =
+        command.displayName === undefined || bound.type !== 'SessionBound' ? bound : { ...bound, data: { ...bound.data, displayName: command.displayName } };
+      return [renamed, ...clearQueue(state, 'all', 'reset', command.now)];
     }
     case 'SwitchSession': {
       if (state.status === 'absent') throw conversationNotFound();

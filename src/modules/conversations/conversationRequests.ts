@@ -35,7 +35,15 @@ export const resolveRequestSchema = z.strictObject({
 export const switchRequestSchema = z.strictObject({ sessionId: z.string().regex(/^[A-Za-z0-9_.-]{1,128}$/, 'sessionId has an invalid format') });
 /** keepRuntime: leave the conversation's runtime binding in place (by default reset and suspend end it). */
 const keepRuntime = z.boolean().default(false);
-export const resetRequestSchema = z.strictObject({ keepRuntime, force: z.boolean().default(false) });
+export const resetRequestSchema = z.strictObject({
+  keepRuntime,
+  force: z.boolean().default(false),
+  /** Hermes' reset_session(display_name): the conversation's name from now on; omitted, null or empty: kept. */
+  displayName: z.preprocess(
+    (value) => (value === '' || value === null ? undefined : value),
+    z.string().max(1024, 'displayName is at most 1024 characters').optional(),
+  ),
+});
 export const suspendRequestSchema = z.strictObject({ reason: z.string().min(1).max(200).default('stop'), keepRuntime });
 export const resumePendingRequestSchema = z.strictObject({ reason: z.enum(resumeReasons as [string, ...string[]]) });
 export const contextQuerySchema = z.strictObject({

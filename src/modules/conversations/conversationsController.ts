@@ -83,7 +83,7 @@ export class ConversationsController {
   })
   @DocumentedBody(resetRequestSchema)
   reset(@Param('key') key: string, @ValidBody(resetRequestSchema) body: z.infer<typeof resetRequestSchema>, @Req() request: Request) {
-    return this.change(key, { type: 'reset', keepRuntime: body.keepRuntime, force: body.force }, request);
+    return this.change(key, { type: 'reset', keepRuntime: body.keepRuntime, force: body.force, displayName: body.displayName }, request);
   }
 
   @Post('conversations/:key/switch')

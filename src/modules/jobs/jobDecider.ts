@@ -1,4 +1,5 @@
 // The job decider: define, edit, pause/resume, remove, fire a slot at most once, record the run's outcome.
+import { type HomeChannel, resolveFireDelivery } from './delivery/fireDelivery.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../errors/ledgerError.js';
 import { type Decider, unknownEventType } from '../../events/decider.js';
 import type { CatchUpPolicy, FireTrigger, JobEvent, JobTask, RunStatus } from '../../events/job/jobEvents.js';
@@ -103,9 +104,9 @@ export type JobCommand =
   | { type: 'UpdateJob'; changes: JobChanges; reschedule?: { schedule: Schedule; timeZone: string }; enabled?: boolean; now: string }
   | { type: 'RemoveJob'; now: string }
   /** The ticker: fire what is due now, applying the catch-up policy to slots later than the grace. */
-  | { type: 'FireDueSlots'; now: string; catchUp: CatchUpPolicy; onTimeGraceMs: number }
+  | { type: 'FireDueSlots'; now: string; catchUp: CatchUpPolicy; onTimeGraceMs: number; homeChannels?: readonly HomeChannel[] }
   /** An external scheduler names the slot it fires; null: it asked for the next slot and the job had none. */
-  | { type: 'FireSlot'; slot: string | null; now: string }
+  | { type: 'FireSlot'; slot: string | null; now: string; homeChannels?: readonly HomeChannel[] }
   | { type: 'ReportRun'; fireId: string; status: RunStatus; error: string | null; now: string };
 
 const time = (iso: string) => Date.parse(iso);
@@ -397,7 +398,7 @@ function decideDueFires(command: Extract<JobCommand, { type: 'FireDueSlots' }>, 
     const last = index === chosen.length - 1;
     const completed = last && (!after || chosen.length >= remaining);
     const nextRunAt = last ? (completed ? null : iso(after!)) : iso(chosen[index + 1]!);
-    return fired(state, dueSince, iso(slot), 'ticker', last ? skipped : 0, nextRunAt, completed, command.now);
+    return fired(state, dueSince, iso(slot), 'ticker', last ? skipped : 0, nextRunAt, completed, command.now, command.homeChannels ?? []);
   });
 }
 
@@ -428,7 +429,9 @@ function decideExternalFire(command: Extract<JobCommand, { type: 'FireSlot' }>, 
   const after = nextRunAfter(state.schedule, new Date(Math.max(slot, now.getTime())), state.timeZone);
   const skipped = slotsUpTo(state.schedule, new Date(state.nextRunAt), new Date(slot - 1), state.timeZone, MAX_CATCH_UP_FIRES).slots.length;
   const completed = !after || remaining <= 1;
-  return [fired(state, state.nextRunAt, iso(new Date(slot)), 'external', skipped, completed ? null : iso(after!), completed, command.now)];
+  return [
+    fired(state, state.nextRunAt, iso(new Date(slot)), 'external', skipped, completed ? null : iso(after!), completed, command.now, command.homeChannels ?? []),
+  ];
 }
 
 /** `dueSince`: the job's nextRunAt when it fired. */
@@ -441,6 +444,7 @@ function fired(
   nextRunAt: string | null,
   completed: boolean,
   now: string,
+  homeChannels: readonly HomeChannel[],
 ): JobEvent {
   return {
     type: 'JobFired',
@@ -455,6 +459,7 @@ function fired(
       completed,
       firedAt: now,
       task: state.task,
+      delivery: resolveFireDelivery(state.task, homeChannels),
     },
   };
 }

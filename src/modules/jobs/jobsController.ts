@@ -124,6 +124,7 @@ export class JobsController {
       nextRunAt: fire.nextRunAt,
       completed: fire.completed,
       task: fire.task,
+      delivery: fire.delivery ?? null,
       position: result.position,
     };
   }

@@ -953,6 +953,9 @@ class FireJobResponse(TypedDict):
     nextRunAt: Optional[str]
     completed: bool
     task: JobTask
+    delivery: Optional[dict[str, Any]]
+    """Where the output goes, resolved at the fire (``platform``, ``chatId``, ``threadId``, ``from``: ``deliverTo``,
+    ``origin`` or ``home_channel``); None: nowhere known."""
     position: int
 
 

@@ -121,11 +121,13 @@ class LedgerClient:
         *,
         keep_runtime: Optional[bool] = None,
         force: Optional[bool] = None,
+        display_name: Optional[str] = None,
         idempotency_key: Optional[str] = None,
     ) -> api.ConversationRuntimeEndResponse:
         """``/new``: a new session for the conversation; the old one ends, and so does its runtime binding unless
-        ``keep_runtime`` (a runtime turn in flight answers 409 RUNTIME_BUSY unless ``force`` interrupts it)."""
-        body = _present(keepRuntime=keep_runtime, force=force)
+        ``keep_runtime`` (a runtime turn in flight answers 409 RUNTIME_BUSY unless ``force`` interrupts it).
+        ``display_name`` renames the conversation from now on (kept when None)."""
+        body = _present(keepRuntime=keep_runtime, force=force, displayName=display_name)
         return cast(
             api.ConversationRuntimeEndResponse,
             self._call("reset_conversation", {"key": session_key}, body=body, idempotency_key=idempotency_key),

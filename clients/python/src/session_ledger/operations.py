@@ -53,7 +53,7 @@ OPERATIONS: dict[str, Operation] = {
         safe_to_repeat=True,
     ),
     "get_conversation": Operation("GET", "/v1/conversations/{key}", safe_to_repeat=True),
-    "reset_conversation": Operation("POST", "/v1/conversations/{key}/reset", body=("keepRuntime", "force")),
+    "reset_conversation": Operation("POST", "/v1/conversations/{key}/reset", body=("keepRuntime", "force", "displayName")),
     "switch_session": Operation("POST", "/v1/conversations/{key}/switch", body=("sessionId",), safe_to_repeat=True),
     "suspend_conversation": Operation("POST", "/v1/conversations/{key}/suspend", body=("reason", "keepRuntime"), safe_to_repeat=True),
     "mark_resume_pending": Operation("POST", "/v1/conversations/{key}/resume-pending", body=("reason",), safe_to_repeat=True),

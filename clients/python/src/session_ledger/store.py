@@ -132,9 +132,10 @@ class LedgerSessionStore:
         self.client.record_turn(conversation["sessionId"], [], usage=usage, status="interrupted")
 
     def reset_session(self, session_key: str, display_name: Optional[str] = None) -> Optional[SessionEntry]:
-        """``/new``: a new session id; None when the key has no entry. The display name stays the conversation's."""
+        """``/new``: a new session id; None when the key has no entry. ``display_name`` renames the entry (kept when
+        None), as in Hermes."""
         try:
-            return self._entry_of(self.client.reset_conversation(session_key)["entry"])
+            return self._entry_of(self.client.reset_conversation(session_key, display_name=display_name)["entry"])
         except LedgerError as error:
             if _missing(error):
                 return None

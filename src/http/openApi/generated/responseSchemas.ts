@@ -3552,6 +3552,43 @@ export const sharedResponseSchemas: Record<string, object> = {
       "task": {
         "$ref": "#/components/schemas/JobTask"
       },
+      "delivery": {
+        "anyOf": [
+          {
+            "type": "object",
+            "properties": {
+              "from": {
+                "type": "string",
+                "enum": [
+                  "deliverTo",
+                  "origin",
+                  "home_channel"
+                ]
+              },
+              "platform": {
+                "type": "string"
+              },
+              "chatId": {
+                "type": "string"
+              },
+              "threadId": {
+                "type": [
+                  "string",
+                  "null"
+                ]
+              }
+            },
+            "required": [
+              "chatId",
+              "from",
+              "platform"
+            ]
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
       "position": {
         "type": "number"
       }
@@ -3564,6 +3601,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "nextRunAt",
       "completed",
       "task",
+      "delivery",
       "position"
     ]
   },

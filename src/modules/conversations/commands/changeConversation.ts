@@ -18,7 +18,7 @@ import { followSessionBinding, sessionsOpenedBy } from '../sessionBinding.js';
 
 export type ConversationChange =
   /** keepRuntime: leave the runtime binding; force: interrupt a runtime turn in flight instead of refusing (409 RUNTIME_BUSY). */
-  | { type: 'reset'; keepRuntime?: boolean; force?: boolean }
+  | { type: 'reset'; keepRuntime?: boolean; force?: boolean; displayName?: string | undefined }
   | { type: 'switch'; sessionId: string }
   | { type: 'suspend'; reason: string; keepRuntime?: boolean }
   | { type: 'markResumePending'; reason: ResumeReason }
@@ -121,7 +121,13 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
       case 'reset': {
         const current = state.sessionId === null ? null : await this.commandContext.streams.load(sessionStreamName(state.sessionId, tenant), sessionDecider);
         const currentSessionHadActivity = current !== null && current.state.turnCount > 0;
-        return { type: 'ResetConversation', newSessionId: this.commandContext.newSessionId(), currentSessionHadActivity, now };
+        return {
+          type: 'ResetConversation',
+          newSessionId: this.commandContext.newSessionId(),
+          currentSessionHadActivity,
+          now,
+          ...(change.displayName === undefined ? {} : { displayName: change.displayName }),
+        };
       }
       case 'switch': {
         // A destroyed session keeps its history for audit but never comes back to life.

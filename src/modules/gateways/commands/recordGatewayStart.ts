@@ -20,6 +20,9 @@ import { runtimeSessionStreamName } from '../../../events/runtime/runtimeSession
 import { runtimeBindingDecider } from '../../runtime/runtimeBindingDecider.js';
 import { runtimeSessionDecider } from '../../runtime/runtimeSessionDecider.js';
 import { CommandContext } from '../../commandContext.js';
+import { sessionStreamName } from '../../../events/session/sessionEvents.js';
+import { findLastItem } from '../../sessions/chunkedList.js';
+import { sessionDecider } from '../../sessions/sessionDecider.js';
 import { gatewayDecider } from '../gatewayDecider.js';
 
 export class RecordGatewayStartedCommand extends Command<GatewayStartResult> {
@@ -86,6 +89,7 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
     position = Math.max(position, abandoned.position);
     const pending = await this.conversationKeys(gatewayId, metadata.tenant, 'AND resume_pending AND NOT suspended', []);
     const resume = await this.resumeCandidates([...new Set([...pending, ...marked])], now, metadata.tenant);
+    resume.push(...(await this.toolTails(gatewayId, now, new Set(resume.map((candidate) => candidate.sessionKey)), metadata.tenant)));
     // Before the start is recorded: a start cut short and retried queues nothing twice (one continuation per boot).
     const continued = (autoContinue ?? this.config.recovery.autoContinue) ? await this.queueContinuations(resume, bootId, metadata) : { keys: [], position: 0 };
     position = Math.max(position, continued.position);
@@ -179,8 +183,38 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
       if (state.status !== 'open' || state.suspended || !state.resumePending || !state.origin || !state.sessionId) continue;
       if (!state.resumeReason || !resumeReasons.includes(state.resumeReason)) continue;
       const age = (now.getTime() - Date.parse(state.lastResumeMarkedAt ?? '')) / 1000;
-      if (!(age <= this.commandContext.settings.resumeFreshnessSeconds)) continue;
+      if (!this.fresh(age)) continue;
       candidates.push({ sessionKey, sessionId: state.sessionId, reason: state.resumeReason, origin: state.origin });
+    }
+    return candidates;
+  }
+
+  /** Hermes' freshness window; 0 or less: always fresh. */
+  private fresh(ageSeconds: number): boolean {
+    const window = this.commandContext.settings.resumeFreshnessSeconds;
+    return window <= 0 || ageSeconds <= window;
+  }
+
+  /**
+   * Hermes' other auto-continue case, read from the history: the current session's last live message is a tool
+   * result the agent never answered (the process died between the tool and the model's next call), in a
+   * conversation of this gateway active within the freshness window and not suspended. It resumes as
+   * restart_interrupted; a conversation with a resume mark is already a candidate.
+   */
+  private async toolTails(gatewayId: string, now: Date, already: ReadonlySet<string>, tenant: string | undefined): Promise<ResumeCandidate[]> {
+    const window = this.commandContext.settings.resumeFreshnessSeconds;
+    const recent = window > 0 ? ['AND updated_at >= $3', [new Date(now.getTime() - window * 1000)]] : ['', []];
+    const keys = await this.conversationKeys(gatewayId, tenant, `AND NOT suspended AND NOT resume_pending ${recent[0] as string}`, recent[1] as unknown[]);
+    const candidates: ResumeCandidate[] = [];
+    for (const sessionKey of keys) {
+      if (already.has(sessionKey)) continue;
+      const { state } = await this.commandContext.streams.load(conversationStreamName(sessionKey, tenant), conversationDecider);
+      if (state.status !== 'open' || state.suspended || !state.origin || !state.sessionId) continue;
+      const session = await this.commandContext.streams.load(sessionStreamName(state.sessionId, tenant), sessionDecider);
+      if (session.state.status !== 'active' || session.state.turnInFlight) continue;
+      const last = findLastItem(session.state.transcript, (message) => !message.deleted);
+      if (last?.role !== 'tool') continue;
+      candidates.push({ sessionKey, sessionId: state.sessionId, reason: 'restart_interrupted', origin: state.origin });
     }
     return candidates;
   }

@@ -1,5 +1,10 @@
 // Fire a job's slot at most once: the append at the loaded revision is the compare-and-set, across every instance.
+import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import type { DataSource } from 'typeorm';
+import { READ_MODELS } from '../../../app/tokens.js';
+import { livePlatformRegistry } from '../../gateways/queries/livePlatformRegistry.js';
+import { type HomeChannel, needsHomeChannels } from '../delivery/fireDelivery.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { type CatchUpPolicy, type JobEvent, jobStreamName } from '../../../events/job/jobEvents.js';
 import { CommandContext } from '../../commandContext.js';
@@ -40,21 +45,30 @@ export interface FireJobResult {
  */
 @CommandHandler(FireJobCommand)
 export class FireJobHandler implements ICommandHandler<FireJobCommand> {
-  constructor(private readonly commandContext: CommandContext) {}
+  constructor(
+    private readonly commandContext: CommandContext,
+    @Inject(READ_MODELS) private readonly readModels: DataSource,
+  ) {}
 
   async execute({ jobId, request, metadata }: FireJobCommand): Promise<FireJobResult> {
     const stream = jobStreamName(jobId, metadata.tenant);
     const { streams } = this.commandContext;
     let slot: string | null = null;
-    if (request.type === 'slot') slot = request.slot ?? (await streams.load(stream, jobDecider)).state.nextRunAt;
+    const loaded = await streams.load(stream, jobDecider);
+    if (request.type === 'slot') slot = request.slot ?? loaded.state.nextRunAt;
+    // Read before the decision, outside the retried callback: the registry changes seldom, a fire is decided once.
+    const homeChannels: HomeChannel[] =
+      loaded.state.status !== 'absent' && needsHomeChannels(loaded.state.task)
+        ? (await livePlatformRegistry(this.readModels, streams, metadata.tenant)).homeChannels.map(({ platform, chatId }) => ({ platform, chatId }))
+        : [];
     const result = await streams.handle(
       stream,
       jobDecider,
       () => {
         const now = this.commandContext.now();
         return request.type === 'due'
-          ? { type: 'FireDueSlots' as const, now, catchUp: request.catchUp, onTimeGraceMs: request.onTimeGraceMs }
-          : { type: 'FireSlot' as const, slot, now };
+          ? { type: 'FireDueSlots' as const, now, catchUp: request.catchUp, onTimeGraceMs: request.onTimeGraceMs, homeChannels }
+          : { type: 'FireSlot' as const, slot, now, homeChannels };
       },
       metadata,
     );
