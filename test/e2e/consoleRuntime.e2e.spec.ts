@@ -156,4 +156,22 @@ describeInChromium('console: the runtime page answers what the runtime session w
     await chromium.screenshot('33-runtime-detached');
     expect(chromium.pageErrors).toEqual([]);
   });
+
+  it('starts a runtime session with /new claude <task> from the buttons, shows its turn in the chat, and /new alone unbinds', async () => {
+    await openRuntime();
+    await page.fill('#runtime-new input[name=task]', 'write the changelog');
+    await page.click('#runtime-new button[data-provider="claude"]');
+    await expect.poll(() => page.locator('#runtime-status').innerText()).toContain('RuntimeBound');
+    const bound = await call('GET', `/v1/conversations/${encodeURIComponent(key)}/runtime`);
+    expect(bound).toMatchObject({ provider: 'claude', reason: 'task', state: 'running' });
+    expect(await page.locator('#runtime-status').innerText()).toContain(bound.runtimeSessionId);
+    expect(await page.locator('#runtime-binding').innerText()).toContain('claude');
+    expect(await page.locator('#runtime-chat').innerText()).toContain('write the changelog');
+    await chromium.screenshot('34-runtime-new-task');
+
+    await page.click('#runtime-new button[data-provider=""]');
+    await expect.poll(() => page.locator('#runtime-status').innerText()).toContain('RuntimeDetached');
+    expect((await call('GET', `/v1/conversations/${encodeURIComponent(key)}/runtime`)).state).toBe('unbound');
+    expect(chromium.pageErrors).toEqual([]);
+  });
 });

@@ -267,7 +267,81 @@ function runtimeSections(runtime, onAnswered) {
   ];
 }
 
-/** A conversation's runtime: its binding, the bound runtime session, and Detach. */
+/**
+ * CliGate's `/new` as buttons: `/new` alone unbinds (the next runtime turn starts a session), `/new <task>` binds a
+ * new runtime session of the bound provider, `/new codex|claude <task>` of that one; each starts the task at once.
+ */
+function newSessionForm(key, binding, redraw) {
+  const status = el('div', { class: 'form-status', id: 'runtime-new-status', role: 'status' });
+  const task = el('input', { name: 'task', size: 28, placeholder: 'task (empty: /new alone)' });
+  const form = el(
+    'form',
+    { class: 'filters', id: 'runtime-new' },
+    el('label', { class: 'wide' }, el('span', {}, 'Task'), task),
+    ...['', 'codex', 'claude'].map((provider) =>
+      el(
+        'button',
+        { type: 'submit', value: provider, dataset: { provider } },
+        provider ? `/new ${provider}` : binding.runtimeSessionId ? `/new (${binding.provider})` : '/new',
+      ),
+    ),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const button = event.submitter;
+    const provider = button?.dataset.provider ?? '';
+    const text = task.value.trim();
+    const buttons = [...form.querySelectorAll('button')];
+    if (buttons.some((candidate) => candidate.disabled)) return;
+    buttons.forEach((candidate) => (candidate.disabled = true));
+    replaceContent(status, el('p', { class: 'muted' }, 'Starting…'));
+    try {
+      const answer = await post(`/v1/conversations/${enc(key)}/runtime/new`, text ? { task: text, ...(provider ? { provider } : {}) } : {});
+      const written = text
+        ? `RuntimeBound · ${answer.runtimeSessionId} (${answer.provider}), its first turn ${answer.turnId}`
+        : answer.changed
+          ? `RuntimeDetached · ${answer.detachedRuntimeSessionId} unbound (/new): the next runtime turn starts a session`
+          : 'Nothing was bound: nothing was written.';
+      await redraw(notice(written, 'ok'));
+    } catch (error) {
+      replaceContent(status, errorBox(error));
+    } finally {
+      buttons.forEach((candidate) => (candidate.disabled = false));
+    }
+  });
+  return el('div', {}, form, status);
+}
+
+/** The runtime session's turns as a chat: each turn's input as the user's message, then how the turn went. */
+function turnsChat(runtime) {
+  if (runtime.turns.length === 0) return el('p', { class: 'muted', id: 'runtime-chat' }, 'No turn yet.');
+  return el(
+    'ol',
+    { class: 'transcript', id: 'runtime-chat' },
+    runtime.turns.flatMap((turn) => [
+      el(
+        'li',
+        { class: 'message role-user', dataset: { turn: turn.turnId } },
+        el('div', { class: 'message-head' }, 'user · ', formatTime(turn.startedAt)),
+        el('p', { class: 'message-text' }, turn.input),
+      ),
+      el(
+        'li',
+        { class: 'message role-assistant', dataset: { turn: turn.turnId } },
+        el(
+          'div',
+          { class: 'message-head' },
+          `${runtime.provider} · `,
+          badge(turn.status.replace('_', ' '), TURN_KINDS[turn.status] ?? ''),
+          turn.endedAt ? ` · ${formatTime(turn.endedAt)}` : '',
+        ),
+        turn.error ? el('p', { class: 'message-text' }, turn.error) : null,
+      ),
+    ]),
+  );
+}
+
+/** A conversation's runtime: its binding, the bound runtime session, /new, and Detach. */
 export async function renderConversationRuntime(page, { params: [key] }, shown = null) {
   const binding = await get(`/v1/conversations/${enc(key)}/runtime`);
   const runtime = binding.runtimeSessionId ? await get(`/v1/runtime-sessions/${enc(binding.runtimeSessionId)}`) : null;
@@ -313,9 +387,9 @@ export async function renderConversationRuntime(page, { params: [key] }, shown =
       'div',
       { class: 'columns' },
       bindingSection(binding, key),
-      detach ? section('Actions', el('div', { class: 'action-list', id: 'runtime-actions' }, detach)) : null,
+      section('Actions', el('div', { class: 'action-list', id: 'runtime-actions' }, newSessionForm(key, binding, redraw), detach)),
     ),
-    ...(runtime ? runtimeSections(runtime, redraw) : []),
+    ...(runtime ? [section('Chat', turnsChat(runtime)), ...runtimeSections(runtime, redraw)] : []),
   );
 }
 
