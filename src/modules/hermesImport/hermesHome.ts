@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ValidationError } from '../../errors/ledgerError.js';
 import { type HermesEntry, parseHermesSessionsJson } from './hermesSessionsJson.js';
 import { type HermesJsonlTranscript, readHermesJsonlTranscripts } from './hermesJsonlTranscripts.js';
-import { type HermesStateDb, readHermesStateDb } from './hermesStateDb.js';
+import { type HermesMessageRow, type HermesStateDb, readHermesStateDb } from './hermesStateDb.js';
 
 export interface HermesExport {
   home: string;
@@ -95,6 +95,20 @@ function startedAtOf(stateDb: HermesStateDb, entries: Record<string, HermesEntry
   };
 }
 
+const sameMessage = (a: HermesMessageRow, b: HermesMessageRow) => a.role === b.role && (a.content ?? '') === (b.content ?? '') && a.toolCallId === b.toolCallId;
+
+/**
+ * The JSONL lines state.db does not hold. Older Hermes wrote every message to both (the JSONL a copy of the table,
+ * perhaps longer): when the lines start with state.db's messages, only those past them count. Current Hermes writes
+ * there only what state.db refused: lines that do not start so are all new.
+ */
+function linesBeyond(stored: HermesMessageRow[], lines: HermesMessageRow[]): HermesMessageRow[] {
+  const startsWith = (messages: HermesMessageRow[]) =>
+    messages.length > 0 && lines.length >= messages.length && messages.every((message, index) => sameMessage(message, lines[index]!));
+  const copied = [stored, stored.filter((message) => message.active)].find(startsWith);
+  return copied ? lines.slice(copied.length) : lines;
+}
+
 /** Appends each JSONL transcript to its session's messages; a transcript no session or entry names is left out, said so. */
 function addJsonlTranscripts(stateDb: HermesStateDb, entries: Record<string, HermesEntry>, transcripts: HermesJsonlTranscript[]) {
   const known = new Set([...stateDb.sessions.map((row) => row.id), ...Object.values(entries).map((entry) => entry.session_id)]);
@@ -107,7 +121,8 @@ function addJsonlTranscripts(stateDb: HermesStateDb, entries: Record<string, Her
       continue;
     }
     if (transcript.unreadableLines.length > 0) notes.push({ item, reason: `line(s) ${transcript.unreadableLines.join(', ')} are not a JSON object` });
-    stateDb.messages.set(transcript.sessionId, [...(stateDb.messages.get(transcript.sessionId) ?? []), ...transcript.messages]);
+    const stored = stateDb.messages.get(transcript.sessionId) ?? [];
+    stateDb.messages.set(transcript.sessionId, [...stored, ...linesBeyond(stored, transcript.messages)]);
     read.push(transcript.path);
   }
   return { notes, read };

@@ -1,6 +1,5 @@
 // Hermes' legacy transcripts: sessions/<session id>.jsonl, one message object a line. Older Hermes wrote every
-// transcript there; current Hermes still appends there when state.db refuses a write, so the lines follow what
-// state.db holds for the session.
+// message there as well as to state.db; current Hermes appends there only what state.db refused.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HermesMessageRow } from './hermesStateDb.js';
