@@ -7,7 +7,7 @@ import { createLogger } from './logging/logger.js';
 
 // Ctrl-C in a terminal signals the whole process group: npm and node each get SIGINT, and npm forwards its own to
 // node, so one keypress is two signals here. The first starts the graceful shutdown and the second is ignored; a
-// third (Ctrl-C pressed again) exits at once. Past the shutdown's own deadline the process exits as well.
+// third (Ctrl-C pressed again) exits at once. Past the shutdown's own deadline (armDeadline) the process exits as well.
 const FORCE_AFTER_SIGNALS = 3;
 
 // Exit codes as the CLI's (src/cli/usage.ts): 2 a wrong configuration value, 4 the data folder is in use.
@@ -28,13 +28,19 @@ let service: RunningService | undefined;
 let stopRequested: NodeJS.Signals | undefined;
 let signalsSeen = 0;
 
-const stop = (running: RunningService, reason: string) => {
-  // The deadline covers the wait for requests in flight and the closing of the databases after it.
-  const deadline = setTimeout(() => {
-    logger.error({ reason, timeoutMs: 2 * config.shutdownTimeoutMs }, 'shutdown did not finish in time: exiting');
+/**
+ * From the first stop signal on, however far the start got: the wait for requests in flight (SHUTDOWN_TIMEOUT_MS,
+ * which may be 0), then closing the databases, which gets at least 10 s of its own.
+ */
+const armDeadline = (reason: string) => {
+  const timeoutMs = config.shutdownTimeoutMs + Math.max(10_000, config.shutdownTimeoutMs);
+  setTimeout(() => {
+    logger.error({ reason, timeoutMs }, 'shutdown did not finish in time: exiting');
     process.exit(1);
-  }, 2 * config.shutdownTimeoutMs);
-  deadline.unref();
+  }, timeoutMs).unref();
+};
+
+const stop = (running: RunningService, reason: string) => {
   running.shutdown(reason).then(
     () => process.exit(0),
     (error: unknown) => {
@@ -56,6 +62,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       return;
     }
     stopRequested = signal;
+    armDeadline(signal);
     if (service) stop(service, signal);
     else logger.info({ signal }, 'stopping as soon as the start-up has finished');
   });

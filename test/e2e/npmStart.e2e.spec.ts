@@ -6,7 +6,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { embeddedTemplatePath } from '../../src/database/embeddedTemplate.js';
-import { freePort } from '../support/serviceProcess.js';
+import { freePort, ServiceProcess } from '../support/serviceProcess.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'ledger-npm-start-'));
@@ -121,4 +121,19 @@ describe('npm start', () => {
       expect(second.msToHealth).toBeGreaterThan(0);
     },
   );
+
+  it('stops cleanly with SHUTDOWN_TIMEOUT_MS=0: no wait for requests in flight, yet the databases close and it exits 0', { timeout: 180_000 }, async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'ledger-no-wait-'));
+    const service = new ServiceProcess(await freePort(), { DATA_DIR: folder, SHUTDOWN_TIMEOUT_MS: '0', LOG_LEVEL: 'info' });
+    try {
+      await service.start(120_000);
+      await service.kill('SIGTERM');
+      expect(service.exit, service.output).toEqual({ code: 0, signal: null });
+      expect(service.output).toContain('"msg":"stopped"');
+      expect(existsSync(join(folder, 'ledger.lock'))).toBe(false);
+    } finally {
+      await service.kill('SIGKILL');
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });

@@ -57,6 +57,11 @@ export class ServiceProcess {
     throw new Error(`service did not start in time:\n${this.output}`);
   }
 
+  /** How the process ended (both null while it runs). */
+  get exit(): { code: number | null; signal: NodeJS.Signals | null } {
+    return { code: this.child?.exitCode ?? null, signal: this.child?.signalCode ?? null };
+  }
+
   async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
