@@ -263,3 +263,14 @@ def test_a_live_background_process_keeps_the_session(ledger_url: str, chat_id: s
     kept = store.get_or_create_session(dm(chat_id))
 
     assert kept.session_id == first.session_id and kept.was_auto_reset is False
+
+
+def test_a_route_the_service_lacks_is_an_error_not_a_missing_entry() -> None:
+    # A client newer than the service it calls: ROUTE_NOT_FOUND must surface, never read as "no such session".
+    from session_ledger.errors import LedgerError
+    from session_ledger.store import _missing
+
+    assert _missing(LedgerError(404, "CONVERSATION_NOT_FOUND", "no conversation"))
+    assert _missing(LedgerError(404, "SESSION_NOT_FOUND", "no session"))
+    assert not _missing(LedgerError(404, "ROUTE_NOT_FOUND", "no route GET /v1/conversations/x/entry"))
+    assert not _missing(LedgerError(409, "SESSION_ENDED", "ended"))

@@ -35,7 +35,9 @@ _LIST_PAGE = 500
 
 
 def _missing(error: LedgerError) -> bool:
-    return error.status == 404
+    # What the service does not have (a conversation, a session, a memory entry). A route it does not have
+    # (ROUTE_NOT_FOUND: a service older than this client) is an error to see, never an empty answer.
+    return error.status == 404 and error.code != "ROUTE_NOT_FOUND"
 
 
 class LedgerSessionStore:
