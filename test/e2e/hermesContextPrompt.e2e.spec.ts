@@ -1,24 +1,11 @@
 // GET /v1/conversations/{key}/context?format=hermes: Hermes' build_session_context_prompt byte for byte, from a stored
 // conversation and the live gateways' registry, against the prompts Hermes' own function returned for the same inputs.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { hermesContextPromptVectors, type HermesVector } from '../support/hermesContextPromptVectors.js';
 
-interface HermesVector {
-  label: string;
-  source: Record<string, string>;
-  connected_platforms: string[];
-  home_channels: Record<string, { chat_id: string; name: string }>;
-  shared_multi_user_session: boolean;
-  redact_pii: boolean;
-  prompt: string;
-}
-
-const vectors: HermesVector[] = readFileSync(new URL('../fixtures/hermesContextPrompts.jsonl', import.meta.url), 'utf8')
-  .split('\n')
-  .filter((line) => line.trim())
-  .map((line) => JSON.parse(line) as HermesVector);
+const vectors = hermesContextPromptVectors;
 
 const camel = (name: string) => name.replace(/_([a-z])/g, (_match, letter: string) => letter.toUpperCase());
 const ledgerSource = (source: Record<string, string>) => Object.fromEntries(Object.entries(source).map(([name, value]) => [camel(name), value]));

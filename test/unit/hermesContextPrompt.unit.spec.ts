@@ -1,25 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ChatType, SessionSource } from '../../src/events/conversation/sessionSource.js';
 import { hermesSessionContextPrompt } from '../../src/modules/sessions/domain/hermesContextPrompt.js';
 import { hermesUntrustedPromptValue, untrustedPromptValue } from '../../src/modules/sessions/domain/untrustedPromptValue.js';
+import { hermesContextPromptVectors } from '../support/hermesContextPromptVectors.js';
 
-// Inputs in Hermes' SessionSource field names, with the prompt Hermes' own build_session_context_prompt returned for them
-// (Slack and Discord tools not loaded, the Hermes home shown as ~/.hermes).
-interface HermesVector {
-  label: string;
-  source: Record<string, string>;
-  connected_platforms: string[];
-  home_channels: Record<string, { chat_id: string; name: string }>;
-  shared_multi_user_session: boolean;
-  redact_pii: boolean;
-  prompt: string;
-}
-
-const vectors: HermesVector[] = readFileSync(new URL('../fixtures/hermesContextPrompts.jsonl', import.meta.url), 'utf8')
-  .split('\n')
-  .filter((line) => line.trim())
-  .map((line) => JSON.parse(line) as HermesVector);
+const vectors = hermesContextPromptVectors;
 
 function ledgerSource(hermes: Record<string, string>): SessionSource {
   const field = (name: string) => hermes[name] || undefined;
