@@ -6,6 +6,8 @@ import prettierConfig from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+const appImports = { group: ['**/app/**'], message: 'nothing under src/ but src/app, src/cli and src/main.ts imports from src/app.' };
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'clients/python/**', 'coverage/**'] },
   js.configs.recommended,
@@ -28,12 +30,20 @@ export default tseslint.config(
     },
   },
   {
+    // src/app assembles the service; nothing below it points back up (an injection token lives beside what it names).
+    files: ['src/**/*.ts'],
+    ignores: ['src/app/**', 'src/main.ts', 'src/cli/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [appImports] }] },
+  },
+  {
     // The event contract stands on its own: a stored shape never depends on domain code.
     files: ['src/events/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/modules/**'], message: 'src/events imports nothing from src/modules: move the stored type under src/events.' }] },
+        {
+          patterns: [appImports, { group: ['**/modules/**'], message: 'src/events imports nothing from src/modules: move the stored type under src/events.' }],
+        },
       ],
     },
   },
@@ -41,7 +51,10 @@ export default tseslint.config(
     // Read models fold events; they never run commands.
     files: ['src/projections/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/modules/*/commands/**'], message: 'projections import no command handlers.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [appImports, { group: ['**/modules/*/commands/**'], message: 'projections import no command handlers.' }] },
+      ],
     },
   },
   {

@@ -1,3 +1,5 @@
+/** Injection token of the Clock. */
+export const CLOCK = Symbol('Clock');
 // The one clock: injected wherever time matters, so tests move time instead of sleeping.
 export interface Clock {
   now(): Date;

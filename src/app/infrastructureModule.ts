@@ -13,7 +13,15 @@ import { CommandContext } from '../modules/commandContext.js';
 import type { AppDependencies } from './appDependencies.js';
 import { StateCacheHousekeeping } from './stateCacheHousekeeping.js';
 import { stateHasTurnInFlight } from './stateHasTurnInFlight.js';
-import { CLOCK, CONFIG, EVENT_STORE, EVENT_STREAMS, LOG_HORIZON, LOGGER, PROJECTIONS, READ_MODELS, STATE_CACHE } from './tokens.js';
+import { CLOCK } from '../clock.js';
+import { CONFIG } from '../config/config.js';
+import { EVENT_STORE } from '../events/eventStore.js';
+import { EVENT_STREAMS } from '../http/serverSentEventStreams.js';
+import { LOG_HORIZON } from '../events/postgres/logHorizon.js';
+import { LOGGER } from '../logging/logger.js';
+import { PROJECTIONS } from '../projections/projectionRunner.js';
+import { READ_MODELS } from '../projections/readModelDatabase.js';
+import { STATE_CACHE } from '../events/boundedStateCache.js';
 
 @Global()
 @Module({})

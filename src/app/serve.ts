@@ -7,7 +7,7 @@ import type { ServerSentEventStreams } from '../http/serverSentEventStreams.js';
 import { createApp } from './createApp.js';
 import { applyHeapGrowth } from './heapGrowth.js';
 import { openInfrastructure } from './infrastructure.js';
-import { EVENT_STREAMS } from './tokens.js';
+import { EVENT_STREAMS } from '../http/serverSentEventStreams.js';
 
 export interface RunningService {
   url: string;

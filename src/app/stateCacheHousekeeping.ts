@@ -3,7 +3,9 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import type { Clock } from '../clock.js';
 import type { LedgerConfig } from '../config/config.js';
 import type { BoundedStateCache } from '../events/boundedStateCache.js';
-import { CLOCK, CONFIG, STATE_CACHE } from './tokens.js';
+import { CLOCK } from '../clock.js';
+import { CONFIG } from '../config/config.js';
+import { STATE_CACHE } from '../events/boundedStateCache.js';
 
 @Injectable()
 export class StateCacheHousekeeping implements OnApplicationBootstrap, OnModuleDestroy {

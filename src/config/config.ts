@@ -3,14 +3,11 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { type ApiToken, parseApiTokens } from './apiTokens.js';
-import { isKnownTimeZone } from '../modules/conversations/resetPolicy/dailyBoundary.js';
-import {
-  noResetRules,
-  resetPoliciesByPlatformSchema,
-  resetPoliciesByTypeSchema,
-  resetPolicySchema,
-  type ResetRules,
-} from '../modules/conversations/resetPolicy/resetPolicySchema.js';
+import { isKnownTimeZone } from './timeZone.js';
+import { noResetRules, resetPoliciesByPlatformSchema, resetPoliciesByTypeSchema, resetPolicySchema, type ResetRules } from './resetPolicySettings.js';
+
+/** Injection token of the LedgerConfig. */
+export const CONFIG = Symbol('LedgerConfig');
 
 const booleanFlag = z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']).transform((value) => ['true', '1', 'yes', 'on'].includes(value));
 

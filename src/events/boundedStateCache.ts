@@ -1,3 +1,5 @@
+/** Injection token of the StateCache. */
+export const STATE_CACHE = Symbol('StateCache');
 // A bounded LRU of folded stream states with a memory budget, idle reclaim and pinning of turns in flight: a cache only, eviction loses nothing.
 
 /** A folded state as cached: the state after `revision`. */

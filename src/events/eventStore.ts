@@ -1,3 +1,5 @@
+/** Injection token of the EventStore. */
+export const EVENT_STORE = Symbol('EventStore');
 // The event-store port: every backend (PostgreSQL, PGlite, EventStoreDB) implements this.
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

@@ -6,7 +6,7 @@ import type { Request } from './httpTypes.js';
 import { type ApiToken, DEFAULT_TOKEN_NAME, scopeAllows, type TokenScope } from '../config/apiTokens.js';
 import type { LedgerConfig } from '../config/config.js';
 import { LedgerError } from '../errors/ledgerError.js';
-import { CONFIG } from '../app/tokens.js';
+import { CONFIG } from '../config/config.js';
 
 const PUBLIC_ROUTE = 'ledger:public';
 const REQUIRED_SCOPE = 'ledger:scope';

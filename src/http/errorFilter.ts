@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { isConnectionError } from '../database/connectionErrors.js';
 import { LedgerError } from '../errors/ledgerError.js';
 import type { Logger } from '../logging/logger.js';
-import { LOGGER } from '../app/tokens.js';
+import { LOGGER } from '../logging/logger.js';
 
 export interface ErrorBody {
   error: { code: string; message: string; requestId?: string; details?: unknown };

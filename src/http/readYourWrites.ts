@@ -7,7 +7,9 @@ import type { LedgerConfig } from '../config/config.js';
 import { describeHorizonHolder, type LogHorizonProbe } from '../events/postgres/logHorizon.js';
 import { UnavailableError, ValidationError } from '../errors/ledgerError.js';
 import type { ProjectionRunner } from '../projections/projectionRunner.js';
-import { CONFIG, LOG_HORIZON, PROJECTIONS } from '../app/tokens.js';
+import { CONFIG } from '../config/config.js';
+import { LOG_HORIZON } from '../events/postgres/logHorizon.js';
+import { PROJECTIONS } from '../projections/projectionRunner.js';
 
 const READS_PROJECTIONS = 'ledger:reads-projections';
 

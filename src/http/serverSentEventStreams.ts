@@ -8,6 +8,9 @@ import type { EventStore, RecordedEvent } from '../events/eventStore.js';
 import type { Logger } from '../logging/logger.js';
 import { EventLogTail, type TailListener } from './eventLogTail.js';
 
+/** Injection token of every server-sent event stream of the instance (ServerSentEventStreams): one tail reader, one set of limits. */
+export const EVENT_STREAMS = Symbol('EventStreams');
+
 export const HEARTBEAT_INTERVAL_MS = 15_000;
 /** Events a live stream may have waiting for a slow client before it leaves the tail and catches up from the log. */
 export const MAX_QUEUED_EVENTS = 1_000;

@@ -7,7 +7,7 @@ import { AppendClaimTakenError } from '../events/eventStoreErrors.js';
 import { enterIdempotentWrite } from '../events/idempotentWrite.js';
 import { requestTenant } from '../http/auth.js';
 import { describeError } from '../http/errorFilter.js';
-import { LOGGER } from '../app/tokens.js';
+import { LOGGER } from '../logging/logger.js';
 import type { Logger } from '../logging/logger.js';
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf, REPLAYED_HEADER, requestFingerprint, WRITE_METHODS } from './idempotencyKey.js';
 import { claimsWithFirstAppend } from './claimWithFirstAppend.js';

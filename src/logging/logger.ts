@@ -4,6 +4,9 @@ import { currentRequestId } from './requestContext.js';
 
 export type { Logger } from 'pino';
 
+/** Injection token of the service's Logger. */
+export const LOGGER = Symbol('Logger');
+
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
     {

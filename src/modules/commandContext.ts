@@ -7,7 +7,8 @@ import type { EventMetadata } from '../events/eventStore.js';
 import { currentIdempotentWrite } from '../events/idempotentWrite.js';
 import { StreamStateStore } from '../events/streamStateStore.js';
 import { requestPrincipal } from '../http/auth.js';
-import { CLOCK, CONFIG } from '../app/tokens.js';
+import { CLOCK } from '../clock.js';
+import { CONFIG } from '../config/config.js';
 import { newSessionId, randomSessionIdSuffix } from './sessions/domain/sessionId.js';
 
 @Injectable()

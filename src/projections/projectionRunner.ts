@@ -10,6 +10,9 @@ import { type Projection, ProjectionApplyError } from './projection.js';
 import type { ProjectionLease } from './projectionLease.js';
 import { SharedPages } from './sharedPages.js';
 
+/** Injection token of the ProjectionRunner. */
+export const PROJECTIONS = Symbol('ProjectionRunner');
+
 export type ProjectionState = 'starting' | 'catching_up' | 'live' | 'failed' | 'standby' | 'stopped';
 
 export interface ProjectionStatus {

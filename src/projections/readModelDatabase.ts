@@ -6,6 +6,9 @@ import { pgCompatibleDriver } from '../database/typeormDriver.js';
 import type { Projection } from './projection.js';
 import { readModelMigrations } from './readModelSchema.js';
 
+/** Injection token of the read models' DataSource. */
+export const READ_MODELS = Symbol('ReadModels');
+
 export async function openReadModelDatabase(pool: SqlPool, schema: string, projections: readonly Projection[]): Promise<DataSource> {
   await migrate(pool, schema, 'read-models', readModelMigrations);
   const dataSource = new DataSource({

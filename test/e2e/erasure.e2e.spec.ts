@@ -8,7 +8,7 @@ import { BoundedStateCache, type StateCache } from '../../src/events/boundedStat
 import { conversationStreamName } from '../../src/events/conversation/conversationEvents.js';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { gatewayStreamName } from '../../src/events/gateway/gatewayEvents.js';
-import { STATE_CACHE } from '../../src/app/tokens.js';
+import { STATE_CACHE } from '../../src/events/boundedStateCache.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { ResolveSessionCommand } from '../../src/modules/conversations/commands/resolveSession.js';
 import { ErasureCacheEviction } from '../../src/modules/erasure/erasureCacheEviction.js';

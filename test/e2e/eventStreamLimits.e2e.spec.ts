@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
-import { EVENT_STREAMS } from '../../src/app/tokens.js';
+import { EVENT_STREAMS } from '../../src/http/serverSentEventStreams.js';
 import { ServerSentEventStreams } from '../../src/http/serverSentEventStreams.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { eventually } from '../support/eventually.js';

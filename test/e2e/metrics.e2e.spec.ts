@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BoundedStateCache } from '../../src/events/boundedStateCache.js';
 import { WrongExpectedRevisionError } from '../../src/events/eventStoreErrors.js';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
-import { STATE_CACHE } from '../../src/app/tokens.js';
+import { STATE_CACHE } from '../../src/events/boundedStateCache.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
 const TOKEN = 'metrics-e2e-token-0123456789';

@@ -6,7 +6,7 @@ import { latestDailyBoundary } from '../../src/modules/conversations/resetPolicy
 import { effectiveResetPolicy } from '../../src/modules/conversations/resetPolicy/effectiveResetPolicy.js';
 import { resetBlockedBy, resetDueReason } from '../../src/modules/conversations/resetPolicy/resetDue.js';
 import { autoResetNotice } from '../../src/modules/conversations/resetPolicy/resetNotice.js';
-import { defaultResetPolicy, resetPolicySchema } from '../../src/modules/conversations/resetPolicy/resetPolicySchema.js';
+import { defaultResetPolicy, resetPolicySchema } from '../../src/config/resetPolicySettings.js';
 
 const policy = (given: Partial<ResetPolicy>): ResetPolicy => ({ ...defaultResetPolicy, ...given });
 

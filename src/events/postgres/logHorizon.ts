@@ -3,6 +3,9 @@
 import type { Clock } from '../../clock.js';
 import type { SqlPool } from '../../database/sqlPool.js';
 
+/** Injection token of the PostgreSQL log's read horizon (LogHorizonProbe), or null on backends without one (PGlite, EventStoreDB). */
+export const LOG_HORIZON = Symbol('LogHorizon');
+
 /** The transaction that keeps readers of the log from going further. */
 export interface HorizonHolder {
   /** Its backend's process id; null when it is a prepared transaction, or this role may not see the backend (needs pg_read_all_stats). */

@@ -3,7 +3,7 @@ import { Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminOnly } from '../../http/auth.js';
 import type { ProjectionRunner } from '../../projections/projectionRunner.js';
-import { PROJECTIONS } from '../../app/tokens.js';
+import { PROJECTIONS } from '../../projections/projectionRunner.js';
 
 @ApiTags('admin')
 @AdminOnly()

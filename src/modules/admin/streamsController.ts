@@ -5,7 +5,7 @@ import { LessThan, type DataSource, type FindOptionsWhere } from 'typeorm';
 import { z } from 'zod';
 import { AdminOnly } from '../../http/auth.js';
 import { ReadsProjections } from '../../http/readYourWrites.js';
-import { READ_MODELS } from '../../app/tokens.js';
+import { READ_MODELS } from '../../projections/readModelDatabase.js';
 import { ValidQuery } from '../../http/zodValidation.js';
 import { StreamIndexEntity, type StreamIndexRow } from '../../projections/streamIndex/streamIndexRow.js';
 

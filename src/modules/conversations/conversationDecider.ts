@@ -16,7 +16,7 @@ import type { SessionIsolationFlags } from '../sessions/domain/sessionIsolation.
 import type { ResetPolicy } from '../../events/conversation/resetPolicy.js';
 import { effectiveResetPolicy } from './resetPolicy/effectiveResetPolicy.js';
 import { policyExpiry, type SessionWork, touchIntervalSecondsUnder } from './resetPolicy/policyExpiry.js';
-import { noResetRules, type ResetRules } from './resetPolicy/resetPolicySchema.js';
+import { noResetRules, type ResetRules } from '../../config/resetPolicySettings.js';
 import { type BoundConversation, type ConversationState, initialConversationState, type OpenConversation } from './conversationState.js';
 
 export { initialConversationState } from './conversationState.js';

@@ -15,7 +15,7 @@ import { validSessionKey } from './conversationRequests.js';
 import { requestTenant } from '../../http/auth.js';
 import { jsonObject, jsonValue } from '../../http/jsonValues.js';
 import type { LedgerConfig } from '../../config/config.js';
-import { CONFIG } from '../../app/tokens.js';
+import { CONFIG } from '../../config/config.js';
 import { RequestRuntimeInterruptCommand, runningRuntimeTurn, type RuntimeInterruptResult } from '../runtime/commands/requestRuntimeInterrupt.js';
 import { requireMessageSizesWithinLimit } from '../sessions/messageLimits.js';
 

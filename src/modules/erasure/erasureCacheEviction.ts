@@ -2,7 +2,9 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import type { StateCache } from '../../events/boundedStateCache.js';
 import type { EventStore } from '../../events/eventStore.js';
-import { EVENT_STORE, LOGGER, STATE_CACHE } from '../../app/tokens.js';
+import { EVENT_STORE } from '../../events/eventStore.js';
+import { LOGGER } from '../../logging/logger.js';
+import { STATE_CACHE } from '../../events/boundedStateCache.js';
 import type { Logger } from '../../logging/logger.js';
 import { erasuresAfter } from './erasureRecord.js';
 

@@ -1,6 +1,6 @@
 // At start, finishes every erasure a crash cut short (its log rewritten, its read models not yet), without holding the start up.
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { LOGGER } from '../../app/tokens.js';
+import { LOGGER } from '../../logging/logger.js';
 import type { Logger } from '../../logging/logger.js';
 import { EraseConversationHandler } from './commands/eraseConversation.js';
 

@@ -9,7 +9,7 @@ import { ValidationError } from '../../errors/ledgerError.js';
 import { jobStreamName } from '../../events/job/jobEvents.js';
 import { requestTenant, TakesCallbackToken } from '../../http/auth.js';
 import { ReadsProjections } from '../../http/readYourWrites.js';
-import { READ_MODELS } from '../../app/tokens.js';
+import { READ_MODELS } from '../../projections/readModelDatabase.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
 import { CommandContext, requestMetadata } from '../commandContext.js';
 import { ChangeJobCommand, type JobChange } from './commands/changeJob.js';

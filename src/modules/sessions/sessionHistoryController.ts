@@ -7,7 +7,7 @@ import { conversationStreamName } from '../../events/conversation/conversationEv
 import type { EventStore, RecordedEvent } from '../../events/eventStore.js';
 import { StreamNotFoundError } from '../../events/eventStoreErrors.js';
 import { sessionStreamName } from '../../events/session/sessionEvents.js';
-import { EVENT_STORE } from '../../app/tokens.js';
+import { EVENT_STORE } from '../../events/eventStore.js';
 import { ValidQuery } from '../../http/zodValidation.js';
 import { conversationNotFound } from '../conversations/conversationDecider.js';
 import { validSessionKey } from '../conversations/conversationRequests.js';

@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { JsonObject } from '../../events/eventStore.js';
 import { requestTenant } from '../../http/auth.js';
 import { ReadsProjections } from '../../http/readYourWrites.js';
-import { READ_MODELS } from '../../app/tokens.js';
+import { READ_MODELS } from '../../projections/readModelDatabase.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
 import { sessionTreeProjection } from '../../projections/sessionTree/sessionTreeProjection.js';
 import { requestMetadata } from '../commandContext.js';

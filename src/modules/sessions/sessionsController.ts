@@ -6,7 +6,7 @@ import type { Request } from '../../http/httpTypes.js';
 import type { z } from 'zod';
 import type { LedgerConfig } from '../../config/config.js';
 import type { MessageInput } from '../../events/session/sessionEvents.js';
-import { CONFIG } from '../../app/tokens.js';
+import { CONFIG } from '../../config/config.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
 import { ClaimWithFirstAppend } from '../../idempotency/claimWithFirstAppend.js';
 import { CommandContext, requestMetadata } from '../commandContext.js';

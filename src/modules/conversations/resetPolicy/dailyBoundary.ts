@@ -20,16 +20,6 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
-/** Whether the zone is one this runtime knows (an IANA name such as Europe/Berlin, or UTC). */
-export function isKnownTimeZone(timeZone: string): boolean {
-  try {
-    formatterFor(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The wall clock of `instant` in the zone, written as if it were UTC (milliseconds). */
 function wallClock(instant: number, timeZone: string): number {
   const parts: Record<string, number> = {};

@@ -9,7 +9,10 @@ import type { PostgresEventRedaction, RedactionScope, StoredEvent } from '../../
 import type { SnapshotStore } from '../../../events/snapshotStore.js';
 import type { SqlClient } from '../../../database/sqlPool.js';
 import { IdempotencyStore } from '../../../idempotency/idempotencyStore.js';
-import { EVENT_STORE, LOGGER, PROJECTIONS, STATE_CACHE } from '../../../app/tokens.js';
+import { EVENT_STORE } from '../../../events/eventStore.js';
+import { LOGGER } from '../../../logging/logger.js';
+import { PROJECTIONS } from '../../../projections/projectionRunner.js';
+import { STATE_CACHE } from '../../../events/boundedStateCache.js';
 import type { Logger } from '../../../logging/logger.js';
 import type { ProjectionRunner } from '../../../projections/projectionRunner.js';
 import { conversationNotFound } from '../../conversations/conversationDecider.js';

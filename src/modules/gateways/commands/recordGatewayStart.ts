@@ -9,7 +9,10 @@ import { conversationStreamName, resumeReasons } from '../../../events/conversat
 import type { EventMetadata, EventStore } from '../../../events/eventStore.js';
 import { type AbandonedTurnRef, gatewayStreamName, type ResumeCandidate, type StartOutcome } from '../../../events/gateway/gatewayEvents.js';
 import { UnavailableError } from '../../../errors/ledgerError.js';
-import { CONFIG, EVENT_STORE, PROJECTIONS, READ_MODELS } from '../../../app/tokens.js';
+import { CONFIG } from '../../../config/config.js';
+import { EVENT_STORE } from '../../../events/eventStore.js';
+import { PROJECTIONS } from '../../../projections/projectionRunner.js';
+import { READ_MODELS } from '../../../projections/readModelDatabase.js';
 import type { ProjectionRunner } from '../../../projections/projectionRunner.js';
 import { ChangeConversationCommand } from '../../conversations/commands/changeConversation.js';
 import { ChangeSessionCommand } from '../../sessions/commands/changeSession.js';

@@ -2,7 +2,7 @@
 import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { DataSource } from 'typeorm';
-import { READ_MODELS } from '../../../app/tokens.js';
+import { READ_MODELS } from '../../../projections/readModelDatabase.js';
 import { livePlatformRegistry } from '../../gateways/queries/livePlatformRegistry.js';
 import { type HomeChannel, needsHomeChannels } from '../delivery/fireDelivery.js';
 import type { EventMetadata } from '../../../events/eventStore.js';

@@ -1,7 +1,8 @@
 // The fire route's own guard while JOBS_CALLBACK_SECRET is set: the scheduler's callback token for this job and slot, or an admin token.
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from '../../../http/httpTypes.js';
-import { CLOCK, CONFIG } from '../../../app/tokens.js';
+import { CLOCK } from '../../../clock.js';
+import { CONFIG } from '../../../config/config.js';
 import type { Clock } from '../../../clock.js';
 import type { LedgerConfig } from '../../../config/config.js';
 import { actAs, presentedToken } from '../../../http/auth.js';

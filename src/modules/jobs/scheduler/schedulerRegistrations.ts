@@ -3,7 +3,11 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import { HttpAdapterHost } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
 import type { DataSource } from 'typeorm';
-import { CONFIG, EVENT_STORE, LOGGER, PROJECTIONS, READ_MODELS } from '../../../app/tokens.js';
+import { CONFIG } from '../../../config/config.js';
+import { EVENT_STORE } from '../../../events/eventStore.js';
+import { LOGGER } from '../../../logging/logger.js';
+import { PROJECTIONS } from '../../../projections/projectionRunner.js';
+import { READ_MODELS } from '../../../projections/readModelDatabase.js';
 import type { JobSchedulerConfig, LedgerConfig } from '../../../config/config.js';
 import type { EventStore } from '../../../events/eventStore.js';
 import type { Logger } from '../../../logging/logger.js';

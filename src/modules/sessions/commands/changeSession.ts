@@ -12,7 +12,7 @@ import {
   type TurnStatus,
   type TurnUsage,
 } from '../../../events/session/sessionEvents.js';
-import { CONFIG } from '../../../app/tokens.js';
+import { CONFIG } from '../../../config/config.js';
 import { eventOfType } from '../../../events/eventOfType.js';
 import { type ConversationCommand, type ConversationState, conversationDecider } from '../../conversations/conversationDecider.js';
 import type { DecisionReads, LoadedState } from '../../../events/streamStateStore.js';

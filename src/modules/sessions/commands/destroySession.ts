@@ -7,7 +7,10 @@ import { ConflictError, UnavailableError } from '../../../errors/ledgerError.js'
 import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata, EventStore } from '../../../events/eventStore.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
-import { CONFIG, EVENT_STORE, PROJECTIONS, READ_MODELS } from '../../../app/tokens.js';
+import { CONFIG } from '../../../config/config.js';
+import { EVENT_STORE } from '../../../events/eventStore.js';
+import { PROJECTIONS } from '../../../projections/projectionRunner.js';
+import { READ_MODELS } from '../../../projections/readModelDatabase.js';
 import type { ProjectionRunner } from '../../../projections/projectionRunner.js';
 import { sessionTreeProjection } from '../../../projections/sessionTree/sessionTreeProjection.js';
 import { conversationDecider } from '../../conversations/conversationDecider.js';

@@ -4,7 +4,7 @@ import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { LedgerConfig } from '../../../config/config.js';
 import type { EventMetadata, JsonObject } from '../../../events/eventStore.js';
 import { type ForkOrigin, sessionStreamName } from '../../../events/session/sessionEvents.js';
-import { CONFIG } from '../../../app/tokens.js';
+import { CONFIG } from '../../../config/config.js';
 import { CommandContext } from '../../commandContext.js';
 import { findCheckpoint, requireSpawnAllowed, sessionDecider, sessionDestroyed, sessionNotFound, type SessionState } from '../sessionDecider.js';
 import { timelineOf } from '../sessionState.js';

@@ -1,7 +1,7 @@
 // A reset policy as configuration and requests give it: Hermes' fields, a missing or null one taking Hermes' default.
 import { z } from 'zod';
-import { type ResetPolicy, resetModes } from '../../../events/conversation/resetPolicy.js';
-import { chatTypes, type ChatType } from '../../../events/conversation/sessionSource.js';
+import { type ResetPolicy, resetModes } from '../events/conversation/resetPolicy.js';
+import { chatTypes, type ChatType } from '../events/conversation/sessionSource.js';
 
 const platformName = z.string().regex(/^[a-z0-9_-]{1,32}$/, 'platform names match ^[a-z0-9_-]{1,32}$');
 
