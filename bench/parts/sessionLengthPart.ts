@@ -15,7 +15,7 @@ import { PostgresEventStore } from '../../src/events/postgres/postgresEventStore
 import { SqlSnapshotStore } from '../../src/events/postgres/sqlSnapshotStore.js';
 import { type SessionStreamEvent, sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { StreamStateStore } from '../../src/events/streamStateStore.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 import { rollbackTarget, type SessionCommand, sessionDecider, type SessionState } from '../../src/modules/sessions/sessionDecider.js';
 import { lastItem } from '../../src/modules/sessions/chunkedList.js';
 import { readModelMigrations } from '../../src/projections/readModelSchema.js';

@@ -6,7 +6,7 @@ import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { conversationDecider } from '../../src/modules/conversations/conversationDecider.js';
 import { newSessionId, randomSessionIdSuffix } from '../../src/modules/sessions/domain/sessionId.js';
 import { sessionKeyFor } from '../../src/modules/sessions/domain/sessionKey.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 import { type SessionCommand, sessionDecider } from '../../src/modules/sessions/sessionDecider.js';
 import { inParallel } from '../measure.js';
 

@@ -39,7 +39,7 @@ export interface BoundedStateCacheOptions {
   sizeOf?: (state: unknown) => number;
 }
 
-/** warm: served from the cache; resumed: rehydrated from the store; cold: created. */
+/** How a state was loaded. warm: served from this process's cache; resumed: rehydrated from the store; cold: no such stream yet (created). */
 export type LoadKind = 'warm' | 'resumed' | 'cold';
 
 export interface CacheStats {

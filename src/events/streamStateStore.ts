@@ -4,19 +4,17 @@ import type { Decider } from './decider.js';
 import type { AppendResult, EventMetadata, EventStore, JsonObject, NewEvent, RecordedEvent } from './eventStore.js';
 import { AppendClaimTakenError, StreamNotFoundError, WrongExpectedRevisionError } from './eventStoreErrors.js';
 import { currentIdempotentWrite, type IdempotentWrite } from './idempotentWrite.js';
-import type { CachedState, StateCache } from './boundedStateCache.js';
+import type { CachedState, LoadKind, StateCache } from './boundedStateCache.js';
 import { type SnapshotStore, snapshotVersionOf } from './snapshotStore.js';
 import { eventSchemaHistory } from './upcasting/eventSchemaVersions.js';
 
-/** warm: served from this process's cache; resumed: rehydrated from the store; empty: no such stream yet. */
-export type LoadSource = 'warm' | 'resumed' | 'empty';
 
 export interface LoadedState<State> {
   state: State;
   revision: number;
   /** Global position of the stream's last event; 0 for an empty stream. */
   position: number;
-  source: LoadSource;
+  source: LoadKind;
 }
 
 /** A state as it was at a point of the stream's history. */
@@ -36,7 +34,7 @@ export interface CommandResult<State, Event> {
   position: number;
   /** Whether the decision appended anything. */
   written: boolean;
-  source: LoadSource;
+  source: LoadKind;
   /**
    * The answer of an earlier attempt of the same keyed request, which wrote these events (see IdempotentWrite): this
    * request decided nothing, and the states it read through DecisionReads are not proven by any append of its own.
@@ -215,7 +213,7 @@ export class StreamStateStore {
     decider: Decider<State, Command, Event>,
   ): Promise<LoadedState<State>> {
     const { loaded } = await this.loadTracked(streamName, decider);
-    this.cache.recordLoad?.(loaded.source === 'empty' ? 'cold' : loaded.source);
+    this.cache.recordLoad?.(loaded.source);
     return loaded;
   }
 
@@ -240,7 +238,7 @@ export class StreamStateStore {
       streams.map(async (stream, index) => {
         const tail = tailOf.get(index);
         const { loaded } = await this.loadTracked(stream.streamName, stream.decider, tail === undefined ? undefined : { cached: cached[index]!, tail });
-        this.cache.recordLoad?.(loaded.source === 'empty' ? 'cold' : loaded.source);
+        this.cache.recordLoad?.(loaded.source);
         return loaded;
       }),
     );
@@ -259,7 +257,7 @@ export class StreamStateStore {
     bound: HistoryBound,
     current?: State,
   ): Promise<HistoricState<State>> {
-    const empty: HistoricState<State> = { state: decider.initialState(), revision: -1, position: 0, source: 'empty', lastEventAt: null };
+    const empty: HistoricState<State> = { state: decider.initialState(), revision: -1, position: 0, source: 'cold', lastEventAt: null };
     let start: Start<State>;
     try {
       const recent = 'revision' in bound && current !== undefined ? await this.recentStart(streamName, current, bound.revision) : undefined;
@@ -509,7 +507,7 @@ export class StreamStateStore {
         if (!this.store.appendsToStreamsAtomically || this.options.soleWriter || streamName === ownStream) return this.load(streamName, decider);
         const cached = this.cachedTracked<ReturnType<typeof decider.initialState>>(streamName);
         const { loaded } = cached ?? (await this.loadTracked(streamName, decider));
-        this.cache.recordLoad?.(loaded.source === 'empty' ? 'cold' : loaded.source);
+        this.cache.recordLoad?.(loaded.source);
         conditions.set(streamName, { revision: loaded.revision, fromCache: cached !== undefined, decider });
         return loaded;
       },
@@ -567,7 +565,7 @@ export class StreamStateStore {
         : await this.startingPoint(streamName, decider);
     } catch (error) {
       if (error instanceof StreamNotFoundError)
-        return { loaded: { state: decider.initialState(), revision: -1, position: 0, source: 'empty' }, snapshotRevision: -1 };
+        return { loaded: { state: decider.initialState(), revision: -1, position: 0, source: 'cold' }, snapshotRevision: -1 };
       throw error;
     }
     let { state, revision, position } = start;
@@ -578,7 +576,7 @@ export class StreamStateStore {
       position = event.position;
       this.remember(decider, before, { state, revision, position });
     }
-    if (revision < 0) return { loaded: { state, revision, position, source: 'empty' }, snapshotRevision: -1 };
+    if (revision < 0) return { loaded: { state, revision, position, source: 'cold' }, snapshotRevision: -1 };
     if (isObject(state) && !this.recent.has(state)) this.remember(decider, undefined, { state, revision, position });
     const snapshotRevision = await this.snapshotIfDue(streamName, decider, state, revision, position, start.snapshotRevision);
     this.cache.set(streamName, state, revision, position, now, snapshotRevision);

@@ -8,7 +8,7 @@ import { PostgresEventStore } from '../../src/events/postgres/postgresEventStore
 import { SqlSnapshotStore } from '../../src/events/postgres/sqlSnapshotStore.js';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { StreamStateStore } from '../../src/events/streamStateStore.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 import { type SessionCommand, sessionDecider } from '../../src/modules/sessions/sessionDecider.js';
 import { readModelMigrations } from '../../src/projections/readModelSchema.js';
 import { type TestDatabase, testBackends } from '../support/testDatabases.js';

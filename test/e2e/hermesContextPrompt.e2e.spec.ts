@@ -1,7 +1,7 @@
 // GET /v1/conversations/{key}/context?format=hermes: Hermes' build_session_context_prompt byte for byte, from a stored
 // conversation and the live gateways' registry, against the prompts Hermes' own function returned for the same inputs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 import { hermesContextPromptVectors, type HermesVector } from '../support/hermesContextPromptVectors.js';
 

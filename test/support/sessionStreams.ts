@@ -5,7 +5,7 @@ import type { EventMetadata } from '../../src/events/eventStore.js';
 import { enterIdempotentWrite, type IdempotentWrite, withIdempotentWriteSlot } from '../../src/events/idempotentWrite.js';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import type { StreamStateStore } from '../../src/events/streamStateStore.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 import { type SessionCommand, sessionDecider } from '../../src/modules/sessions/sessionDecider.js';
 
 type RecordTurn = Extract<SessionCommand, { type: 'RecordTurn' }>;

@@ -8,7 +8,7 @@ import {
   initialConversationState,
   type ConversationCommand,
 } from '../../src/modules/conversations/conversationDecider.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 import type { SessionSource } from '../../src/events/conversation/sessionSource.js';
 import { specification } from '../support/deciderSpecification.js';
 

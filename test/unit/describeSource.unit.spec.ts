@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeSource } from '../../src/modules/sessions/domain/describeSource.js';
-import { parseSessionSource, type SessionSourceInput } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource, type SessionSourceInput } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 
 const describeOf = (input: SessionSourceInput) => describeSource(parseSessionSource(input));
 

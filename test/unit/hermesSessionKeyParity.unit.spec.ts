@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { type SessionKeyOptions, sessionKeyFor } from '../../src/modules/sessions/domain/sessionKey.js';
 import { earlierSessionKeysFor } from '../../src/modules/sessions/domain/sessionKeyAliases.js';
-import { parseSessionSource, type SessionSourceInput } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource, type SessionSourceInput } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 
 interface Case {
   name: string;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '../../src/events/eventStore.js';
 import { matchesLifecycleFilter } from '../../src/modules/eventFeed/lifecycleEventFilter.js';
-import { sessionKeyFromEventData, sessionKeyFromStreamName } from '../../src/modules/eventFeed/streamSessionKey.js';
+import { sessionKeyFromEventData, sessionKeyFromStreamName } from '../../src/modules/eventFeed/sessionKeyOfEvent.js';
 
 const event = (streamName: string, type: string, data: object = {}, metadata: object = {}, revision = 0): RecordedEvent => ({
   id: 'e',

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_PII_SAFE_PLATFORMS, redactChatId, redactSessionKey, redactSourceIds, redactUserId } from '../../src/modules/sessions/domain/piiRedaction.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 
 // sha256("12345") = 5994471abb01…, sha256("-1001234567890") = 150aae61cb00…, sha256("abc") = ba7816bf8f01…
 describe('redactUserId', () => {

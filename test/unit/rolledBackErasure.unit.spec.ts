@@ -8,7 +8,7 @@ import { ERASED_TEXT, newErasureContext } from '../../src/modules/erasure/domain
 import { redactWith } from '../../src/modules/erasure/domain/redactors.js';
 import { sessionRedactors } from '../../src/modules/erasure/domain/redactSessionEvent.js';
 import { toArray } from '../../src/modules/sessions/chunkedList.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 import { decideSession, evolveSession, initialSessionState, type SessionCommand, type SessionState } from '../../src/modules/sessions/sessionDecider.js';
 import { timelineOf } from '../../src/modules/sessions/sessionState.js';
 

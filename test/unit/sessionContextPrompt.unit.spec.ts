@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { platformRegistryView } from '../../src/modules/gateways/platformRegistry.js';
 import { redactChatId, redactSessionKey, redactUserId } from '../../src/modules/sessions/domain/piiRedaction.js';
 import { sessionContextPrompt } from '../../src/modules/sessions/domain/sessionContextPrompt.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 import { UNTRUSTED_METADATA_PREFACE } from '../../src/modules/sessions/domain/untrustedPromptValue.js';
 
 const telegramDm = parseSessionSource({ platform: 'telegram', chatType: 'dm', chatId: '12345', userId: '12345', userName: 'Alice', messageId: '1' });

@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError } from '../../src/errors/ledgerError.js';
 import type { JsonValue } from '../../src/events/eventStore.js';
 import type { MessageInput, SessionTranscriptEvent, StoredMessage, TurnStatus, TurnUsage } from '../../src/events/session/sessionEvents.js';
 import { decideSession, evolveSession, initialSessionState, type SessionCommand } from '../../src/modules/sessions/sessionDecider.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 import { toArray } from '../../src/modules/sessions/chunkedList.js';
 import { specification } from '../support/deciderSpecification.js';
 

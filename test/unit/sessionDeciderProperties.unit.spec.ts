@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageInput, MessageRole, SessionStreamEvent as SessionTranscriptEvent, TurnStatus } from '../../src/events/session/sessionEvents.js';
 import { decideSession, evolveSession, initialSessionState, type SessionCommand, type SessionState } from '../../src/modules/sessions/sessionDecider.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 import { toArray } from '../../src/modules/sessions/chunkedList.js';
 import { deepFreeze, type Random, randomFrom } from '../support/propertyTesting.js';
 

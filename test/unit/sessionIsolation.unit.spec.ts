@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sessionKeyFor } from '../../src/modules/sessions/domain/sessionKey.js';
 import { isolatesParticipant, isSharedMultiUserSession } from '../../src/modules/sessions/domain/sessionIsolation.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 
 const dm = parseSessionSource({ platform: 'telegram', chatType: 'dm', chatId: '1', userId: 'u' });
 const group = parseSessionSource({ platform: 'telegram', chatType: 'group', chatId: '-1', userId: 'u' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sessionKeyFor, type SessionKeyOptions } from '../../src/modules/sessions/domain/sessionKey.js';
-import { parseSessionSource, type SessionSourceInput } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource, type SessionSourceInput } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 
 const keyOf = (input: SessionSourceInput, options?: SessionKeyOptions) => sessionKeyFor(parseSessionSource(input), options);
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { conversationStreamName } from '../../src/events/conversation/conversationEvents.js';
 import { streamScope } from '../../src/events/streamScope.js';
 import { sessionKeyFor } from '../../src/modules/sessions/domain/sessionKey.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 import { isTenantName } from '../../src/config/apiTokens.js';
 
 const RUNS = Number(process.env.KEY_PROPERTY_RUNS ?? 2_000);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionExecutionEvent, SessionTranscriptEvent, SessionStreamEvent } from '../../src/events/session/sessionEvents.js';
 import { decideSession, evolveSession, initialSessionState, requireSpawnAllowed, type SessionCommand } from '../../src/modules/sessions/sessionDecider.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 import { specification } from '../support/deciderSpecification.js';
 
 const session = specification<ReturnType<typeof initialSessionState>, SessionCommand, SessionStreamEvent>({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../src/errors/ledgerError.js';
-import { parseSessionSource, sessionSourceSchema } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource, sessionSourceSchema } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 
 const rejects = (input: Record<string, unknown>, path: string) => {
   const result = sessionSourceSchema.safeParse(input);

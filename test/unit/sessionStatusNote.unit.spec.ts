@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionTranscriptEvent } from '../../src/events/session/sessionEvents.js';
 import { toArray } from '../../src/modules/sessions/chunkedList.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 import { decideSession, evolveSession, initialSessionState } from '../../src/modules/sessions/sessionDecider.js';
 import { specification } from '../support/deciderSpecification.js';
 

@@ -6,7 +6,7 @@ import type { SessionStreamEvent } from '../../src/events/session/sessionEvents.
 import { withoutTranscript } from '../../src/projections/sessionsIndex/projectSessionEvent.js';
 import { recordRowOf, sessionStateOf } from '../../src/projections/sessionsIndex/sessionRecordState.js';
 import { toArray } from '../../src/modules/sessions/chunkedList.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 import {
   decideSession,
   evolveSession,

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { resumeReasons } from '../../events/conversation/conversationEvents.js';
 import { ValidationError } from '../../errors/ledgerError.js';
-import { sessionSourceSchema } from '../sessions/domain/sessionSource.js';
+import { sessionSourceSchema } from '../sessions/domain/sessionSourceSchema.js';
 import { resetPolicySchema } from '../../config/resetPolicySettings.js';
 
 export const gatewayIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'gatewayId must be 1-128 of A-Z a-z 0-9 . _ : -');

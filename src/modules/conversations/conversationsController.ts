@@ -1,8 +1,8 @@
-// HTTP for conversations: resolve (get or create), read, reset, switch, suspend, resume marks, context prompt.
-import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+// HTTP for conversations by session key: read, reset, switch, suspend, resume marks, context prompt.
+import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from '../../http/httpTypes.js';
+import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import type { Request } from '../../http/httpTypes.js';
 import type { DataSource } from 'typeorm';
 import type { z } from 'zod';
 import type { LedgerConfig } from '../../config/config.js';
@@ -10,7 +10,6 @@ import { conversationStreamName, type ResumeReason } from '../../events/conversa
 import { sessionStreamName } from '../../events/session/sessionEvents.js';
 import { CONFIG } from '../../config/config.js';
 import { READ_MODELS } from '../../projections/readModelDatabase.js';
-import { ClaimWithFirstAppend } from '../../idempotency/claimWithFirstAppend.js';
 import { ReadsProjections } from '../../http/readYourWrites.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
 import { livePlatformRegistry } from '../gateways/queries/livePlatformRegistry.js';
@@ -19,13 +18,11 @@ import { hermesContextPromptFor } from '../sessions/domain/hermesContextPromptFo
 import { sessionContextPrompt } from '../sessions/domain/sessionContextPrompt.js';
 import { sessionDecider } from '../sessions/sessionDecider.js';
 import { ChangeConversationCommand, type ConversationChange, type ConversationChangeResult } from './commands/changeConversation.js';
-import { ResolveSessionCommand, type ResolveSessionResult } from './commands/resolveSession.js';
 import { conversationDecider, conversationNotFound } from './conversationDecider.js';
 import { conversationEntry } from './conversationEntry.js';
 import {
   contextQuerySchema,
   resetRequestSchema,
-  resolveRequestSchema,
   resumePendingRequestSchema,
   suspendRequestSchema,
   switchRequestSchema,
@@ -42,24 +39,6 @@ export class ConversationsController {
     @Inject(CONFIG) private readonly config: LedgerConfig,
     @Inject(READ_MODELS) private readonly readModels: DataSource,
   ) {}
-
-  @Post('sessions/resolve')
-  @ClaimWithFirstAppend()
-  @ApiResponse({ status: 201, description: 'a session was created' })
-  @ApiResponse({ status: 200, description: "the conversation's current session" })
-  @ApiOperation({ summary: 'Get or create the session a message belongs to (201 when created, 200 otherwise)' })
-  @DocumentedBody(resolveRequestSchema, undefined, { source: { platform: 'telegram', chatType: 'dm', chatId: '12345', userId: '12345', userName: 'Alice' } })
-  async resolve(
-    @ValidBody(resolveRequestSchema) body: z.infer<typeof resolveRequestSchema>,
-    @Req() request: Request,
-    @Res({ passthrough: true }) response: Response,
-  ): Promise<ResolveSessionResult> {
-    const result = await this.commands.execute(
-      new ResolveSessionCommand(body.source, body.options, body.forceNew, body.gatewayId, requestMetadata(request), body.activity),
-    );
-    response.status(result.created ? 201 : 200);
-    return result;
-  }
 
   @Get('conversations/:key')
   @ApiOperation({ summary: 'The routing entry of a session key (URL-encoded)' })

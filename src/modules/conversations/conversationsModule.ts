@@ -6,10 +6,11 @@ import { PruneConversationsHandler } from './commands/pruneConversations.js';
 import { ResolveSessionHandler } from './commands/resolveSession.js';
 import { ConversationResetSweep } from './conversationResetSweep.js';
 import { ConversationsController } from './conversationsController.js';
+import { ResolveSessionController } from './resolveSessionController.js';
 import { QueueController } from './queueController.js';
 
 @Module({
-  controllers: [ConversationsController, QueueController],
+  controllers: [ResolveSessionController, ConversationsController, QueueController],
   providers: [ResolveSessionHandler, ChangeConversationHandler, PruneConversationsHandler, ExpireConversationHandler, ConversationResetSweep],
 })
 export class ConversationsModule {}

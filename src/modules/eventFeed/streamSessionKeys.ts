@@ -1,7 +1,7 @@
 // Looks up (and remembers) the session key of streams whose name does not carry it: one read of the stream's first event.
 import type { EventStore, RecordedEvent } from '../../events/eventStore.js';
 import { StreamNotFoundError } from '../../events/eventStoreErrors.js';
-import { sessionKeyFromEventData, sessionKeyFromStreamName } from './streamSessionKey.js';
+import { sessionKeyFromEventData, sessionKeyFromStreamName } from './sessionKeyOfEvent.js';
 
 const DEFAULT_CAPACITY = 10_000;
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ValidationError } from '../../errors/ledgerError.js';
 import { chatTypes } from '../../events/conversation/sessionSource.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
-import { parseSessionSource } from '../sessions/domain/sessionSource.js';
+import { parseSessionSource } from '../sessions/domain/sessionSourceSchema.js';
 
 const optionalText = z.string().nullish();
 const count = z.number().nonnegative().nullish();

@@ -12,7 +12,7 @@ export async function stateAsOf<State, Command, Event extends { type: string; da
   notFound: () => Error,
 ): Promise<HistoricState<State>> {
   const then = await streams.loadAt(streamName, decider, bound);
-  if (then.source === 'empty') throw notFound();
+  if (then.source === 'cold') throw notFound();
   if ('revision' in bound && then.revision < bound.revision) {
     throw new NotFoundError('REVISION_NOT_FOUND', `${streamName} has no revision ${bound.revision}; its last is ${then.revision}`, {
       streamName,

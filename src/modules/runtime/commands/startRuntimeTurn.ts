@@ -99,7 +99,7 @@ export class StartRuntimeTurnHandler implements ICommandHandler<StartRuntimeTurn
       reason: rebound?.type === 'RuntimeBound' ? rebound.data.reason : 'reused',
       previousRuntimeSessionId: rebound?.type === 'RuntimeBound' ? rebound.data.previousRuntimeSessionId : null,
       note: rebound?.type === 'RuntimeBound' ? rebound.data.note : null,
-      state: turn.source === 'empty' ? 'cold' : turn.source,
+      state: turn.source,
       bindingState: bindingStatus(bound.state, turn.state.status),
       runtimeState: turn.state.status,
       position,
