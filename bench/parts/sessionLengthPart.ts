@@ -16,8 +16,8 @@ import { SqlSnapshotStore } from '../../src/events/postgres/sqlSnapshotStore.js'
 import { type SessionStreamEvent, sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { StreamStateStore } from '../../src/events/streamStateStore.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
-import { rollbackTarget, type SessionCommand, sessionDecider, type SessionState } from '../../src/modules/sessions/sessionDecider.js';
-import { lastItem } from '../../src/modules/sessions/chunkedList.js';
+import { rollbackTarget, type SessionCommand, sessionDecider, type SessionState } from '../../src/modules/sessions/domain/sessionDecider.js';
+import { lastItem } from '../../src/modules/sessions/domain/chunkedList.js';
 import { readModelMigrations } from '../../src/projections/readModelSchema.js';
 import type { BenchContext } from '../benchContext.js';
 import { atMostTimes, type Figure } from '../report.js';

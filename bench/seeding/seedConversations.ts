@@ -3,11 +3,11 @@ import type { EventStore, NewEvent } from '../../src/events/eventStore.js';
 import { MAX_EVENTS_PER_APPEND } from '../../src/events/postgres/eventStoreSchema.js';
 import { conversationStreamName } from '../../src/events/conversation/conversationEvents.js';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
-import { conversationDecider } from '../../src/modules/conversations/conversationDecider.js';
+import { conversationDecider } from '../../src/modules/conversations/domain/conversationDecider.js';
 import { newSessionId, randomSessionIdSuffix } from '../../src/modules/sessions/domain/sessionId.js';
 import { sessionKeyFor } from '../../src/modules/sessions/domain/sessionKey.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
-import { type SessionCommand, sessionDecider } from '../../src/modules/sessions/sessionDecider.js';
+import { type SessionCommand, sessionDecider } from '../../src/modules/sessions/domain/sessionDecider.js';
 import { inParallel } from '../measure.js';
 
 export interface SeededConversation {

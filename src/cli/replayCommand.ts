@@ -7,9 +7,9 @@ import { conversationStreamName } from '../events/conversation/conversationEvent
 import type { EventStore } from '../events/eventStore.js';
 import { sessionStreamName } from '../events/session/sessionEvents.js';
 import { StreamStateStore } from '../events/streamStateStore.js';
-import { conversationDecider, conversationNotFound } from '../modules/conversations/conversationDecider.js';
+import { conversationDecider, conversationNotFound } from '../modules/conversations/domain/conversationDecider.js';
 import { validSessionKey } from '../modules/conversations/conversationRequests.js';
-import { sessionDecider, sessionNotFound } from '../modules/sessions/sessionDecider.js';
+import { sessionDecider, sessionNotFound } from '../modules/sessions/domain/sessionDecider.js';
 import { validSessionId } from '../modules/sessions/sessionRequests.js';
 import { sessionStateView } from '../modules/sessions/sessionStateView.js';
 import { stateAsOf } from '../modules/sessions/stateAsOf.js';

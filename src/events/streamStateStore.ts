@@ -8,7 +8,6 @@ import type { CachedState, LoadKind, StateCache } from './boundedStateCache.js';
 import { type SnapshotStore, snapshotVersionOf } from './snapshotStore.js';
 import { eventSchemaHistory } from './upcasting/eventSchemaVersions.js';
 
-
 export interface LoadedState<State> {
   state: State;
   revision: number;

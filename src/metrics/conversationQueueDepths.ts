@@ -1,6 +1,6 @@
 // Queue depths as this instance last saw them: every conversation state it loads or writes passes through the state cache.
 import type { CachedState, LoadKind, StateCache } from '../events/boundedStateCache.js';
-import { type ConversationState, queueDepth } from '../modules/conversations/conversationDecider.js';
+import { type ConversationState, queueDepth } from '../modules/conversations/domain/conversationDecider.js';
 import { streamCategoryLabel } from './streamCategoryLabel.js';
 
 export interface QueueDepthTotals {

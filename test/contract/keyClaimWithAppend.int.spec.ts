@@ -14,7 +14,7 @@ import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { StreamStateStore } from '../../src/events/streamStateStore.js';
 import { UpcastingEventStore } from '../../src/events/upcasting/upcastingEventStore.js';
 import { IdempotencyStore } from '../../src/idempotency/idempotencyStore.js';
-import { sessionDecider } from '../../src/modules/sessions/sessionDecider.js';
+import { sessionDecider } from '../../src/modules/sessions/domain/sessionDecider.js';
 import { keyed, sessionStreams } from '../support/sessionStreams.js';
 import { type TestDatabase, testBackends } from '../support/testDatabases.js';
 import { waitUntil } from '../support/waitUntil.js';

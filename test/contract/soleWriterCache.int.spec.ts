@@ -9,7 +9,7 @@ import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { StreamStateStore } from '../../src/events/streamStateStore.js';
 import { UpcastingEventStore } from '../../src/events/upcasting/upcastingEventStore.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
-import { sessionDecider } from '../../src/modules/sessions/sessionDecider.js';
+import { sessionDecider } from '../../src/modules/sessions/domain/sessionDecider.js';
 import { openPgliteDatabase, type TestDatabase } from '../support/testDatabases.js';
 
 describe('sole-writer state cache: pglite', () => {

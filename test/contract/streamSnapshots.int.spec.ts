@@ -9,7 +9,7 @@ import { SqlSnapshotStore } from '../../src/events/postgres/sqlSnapshotStore.js'
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { StreamStateStore } from '../../src/events/streamStateStore.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
-import { type SessionCommand, sessionDecider } from '../../src/modules/sessions/sessionDecider.js';
+import { type SessionCommand, sessionDecider } from '../../src/modules/sessions/domain/sessionDecider.js';
 import { readModelMigrations } from '../../src/projections/readModelSchema.js';
 import { type TestDatabase, testBackends } from '../support/testDatabases.js';
 

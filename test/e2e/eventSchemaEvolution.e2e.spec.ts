@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/events/eventStore.js';
 import { type SessionStreamEvent, sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { canonicalJson } from '../../src/events/streamStateStore.js';
-import { evolveSession, initialSessionState } from '../../src/modules/sessions/sessionDecider.js';
-import { timelineOf } from '../../src/modules/sessions/sessionState.js';
+import { evolveSession, initialSessionState } from '../../src/modules/sessions/domain/sessionDecider.js';
+import { timelineOf } from '../../src/modules/sessions/domain/sessionState.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
 for (const backend of e2eBackends()) {

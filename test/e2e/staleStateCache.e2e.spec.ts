@@ -5,11 +5,11 @@ import { BoundedStateCache } from '../../src/events/boundedStateCache.js';
 import { conversationStreamName } from '../../src/events/conversation/conversationEvents.js';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { StreamStateStore } from '../../src/events/streamStateStore.js';
-import { conversationDecider } from '../../src/modules/conversations/conversationDecider.js';
+import { conversationDecider } from '../../src/modules/conversations/domain/conversationDecider.js';
 import { followSessionBinding } from '../../src/modules/conversations/sessionBinding.js';
 import { CommandContext } from '../../src/modules/commandContext.js';
 import { newSessionId, randomSessionIdSuffix } from '../../src/modules/sessions/domain/sessionId.js';
-import { sessionDecider } from '../../src/modules/sessions/sessionDecider.js';
+import { sessionDecider } from '../../src/modules/sessions/domain/sessionDecider.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
 const enc = encodeURIComponent;

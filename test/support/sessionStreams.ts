@@ -6,7 +6,7 @@ import { enterIdempotentWrite, type IdempotentWrite, withIdempotentWriteSlot } f
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import type { StreamStateStore } from '../../src/events/streamStateStore.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
-import { type SessionCommand, sessionDecider } from '../../src/modules/sessions/sessionDecider.js';
+import { type SessionCommand, sessionDecider } from '../../src/modules/sessions/domain/sessionDecider.js';
 
 type RecordTurn = Extract<SessionCommand, { type: 'RecordTurn' }>;
 

@@ -15,7 +15,7 @@ import {
   mapItems,
   sharedLeadingCount,
   toArray,
-} from '../../src/modules/sessions/chunkedList.js';
+} from '../../src/modules/sessions/domain/chunkedList.js';
 import { deepFreeze, randomFrom } from '../support/propertyTesting.js';
 
 interface Item {

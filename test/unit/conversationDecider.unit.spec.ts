@@ -7,7 +7,7 @@ import {
   evolveConversation,
   initialConversationState,
   type ConversationCommand,
-} from '../../src/modules/conversations/conversationDecider.js';
+} from '../../src/modules/conversations/domain/conversationDecider.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 import type { SessionSource } from '../../src/events/conversation/sessionSource.js';
 import { specification } from '../support/deciderSpecification.js';

@@ -2,7 +2,7 @@
 // merged across a tenant's live gateways into what the context prompt shows.
 import { describe, expect, it } from 'vitest';
 import type { GatewayEvent, RegisteredPlatform } from '../../src/events/gateway/gatewayEvents.js';
-import { gatewayDecider, isLiveGateway } from '../../src/modules/gateways/gatewayDecider.js';
+import { gatewayDecider, isLiveGateway } from '../../src/modules/gateways/domain/gatewayDecider.js';
 import { platformRegistryView } from '../../src/modules/gateways/platformRegistry.js';
 import { specification } from '../support/deciderSpecification.js';
 

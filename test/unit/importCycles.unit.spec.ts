@@ -49,7 +49,7 @@ describe('imports under src/', () => {
   const graph = new Map(files.map((file) => [file, importsOf(file)]));
 
   it('sees the imports (the scan finds a known edge)', () => {
-    const decider = join(sourceRoot, 'modules/sessions/sessionDecider.ts');
+    const decider = join(sourceRoot, 'modules/sessions/domain/sessionDecider.ts');
     expect(graph.get(decider)).toContain(join(sourceRoot, 'events/session/sessionEvents.ts'));
   });
 

@@ -1,7 +1,7 @@
 // The job decider as a specification: define, edit, pause/resume, remove, fire each slot at most once, catch-up, run reports.
 import { describe, expect, it } from 'vitest';
 import type { JobEvent, JobTask } from '../../src/events/job/jobEvents.js';
-import { fireIdFor, type JobCommand, jobDecider } from '../../src/modules/jobs/jobDecider.js';
+import { fireIdFor, type JobCommand, jobDecider } from '../../src/modules/jobs/domain/jobDecider.js';
 import type { Schedule } from '../../src/events/job/jobSchedule.js';
 import { specification } from '../support/deciderSpecification.js';
 

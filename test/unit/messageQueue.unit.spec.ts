@@ -1,7 +1,7 @@
 // The durable message queue's rules: slot coalescing, FIFO overflow without merging, cap, delivery order, clearing.
 import { describe, expect, it } from 'vitest';
 import type { ConversationEvent, QueuedMessage } from '../../src/events/conversation/conversationEvents.js';
-import { conversationDecider, type ConversationState, queueDepth } from '../../src/modules/conversations/conversationDecider.js';
+import { conversationDecider, type ConversationState, queueDepth } from '../../src/modules/conversations/domain/conversationDecider.js';
 import { specification } from '../support/deciderSpecification.js';
 
 const at = '2026-03-01T10:00:00.000Z';

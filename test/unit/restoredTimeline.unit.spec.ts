@@ -5,11 +5,11 @@ import type { MessageInput, SessionStreamEvent } from '../../src/events/session/
 import { canonicalJson } from '../../src/events/streamStateStore.js';
 import { eventSchemaHistory } from '../../src/events/upcasting/eventSchemaVersions.js';
 import { upcastEvent } from '../../src/events/upcasting/upcastingEventStore.js';
-import { sharedLeadingCount, toArray } from '../../src/modules/sessions/chunkedList.js';
+import { sharedLeadingCount, toArray } from '../../src/modules/sessions/domain/chunkedList.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
-import { restoredTimelineOf } from '../../src/modules/sessions/restoredTimeline.js';
-import { decideSession, evolveSession, initialSessionState, type SessionCommand, type SessionState } from '../../src/modules/sessions/sessionDecider.js';
-import { installTimeline, timelineOf } from '../../src/modules/sessions/sessionState.js';
+import { restoredTimelineOf } from '../../src/modules/sessions/domain/restoredTimeline.js';
+import { decideSession, evolveSession, initialSessionState, type SessionCommand, type SessionState } from '../../src/modules/sessions/domain/sessionDecider.js';
+import { installTimeline, timelineOf } from '../../src/modules/sessions/domain/sessionState.js';
 import { deepFreeze } from '../support/propertyTesting.js';
 
 const source = parseSessionSource({ platform: 'telegram', chatType: 'dm', chatId: '12345' });

@@ -7,10 +7,10 @@ import { upcastEvent } from '../../src/events/upcasting/upcastingEventStore.js';
 import { ERASED_TEXT, newErasureContext } from '../../src/modules/erasure/domain/erasureContext.js';
 import { redactWith } from '../../src/modules/erasure/domain/redactors.js';
 import { sessionRedactors } from '../../src/modules/erasure/domain/redactSessionEvent.js';
-import { toArray } from '../../src/modules/sessions/chunkedList.js';
+import { toArray } from '../../src/modules/sessions/domain/chunkedList.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
-import { decideSession, evolveSession, initialSessionState, type SessionCommand, type SessionState } from '../../src/modules/sessions/sessionDecider.js';
-import { timelineOf } from '../../src/modules/sessions/sessionState.js';
+import { decideSession, evolveSession, initialSessionState, type SessionCommand, type SessionState } from '../../src/modules/sessions/domain/sessionDecider.js';
+import { timelineOf } from '../../src/modules/sessions/domain/sessionState.js';
 
 const SECRET = 'alice-secret-4711';
 const source = parseSessionSource({ platform: 'telegram', chatType: 'dm', chatId: '12345' });

@@ -1,7 +1,7 @@
 // The runtime binding decider as a specification: sticky binding, drift, newSession, /new variants, /detach.
 import { describe, expect, it } from 'vitest';
 import type { RuntimeBindingEvent } from '../../src/events/runtime/runtimeBindingEvents.js';
-import { type RuntimeBindingCommand, runtimeBindingDecider } from '../../src/modules/runtime/runtimeBindingDecider.js';
+import { type RuntimeBindingCommand, runtimeBindingDecider } from '../../src/modules/runtime/domain/runtimeBindingDecider.js';
 import { specification } from '../support/deciderSpecification.js';
 
 const binding = specification(runtimeBindingDecider);

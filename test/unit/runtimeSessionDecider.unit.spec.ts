@@ -1,7 +1,7 @@
 // The runtime session decider as a specification: every transition of CliGate's runtime state machine, and the ones it forbids.
 import { describe, expect, it } from 'vitest';
 import type { RuntimeSessionEvent } from '../../src/events/runtime/runtimeSessionEvents.js';
-import { type RuntimeSessionCommand, runtimeSessionDecider } from '../../src/modules/runtime/runtimeSessionDecider.js';
+import { type RuntimeSessionCommand, runtimeSessionDecider } from '../../src/modules/runtime/domain/runtimeSessionDecider.js';
 import { specification } from '../support/deciderSpecification.js';
 
 const runtime = specification(runtimeSessionDecider);

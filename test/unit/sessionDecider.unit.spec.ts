@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '../../src/errors/ledgerError.js';
 import type { JsonValue } from '../../src/events/eventStore.js';
 import type { MessageInput, SessionTranscriptEvent, StoredMessage, TurnStatus, TurnUsage } from '../../src/events/session/sessionEvents.js';
-import { decideSession, evolveSession, initialSessionState, type SessionCommand } from '../../src/modules/sessions/sessionDecider.js';
+import { decideSession, evolveSession, initialSessionState, type SessionCommand } from '../../src/modules/sessions/domain/sessionDecider.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
-import { toArray } from '../../src/modules/sessions/chunkedList.js';
+import { toArray } from '../../src/modules/sessions/domain/chunkedList.js';
 import { specification } from '../support/deciderSpecification.js';
 
 const session = specification({ initialState: initialSessionState, evolve: evolveSession, decide: decideSession });

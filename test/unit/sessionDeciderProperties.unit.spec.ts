@@ -1,9 +1,9 @@
 // Properties of the session decider over seeded random command sequences: replay agrees with live folding.
 import { describe, expect, it } from 'vitest';
 import type { MessageInput, MessageRole, SessionStreamEvent as SessionTranscriptEvent, TurnStatus } from '../../src/events/session/sessionEvents.js';
-import { decideSession, evolveSession, initialSessionState, type SessionCommand, type SessionState } from '../../src/modules/sessions/sessionDecider.js';
+import { decideSession, evolveSession, initialSessionState, type SessionCommand, type SessionState } from '../../src/modules/sessions/domain/sessionDecider.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
-import { toArray } from '../../src/modules/sessions/chunkedList.js';
+import { toArray } from '../../src/modules/sessions/domain/chunkedList.js';
 import { deepFreeze, type Random, randomFrom } from '../support/propertyTesting.js';
 
 const SEQUENCES = 300;

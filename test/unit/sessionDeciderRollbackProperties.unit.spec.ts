@@ -2,11 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import type { SessionStreamEvent } from '../../src/events/session/sessionEvents.js';
 import { canonicalJson } from '../../src/events/streamStateStore.js';
-import { decideSession, evolveSession, initialSessionState, type SessionCommand, type SessionState } from '../../src/modules/sessions/sessionDecider.js';
+import { decideSession, evolveSession, initialSessionState, type SessionCommand, type SessionState } from '../../src/modules/sessions/domain/sessionDecider.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
-import { toArray } from '../../src/modules/sessions/chunkedList.js';
+import { toArray } from '../../src/modules/sessions/domain/chunkedList.js';
 import { deepFreeze, type Random, randomFrom } from '../support/propertyTesting.js';
-import { listCheckpoints, timelineOf } from '../../src/modules/sessions/sessionState.js';
+import { listCheckpoints, timelineOf } from '../../src/modules/sessions/domain/sessionState.js';
 
 const SEQUENCES = 200;
 const MAX_COMMANDS = 60;

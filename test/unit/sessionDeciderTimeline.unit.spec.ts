@@ -2,11 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '../../src/errors/ledgerError.js';
 import type { MessageInput, SessionStreamEvent, StoredMessage, TurnUsage } from '../../src/events/session/sessionEvents.js';
-import { decideSession, evolveSession, initialSessionState, type SessionCommand, type SessionState } from '../../src/modules/sessions/sessionDecider.js';
+import { decideSession, evolveSession, initialSessionState, type SessionCommand, type SessionState } from '../../src/modules/sessions/domain/sessionDecider.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
-import { toArray } from '../../src/modules/sessions/chunkedList.js';
+import { toArray } from '../../src/modules/sessions/domain/chunkedList.js';
 import type { RestoredTimeline } from '../../src/events/session/sessionTimeline.js';
-import { listCheckpoints, timelineOf } from '../../src/modules/sessions/sessionState.js';
+import { listCheckpoints, timelineOf } from '../../src/modules/sessions/domain/sessionState.js';
 import { specification } from '../support/deciderSpecification.js';
 
 const session = specification({ initialState: initialSessionState, evolve: evolveSession, decide: decideSession });

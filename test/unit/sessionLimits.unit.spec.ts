@@ -1,7 +1,13 @@
 // Limits that depend on a session's state, as decider specifications: transcript length, children, tree depth.
 import { describe, expect, it } from 'vitest';
 import type { SessionExecutionEvent, SessionTranscriptEvent, SessionStreamEvent } from '../../src/events/session/sessionEvents.js';
-import { decideSession, evolveSession, initialSessionState, requireSpawnAllowed, type SessionCommand } from '../../src/modules/sessions/sessionDecider.js';
+import {
+  decideSession,
+  evolveSession,
+  initialSessionState,
+  requireSpawnAllowed,
+  type SessionCommand,
+} from '../../src/modules/sessions/domain/sessionDecider.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 import { specification } from '../support/deciderSpecification.js';
 

@@ -1,9 +1,9 @@
 // Status notes: a system line in the transcript that is not a turn (the runtime drift note).
 import { describe, expect, it } from 'vitest';
 import type { SessionTranscriptEvent } from '../../src/events/session/sessionEvents.js';
-import { toArray } from '../../src/modules/sessions/chunkedList.js';
+import { toArray } from '../../src/modules/sessions/domain/chunkedList.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
-import { decideSession, evolveSession, initialSessionState } from '../../src/modules/sessions/sessionDecider.js';
+import { decideSession, evolveSession, initialSessionState } from '../../src/modules/sessions/domain/sessionDecider.js';
 import { specification } from '../support/deciderSpecification.js';
 
 const session = specification({ initialState: initialSessionState, evolve: evolveSession, decide: decideSession });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { SessionStreamEvent } from '../../src/events/session/sessionEvents.js';
 import { withoutTranscript } from '../../src/projections/sessionsIndex/projectSessionEvent.js';
 import { recordRowOf, sessionStateOf } from '../../src/projections/sessionsIndex/sessionRecordState.js';
-import { toArray } from '../../src/modules/sessions/chunkedList.js';
+import { toArray } from '../../src/modules/sessions/domain/chunkedList.js';
 import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
 import {
   decideSession,
@@ -14,7 +14,7 @@ import {
   initialSessionState,
   type SessionCommand,
   type SessionState,
-} from '../../src/modules/sessions/sessionDecider.js';
+} from '../../src/modules/sessions/domain/sessionDecider.js';
 import { type Random, randomFrom } from '../support/propertyTesting.js';
 
 const SEQUENCES = 200;

@@ -1,7 +1,7 @@
 // The routing entry as the API shows it: the conversation's flags plus its current session's counters.
-import type { SessionCounters, SessionState } from '../sessions/sessionDecider.js';
-import { zeroCounters } from '../sessions/sessionDecider.js';
-import type { BoundConversation } from './conversationDecider.js';
+import type { SessionCounters, SessionState } from '../sessions/domain/sessionDecider.js';
+import { zeroCounters } from '../sessions/domain/sessionDecider.js';
+import type { BoundConversation } from './domain/conversationDecider.js';
 import type { ResetPolicy } from '../../events/conversation/resetPolicy.js';
 
 export interface ConversationEntry extends SessionCounters {

@@ -16,9 +16,9 @@ import { livePlatformRegistry } from '../gateways/queries/livePlatformRegistry.j
 import { CommandContext, requestMetadata } from '../commandContext.js';
 import { hermesContextPromptFor } from '../sessions/domain/hermesContextPromptFor.js';
 import { sessionContextPrompt } from '../sessions/domain/sessionContextPrompt.js';
-import { sessionDecider } from '../sessions/sessionDecider.js';
+import { sessionDecider } from '../sessions/domain/sessionDecider.js';
 import { ChangeConversationCommand, type ConversationChange, type ConversationChangeResult } from './commands/changeConversation.js';
-import { conversationDecider, conversationNotFound } from './conversationDecider.js';
+import { conversationDecider, conversationNotFound } from './domain/conversationDecider.js';
 import { conversationEntry } from './conversationEntry.js';
 import {
   contextQuerySchema,

@@ -10,7 +10,7 @@ import type { JsonObject, JsonValue } from '../../events/eventStore.js';
 import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
 import { CommandContext, requestMetadata } from '../commandContext.js';
 import { ChangeConversationCommand } from './commands/changeConversation.js';
-import { conversationDecider, conversationNotFound, queueDepth } from './conversationDecider.js';
+import { conversationDecider, conversationNotFound, queueDepth } from './domain/conversationDecider.js';
 import { validSessionKey } from './conversationRequests.js';
 import { requestTenant } from '../../http/auth.js';
 import { jsonObject, jsonValue } from '../../http/jsonValues.js';

@@ -4,9 +4,9 @@ import type { EventMetadata } from '../../events/eventStore.js';
 import { type SessionStreamEvent, sessionStreamName } from '../../events/session/sessionEvents.js';
 import type { StreamOpenings } from '../../events/streamStateStore.js';
 import type { CommandContext } from '../commandContext.js';
-import { type SessionCommand, sessionDecider } from '../sessions/sessionDecider.js';
-import type { SessionState } from '../sessions/sessionState.js';
-import { conversationDecider } from './conversationDecider.js';
+import { type SessionCommand, sessionDecider } from '../sessions/domain/sessionDecider.js';
+import type { SessionState } from '../sessions/domain/sessionState.js';
+import { conversationDecider } from './domain/conversationDecider.js';
 import { sessionFollowUpsOf } from './sessionFollowUps.js';
 
 /**

@@ -1,7 +1,7 @@
 // What the sessions must do after a conversation event: the one rule, used by requests and by the Hermes import alike.
 import type { ConversationEvent } from '../../events/conversation/conversationEvents.js';
 import type { SessionEndReason } from '../../events/session/sessionEvents.js';
-import type { SessionCommand } from '../sessions/sessionDecider.js';
+import type { SessionCommand } from '../sessions/domain/sessionDecider.js';
 
 export interface SessionFollowUp {
   /** The session stream the command goes to. */

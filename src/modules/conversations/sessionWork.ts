@@ -3,9 +3,9 @@ import { runtimeBindingStreamName } from '../../events/runtime/runtimeBindingEve
 import { runtimeSessionStreamName } from '../../events/runtime/runtimeSessionEvents.js';
 import { sessionStreamName } from '../../events/session/sessionEvents.js';
 import type { DecisionReads } from '../../events/streamStateStore.js';
-import { runtimeBindingDecider } from '../runtime/runtimeBindingDecider.js';
-import { runtimeSessionDecider } from '../runtime/runtimeSessionDecider.js';
-import { sessionDecider } from '../sessions/sessionDecider.js';
+import { runtimeBindingDecider } from '../runtime/domain/runtimeBindingDecider.js';
+import { runtimeSessionDecider } from '../runtime/domain/runtimeSessionDecider.js';
+import { sessionDecider } from '../sessions/domain/sessionDecider.js';
 import type { SessionWork } from './resetPolicy/policyExpiry.js';
 
 /**

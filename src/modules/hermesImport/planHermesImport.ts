@@ -2,12 +2,12 @@
 import { type ConversationEvent, conversationStreamName } from '../../events/conversation/conversationEvents.js';
 import type { JsonObject } from '../../events/eventStore.js';
 import { sessionStreamName, type SessionEndReason, type SessionStreamEvent, type TurnUsage } from '../../events/session/sessionEvents.js';
-import { boundConversation, type ConversationCommand, conversationDecider, type ConversationState } from '../conversations/conversationDecider.js';
+import { boundConversation, type ConversationCommand, conversationDecider, type ConversationState } from '../conversations/domain/conversationDecider.js';
 import { sessionFollowUpsOf } from '../conversations/sessionFollowUps.js';
 import type { SessionKeyOptions } from '../sessions/domain/sessionKey.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
 import { isolationFlags } from '../sessions/domain/sessionIsolation.js';
-import { type SessionCommand, sessionDecider, type SessionState } from '../sessions/sessionDecider.js';
+import { type SessionCommand, sessionDecider, type SessionState } from '../sessions/domain/sessionDecider.js';
 import { carriedFieldsOf, importedRoutingEntry } from './hermesEntryFields.js';
 import type { HermesExport } from './hermesHome.js';
 import { hermesKeysOfSessions, ledgerKeyFor } from './hermesSessionKeys.js';

@@ -1,6 +1,6 @@
 // A job as the API shows it: its definition, schedule, run counters and the outcome of its latest run.
 import type { DeliveryTarget, JobOrigin, RunStatus } from '../../events/job/jobEvents.js';
-import type { ExistingJob, FireRecord, JobState, JobStatus } from './jobDecider.js';
+import type { ExistingJob, FireRecord, JobState, JobStatus } from './domain/jobDecider.js';
 import { describeSchedule } from './schedule/schedule.js';
 import type { Schedule, ScheduleKind } from '../../events/job/jobSchedule.js';
 

@@ -15,7 +15,7 @@ import { CommandContext, requestMetadata } from '../commandContext.js';
 import { ChangeJobCommand, type JobChange } from './commands/changeJob.js';
 import { FireJobCommand } from './commands/fireJob.js';
 import { ImportJobsCommand, ScheduleJobCommand, type JobWriteResult } from './commands/scheduleJob.js';
-import { type ExistingJob, existingJob, jobDecider, jobNotFound } from './jobDecider.js';
+import { type ExistingJob, existingJob, jobDecider, jobNotFound } from './domain/jobDecider.js';
 import { validJobId } from './jobId.js';
 import { createJobRequestSchema, fireRequestSchema, listJobsQuerySchema, patchJobRequestSchema, runReportRequestSchema } from './jobRequests.js';
 import { definitionsFromJobsJson, jobsJsonSchema } from './jobsJsonImport.js';

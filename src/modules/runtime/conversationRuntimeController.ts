@@ -12,9 +12,9 @@ import { validSessionKey } from '../conversations/conversationRequests.js';
 import { CommandContext, requestMetadata } from '../commandContext.js';
 import { DetachRuntimeCommand } from './commands/detachRuntime.js';
 import { requireConversation, StartRuntimeTurnCommand } from './commands/startRuntimeTurn.js';
-import { runtimeBindingDecider } from './runtimeBindingDecider.js';
+import { runtimeBindingDecider } from './domain/runtimeBindingDecider.js';
 import { newRuntimeRequestSchema, runtimeTurnRequestSchema } from './runtimeRequests.js';
-import { runtimeSessionDecider } from './runtimeSessionDecider.js';
+import { runtimeSessionDecider } from './domain/runtimeSessionDecider.js';
 import { runtimeBindingView } from './runtimeViews.js';
 
 @ApiTags('runtime')

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../../errors/ledgerError.js';
 import { jsonObject } from '../../http/jsonValues.js';
-import type { WorkerReport } from './runtimeSessionDecider.js';
+import type { WorkerReport } from './domain/runtimeSessionDecider.js';
 
 const details = jsonObject.default({});
 const provider = z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a provider is 1-64 of a-z 0-9 . _ - (codex, claude, …)');

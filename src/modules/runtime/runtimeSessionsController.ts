@@ -10,9 +10,9 @@ import { requestTenant } from '../../http/auth.js';
 import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
 import { CommandContext, requestMetadata } from '../commandContext.js';
 import { ChangeRuntimeSessionCommand, type RuntimeSessionChange, type RuntimeSessionChangeResult } from './commands/changeRuntimeSession.js';
-import { runtimeBindingDecider } from './runtimeBindingDecider.js';
+import { runtimeBindingDecider } from './domain/runtimeBindingDecider.js';
 import { approvalRequestSchema, questionAnswerRequestSchema, validWaitId, workerEventRequestSchema, workerReport } from './runtimeRequests.js';
-import { runtimeSessionDecider, runtimeSessionNotFound } from './runtimeSessionDecider.js';
+import { runtimeSessionDecider, runtimeSessionNotFound } from './domain/runtimeSessionDecider.js';
 import { validRuntimeSessionId } from './runtimeSessionId.js';
 import { runtimeSessionView } from './runtimeViews.js';
 

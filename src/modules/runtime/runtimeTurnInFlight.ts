@@ -1,7 +1,7 @@
 // The cache pinning rule for runtime sessions: a runtime stream with a turn in flight stays in memory.
 import { runtimeSessionStreamName } from '../../events/runtime/runtimeSessionEvents.js';
 import { streamScope } from '../../events/streamScope.js';
-import type { RuntimeSessionState } from './runtimeSessionDecider.js';
+import type { RuntimeSessionState } from './domain/runtimeSessionDecider.js';
 
 const runtimePrefix = runtimeSessionStreamName('rt_');
 

@@ -1,6 +1,6 @@
 // What the runtime routes answer: a conversation's binding as CliGate's runtime state machine names it, and one runtime session.
-import type { RuntimeBindingState } from './runtimeBindingDecider.js';
-import type { RuntimeSessionState, RuntimeStatus } from './runtimeSessionDecider.js';
+import type { RuntimeBindingState } from './domain/runtimeBindingDecider.js';
+import type { RuntimeSessionState, RuntimeStatus } from './domain/runtimeSessionDecider.js';
 
 /** CliGate's conversation ↔ runtime states. */
 export type BindingStatus = 'unbound' | 'idle' | 'running' | 'waiting_user' | 'waiting_approval';

@@ -6,8 +6,8 @@ import { sessionStreamName } from '../../events/session/sessionEvents.js';
 import type { LoadedState } from '../../events/streamStateStore.js';
 import { type CommandContext, requestMetadata } from '../commandContext.js';
 import { ChangeSessionCommand, type SessionChange, type SessionChangeResult } from './commands/changeSession.js';
-import { sessionDecider, sessionNotFound } from './sessionDecider.js';
-import type { ExistingSession } from './sessionState.js';
+import { sessionDecider, sessionNotFound } from './domain/sessionDecider.js';
+import type { ExistingSession } from './domain/sessionState.js';
 import { validSessionId } from './sessionRequests.js';
 
 /** The current state, or SESSION_NOT_FOUND. */

@@ -6,10 +6,10 @@ import type { Request } from '../../http/httpTypes.js';
 import type { z } from 'zod';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
 import { CommandContext } from '../commandContext.js';
-import { lastItem } from './chunkedList.js';
+import { lastItem } from './domain/chunkedList.js';
 import { changeSession, loadSession } from './sessionAccess.js';
 import { checkpointRequestSchema, checkpointsQuerySchema, rollbackRequestSchema } from './sessionRequests.js';
-import { listCheckpoints } from './sessionState.js';
+import { listCheckpoints } from './domain/sessionState.js';
 import { eventOfType } from '../../events/eventOfType.js';
 
 @ApiTags('checkpoints')

@@ -1,7 +1,7 @@
 // How a session's folded state is shown: the summary, the timeline (what a checkpoint captures), the state at a point in time.
-import { toArray } from './chunkedList.js';
+import { toArray } from './domain/chunkedList.js';
 import { hermesEndReason } from './domain/hermesEndReasons.js';
-import type { SessionState } from './sessionState.js';
+import type { SessionState } from './domain/sessionState.js';
 
 /** The summary of GET /v1/sessions/{id}: everything but the transcript, memory and checkpoint lists. */
 export function sessionSummary(state: SessionState, revision: number, position: number) {

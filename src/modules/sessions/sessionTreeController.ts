@@ -13,7 +13,7 @@ import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.
 import { sessionTreeProjection } from '../../projections/sessionTree/sessionTreeProjection.js';
 import { requestMetadata } from '../commandContext.js';
 import { SpawnChildSessionCommand } from './commands/spawnChildSession.js';
-import { sessionNotFound } from './sessionDecider.js';
+import { sessionNotFound } from './domain/sessionDecider.js';
 import { childRequestSchema, childrenQuerySchema, forkRequestSchema, positionQuerySchema, treeQuerySchema, validSessionId } from './sessionRequests.js';
 import { findTreeNode, listChildren, listSubtree, treeNodeView } from './tree/sessionTreeQueries.js';
 

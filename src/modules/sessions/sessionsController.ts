@@ -13,11 +13,11 @@ import { CommandContext, requestMetadata } from '../commandContext.js';
 import { DestroySessionCommand, type DestroySessionResult } from './commands/destroySession.js';
 import { changeSession, loadSession } from './sessionAccess.js';
 import { destroyQuerySchema, rewindRequestSchema, rewriteRequestSchema, transcriptQuerySchema, turnRequestSchema, validSessionId } from './sessionRequests.js';
-import { toArray } from './chunkedList.js';
+import { toArray } from './domain/chunkedList.js';
 import { liveMessageCount, sessionSummary } from './sessionStateView.js';
-import { rewoundTargetText } from './sessionDecider.js';
+import { rewoundTargetText } from './domain/sessionDecider.js';
 import { requireMessageCountWithinLimit, requireMessageSizesWithinLimit } from './messageLimits.js';
-import { requireTurnUsageWithinLimit } from './usageLimits.js';
+import { requireTurnUsageWithinLimit } from './domain/usageLimits.js';
 import { eventOfType } from '../../events/eventOfType.js';
 
 @ApiTags('sessions')

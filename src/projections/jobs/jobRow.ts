@@ -1,6 +1,6 @@
 // One row per job: the columns the listing and the ticker's due query filter on, and the folded state they show.
 import { EntitySchema } from 'typeorm';
-import type { ExistingJob, JobStatus } from '../../modules/jobs/jobDecider.js';
+import type { ExistingJob, JobStatus } from '../../modules/jobs/domain/jobDecider.js';
 
 export interface JobRow {
   /** The tenant whose streams the row comes from; '' for the default tenant. */

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { RecordedEvent } from '../../events/eventStore.js';
 import { type JobEvent, type JobEventType, jobStreamName } from '../../events/job/jobEvents.js';
 import { streamScope } from '../../events/streamScope.js';
-import { evolveJob, initialJobState } from '../../modules/jobs/jobDecider.js';
+import { evolveJob, initialJobState } from '../../modules/jobs/domain/jobDecider.js';
 import { BatchRows } from '../batchRows.js';
 import { type Projection, projectEach } from '../projection.js';
 import { JobEntity } from './jobRow.js';

@@ -1,6 +1,6 @@
 // One row per runtime session: what the watchdog filters on (state, last worker event) and the folded state itself.
 import { EntitySchema } from 'typeorm';
-import type { RuntimeSessionState, RuntimeStatus } from '../../modules/runtime/runtimeSessionDecider.js';
+import type { RuntimeSessionState, RuntimeStatus } from '../../modules/runtime/domain/runtimeSessionDecider.js';
 
 export interface RuntimeSessionRow {
   /** The tenant whose streams the row comes from; '' for the default tenant. */

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { RecordedEvent } from '../../events/eventStore.js';
 import { type RuntimeSessionEvent, type RuntimeSessionEventType, runtimeSessionStreamName } from '../../events/runtime/runtimeSessionEvents.js';
 import { streamScope } from '../../events/streamScope.js';
-import { evolveRuntimeSession, initialRuntimeSessionState } from '../../modules/runtime/runtimeSessionDecider.js';
+import { evolveRuntimeSession, initialRuntimeSessionState } from '../../modules/runtime/domain/runtimeSessionDecider.js';
 import { BatchRows } from '../batchRows.js';
 import { type Projection, projectEach } from '../projection.js';
 import { RuntimeSessionEntity } from './runtimeSessionRow.js';

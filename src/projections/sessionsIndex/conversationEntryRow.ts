@@ -3,7 +3,7 @@ import { EntitySchema } from 'typeorm';
 import type { CarriedEntryFields, ResumeReason } from '../../events/conversation/conversationEvents.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
 import type { ResetPolicy } from '../../events/conversation/resetPolicy.js';
-import type { ConversationState } from '../../modules/conversations/conversationState.js';
+import type { ConversationState } from '../../modules/conversations/domain/conversationState.js';
 import { type SessionCounterColumns, sessionCounterColumns } from './sessionCounterColumns.js';
 
 export interface ConversationEntryRow extends SessionCounterColumns {

@@ -1,6 +1,6 @@
 // Conversation events onto the batch's conversation entries: the flags fold exactly as evolveConversation folds them.
 import type { ConversationEvent } from '../../events/conversation/conversationEvents.js';
-import { evolveConversation, initialConversationState, type OpenConversation } from '../../modules/conversations/conversationDecider.js';
+import { evolveConversation, initialConversationState, type OpenConversation } from '../../modules/conversations/domain/conversationDecider.js';
 import type { ConversationEntryRow } from './conversationEntryRow.js';
 import { counterColumnsOf, countersOf, type SessionCounterColumns, zeroCounterColumns } from './sessionCounterColumns.js';
 import type { SessionsIndexRows } from './sessionsIndexRows.js';

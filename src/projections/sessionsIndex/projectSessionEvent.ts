@@ -1,7 +1,7 @@
 // Session events onto the batch's session records, and the counters they move onto the entry that points at the session.
 import { unknownEventType } from '../../events/decider.js';
 import type { SessionStreamEvent } from '../../events/session/sessionEvents.js';
-import { evolveSession, initialSessionState, type TranscriptMessage } from '../../modules/sessions/sessionDecider.js';
+import { evolveSession, initialSessionState, type TranscriptMessage } from '../../modules/sessions/domain/sessionDecider.js';
 import { counterColumnsOf } from './sessionCounterColumns.js';
 import type { SessionsIndexRows } from './sessionsIndexRows.js';
 

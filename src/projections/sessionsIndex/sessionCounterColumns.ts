@@ -1,6 +1,6 @@
 // The usage counters both sessions-index tables carry, declared once so the two tables cannot drift apart.
 import type { EntitySchemaColumnOptions } from 'typeorm';
-import { type SessionCounters, type SessionState, zeroCounters } from '../../modules/sessions/sessionDecider.js';
+import { type SessionCounters, type SessionState, zeroCounters } from '../../modules/sessions/domain/sessionDecider.js';
 
 export interface SessionCounterColumns extends SessionCounters {
   turnCount: number;

@@ -2,8 +2,8 @@
 import { EntitySchema } from 'typeorm';
 import type { SessionEndReason } from '../../events/session/sessionEvents.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
-import type { SessionState } from '../../modules/sessions/sessionDecider.js';
-import type { AbandonedTurn } from '../../modules/sessions/sessionState.js';
+import type { SessionState } from '../../modules/sessions/domain/sessionDecider.js';
+import type { AbandonedTurn } from '../../modules/sessions/domain/sessionState.js';
 import { type SessionCounterColumns, sessionCounterColumns } from './sessionCounterColumns.js';
 
 export interface SessionRecordRow extends SessionCounterColumns {

@@ -1,5 +1,5 @@
 // A session record and the state it was folded from: the index folds each event onto the state its row stands for.
-import { type ExistingSession, initialSessionState } from '../../modules/sessions/sessionDecider.js';
+import { type ExistingSession, initialSessionState } from '../../modules/sessions/domain/sessionDecider.js';
 import { countersOf } from './sessionCounterColumns.js';
 import type { SessionRecordRow } from './sessionRecordRow.js';
 

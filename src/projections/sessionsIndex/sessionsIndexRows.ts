@@ -1,7 +1,7 @@
 // The sessions index's two tables for the length of a batch: conversation entries, and sessions kept as folded
 // states (turned into session_records rows once, when the batch is written) so a batch folds each event once.
 import { type EntityManager, In } from 'typeorm';
-import type { ExistingSession } from '../../modules/sessions/sessionDecider.js';
+import type { ExistingSession } from '../../modules/sessions/domain/sessionDecider.js';
 import { BatchRows } from '../batchRows.js';
 import { ConversationEntryEntity, type ConversationEntryRow } from './conversationEntryRow.js';
 import { recordRowOf, sessionStateOf } from './sessionRecordState.js';

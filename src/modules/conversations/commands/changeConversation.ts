@@ -11,8 +11,14 @@ import type { EventMetadata } from '../../../events/eventStore.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
 import { CommandContext } from '../../commandContext.js';
 import { type ConversationRuntimeEndResult, EndConversationRuntimeCommand } from '../../runtime/commands/endConversationRuntime.js';
-import { sessionDecider, sessionDestroyed } from '../../sessions/sessionDecider.js';
-import { type ConversationCommand, conversationDecider, conversationNotFound, type ConversationState, type OpenConversation } from '../conversationDecider.js';
+import { sessionDecider, sessionDestroyed } from '../../sessions/domain/sessionDecider.js';
+import {
+  type ConversationCommand,
+  conversationDecider,
+  conversationNotFound,
+  type ConversationState,
+  type OpenConversation,
+} from '../domain/conversationDecider.js';
 import { conversationEntry, type ConversationEntry } from '../conversationEntry.js';
 import { followSessionBinding, sessionsOpenedBy } from '../sessionBinding.js';
 

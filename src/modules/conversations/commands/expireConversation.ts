@@ -5,7 +5,7 @@ import { conversationStreamName } from '../../../events/conversation/conversatio
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { CommandContext } from '../../commandContext.js';
 import { EndConversationRuntimeCommand } from '../../runtime/commands/endConversationRuntime.js';
-import { conversationDecider } from '../conversationDecider.js';
+import { conversationDecider } from '../domain/conversationDecider.js';
 import { followSessionBinding } from '../sessionBinding.js';
 import { loadSessionWork } from '../sessionWork.js';
 

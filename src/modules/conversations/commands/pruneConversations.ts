@@ -12,10 +12,10 @@ import { conversationStreamName } from '../../../events/conversation/conversatio
 import { runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
 import { runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
-import { runtimeBindingDecider } from '../../runtime/runtimeBindingDecider.js';
-import { runtimeSessionDecider } from '../../runtime/runtimeSessionDecider.js';
-import { sessionDecider } from '../../sessions/sessionDecider.js';
-import { conversationDecider } from '../conversationDecider.js';
+import { runtimeBindingDecider } from '../../runtime/domain/runtimeBindingDecider.js';
+import { runtimeSessionDecider } from '../../runtime/domain/runtimeSessionDecider.js';
+import { sessionDecider } from '../../sessions/domain/sessionDecider.js';
+import { conversationDecider } from '../domain/conversationDecider.js';
 import { ChangeConversationCommand, type ConversationChangeResult } from './changeConversation.js';
 import { NotFoundError } from '../../../errors/ledgerError.js';
 

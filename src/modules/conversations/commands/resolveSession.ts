@@ -13,10 +13,10 @@ import { CommandContext } from '../../commandContext.js';
 import { type SessionKeyOptions, sessionKeyFor } from '../../sessions/domain/sessionKey.js';
 import { earlierSessionKeysFor } from '../../sessions/domain/sessionKeyAliases.js';
 import type { SessionSource } from '../../../events/conversation/sessionSource.js';
-import { sessionDecider } from '../../sessions/sessionDecider.js';
-import type { SessionState } from '../../sessions/sessionState.js';
+import { sessionDecider } from '../../sessions/domain/sessionDecider.js';
+import type { SessionState } from '../../sessions/domain/sessionState.js';
 import type { DecisionReads, LoadedState } from '../../../events/streamStateStore.js';
-import { automaticBindReasons, boundConversation, type ConversationState, conversationDecider } from '../conversationDecider.js';
+import { automaticBindReasons, boundConversation, type ConversationState, conversationDecider } from '../domain/conversationDecider.js';
 import { conversationEntry, type ConversationEntry } from '../conversationEntry.js';
 import { followSessionBinding, sessionsOpenedBy } from '../sessionBinding.js';
 

@@ -15,10 +15,10 @@ import { PROJECTIONS } from '../../../projections/projectionRunner.js';
 import { STATE_CACHE } from '../../../events/boundedStateCache.js';
 import type { Logger } from '../../../logging/logger.js';
 import type { ProjectionRunner } from '../../../projections/projectionRunner.js';
-import { conversationNotFound } from '../../conversations/conversationDecider.js';
-import { jobDecider } from '../../jobs/jobDecider.js';
+import { conversationNotFound } from '../../conversations/domain/conversationDecider.js';
+import { jobDecider } from '../../jobs/domain/jobDecider.js';
 import { CommandContext } from '../../commandContext.js';
-import { sessionDecider } from '../../sessions/sessionDecider.js';
+import { sessionDecider } from '../../sessions/domain/sessionDecider.js';
 import { type ErasureContext, newErasureContext, resumedErasureContext } from '../domain/erasureContext.js';
 import {
   anchorStreams,

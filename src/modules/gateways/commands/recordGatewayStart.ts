@@ -17,16 +17,16 @@ import type { ProjectionRunner } from '../../../projections/projectionRunner.js'
 import { ChangeConversationCommand } from '../../conversations/commands/changeConversation.js';
 import { ChangeSessionCommand } from '../../sessions/commands/changeSession.js';
 import { gatewayTurnsInFlight } from '../../sessions/queries/turnsInFlightQueries.js';
-import { conversationDecider, waitingContinuation } from '../../conversations/conversationDecider.js';
+import { conversationDecider, waitingContinuation } from '../../conversations/domain/conversationDecider.js';
 import { runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
 import { runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
-import { runtimeBindingDecider } from '../../runtime/runtimeBindingDecider.js';
-import { runtimeSessionDecider } from '../../runtime/runtimeSessionDecider.js';
+import { runtimeBindingDecider } from '../../runtime/domain/runtimeBindingDecider.js';
+import { runtimeSessionDecider } from '../../runtime/domain/runtimeSessionDecider.js';
 import { CommandContext } from '../../commandContext.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
-import { findLastItem } from '../../sessions/chunkedList.js';
-import { sessionDecider } from '../../sessions/sessionDecider.js';
-import { gatewayDecider } from '../gatewayDecider.js';
+import { findLastItem } from '../../sessions/domain/chunkedList.js';
+import { sessionDecider } from '../../sessions/domain/sessionDecider.js';
+import { gatewayDecider } from '../domain/gatewayDecider.js';
 
 export class RecordGatewayStartedCommand extends Command<GatewayStartResult> {
   constructor(

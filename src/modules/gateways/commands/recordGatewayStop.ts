@@ -5,7 +5,7 @@ import { gatewayStreamName } from '../../../events/gateway/gatewayEvents.js';
 import { LedgerError } from '../../../errors/ledgerError.js';
 import { ChangeConversationCommand } from '../../conversations/commands/changeConversation.js';
 import { CommandContext } from '../../commandContext.js';
-import { gatewayDecider } from '../gatewayDecider.js';
+import { gatewayDecider } from '../domain/gatewayDecider.js';
 
 /** A conversation whose change did not apply (gone, suspended), with the error code that said why. */
 export interface SkippedConversation {

@@ -3,7 +3,7 @@ import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { gatewayStreamName, type RegisteredPlatform } from '../../../events/gateway/gatewayEvents.js';
 import { CommandContext } from '../../commandContext.js';
-import { gatewayDecider, isLiveGateway } from '../gatewayDecider.js';
+import { gatewayDecider, isLiveGateway } from '../domain/gatewayDecider.js';
 
 export interface GatewayPlatformsResult {
   gatewayId: string;

@@ -4,7 +4,7 @@ import { StreamIndexEntity } from '../../../projections/streamIndex/streamIndexR
 import { scopedStreamName, streamScope } from '../../../events/streamScope.js';
 import type { StreamStateStore } from '../../../events/streamStateStore.js';
 import type { PlatformRegistryView } from '../../sessions/domain/sessionContextPrompt.js';
-import { gatewayDecider, isLiveGateway } from '../gatewayDecider.js';
+import { gatewayDecider, isLiveGateway } from '../domain/gatewayDecider.js';
 import { type LiveGatewayPlatforms, platformRegistryView } from '../platformRegistry.js';
 
 /** The most recently active gateways of a tenant the prompt looks at, stopped ones left out; more is not a fleet we serve. */

@@ -3,7 +3,7 @@ import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { jobStreamName, type RunStatus } from '../../../events/job/jobEvents.js';
 import { CommandContext } from '../../commandContext.js';
-import { existingJob, type JobCommand, jobDecider, jobNotFound, type JobState } from '../jobDecider.js';
+import { existingJob, type JobCommand, jobDecider, jobNotFound, type JobState } from '../domain/jobDecider.js';
 import type { JobPatch } from '../jobRequests.js';
 import { parseSchedule, requireReadableSchedule, validTimeZone } from '../schedule/parseSchedule.js';
 import type { JobWriteResult } from './scheduleJob.js';

@@ -8,7 +8,7 @@ import { type HomeChannel, needsHomeChannels } from '../delivery/fireDelivery.js
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { type CatchUpPolicy, type JobEvent, jobStreamName } from '../../../events/job/jobEvents.js';
 import { CommandContext } from '../../commandContext.js';
-import { jobDecider, type JobState } from '../jobDecider.js';
+import { jobDecider, type JobState } from '../domain/jobDecider.js';
 
 export type FireRequest =
   /** The ticker: whatever is due now, missed slots per the catch-up policy. */

@@ -4,7 +4,7 @@ import { ConflictError } from '../../../errors/ledgerError.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { jobStreamName, type JobTask } from '../../../events/job/jobEvents.js';
 import { CommandContext } from '../../commandContext.js';
-import { type ExistingJob, existingJob, type JobCommand, jobDecider } from '../jobDecider.js';
+import { type ExistingJob, existingJob, type JobCommand, jobDecider } from '../domain/jobDecider.js';
 import { newJobId } from '../jobId.js';
 import type { JobDefinition } from '../jobRequests.js';
 import { parseSchedule } from '../schedule/parseSchedule.js';

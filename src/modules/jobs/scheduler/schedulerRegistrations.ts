@@ -13,7 +13,7 @@ import type { EventStore } from '../../../events/eventStore.js';
 import type { Logger } from '../../../logging/logger.js';
 import { LedgerMetrics } from '../../../metrics/ledgerMetrics.js';
 import type { ProjectionRunner } from '../../../projections/projectionRunner.js';
-import type { JobState } from '../jobDecider.js';
+import type { JobState } from '../domain/jobDecider.js';
 import { scheduledJobs } from '../queries/jobsQueries.js';
 import { SchedulerCallFailed, SchedulerClient } from './schedulerClient.js';
 

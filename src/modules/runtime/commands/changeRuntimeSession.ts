@@ -3,7 +3,7 @@ import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { type RuntimeSessionEvent, runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
 import { CommandContext } from '../../commandContext.js';
-import { type RuntimeSessionCommand, runtimeSessionDecider, runtimeSessionNotFound, type RuntimeSessionState } from '../runtimeSessionDecider.js';
+import { type RuntimeSessionCommand, runtimeSessionDecider, runtimeSessionNotFound, type RuntimeSessionState } from '../domain/runtimeSessionDecider.js';
 
 type WithoutTime<T> = T extends unknown ? Omit<T, 'now'> : never;
 export type RuntimeSessionChange = WithoutTime<Exclude<RuntimeSessionCommand, { type: 'StartTurn' }>>;

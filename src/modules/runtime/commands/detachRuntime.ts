@@ -3,7 +3,7 @@ import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { type DetachReason, runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
 import { CommandContext } from '../../commandContext.js';
-import { runtimeBindingDecider } from '../runtimeBindingDecider.js';
+import { runtimeBindingDecider } from '../domain/runtimeBindingDecider.js';
 import { requireConversation } from './startRuntimeTurn.js';
 
 export class DetachRuntimeCommand extends Command<DetachRuntimeResult> {

@@ -5,8 +5,8 @@ import type { EventMetadata } from '../../../events/eventStore.js';
 import { runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
 import { runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
 import { CommandContext } from '../../commandContext.js';
-import { runtimeBindingDecider } from '../runtimeBindingDecider.js';
-import { runtimeSessionDecider } from '../runtimeSessionDecider.js';
+import { runtimeBindingDecider } from '../domain/runtimeBindingDecider.js';
+import { runtimeSessionDecider } from '../domain/runtimeSessionDecider.js';
 import { ChangeRuntimeSessionCommand } from './changeRuntimeSession.js';
 
 export type ConversationRuntimeEnd = 'conversation_reset' | 'conversation_suspended';

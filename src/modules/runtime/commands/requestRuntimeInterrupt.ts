@@ -4,8 +4,8 @@ import type { EventMetadata } from '../../../events/eventStore.js';
 import { runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
 import { runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
 import { CommandContext } from '../../commandContext.js';
-import { runtimeBindingDecider } from '../runtimeBindingDecider.js';
-import { type RequestedInterrupt, runtimeSessionDecider } from '../runtimeSessionDecider.js';
+import { runtimeBindingDecider } from '../domain/runtimeBindingDecider.js';
+import { type RequestedInterrupt, runtimeSessionDecider } from '../domain/runtimeSessionDecider.js';
 import { ChangeRuntimeSessionCommand } from './changeRuntimeSession.js';
 
 /** The runtime turn a conversation is running now, if any: read before the interrupting message is queued. */

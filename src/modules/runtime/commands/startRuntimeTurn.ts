@@ -5,11 +5,11 @@ import type { EventMetadata } from '../../../events/eventStore.js';
 import type { BindReason } from '../../../events/runtime/runtimeBindingEvents.js';
 import { runtimeBindingStreamName } from '../../../events/runtime/runtimeBindingEvents.js';
 import { runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
-import { conversationDecider, conversationNotFound, type OpenConversation } from '../../conversations/conversationDecider.js';
+import { conversationDecider, conversationNotFound, type OpenConversation } from '../../conversations/domain/conversationDecider.js';
 import { ChangeSessionCommand } from '../../sessions/commands/changeSession.js';
 import { CommandContext } from '../../commandContext.js';
-import { type RuntimeBindingCommand, runtimeBindingDecider } from '../runtimeBindingDecider.js';
-import { runtimeSessionDecider, type RuntimeStatus } from '../runtimeSessionDecider.js';
+import { type RuntimeBindingCommand, runtimeBindingDecider } from '../domain/runtimeBindingDecider.js';
+import { runtimeSessionDecider, type RuntimeStatus } from '../domain/runtimeSessionDecider.js';
 import { newRuntimeSessionId } from '../runtimeSessionId.js';
 import { type BindingStatus, bindingStatus } from '../runtimeViews.js';
 

@@ -14,7 +14,7 @@ import {
 } from '../../../events/session/sessionEvents.js';
 import { CONFIG } from '../../../config/config.js';
 import { eventOfType } from '../../../events/eventOfType.js';
-import { type ConversationCommand, type ConversationState, conversationDecider } from '../../conversations/conversationDecider.js';
+import { type ConversationCommand, type ConversationState, conversationDecider } from '../../conversations/domain/conversationDecider.js';
 import type { DecisionReads, LoadedState } from '../../../events/streamStateStore.js';
 import { LedgerMetrics } from '../../../metrics/ledgerMetrics.js';
 import { CommandContext } from '../../commandContext.js';
@@ -26,7 +26,7 @@ import {
   sessionDecider,
   sessionNotFound,
   type SessionState,
-} from '../sessionDecider.js';
+} from '../domain/sessionDecider.js';
 
 export type SessionChange =
   | { type: 'recordTurn'; messages: MessageInput[]; usage: TurnUsage; status: TurnStatus }

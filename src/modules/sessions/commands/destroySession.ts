@@ -13,9 +13,9 @@ import { PROJECTIONS } from '../../../projections/projectionRunner.js';
 import { READ_MODELS } from '../../../projections/readModelDatabase.js';
 import type { ProjectionRunner } from '../../../projections/projectionRunner.js';
 import { sessionTreeProjection } from '../../../projections/sessionTree/sessionTreeProjection.js';
-import { conversationDecider } from '../../conversations/conversationDecider.js';
+import { conversationDecider } from '../../conversations/domain/conversationDecider.js';
 import { CommandContext } from '../../commandContext.js';
-import { type ExistingSession, sessionDecider, sessionNotFound } from '../sessionDecider.js';
+import { type ExistingSession, sessionDecider, sessionNotFound } from '../domain/sessionDecider.js';
 import { findTreeNode, liveDescendants } from '../tree/sessionTreeQueries.js';
 
 export class DestroySessionCommand extends Command<DestroySessionResult> {

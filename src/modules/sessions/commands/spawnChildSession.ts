@@ -6,8 +6,8 @@ import type { EventMetadata, JsonObject } from '../../../events/eventStore.js';
 import { type ForkOrigin, sessionStreamName } from '../../../events/session/sessionEvents.js';
 import { CONFIG } from '../../../config/config.js';
 import { CommandContext } from '../../commandContext.js';
-import { findCheckpoint, requireSpawnAllowed, sessionDecider, sessionDestroyed, sessionNotFound, type SessionState } from '../sessionDecider.js';
-import { timelineOf } from '../sessionState.js';
+import { findCheckpoint, requireSpawnAllowed, sessionDecider, sessionDestroyed, sessionNotFound, type SessionState } from '../domain/sessionDecider.js';
+import { timelineOf } from '../domain/sessionState.js';
 import type { SessionTimeline } from '../../../events/session/sessionTimeline.js';
 
 /** child: an empty session; fork: a copy of the parent's state at a checkpoint (null: as it is now). */

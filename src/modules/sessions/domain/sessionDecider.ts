@@ -1,9 +1,9 @@
 // The session decider: turns, counters, transcript, memory, slots, checkpoints and rollback, children, end, destroy.
-import { ConflictError, NotFoundError } from '../../errors/ledgerError.js';
+import { ConflictError, NotFoundError } from '../../../errors/ledgerError.js';
 import { requireSessionUsageRoom } from './usageLimits.js';
-import { type Decider, unknownEventType } from '../../events/decider.js';
-import type { JsonObject, JsonValue } from '../../events/eventStore.js';
-import type { RestorePoints } from '../../events/streamStateStore.js';
+import { type Decider, unknownEventType } from '../../../events/decider.js';
+import type { JsonObject, JsonValue } from '../../../events/eventStore.js';
+import type { RestorePoints } from '../../../events/streamStateStore.js';
 import {
   DEFAULT_SLOT,
   type ForkOrigin,
@@ -14,9 +14,9 @@ import {
   type TurnAbandonReason,
   type TurnStatus,
   type TurnUsage,
-} from '../../events/session/sessionEvents.js';
+} from '../../../events/session/sessionEvents.js';
 import { appendItems, findItem, findLastItem, lastItem, listSize, mapItems, toArray } from './chunkedList.js';
-import type { SessionSource } from '../../events/conversation/sessionSource.js';
+import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 import { type FoldedTimeline, restoredTimelineOf, restoreTimeline } from './restoredTimeline.js';
 import {
   type CheckpointRecord,
@@ -29,11 +29,11 @@ import {
   transcriptMessage,
   upsertByName,
 } from './sessionState.js';
-import type { SessionCounters, SessionTimeline } from '../../events/session/sessionTimeline.js';
+import type { SessionCounters, SessionTimeline } from '../../../events/session/sessionTimeline.js';
 
 export { initialSessionState, zeroCounters } from './sessionState.js';
 export type { AbsentSession, ExistingSession, SessionState } from './sessionState.js';
-export type { SessionCounters, SessionTimeline, TranscriptMessage } from '../../events/session/sessionTimeline.js';
+export type { SessionCounters, SessionTimeline, TranscriptMessage } from '../../../events/session/sessionTimeline.js';
 
 export type SessionCommand =
   | {

@@ -1,5 +1,5 @@
 // The conversation decider: resolve precedence (suspended > resumePending > existing), reset, switch, suspend, resume marks.
-import { ConflictError, LedgerError, NotFoundError } from '../../errors/ledgerError.js';
+import { ConflictError, LedgerError, NotFoundError } from '../../../errors/ledgerError.js';
 import {
   type AutoContinuation,
   type CarriedEntryFields,
@@ -9,14 +9,14 @@ import {
   type ResumeReason,
   SESSION_SCOPED_CARRIED_FIELDS,
   type SessionBindReason,
-} from '../../events/conversation/conversationEvents.js';
-import { type Decider, unknownEventType } from '../../events/decider.js';
-import type { SessionSource } from '../../events/conversation/sessionSource.js';
-import type { SessionIsolationFlags } from '../sessions/domain/sessionIsolation.js';
-import type { ResetPolicy } from '../../events/conversation/resetPolicy.js';
-import { effectiveResetPolicy } from './resetPolicy/effectiveResetPolicy.js';
-import { policyExpiry, type SessionWork, touchIntervalSecondsUnder } from './resetPolicy/policyExpiry.js';
-import { noResetRules, type ResetRules } from '../../config/resetPolicySettings.js';
+} from '../../../events/conversation/conversationEvents.js';
+import { type Decider, unknownEventType } from '../../../events/decider.js';
+import type { SessionSource } from '../../../events/conversation/sessionSource.js';
+import type { SessionIsolationFlags } from '../../sessions/domain/sessionIsolation.js';
+import type { ResetPolicy } from '../../../events/conversation/resetPolicy.js';
+import { effectiveResetPolicy } from '../resetPolicy/effectiveResetPolicy.js';
+import { policyExpiry, type SessionWork, touchIntervalSecondsUnder } from '../resetPolicy/policyExpiry.js';
+import { noResetRules, type ResetRules } from '../../../config/resetPolicySettings.js';
 import { type BoundConversation, type ConversationState, initialConversationState, type OpenConversation } from './conversationState.js';
 
 export { initialConversationState } from './conversationState.js';

@@ -1,8 +1,8 @@
 // A conversation's folded state (its routing entry), a union by status: absent, open without a session yet, bound.
-import type { CarriedEntryFields, QueuedMessage, ResumeReason, SessionBindReason } from '../../events/conversation/conversationEvents.js';
-import type { SessionSource } from '../../events/conversation/sessionSource.js';
-import type { AutoResetReason, ResetPolicy } from '../../events/conversation/resetPolicy.js';
-import type { SessionIsolationFlags } from '../sessions/domain/sessionIsolation.js';
+import type { CarriedEntryFields, QueuedMessage, ResumeReason, SessionBindReason } from '../../../events/conversation/conversationEvents.js';
+import type { SessionSource } from '../../../events/conversation/sessionSource.js';
+import type { AutoResetReason, ResetPolicy } from '../../../events/conversation/resetPolicy.js';
+import type { SessionIsolationFlags } from '../../sessions/domain/sessionIsolation.js';
 
 /** What every conversation state holds, absent or not: flags, counters and the queue. */
 interface ConversationStateFields {

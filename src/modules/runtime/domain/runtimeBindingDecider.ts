@@ -1,7 +1,7 @@
 // The runtime binding decider: which runtime session a conversation is bound to (sticky), and when it must change (/new, /detach, drift).
-import { ValidationError } from '../../errors/ledgerError.js';
-import { type Decider, unknownEventType } from '../../events/decider.js';
-import type { BindReason, DetachReason, RuntimeBindingEvent } from '../../events/runtime/runtimeBindingEvents.js';
+import { ValidationError } from '../../../errors/ledgerError.js';
+import { type Decider, unknownEventType } from '../../../events/decider.js';
+import type { BindReason, DetachReason, RuntimeBindingEvent } from '../../../events/runtime/runtimeBindingEvents.js';
 
 /** What a binding state holds, bound or not. */
 interface RuntimeBindingFields {

@@ -1,9 +1,9 @@
 // A session's folded state; the part of it a checkpoint captures (its timeline) is typed with the events that store it.
-import type { JsonObject } from '../../events/eventStore.js';
-import type { ContextSlot, MemoryEntry, SessionCounters, SessionTimeline, TranscriptMessage } from '../../events/session/sessionTimeline.js';
-import { DEFAULT_SLOT, type ForkOrigin, type SessionEndReason, type StoredMessage, type TurnAbandonReason } from '../../events/session/sessionEvents.js';
+import type { JsonObject } from '../../../events/eventStore.js';
+import type { ContextSlot, MemoryEntry, SessionCounters, SessionTimeline, TranscriptMessage } from '../../../events/session/sessionTimeline.js';
+import { DEFAULT_SLOT, type ForkOrigin, type SessionEndReason, type StoredMessage, type TurnAbandonReason } from '../../../events/session/sessionEvents.js';
 import { type ChunkedList, emptyList, listFrom, toArray } from './chunkedList.js';
-import type { SessionSource } from '../../events/conversation/sessionSource.js';
+import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 
 export interface CheckpointRecord {
   checkpointId: string;

@@ -1,11 +1,11 @@
 // The job decider: define, edit, pause/resume, remove, fire a slot at most once, record the run's outcome.
-import { type HomeChannel, resolveFireDelivery } from './delivery/fireDelivery.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../errors/ledgerError.js';
-import { type Decider, unknownEventType } from '../../events/decider.js';
-import type { CatchUpPolicy, FireTrigger, JobEvent, JobTask, RunStatus } from '../../events/job/jobEvents.js';
-import { firstRunAt, isSlot, nextRunAfter, slotsUpTo } from './schedule/nextRunAfter.js';
-import { sameSchedule } from './schedule/schedule.js';
-import type { Schedule } from '../../events/job/jobSchedule.js';
+import { type HomeChannel, resolveFireDelivery } from '../delivery/fireDelivery.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../../errors/ledgerError.js';
+import { type Decider, unknownEventType } from '../../../events/decider.js';
+import type { CatchUpPolicy, FireTrigger, JobEvent, JobTask, RunStatus } from '../../../events/job/jobEvents.js';
+import { firstRunAt, isSlot, nextRunAfter, slotsUpTo } from '../schedule/nextRunAfter.js';
+import { sameSchedule } from '../schedule/schedule.js';
+import type { Schedule } from '../../../events/job/jobSchedule.js';
 
 export type JobStatus = 'absent' | 'scheduled' | 'paused' | 'completed' | 'removed';
 

@@ -1,7 +1,7 @@
 // A rollback's restored timeline written as a change to the timeline rolled back from: computed by the decider, installed by the fold.
-import type { JsonValue } from '../../events/eventStore.js';
+import type { JsonValue } from '../../../events/eventStore.js';
 import { appendItems, type ChunkedList, itemCounter, itemsFrom, leadingItems, sharedLeadingCount } from './chunkedList.js';
-import type { RestoredTimeline, SessionTimeline, TranscriptMessage } from '../../events/session/sessionTimeline.js';
+import type { RestoredTimeline, SessionTimeline, TranscriptMessage } from '../../../events/session/sessionTimeline.js';
 import { contextSlot, countersOf, memoryEntry, type SessionState, transcriptMessage } from './sessionState.js';
 
 /** A timeline as a fold holds it: the transcript as a chunked list. A SessionState is one. */

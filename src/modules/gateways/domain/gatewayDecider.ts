@@ -1,6 +1,6 @@
 // The gateway decider: a clean-shutdown marker that survives the process, starts that are idempotent per boot, the platform registry.
-import { type Decider, unknownEventType } from '../../events/decider.js';
-import type { GatewayEvent, RegisteredPlatform, StartOutcome } from '../../events/gateway/gatewayEvents.js';
+import { type Decider, unknownEventType } from '../../../events/decider.js';
+import type { GatewayEvent, RegisteredPlatform, StartOutcome } from '../../../events/gateway/gatewayEvents.js';
 
 export interface GatewayState {
   status: 'unknown' | 'running' | 'stopping' | 'stopped';

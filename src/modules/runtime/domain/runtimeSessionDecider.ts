@@ -1,8 +1,8 @@
 // The runtime session decider: one agent thread's turns, waits (questions, approvals) and interruptions, as pure decide/evolve.
-import { ConflictError, NotFoundError } from '../../errors/ledgerError.js';
-import { type Decider, unknownEventType } from '../../events/decider.js';
-import type { JsonObject } from '../../events/eventStore.js';
-import type { ApprovalDecision, ApprovalMemory, InterruptReason, Responder, RuntimeSessionEvent } from '../../events/runtime/runtimeSessionEvents.js';
+import { ConflictError, NotFoundError } from '../../../errors/ledgerError.js';
+import { type Decider, unknownEventType } from '../../../events/decider.js';
+import type { JsonObject } from '../../../events/eventStore.js';
+import type { ApprovalDecision, ApprovalMemory, InterruptReason, Responder, RuntimeSessionEvent } from '../../../events/runtime/runtimeSessionEvents.js';
 
 /** starting: a turn was accepted and the worker has not reported yet; interrupted: its last turn was cut off (restart, silence). */
 export type RuntimeStatus = 'absent' | 'starting' | 'running' | 'waiting_user' | 'waiting_approval' | 'idle' | 'interrupted';

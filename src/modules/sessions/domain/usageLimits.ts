@@ -1,9 +1,9 @@
 // Bounds on token usage, so that every counter a session folds stays a safe integer: one field of one turn at the
 // edge (a refusal writes nothing), a session's running total in the decider (it depends on the state).
-import type { SessionLimits } from '../../config/config.js';
-import { ConflictError, ValidationError } from '../../errors/ledgerError.js';
-import type { TurnUsage } from '../../events/session/sessionEvents.js';
-import type { SessionCounters } from '../../events/session/sessionTimeline.js';
+import type { SessionLimits } from '../../../config/config.js';
+import { ConflictError, ValidationError } from '../../../errors/ledgerError.js';
+import type { TurnUsage } from '../../../events/session/sessionEvents.js';
+import type { SessionCounters } from '../../../events/session/sessionTimeline.js';
 
 const TOKEN_FIELDS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'lastPromptTokens'] as const;
 
