@@ -1,0 +1,40 @@
+// RecordTurn: a turn's messages and usage, numbered on from the transcript, within the transcript and token limits;
+// a completed turn takes an automatic checkpoint when the service is set to.
+import type { MessageInput, SessionStreamEvent, TurnStatus, TurnUsage } from '../../../../events/session/sessionEvents.js';
+import { checkpointIdFor, requireTranscriptRoom, requireWritable, storedMessages } from '../sessionRules.js';
+import type { SessionState } from '../sessionState.js';
+import { requireSessionUsageRoom } from '../usageLimits.js';
+
+export interface RecordTurn {
+  type: 'RecordTurn';
+  messages: MessageInput[];
+  usage: TurnUsage;
+  status: TurnStatus;
+  now: string;
+  autoCheckpoint?: boolean;
+  maxTranscriptMessages?: number;
+  maxSessionTokens?: number;
+}
+
+export function decideRecordTurn(command: RecordTurn, state: SessionState): SessionStreamEvent[] {
+  requireWritable(state);
+  requireTranscriptRoom(state, command.messages.length, command.maxTranscriptMessages);
+  requireSessionUsageRoom(state.sessionId, state.counters, command.usage, command.maxSessionTokens);
+  const turnIndex = state.turnCount + 1;
+  const revision = state.revision + 1;
+  const checkpoint = command.autoCheckpoint && command.status === 'completed' ? { checkpointId: checkpointIdFor(revision) } : {};
+  return [
+    {
+      type: 'TurnRecorded',
+      data: {
+        turnIndex,
+        status: command.status,
+        messages: storedMessages(command.messages, state.nextMessageIndex, turnIndex, command.now),
+        usage: command.usage,
+        at: command.now,
+        slot: state.currentSlot,
+        ...checkpoint,
+      },
+    },
+  ];
+}
