@@ -167,7 +167,7 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
         const result = await this.commands.execute(
           new ChangeSessionCommand(
             sessionId,
-            { type: 'abandonTurn', reason: 'timeout', startedBy: startedBefore.toISOString() },
+            { type: 'AbandonTurn', reason: 'timeout', startedBy: startedBefore.toISOString() },
             { actor: 'runtime-watchdog', ...(tenant ? { tenant } : {}) },
           ),
         );

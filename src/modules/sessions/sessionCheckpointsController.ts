@@ -25,7 +25,7 @@ export class SessionCheckpointsController {
   @ApiOperation({ summary: "Take a checkpoint: a name for the session's current event position" })
   @DocumentedBody(checkpointRequestSchema)
   async create(@Param('id') id: string, @ValidBody(checkpointRequestSchema) body: z.infer<typeof checkpointRequestSchema>, @Req() request: Request) {
-    const result = await changeSession(this.commands, id, { type: 'checkpoint', label: body.label }, request);
+    const result = await changeSession(this.commands, id, { type: 'CreateCheckpoint', label: body.label }, request);
     const checkpoint = lastItem(result.state.checkpoints)!;
     return {
       checkpointId: checkpoint.checkpointId,
@@ -55,7 +55,7 @@ export class SessionCheckpointsController {
   })
   @DocumentedBody(rollbackRequestSchema)
   async rollback(@Param('id') id: string, @ValidBody(rollbackRequestSchema) body: z.infer<typeof rollbackRequestSchema>, @Req() request: Request) {
-    const result = await changeSession(this.commands, id, { type: 'rollback', checkpointId: body.checkpointId }, request);
+    const result = await changeSession(this.commands, id, { type: 'RollBack', checkpointId: body.checkpointId }, request);
     const rolledBack = eventOfType(result.decided, 'RolledBack')!.data;
     return {
       checkpointId: body.checkpointId,

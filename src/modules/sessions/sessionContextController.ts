@@ -40,7 +40,7 @@ export class SessionContextController {
     const result = await changeSession(
       this.commands,
       id,
-      { type: 'setMemory', name: entryName, value: body.value as JsonValue, metadata: body.metadata as JsonObject },
+      { type: 'SetMemoryEntry', name: entryName, value: body.value as JsonValue, metadata: body.metadata as JsonObject },
       request,
     );
     const entry = result.state.memory.find((candidate) => candidate.name === entryName)!;
@@ -52,7 +52,7 @@ export class SessionContextController {
   @ApiOperation({ summary: 'Remove a memory entry (404 MEMORY_ENTRY_NOT_FOUND when there is none)' })
   async removeMemory(@Param('id') id: string, @Param('name') name: string, @Req() request: Request) {
     const entryName = validMemoryName(name);
-    const result = await changeSession(this.commands, id, { type: 'removeMemory', name: entryName }, request);
+    const result = await changeSession(this.commands, id, { type: 'RemoveMemoryEntry', name: entryName }, request);
     return { name: entryName, removed: true, revision: result.revision, position: result.position };
   }
 
@@ -69,7 +69,7 @@ export class SessionContextController {
   @DocumentedBody(slotRequestSchema)
   async createSlot(@Param('id') id: string, @ValidBody(slotRequestSchema) body: z.infer<typeof slotRequestSchema>, @Req() request: Request) {
     const name = validSlotName(body.name);
-    const result = await changeSession(this.commands, id, { type: 'createSlot', name }, request);
+    const result = await changeSession(this.commands, id, { type: 'CreateSlot', name }, request);
     return { ...result.state.slots.find((slot) => slot.name === name)!, revision: result.revision, position: result.position };
   }
 
@@ -77,7 +77,7 @@ export class SessionContextController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Make a slot current: later turns, rewinds and rewrites go to it' })
   async switchSlot(@Param('id') id: string, @Param('name') name: string, @Req() request: Request) {
-    const result = await changeSession(this.commands, id, { type: 'switchSlot', name: validSlotName(name) }, request);
+    const result = await changeSession(this.commands, id, { type: 'SwitchSlot', name: validSlotName(name) }, request);
     const switched = eventOfType(result.decided, 'SlotSwitched')?.data;
     return {
       currentSlot: result.state.currentSlot,

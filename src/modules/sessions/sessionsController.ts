@@ -60,7 +60,7 @@ export class SessionsController {
     const result = await changeSession(
       this.commands,
       id,
-      { type: 'recordTurn', messages: body.messages as MessageInput[], usage: body.usage, status: body.status },
+      { type: 'RecordTurn', messages: body.messages as MessageInput[], usage: body.usage, status: body.status },
       request,
     );
     const recorded = eventOfType(result.decided, 'TurnRecorded')?.data;
@@ -77,7 +77,7 @@ export class SessionsController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Mark a turn in flight (optional): rollback answers 409 TURN_IN_FLIGHT until the next POST /turns records it' })
   async startTurn(@Param('id') id: string, @Req() request: Request) {
-    const result = await changeSession(this.commands, id, { type: 'startTurn' }, request);
+    const result = await changeSession(this.commands, id, { type: 'StartTurn' }, request);
     return { turnIndex: result.state.turnInFlight!.turnIndex, revision: result.revision, position: result.position };
   }
 
@@ -98,7 +98,7 @@ export class SessionsController {
   @DocumentedBody(rewriteRequestSchema)
   async rewrite(@Param('id') id: string, @ValidBody(rewriteRequestSchema) body: z.infer<typeof rewriteRequestSchema>, @Req() request: Request) {
     requireMessageSizesWithinLimit(body.messages, this.config.limits);
-    const result = await changeSession(this.commands, id, { type: 'rewrite', messages: body.messages as MessageInput[] }, request);
+    const result = await changeSession(this.commands, id, { type: 'RewriteTranscript', messages: body.messages as MessageInput[] }, request);
     const rewritten = eventOfType(result.decided, 'TranscriptRewritten')?.data;
     return {
       messageCount: liveMessageCount(result.state),
@@ -113,7 +113,7 @@ export class SessionsController {
   @ApiOperation({ summary: 'Undo the last n user turns of the current slot by soft delete (/undo, /retry)' })
   @DocumentedBody(rewindRequestSchema)
   async rewind(@Param('id') id: string, @ValidBody(rewindRequestSchema) body: z.infer<typeof rewindRequestSchema>, @Req() request: Request) {
-    const result = await changeSession(this.commands, id, { type: 'rewind', turns: body.turns }, request);
+    const result = await changeSession(this.commands, id, { type: 'RewindTranscript', turns: body.turns }, request);
     const rewound = eventOfType(result.decided, 'TranscriptRewound')?.data;
     return {
       rewoundCount: rewound?.rewoundCount ?? 0,

@@ -158,7 +158,7 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
     let position = 0;
     for (const sessionId of await gatewayTurnsInFlight(this.readModels, this.config.readModelSchema, gatewayId, metadata.tenant, now)) {
       const result = await this.commands.execute(
-        new ChangeSessionCommand(sessionId, { type: 'abandonTurn', reason: 'gateway_restart', startedBy: now.toISOString(), gatewayId }, metadata),
+        new ChangeSessionCommand(sessionId, { type: 'AbandonTurn', reason: 'gateway_restart', startedBy: now.toISOString(), gatewayId }, metadata),
       );
       position = Math.max(position, result.position);
       for (const event of result.decided) {

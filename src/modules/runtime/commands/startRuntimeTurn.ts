@@ -85,7 +85,7 @@ export class StartRuntimeTurnHandler implements ICommandHandler<StartRuntimeTurn
     if (rebound?.type === 'RuntimeBound' && rebound.data.reason === 'drift' && rebound.data.note && conversation.sessionId) {
       // A status note: the chat transcript says why the agent's runtime thread changed.
       const noted = await this.commands.execute(
-        new ChangeSessionCommand(conversation.sessionId, { type: 'note', text: rebound.data.note, reason: 'runtime_drift' }, metadata),
+        new ChangeSessionCommand(conversation.sessionId, { type: 'NoteStatus', text: rebound.data.note, reason: 'runtime_drift' }, metadata),
       );
       position = Math.max(position, noted.position);
     }

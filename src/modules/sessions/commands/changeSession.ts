@@ -3,15 +3,8 @@ import { Inject } from '@nestjs/common';
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { LedgerConfig } from '../../../config/config.js';
 import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
-import type { EventMetadata, JsonObject, JsonValue } from '../../../events/eventStore.js';
-import {
-  type MessageInput,
-  sessionStreamName,
-  type SessionStreamEvent,
-  type TurnAbandonReason,
-  type TurnStatus,
-  type TurnUsage,
-} from '../../../events/session/sessionEvents.js';
+import type { EventMetadata } from '../../../events/eventStore.js';
+import { sessionStreamName, type SessionStreamEvent } from '../../../events/session/sessionEvents.js';
 import { CONFIG } from '../../../config/config.js';
 import { eventOfType } from '../../../events/eventOfType.js';
 import { type ConversationCommand, type ConversationState, conversationDecider } from '../../conversations/domain/conversationDecider.js';
@@ -27,20 +20,22 @@ import {
   sessionNotFound,
   type SessionState,
 } from '../domain/sessionDecider.js';
+import type { CreateSession } from '../domain/decide/createSession.js';
+import type { DestroySession } from '../domain/decide/destroySession.js';
+import type { EndSession, ReopenSession } from '../domain/decide/endSession.js';
+import type { RecordChildSession } from '../domain/decide/recordChildSession.js';
+import type { RollBack } from '../domain/decide/rollBack.js';
 
+type WithoutTime<T> = T extends unknown ? Omit<T, 'now'> : never;
+
+/**
+ * A change asked of an existing session, in the decider's own commands less their time, which the handler stamps at
+ * each attempt. A rollback names its checkpoint: the handler replays the state it restores. A turn's limits and
+ * automatic checkpoint are the service's settings, not the caller's.
+ */
 export type SessionChange =
-  | { type: 'recordTurn'; messages: MessageInput[]; usage: TurnUsage; status: TurnStatus }
-  | { type: 'startTurn' }
-  | { type: 'abandonTurn'; reason: TurnAbandonReason; startedBy: string; gatewayId?: string }
-  | { type: 'note'; text: string; reason: string }
-  | { type: 'rewind'; turns: number }
-  | { type: 'rewrite'; messages: MessageInput[] }
-  | { type: 'checkpoint'; label: string | null }
-  | { type: 'rollback'; checkpointId: string }
-  | { type: 'setMemory'; name: string; value: JsonValue; metadata: JsonObject }
-  | { type: 'removeMemory'; name: string }
-  | { type: 'createSlot'; name: string }
-  | { type: 'switchSlot'; name: string };
+  | WithoutTime<Exclude<SessionCommand, RollBack | CreateSession | RecordChildSession | DestroySession | EndSession | ReopenSession>>
+  | WithoutTime<Omit<RollBack, 'restored'>>;
 
 export class ChangeSessionCommand extends Command<SessionChangeResult> {
   constructor(
@@ -80,7 +75,7 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
       if (conversation && conversation.state.status === 'open' && conversation.state.sessionId !== sessionId) {
         return { type: 'EndSession', reason: 'superseded', now: commandContext.now() };
       }
-      return this.toCommand(stream, change, state);
+      return this.commandFor(stream, change, state);
     };
     let result = await commandContext.streams.handle(stream, sessionDecider, decideChange, metadata);
     if (eventOfType(result.events, 'SessionEnded')?.data.reason === 'superseded') {
@@ -116,57 +111,29 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
     return reads.load(conversationStreamName(state.sessionKey, metadata.tenant), conversationDecider);
   }
 
-  private async toCommand(stream: string, change: SessionChange, state: ExistingSession): Promise<SessionCommand> {
+  /** The command decided on `state`: the change, stamped with the time, and what the handler adds to a turn or a rollback. */
+  private async commandFor(stream: string, change: SessionChange, state: ExistingSession): Promise<SessionCommand> {
     const now = this.commandContext.now();
     switch (change.type) {
-      case 'recordTurn':
+      case 'RecordTurn':
         return {
-          type: 'RecordTurn',
-          messages: change.messages,
-          usage: change.usage,
-          status: change.status,
+          ...change,
           now,
           autoCheckpoint: this.config.autoCheckpoint,
           maxTranscriptMessages: this.config.limits.transcriptMessages,
           maxSessionTokens: this.config.limits.sessionTokens,
         };
-      case 'startTurn':
-        return { type: 'StartTurn', now };
-      case 'abandonTurn':
-        return {
-          type: 'AbandonTurn',
-          reason: change.reason,
-          startedBy: change.startedBy,
-          ...(change.gatewayId === undefined ? {} : { gatewayId: change.gatewayId }),
-          now,
-        };
-      case 'rewind':
-        return { type: 'RewindTranscript', turns: change.turns, now };
-      case 'rewrite':
-        return { type: 'RewriteTranscript', messages: change.messages, now, maxTranscriptMessages: this.config.limits.transcriptMessages };
-      case 'note':
-        return { type: 'NoteStatus', text: change.text, reason: change.reason, now };
-      case 'checkpoint':
-        return { type: 'CreateCheckpoint', label: change.label, now };
-      case 'rollback': {
+      case 'RewriteTranscript':
+        return { ...change, now, maxTranscriptMessages: this.config.limits.transcriptMessages };
+      case 'RollBack': {
         // The state at the checkpoint is a replay of the stream up to it; history is only ever read, never rewritten.
         // Given the current state, a recent checkpoint's is one this process folded on the way, no snapshot or replay.
         const checkpoint = rollbackTarget(state, change.checkpointId);
         const then = await this.commandContext.streams.loadAt(stream, sessionDecider, { revision: checkpoint.revision }, state);
         return { type: 'RollBack', checkpointId: checkpoint.checkpointId, restored: then.state, now };
       }
-      case 'setMemory':
-        return { type: 'SetMemoryEntry', name: change.name, value: change.value, metadata: change.metadata, now };
-      case 'removeMemory':
-        return { type: 'RemoveMemoryEntry', name: change.name, now };
-      case 'createSlot':
-        return { type: 'CreateSlot', name: change.name, now };
-      case 'switchSlot':
-        return { type: 'SwitchSlot', name: change.name, now };
-      default: {
-        const unknown: never = change;
-        return unknown;
-      }
+      default:
+        return { ...change, now };
     }
   }
 }
