@@ -1,6 +1,7 @@
 // Reads of the session-tree read model: one node, a page of children, a page of a subtree, a subtree to destroy.
 import type { DataSource } from 'typeorm';
-import { ValidationError } from '../../../errors/ledgerError.js';
+import { z } from 'zod';
+import { opaqueCursorCodec } from '../../../http/opaqueCursor.js';
 import { isStorableText } from '../../../http/unsupportedCharacters.js';
 import { SessionTreeEntity, type SessionTreeRow } from '../../../projections/sessionTree/sessionTreeRow.js';
 
@@ -43,7 +44,7 @@ export async function listChildren(readModels: DataSource, parent: SessionTreeRo
     .createQueryBuilder('node')
     .where('node.tenant = :tenant AND node.parentId = :parentId AND NOT node.destroyed', { tenant: parent.tenant, parentId: parent.sessionId });
   if (cursor !== undefined) {
-    const [createdAt, sessionId] = decodeCursor(cursor, 2);
+    const [createdAt, sessionId] = childrenCursor.decode(cursor);
     query.andWhere('(node.createdAt, node.sessionId) > (:createdAt, :sessionId)', { createdAt: new Date(createdAt!), sessionId });
   }
   const found = await query
@@ -55,7 +56,7 @@ export async function listChildren(readModels: DataSource, parent: SessionTreeRo
   const last = items.at(-1);
   return {
     items: items.map((row) => treeNodeView(row)),
-    nextCursor: found.length > limit && last ? encodeCursor([last.createdAt.toISOString(), last.sessionId]) : null,
+    nextCursor: found.length > limit && last ? childrenCursor.encode([last.createdAt.toISOString(), last.sessionId]) : null,
   };
 }
 
@@ -66,14 +67,14 @@ export async function listSubtree(readModels: DataSource, root: SessionTreeRow, 
     .createQueryBuilder('node')
     .where('node.tenant = :tenant AND (node.path = :path OR (node.path > :low AND node.path < :high))', subtreeRange(root))
     .andWhere('NOT node.destroyed AND node.depth <= :deepest', { deepest: root.depth + maxDepth });
-  if (cursor !== undefined) query.andWhere('node.path > :after', { after: decodeCursor(cursor, 1)[0] });
+  if (cursor !== undefined) query.andWhere('node.path > :after', { after: subtreeCursor.decode(cursor)[0] });
   const found = await query
     .orderBy('node.path', 'ASC')
     .take(limit + 1)
     .getMany();
   const items = found.slice(0, limit);
   const last = items.at(-1);
-  return { items: items.map((row) => treeNodeView(row, root.depth)), nextCursor: found.length > limit && last ? encodeCursor([last.path]) : null };
+  return { items: items.map((row) => treeNodeView(row, root.depth)), nextCursor: found.length > limit && last ? subtreeCursor.encode([last.path]) : null };
 }
 
 /** Every live session under `root`, deepest first: the order a cascade destroys them in. */
@@ -91,17 +92,12 @@ export async function liveDescendants(readModels: DataSource, root: SessionTreeR
 // Paths compare in the C collation: everything under `path/` lies between `path/` and `path0` ('0' follows '/').
 const subtreeRange = (root: SessionTreeRow) => ({ tenant: root.tenant, path: root.path, low: `${root.path}/`, high: `${root.path}0` });
 
-function encodeCursor(parts: string[]): string {
-  return Buffer.from(JSON.stringify(parts)).toString('base64url');
-}
-
-function decodeCursor(cursor: string, length: number): string[] {
-  try {
-    const parts: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    // A part the database could not compare (a NUL) is as foreign as a malformed cursor.
-    if (Array.isArray(parts) && parts.length === length && parts.every((part) => typeof part === 'string' && isStorableText(part))) return parts as string[];
-  } catch {
-    // reported below
-  }
-  throw new ValidationError('cursor is not one this listing handed out', { cursor }, 'INVALID_CURSOR');
-}
+// A part the database could not compare (a NUL) is as foreign as a malformed cursor.
+const cursorParts = (length: number) =>
+  opaqueCursorCodec(
+    z.array(z.string().refine(isStorableText)).length(length),
+    (parts: string[]) => parts,
+    (parts) => parts,
+  );
+const childrenCursor = cursorParts(2);
+const subtreeCursor = cursorParts(1);
