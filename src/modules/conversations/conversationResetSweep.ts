@@ -12,6 +12,7 @@ import { CONFIG } from '../../config/config.js';
 import { LOGGER } from '../../logging/logger.js';
 import { READ_MODELS } from '../../projections/readModelDatabase.js';
 import type { Logger } from '../../logging/logger.js';
+import { BackgroundLoop } from '../backgroundLoop.js';
 import { ExpireConversationCommand } from './commands/expireConversation.js';
 import { resetThreshold } from './resetPolicy/resetThreshold.js';
 
@@ -33,9 +34,7 @@ interface Candidate {
 @Injectable()
 export class ConversationResetSweep implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger: Logger;
-  private timer?: NodeJS.Timeout;
-  private stopped = false;
-  private running: Promise<unknown> = Promise.resolve();
+  private readonly loop: BackgroundLoop;
 
   constructor(
     private readonly commands: CommandBus,
@@ -45,33 +44,26 @@ export class ConversationResetSweep implements OnApplicationBootstrap, OnModuleD
     @Inject(LOGGER) logger: Logger,
   ) {
     this.logger = logger.child({ component: 'reset-sweep' });
+    this.loop = new BackgroundLoop(
+      {
+        intervalMs: config.sessions.resetSweepIntervalMs,
+        onError: (error) => this.logger.error({ err: error }, 'reset sweep failed; the next one retries'),
+      },
+      () => this.sweep(),
+    );
   }
 
   onApplicationBootstrap(): void {
-    this.scheduleNext();
+    this.loop.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 
   /** One sweep now; tests call this with a ManualClock instead of waiting for the interval. Sweeps of an instance run one at a time. */
   sweep(): Promise<ResetSweepSummary> {
-    const next = this.running.then(() => this.sweepOnce());
-    this.running = next.catch(() => undefined);
-    return next;
-  }
-
-  private scheduleNext(): void {
-    const interval = this.config.sessions.resetSweepIntervalMs;
-    if (this.stopped || interval === 0) return;
-    this.timer = setTimeout(() => {
-      this.sweep()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'reset sweep failed; the next one retries'))
-        .finally(() => this.scheduleNext());
-    }, interval);
+    return this.loop.serially(() => this.sweepOnce());
   }
 
   private async sweepOnce(): Promise<ResetSweepSummary> {
@@ -79,7 +71,7 @@ export class ConversationResetSweep implements OnApplicationBootstrap, OnModuleD
     const candidates = await this.candidates(this.clock.now());
     summary.candidates = candidates.length;
     for (const { tenant, session_key: sessionKey } of candidates) {
-      if (this.stopped) break;
+      if (this.loop.stopped) break;
       try {
         const result = await this.commands.execute(new ExpireConversationCommand(sessionKey, { actor: 'reset-sweep', ...(tenant ? { tenant } : {}) }));
         if (result.expiredSessionId !== null) summary.expired.push(tenant ? `${tenant}~${sessionKey}` : sessionKey);

@@ -17,6 +17,7 @@ import type { ProjectionRunner } from '../../projections/projectionRunner.js';
 import { FireJobCommand } from './commands/fireJob.js';
 import { type DueJob, dueJobs } from './queries/jobsQueries.js';
 import { jobTimer, SchedulerRegistrations } from './scheduler/schedulerRegistrations.js';
+import { BackgroundLoop } from '../backgroundLoop.js';
 
 /** Jobs looked at per tick; more wait for the next tick. */
 const DUE_BATCH = 500;
@@ -44,10 +45,8 @@ export function onTimeGraceMs(tickIntervalMs: number): number {
 export class JobTicker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly instance = randomBytes(4).toString('hex');
   private readonly logger: Logger;
-  private timer?: NodeJS.Timeout;
-  private stopped = false;
   /** Ticks of this instance run one after another; instances race only at the append, which settles it. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly loop: BackgroundLoop;
   private startup?: Promise<void>;
 
   constructor(
@@ -61,19 +60,19 @@ export class JobTicker implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(LOGGER) logger: Logger,
   ) {
     this.logger = logger.child({ component: 'job-ticker' });
+    this.loop = new BackgroundLoop({ intervalMs: config.jobs.tickIntervalMs, onError: (error) => this.logger.error({ err: error }, 'job tick failed') }, () =>
+      this.tick(),
+    );
   }
 
   onApplicationBootstrap(): void {
     if (this.config.jobs.tickIntervalMs === 0) return;
     // In the background, so a long catch-up does not hold up serving requests.
-    this.startup = this.catchUpOnStart().finally(() => this.scheduleNext());
+    this.startup = this.loop.start(() => this.catchUpOnStart());
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.startup;
-    await this.queue;
+    await this.loop.stop();
   }
 
   /** Resolves when the start-up catch-up tick has finished (at once when the ticker is off). */
@@ -83,9 +82,7 @@ export class JobTicker implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Runs one tick now, after any tick in progress; tests call this instead of waiting for the interval. */
   tick(): Promise<TickSummary> {
-    const run = this.queue.then(() => this.runTick());
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.loop.serially(() => this.runTick());
   }
 
   private async catchUpOnStart(): Promise<void> {
@@ -94,7 +91,7 @@ export class JobTicker implements OnApplicationBootstrap, OnModuleDestroy {
       const head = await this.store.lastCommittedPosition();
       const deadline = Date.now() + STARTUP_READ_MODEL_WAIT_MS;
       // In short waits, so that closing the app does not sit out the whole wait.
-      while (!this.stopped && Date.now() < deadline && !(await this.projections.waitForPosition(['jobs'], head, 200)));
+      while (!this.loop.stopped && Date.now() < deadline && !(await this.projections.waitForPosition(['jobs'], head, 200)));
       const summary = await this.tick();
       if (summary.due > 0) this.logger.info({ ...summary, catchUp: this.config.jobs.catchUp }, 'start-up catch-up tick done');
     } catch (error) {
@@ -102,18 +99,9 @@ export class JobTicker implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  private scheduleNext(): void {
-    if (this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.tick()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'job tick failed'))
-        .finally(() => this.scheduleNext());
-    }, this.config.jobs.tickIntervalMs);
-  }
-
   private async runTick(): Promise<TickSummary> {
     const summary: TickSummary = { due: 0, fired: 0, skipped: 0, failed: 0 };
-    if (this.stopped) return summary;
+    if (this.loop.stopped) return summary;
     // While it stands in for the scheduler, each tick also asks whether the scheduler answers again.
     await this.registrations.retryWhileFallback();
     const now = this.clock.now();
@@ -148,7 +136,7 @@ export class JobTicker implements OnApplicationBootstrap, OnModuleDestroy {
     // Each job is its own stream: fires of different jobs do not contend, so a few run at once.
     const queue = [...due];
     const worker = async () => {
-      for (let job = queue.shift(); job !== undefined && !this.stopped; job = queue.shift()) await fire(job);
+      for (let job = queue.shift(); job !== undefined && !this.loop.stopped; job = queue.shift()) await fire(job);
     };
     await Promise.all(Array.from({ length: Math.min(FIRE_CONCURRENCY, due.length) }, worker));
     return summary;

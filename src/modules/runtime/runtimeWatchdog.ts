@@ -19,6 +19,7 @@ import type { ProjectionRunner } from '../../projections/projectionRunner.js';
 import { ChangeSessionCommand } from '../sessions/commands/changeSession.js';
 import { turnsStartedBefore } from '../sessions/queries/turnsInFlightQueries.js';
 import { ChangeRuntimeSessionCommand } from './commands/changeRuntimeSession.js';
+import { BackgroundLoop } from '../backgroundLoop.js';
 
 /** How long start-up recovery waits for the runtime-sessions read model to reach the log's head. */
 const STARTUP_READ_MODEL_WAIT_MS = 10_000;
@@ -35,11 +36,9 @@ export interface SweepSummary {
 @Injectable()
 export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger: Logger;
-  private timer?: NodeJS.Timeout;
-  private stopped = false;
-  private startup?: Promise<SweepSummary | undefined>;
   /** Sweeps of this instance run one after another. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly loop: BackgroundLoop;
+  private startup?: Promise<SweepSummary | undefined>;
 
   constructor(
     private readonly commands: CommandBus,
@@ -51,25 +50,29 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
     @Inject(LOGGER) logger: Logger,
   ) {
     this.logger = logger.child({ component: 'runtime-watchdog' });
+    this.loop = new BackgroundLoop(
+      {
+        intervalMs: config.runtime.watchdogIntervalMs,
+        onError: (error) => this.logger.error({ err: error }, 'runtime stale sweep failed; the next one retries'),
+      },
+      () => this.sweep(),
+    );
   }
 
   onApplicationBootstrap(): void {
     // Anything in flight that no worker has reported on since this process started was cut off by the restart.
     const bootedAt = this.clock.now();
     const recovery = this.config.runtime.recoverOnStart ? this.recoverAfterRestart(bootedAt) : Promise.resolve(undefined);
-    this.startup = recovery
-      .catch((error: unknown) => {
+    this.startup = this.loop.start(() =>
+      recovery.catch((error: unknown) => {
         this.logger.error({ err: error }, 'start-up recovery of runtime sessions failed; the stale sweep catches them later');
         return undefined;
-      })
-      .finally(() => this.scheduleNext());
+      }),
+    );
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.startup;
-    await this.queue;
+    await this.loop.stop();
   }
 
   /** Resolves with the start-up recovery's summary once it has run. */
@@ -79,7 +82,7 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** The recovery rule of CliGate's runtime sessions: runtime sessions left starting/running (any turn in flight) before `bootedAt` are interrupted. */
   recoverAfterRestart(bootedAt: Date): Promise<SweepSummary> {
-    return this.serially(() =>
+    return this.loop.serially(() =>
       this.interruptQuietSince(bootedAt, 'service_restart', 'the service restarted while this turn was in flight', STARTUP_READ_MODEL_WAIT_MS),
     );
   }
@@ -90,7 +93,7 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
     const timeoutSeconds = this.config.runtime.heartbeatTimeoutSeconds;
     const quietSince = new Date(now - timeoutSeconds * 1000);
     const startedBefore = new Date(now - this.config.turnInFlightTimeoutSeconds * 1000);
-    return this.serially(async () => {
+    return this.loop.serially(async () => {
       const summary = await this.interruptQuietSince(
         quietSince,
         'heartbeat_timeout',
@@ -101,29 +104,14 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
     });
   }
 
-  private serially(run: () => Promise<SweepSummary>): Promise<SweepSummary> {
-    const next = this.queue.then(run);
-    this.queue = next.catch(() => undefined);
-    return next;
-  }
-
-  private scheduleNext(): void {
-    if (this.stopped || this.config.runtime.watchdogIntervalMs === 0) return;
-    this.timer = setTimeout(() => {
-      this.sweep()
-        .catch((error: unknown) => this.logger.error({ err: error }, 'runtime stale sweep failed; the next one retries'))
-        .finally(() => this.scheduleNext());
-    }, this.config.runtime.watchdogIntervalMs);
-  }
-
   private async interruptQuietSince(quietSince: Date, reason: InterruptReason, error: string, waitMs: number): Promise<SweepSummary> {
     const summary: SweepSummary = { candidates: 0, interrupted: [], failed: 0, abandonedTurns: [] };
-    if (this.stopped) return summary;
+    if (this.loop.stopped) return summary;
     // The read model only nominates candidates: the decider re-checks each on its own stream, so a lagging row cannot interrupt a live turn.
     const head = await this.store.lastCommittedPosition();
     const deadline = Date.now() + waitMs;
-    while (!this.stopped && !(await this.projections.waitForPosition(['runtime-sessions'], head, 200)) && Date.now() < deadline);
-    if (this.stopped) return summary;
+    while (!this.loop.stopped && !(await this.projections.waitForPosition(['runtime-sessions'], head, 200)) && Date.now() < deadline);
+    if (this.loop.stopped) return summary;
     const table = `${quoteIdentifier(this.config.readModelSchema)}.runtime_sessions`;
     const rows: Array<{ tenant: string; runtime_session_id: string }> = await this.readModels.query(
       `SELECT tenant, runtime_session_id FROM ${table} WHERE state IN ${IN_FLIGHT} AND (last_worker_event_at IS NULL OR last_worker_event_at < $1) ORDER BY last_worker_event_at, runtime_session_id`,
@@ -131,7 +119,7 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
     );
     summary.candidates = rows.length;
     for (const { tenant, runtime_session_id: runtimeSessionId } of rows) {
-      if (this.stopped) break;
+      if (this.loop.stopped) break;
       try {
         const result = await this.commands.execute(
           new ChangeRuntimeSessionCommand(
@@ -154,15 +142,15 @@ export class RuntimeWatchdog implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** Ledger sessions pinned by a turn nobody recorded in time: each is given up by a TurnAbandoned (timeout). */
   private async abandonTurnsStartedBefore(startedBefore: Date, summary: SweepSummary): Promise<SweepSummary> {
-    if (this.stopped) return summary;
+    if (this.loop.stopped) return summary;
     const head = await this.store.lastCommittedPosition();
     const deadline = Date.now() + this.config.readWaitTimeoutMs;
-    while (!this.stopped && !(await this.projections.waitForPosition(['sessions-index'], head, 200)) && Date.now() < deadline);
-    if (this.stopped) return summary;
+    while (!this.loop.stopped && !(await this.projections.waitForPosition(['sessions-index'], head, 200)) && Date.now() < deadline);
+    if (this.loop.stopped) return summary;
     const rows = await turnsStartedBefore(this.readModels, this.config.readModelSchema, startedBefore);
     summary.candidates += rows.length;
     for (const { tenant, sessionId } of rows) {
-      if (this.stopped) break;
+      if (this.loop.stopped) break;
       try {
         const result = await this.commands.execute(
           new ChangeSessionCommand(
