@@ -1,5 +1,5 @@
-// HTTP for conversations: resolve (get or create), read, reset, switch, suspend, resume marks, context prompt.
-import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+// HTTP for conversations: resolve (get or create), read, update, reset, switch, suspend, resume marks, context prompt.
+import { Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from '../../http/httpTypes.js';
@@ -19,6 +19,8 @@ import { sessionContextPrompt } from '../sessions/domain/sessionContextPrompt.js
 import { sessionDecider } from '../sessions/sessionDecider.js';
 import { ChangeConversationCommand, type ConversationChange, type ConversationChangeResult } from './commands/changeConversation.js';
 import { ResolveSessionCommand, type ResolveSessionResult } from './commands/resolveSession.js';
+import { type LastPromptTokensResult, SetLastPromptTokensCommand } from './commands/setLastPromptTokens.js';
+import { requirePromptTokensWithinLimit } from '../sessions/usageLimits.js';
 import { conversationDecider, conversationNotFound } from './conversationDecider.js';
 import { conversationEntry } from './conversationEntry.js';
 import {
@@ -28,6 +30,7 @@ import {
   resumePendingRequestSchema,
   suspendRequestSchema,
   switchRequestSchema,
+  updateConversationRequestSchema,
   validSessionKey,
 } from './conversationRequests.js';
 import { requestTenant } from '../../http/auth.js';
@@ -73,6 +76,21 @@ export class ConversationsController {
       revision: conversation.revision,
       position: Math.max(conversation.position, session.position),
     };
+  }
+
+  @Patch('conversations/:key')
+  @ApiOperation({
+    summary:
+      "Hermes' update_session: set the current session's lastPromptTokens without a turn (LastPromptTokensSet); the count it already holds writes nothing",
+  })
+  @DocumentedBody(updateConversationRequestSchema, undefined, { lastPromptTokens: 1234 })
+  update(
+    @Param('key') key: string,
+    @ValidBody(updateConversationRequestSchema) body: z.infer<typeof updateConversationRequestSchema>,
+    @Req() request: Request,
+  ): Promise<LastPromptTokensResult> {
+    requirePromptTokensWithinLimit(body.lastPromptTokens, this.config.limits);
+    return this.commands.execute(new SetLastPromptTokensCommand(validSessionKey(key), body.lastPromptTokens, requestMetadata(request)));
   }
 
   @Post('conversations/:key/reset')

@@ -60,6 +60,8 @@ export type SessionCommand =
       maxTranscriptMessages?: number;
       maxSessionTokens?: number;
     }
+  /** Hermes' update_session(last_prompt_tokens): the counter alone, no turn; the value it already holds writes nothing. */
+  | { type: 'SetLastPromptTokens'; lastPromptTokens: number; now: string }
   | { type: 'StartTurn'; now: string }
   /** Gives up the turn in flight if it started at or before `startedBy` (the caller's cutoff, checked again here on the stream). */
   | { type: 'AbandonTurn'; reason: TurnAbandonReason; startedBy: string; gatewayId?: string; now: string }
@@ -182,6 +184,8 @@ function evolveExistingSession(state: ExistingSession, event: Exclude<SessionStr
         auto: true,
       });
     }
+    case 'LastPromptTokensSet':
+      return { ...state, counters: { ...state.counters, lastPromptTokens: event.data.lastPromptTokens }, updatedAt: event.data.at };
     case 'StatusNoted': {
       const slot = event.data.slot ?? DEFAULT_SLOT;
       return {
@@ -401,6 +405,10 @@ export function decideSession(command: SessionCommand, state: SessionState): Ses
         },
       ];
     }
+    case 'SetLastPromptTokens':
+      requireWritable(state);
+      if (state.counters.lastPromptTokens === command.lastPromptTokens) return [];
+      return [{ type: 'LastPromptTokensSet', data: { lastPromptTokens: command.lastPromptTokens, at: command.now } }];
     case 'NoteStatus': {
       // A note is a courtesy: a session that has ended or gone simply does not get it.
       if (state.status !== 'active') return [];

@@ -30,6 +30,7 @@ import {
 
 export type SessionChange =
   | { type: 'recordTurn'; messages: MessageInput[]; usage: TurnUsage; status: TurnStatus }
+  | { type: 'setLastPromptTokens'; lastPromptTokens: number }
   | { type: 'startTurn' }
   | { type: 'abandonTurn'; reason: TurnAbandonReason; startedBy: string; gatewayId?: string }
   | { type: 'note'; text: string; reason: string }
@@ -130,6 +131,8 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
           maxTranscriptMessages: this.config.limits.transcriptMessages,
           maxSessionTokens: this.config.limits.sessionTokens,
         };
+      case 'setLastPromptTokens':
+        return { type: 'SetLastPromptTokens', lastPromptTokens: change.lastPromptTokens, now };
       case 'startTurn':
         return { type: 'StartTurn', now };
       case 'abandonTurn':
