@@ -117,6 +117,22 @@ export interface ConversationChangeResponse {
   position: number;
 }
 
+/** Hermes' update_session(key, last_prompt_tokens): what PATCH /v1/conversations/{key} sets. */
+export interface UpdateConversationRequest {
+  /** The prompt size the model last reported for the current session; replaces the counter, no turn recorded. */
+  lastPromptTokens: number;
+}
+
+export interface UpdateConversationResponse {
+  sessionKey: string;
+  /** The session the count was set on: the conversation's current one. */
+  sessionId: string;
+  /** False when the session held this count already (nothing written). */
+  changed: boolean;
+  entry: SessionEntry;
+  position: number;
+}
+
 /** A reset or a suspend: the conversation change, and what it did to the runtime binding. */
 export interface ConversationRuntimeEndResponse extends ConversationChangeResponse {
   /** The runtime session unbound, or null (none was bound, or keepRuntime). */
@@ -401,6 +417,19 @@ export interface GatewayStartedResponse {
 export interface SessionsPage {
   sessions: SessionEntry[];
   nextCursor: string | null;
+}
+
+export interface SessionCountQuery {
+  /** Count up to this many (1-1000, default 1). */
+  atLeast?: number;
+}
+
+/** Sessions of every status, children and forks included: Hermes' has_any_sessions is `reached` with atLeast 2. */
+export interface SessionCountResponse {
+  /** How many there are, counted up to atLeast. */
+  count: number;
+  atLeast: number;
+  reached: boolean;
 }
 
 export interface ListSessionsQuery {

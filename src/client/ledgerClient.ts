@@ -102,6 +102,10 @@ export class LedgerClient {
   getConversation(sessionKey: string, options?: CallOptions) {
     return this.call('getConversation', { key: sessionKey }, options);
   }
+  /** Hermes' update_session(key, last_prompt_tokens): the current session's prompt size, set without a turn. */
+  updateConversation(sessionKey: string, request: Api.UpdateConversationRequest, options?: CallOptions) {
+    return this.call('updateConversation', { key: sessionKey }, { body: request, ...options });
+  }
   resetConversation(sessionKey: string, request: Api.ResetRequest = {}, options?: CallOptions) {
     return this.call('resetConversation', { key: sessionKey }, { body: request, ...options });
   }
@@ -200,6 +204,10 @@ export class LedgerClient {
   }
   sessionRecord(sessionId: string, options?: CallOptions) {
     return this.call('sessionRecord', { id: sessionId }, options);
+  }
+  /** Whether the tenant holds at least `atLeast` sessions; Hermes' has_any_sessions is `(await sessionCount({ atLeast: 2 })).reached`. */
+  sessionCount(query: Api.SessionCountQuery = {}, options?: CallOptions) {
+    return this.call('sessionCount', {}, { query: { ...query }, ...options });
   }
   exportSessionsJson(options?: CallOptions) {
     return this.call('exportSessionsJson', {}, options);

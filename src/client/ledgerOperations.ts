@@ -32,12 +32,14 @@ import type {
   RewriteTranscriptRequest,
   RollbackRequest,
   SessionChildrenQuery,
+  SessionCountQuery,
   SessionSource,
   SessionTreeQuery,
   SetMemoryRequest,
   SuspendRequest,
   SwitchRequest,
   TurnUsage,
+  UpdateConversationRequest,
   UpdateJobRequest,
 } from './ledgerApiTypes.js';
 import type { SearchQuery } from './searchApiTypes.js';
@@ -100,6 +102,13 @@ export const ledgerOperations = {
     safeToRepeat: true,
   },
   getConversation: { method: 'GET', path: '/v1/conversations/{key}', safeToRepeat: true },
+  // Sets a count: sending it twice is sending it once.
+  updateConversation: {
+    method: 'PATCH',
+    path: '/v1/conversations/{key}',
+    body: fieldsOf<UpdateConversationRequest>()('lastPromptTokens'),
+    safeToRepeat: true,
+  },
   resetConversation: {
     method: 'POST',
     path: '/v1/conversations/{key}/reset',
@@ -194,6 +203,7 @@ export const ledgerOperations = {
   },
   sessionByKey: { method: 'GET', path: '/v1/conversations/{key}/entry', safeToRepeat: true },
   sessionRecord: { method: 'GET', path: '/v1/sessions/{id}/record', safeToRepeat: true },
+  sessionCount: { method: 'GET', path: '/v1/session-count', query: fieldsOf<SessionCountQuery>()('atLeast'), safeToRepeat: true },
   exportSessionsJson: { method: 'GET', path: '/v1/export/sessions.json', safeToRepeat: true },
 
   createJob: {

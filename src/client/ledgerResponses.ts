@@ -30,6 +30,7 @@ export interface LedgerResponses {
   ready: Api.ReadyResponse;
   resolveSession: Api.ResolveResponse;
   getConversation: Api.ConversationResponse;
+  updateConversation: Api.UpdateConversationResponse;
   resetConversation: Api.ConversationRuntimeEndResponse;
   switchSession: Api.ConversationChangeResponse;
   suspendConversation: Api.ConversationRuntimeEndResponse;
@@ -58,6 +59,7 @@ export interface LedgerResponses {
   listSessions: Api.SessionsPage;
   sessionByKey: Api.SessionEntry;
   sessionRecord: Api.SessionRecord;
+  sessionCount: Api.SessionCountResponse;
   exportSessionsJson: Record<string, Api.HermesSessionEntry>;
   createJob: Api.JobWritten;
   importJobs: Api.ImportJobsResponse;

@@ -67,6 +67,7 @@ describe('answers ↔ the OpenAPI document', () => {
     const key = resolved.sessionKey;
     const id = resolved.sessionId;
     await client.getConversation(key);
+    await client.updateConversation(key, { lastPromptTokens: 321 });
     await client.resolveSession({ source: { platform: 'telegram', chatType: 'dm', chatId: '777' } });
     await client.conversationContext(key);
     const turn = await client.recordTurn(id, {
@@ -121,6 +122,7 @@ describe('answers ↔ the OpenAPI document', () => {
     await client.listSessions();
     await client.sessionByKey(key);
     await client.sessionRecord(reset.sessionId);
+    await client.sessionCount({ atLeast: 2 });
     await client.exportSessionsJson();
     await client.gatewayStopping('gw-a', { activeKeys: [key] });
     await client.gatewayStopped('gw-a', {});

@@ -105,6 +105,7 @@ for (const backend of e2eBackends()) {
       const s = sessionId;
       const attempts: Array<[method: string, template: string, path: string, body?: unknown]> = [
         ['GET', '/v1/conversations/{key}', `/v1/conversations/${k}`],
+        ['PATCH', '/v1/conversations/{key}', `/v1/conversations/${k}`, { lastPromptTokens: 1 }],
         ['POST', '/v1/conversations/{key}/reset', `/v1/conversations/${k}/reset`],
         ['POST', '/v1/conversations/{key}/switch', `/v1/conversations/${k}/switch`, { sessionId: s }],
         ['POST', '/v1/conversations/{key}/suspend', `/v1/conversations/${k}/suspend`, { reason: 'stop' }],

@@ -197,6 +197,63 @@ describe('session decider', () => {
         .thenThrows({ type: NotFoundError, code: 'SESSION_NOT_FOUND', status: 404 }));
   });
 
+  describe('SetLastPromptTokens (a prompt size set without a turn)', () => {
+    const setLastPromptTokens = (lastPromptTokens: number, seconds = 100): SessionCommand => ({
+      type: 'SetLastPromptTokens',
+      lastPromptTokens,
+      now: at(seconds),
+    });
+    const afterTurn = [created, turnRecorded(1, 0, [user('hi')], { turnUsage: usage({ inputTokens: 10, lastPromptTokens: 500 }) })];
+
+    it('records LastPromptTokensSet', () =>
+      session
+        .given(afterTurn)
+        .when(setLastPromptTokens(1234))
+        .then([{ type: 'LastPromptTokensSet', data: { lastPromptTokens: 1234, at: at(100) } }]));
+
+    it('replaces the counter alone: no turn, no message, the other counters kept, the session touched', () =>
+      session
+        .given(afterTurn)
+        .when(setLastPromptTokens(1234))
+        .thenState({
+          turnCount: 1,
+          nextMessageIndex: 1,
+          counters: { inputTokens: 10, totalTokens: 10, lastPromptTokens: 1234 },
+          updatedAt: at(100),
+        }));
+
+    it('sets 0 over a count', () =>
+      session
+        .given(afterTurn)
+        .when(setLastPromptTokens(0))
+        .thenState({ counters: { lastPromptTokens: 0 } }));
+
+    it('writes nothing for the count the session holds: a repeat changes nothing', () => {
+      session.given(afterTurn).when(setLastPromptTokens(500)).then([]);
+      session.given([created]).when(setLastPromptTokens(0)).then([]);
+    });
+
+    it('is replaced by the next turn that gives one, and kept by a turn that does not', () => {
+      const setEvent: SessionTranscriptEvent = { type: 'LastPromptTokensSet', data: { lastPromptTokens: 1234, at: at(100) } };
+      session
+        .given([...afterTurn, setEvent])
+        .when(recordTurn([user('again')], { turnUsage: usage({ lastPromptTokens: 800 }), seconds: 200 }))
+        .thenState({ counters: { lastPromptTokens: 800 } });
+      session
+        .given([...afterTurn, setEvent])
+        .when(recordTurn([user('again')], { seconds: 200 }))
+        .thenState({ counters: { lastPromptTokens: 1234 } });
+    });
+
+    it('refuses an ended session: SESSION_ENDED (409)', () => session.given([created, ended]).when(setLastPromptTokens(1)).thenThrows(sessionEnded));
+
+    it('refuses a destroyed session: SESSION_DESTROYED (409)', () =>
+      session
+        .given([created, { type: 'SessionDestroyed', data: { reason: 'destroyed', at: at(500) } }])
+        .when(setLastPromptTokens(1))
+        .thenThrows({ type: ConflictError, code: 'SESSION_DESTROYED', status: 409 }));
+  });
+
   describe('EndSession and ReopenSession', () => {
     const end: SessionCommand = { type: 'EndSession', reason: 'reset', now: at(500) };
     const reopen: SessionCommand = { type: 'ReopenSession', now: at(600) };

@@ -23,7 +23,7 @@ const source = parseSessionSource({ platform: 'telegram', chatType: 'dm', chatId
 const fold = (events: readonly SessionStreamEvent[]) => events.reduce(evolveSession, initialSessionState());
 
 function randomCommand(random: Random, state: SessionState, history: readonly SessionStreamEvent[], now: string): SessionCommand {
-  const roll = random.int(0, 16);
+  const roll = random.int(0, 17);
   const slot = random.pick(['main', 'side']);
   switch (roll) {
     case 0:
@@ -72,6 +72,8 @@ function randomCommand(random: Random, state: SessionState, history: readonly Se
       return { type: 'RecordChildSession', childSessionId: `child-${now}`, kind: 'child', agentName: null, now };
     case 15:
       return { type: 'ReopenSession', now };
+    case 16:
+      return { type: 'SetLastPromptTokens', lastPromptTokens: random.int(0, 9000), now };
     default:
       return { type: 'DestroySession', reason: 'destroyed', now };
   }

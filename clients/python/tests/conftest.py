@@ -58,8 +58,22 @@ def _wait_until_healthy(url: str, process: subprocess.Popen[bytes], log: Path, d
     raise RuntimeError(f"the service did not answer /health in time:\n{log.read_text()[-4000:]}")
 
 
+# Tokens of the second service (tenanted_ledger_url): each names a tenant of its own, which starts empty.
+TENANT_TOKENS = {"first": "first-tenant-secret-0123456789", "second": "second-tenant-secret-0123456789"}
+
+
 @pytest.fixture(scope="session")
 def ledger_url() -> Iterator[str]:
+    yield from _service()
+
+
+@pytest.fixture(scope="session")
+def tenanted_ledger_url() -> Iterator[str]:
+    """A second service whose tokens each have a tenant of their own: what a test sees there is its own doing."""
+    yield from _service(API_TOKEN=",".join(f"{tenant}-bot:write:{tenant}={secret}" for tenant, secret in TENANT_TOKENS.items()))
+
+
+def _service(**extra_environment: str) -> Iterator[str]:
     _ensure_built()
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
@@ -76,6 +90,7 @@ def ledger_url() -> Iterator[str]:
         # Tests fire jobs themselves; a short read wait shows the client retrying a read model that lags.
         JOB_TICK_INTERVAL_MS="0",
         READ_WAIT_TIMEOUT_MS="1000",
+        **extra_environment,
     )
     log = Path(tempfile.mkdtemp(prefix="ledger-pytest-")) / "service.log"
     with log.open("wb") as output:

@@ -67,6 +67,7 @@ def test_every_method_answers_what_its_return_type_says(client: LedgerClient) ->
     resolved = call("resolve_session", SessionSource("telegram", chat, user_name="Vera"), gateway_id="py-types")
     key, session_id = resolved["sessionKey"], resolved["sessionId"]
     call("get_conversation", key)
+    call("update_conversation", key, last_prompt_tokens=42)
     call("conversation_context", key)
     word = "zebra" + "".join(random.choices(string.ascii_lowercase, k=12))
     turn = call("record_turn", session_id, [{"role": "user", "content": "hi"}, {"role": "assistant", "content": f"hello {word}"}])
@@ -111,6 +112,7 @@ def test_every_method_answers_what_its_return_type_says(client: LedgerClient) ->
     call("list_sessions")
     call("session_by_key", key)
     call("session_record", reset["sessionId"])
+    call("session_count", 2)
     call("export_sessions_json")
     call("gateway_stopping", "py-types", [key])
     call("gateway_stopped", "py-types")

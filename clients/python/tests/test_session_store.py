@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from conftest import TENANT_TOKENS
 from session_ledger import LedgerClient, LedgerSessionStore, SessionEntry, SessionSource
 
 
@@ -149,15 +150,47 @@ def test_rewrite_and_rewind(store: LedgerSessionStore, chat_id: str, client: Led
     assert store.rewrite_transcript("20200101_000000_00000000", compressed) is False
 
 
-def test_update_session_records_the_last_prompt_size(store: LedgerSessionStore, chat_id: str) -> None:
+def test_update_session_sets_the_last_prompt_size_without_a_turn(store: LedgerSessionStore, client: LedgerClient, chat_id: str) -> None:
     entry = store.get_or_create_session(dm(chat_id))
+    store.append_to_transcript(entry.session_id, {"role": "user", "content": "hi"})
 
+    store.update_session(entry.session_key, last_prompt_tokens=1234)
     store.update_session(entry.session_key, last_prompt_tokens=1234)
     store.update_session(entry.session_key)
     store.update_session("agent:main:telegram:dm:nobody", last_prompt_tokens=1)
 
     found = store.lookup_by_session_id(entry.session_id)
     assert found is not None and found.last_prompt_tokens == 1234
+    assert found.turn_count == 1, "the count is set on the entry, not recorded as a turn"
+    assert store.load_transcript(entry.session_id) == [{"role": "user", "content": "hi"}]
+    types = [event["type"] for event in client.session_events(entry.session_id)["events"]]
+    assert types.count("LastPromptTokensSet") == 1, "the same count again writes nothing"
+    assert client.session_by_key(entry.session_key)["lastPromptTokens"] == 1234
+
+    renewed = store.reset_session(entry.session_key)
+    assert renewed is not None and renewed.last_prompt_tokens == 0
+    store.update_session(entry.session_key, last_prompt_tokens=99)
+    assert store.lookup_by_session_key(entry.session_key).last_prompt_tokens == 99  # type: ignore[union-attr]
+    assert store.lookup_by_session_id(entry.session_id) is None
+    assert client.get_session(entry.session_id)["counters"]["lastPromptTokens"] == 1234, "the ended session keeps its own"
+
+
+def test_has_any_sessions_counts_every_session_of_the_store_ended_ones_included(tenanted_ledger_url: str, chat_id: str) -> None:
+    first = LedgerSessionStore(tenanted_ledger_url, TENANT_TOKENS["first"], gateway_id="pytest-first")
+    second = LedgerSessionStore(tenanted_ledger_url, TENANT_TOKENS["second"], gateway_id="pytest-second")
+    assert first.has_any_sessions() is False
+
+    entry = first.get_or_create_session(dm(chat_id))
+    assert first.has_any_sessions() is False, "Hermes asks right after creating the first one: that one does not count"
+    first.reset_session(entry.session_key)
+    assert first.has_any_sessions() is True, "the ended session counts, as in Hermes' state.db"
+    assert second.has_any_sessions() is False, "another tenant's sessions are another store's"
+
+    # A subagent's session is a session of the store too, though no routing entry points at it.
+    only = second.get_or_create_session(dm(chat_id))
+    assert second.has_any_sessions() is False
+    second.client.create_child(only.session_id, "researcher")
+    assert second.has_any_sessions() is True
 
 
 def test_lookups_and_listing(store: LedgerSessionStore, chat_id: str) -> None:

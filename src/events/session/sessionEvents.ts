@@ -75,6 +75,11 @@ export type SessionTranscriptEvent =
       };
     }
   /**
+   * The prompt size the model last reported, set without a turn (Hermes' `update_session(key, last_prompt_tokens)`):
+   * it replaces the counter, as a turn's `usage.lastPromptTokens` does.
+   */
+  | { type: 'LastPromptTokensSet'; data: { lastPromptTokens: number; at: string } }
+  /**
    * Schema v2 (see upcasting/transcriptRewoundV2.ts): v1 also copied the target message's text (`targetText`)
    * and could lack `slot`. The text is the transcript's message at `fromMessageIndex`.
    */

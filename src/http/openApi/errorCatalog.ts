@@ -13,7 +13,7 @@ export type ErrorScope =
   | 'input'
   /** Queries of the read models (their `minPosition`). */
   | 'readModel'
-  /** Operations whose path matches. */
+  /** Operations whose path, or whose method and path (`PATCH /v1/…`), matches. */
   | RegExp
   /** The CLI only (`import hermes`, `serve`'s configuration), or the event store's internals: no HTTP operation. */
   | 'none';
@@ -26,7 +26,10 @@ export interface CatalogedError {
 const sessions = /^\/v1\/sessions\/\{id\}/;
 const conversations = /^\/v1\/conversations\/\{key\}/;
 const writesToSessions =
-  /^\/v1\/(sessions\/(\{id\}\/(turns|transcript|rewind|rollback|checkpoints|memory|slots|children|fork)|resolve)|conversations\/\{key\}\/(runtime\/turns|reset|switch))/;
+  /^(\/v1\/(sessions\/(\{id\}\/(turns|transcript|rewind|rollback|checkpoints|memory|slots|children|fork)|resolve)|conversations\/\{key\}\/(runtime\/turns|reset|switch))|PATCH \/v1\/conversations\/\{key\}$)/;
+/** Writes that report a turn's usage, or a part of it. */
+const usageReports =
+  /^(\/v1\/(sessions\/\{id\}\/turns|conversations\/\{key\}\/runtime\/turns|runtime-sessions\/\{id\}\/events)|PATCH \/v1\/conversations\/\{key\})$/;
 const jobs = /^\/v1\/jobs/;
 const jobById = /^\/v1\/jobs\/\{id\}/;
 const runtime = /^\/v1\/(runtime-sessions\/\{id\}|conversations\/\{key\}\/runtime)/;
@@ -115,7 +118,7 @@ export const errorCatalog: Record<string, CatalogedError> = {
   SCHEDULE_IN_PAST: { status: 400, scope: jobs },
   SCHEDULE_NEVER_RUNS: { status: 400, scope: jobs },
   SEARCH_QUERY_HAS_NO_TERMS: { status: 400, scope: /^\/v1\/search$/ },
-  SESSION_DESTROYED: { status: 409, scope: sessions },
+  SESSION_DESTROYED: { status: 409, scope: /^(\/v1\/sessions\/\{id\}|PATCH \/v1\/conversations\/\{key\}$)/ },
   SESSION_ENDED: { status: 409, scope: writesToSessions },
   SESSION_IN_USE: { status: 409, scope: sessions },
   SESSION_USAGE_FULL: { status: 409, scope: /^\/v1\/(sessions\/\{id\}\/turns|conversations\/\{key\}\/runtime\/turns|runtime-sessions\/\{id\}\/events)$/ },
@@ -133,7 +136,7 @@ export const errorCatalog: Record<string, CatalogedError> = {
   TRANSCRIPT_FULL: { status: 409, scope: writesToSessions },
   TREE_TOO_DEEP: { status: 409, scope: /^\/v1\/sessions\/\{id\}\/(children|fork)$/ },
   TURN_IN_FLIGHT: { status: 409, scope: writesToSessions },
-  TURN_USAGE_TOO_LARGE: { status: 400, scope: /^\/v1\/(sessions\/\{id\}\/turns|conversations\/\{key\}\/runtime\/turns|runtime-sessions\/\{id\}\/events)$/ },
+  TURN_USAGE_TOO_LARGE: { status: 400, scope: usageReports },
   TURN_MISMATCH: { status: 409, scope: /^\/v1\/(sessions\/\{id\}\/turns|runtime-sessions)/ },
   UNAUTHORIZED: { status: 401, scope: 'any' },
   UNKNOWN_EVENT_TYPE: { status: 400, scope: /^\/v1\/events\/stream$/ },
@@ -162,7 +165,7 @@ export function errorCodesOf(operation: OperationShape): Map<number, string[]> {
       (scope === 'write' && operation.method !== 'get') ||
       (scope === 'input' && (operation.hasBody || operation.hasInput)) ||
       (scope === 'readModel' && operation.readsReadModel) ||
-      (scope instanceof RegExp && scope.test(operation.path));
+      (scope instanceof RegExp && (scope.test(operation.path) || scope.test(`${operation.method.toUpperCase()} ${operation.path}`)));
     if (!applies) continue;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }

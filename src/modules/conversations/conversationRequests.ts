@@ -44,6 +44,11 @@ export const resetRequestSchema = z.strictObject({
     z.string().max(1024, 'displayName is at most 1024 characters').optional(),
   ),
 });
+/** Hermes' update_session(key, last_prompt_tokens): what a gateway sets on the entry without a turn. */
+export const updateConversationRequestSchema = z.strictObject({
+  /** The prompt size the model last reported for the current session; replaces the counter. */
+  lastPromptTokens: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+});
 export const suspendRequestSchema = z.strictObject({ reason: z.string().min(1).max(200).default('stop'), keepRuntime });
 export const resumePendingRequestSchema = z.strictObject({ reason: z.enum(resumeReasons as [string, ...string[]]) });
 export const contextQuerySchema = z.strictObject({

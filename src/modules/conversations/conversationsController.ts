@@ -1,5 +1,5 @@
-// HTTP for conversations by session key: read, reset, switch, suspend, resume marks, context prompt.
-import { Controller, Delete, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+// HTTP for conversations by session key: read, update, reset, switch, suspend, resume marks, context prompt.
+import { Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from '../../http/httpTypes.js';
@@ -18,6 +18,8 @@ import { hermesContextPromptFor } from '../sessions/domain/hermesContextPromptFo
 import { sessionContextPrompt } from '../sessions/domain/sessionContextPrompt.js';
 import { sessionDecider } from '../sessions/domain/sessionDecider.js';
 import { ChangeConversationCommand, type ConversationChange, type ConversationChangeResult } from './commands/changeConversation.js';
+import { type LastPromptTokensResult, SetLastPromptTokensCommand } from './commands/setLastPromptTokens.js';
+import { requirePromptTokensWithinLimit } from '../sessions/domain/usageLimits.js';
 import { conversationDecider, conversationNotFound } from './domain/conversationDecider.js';
 import { conversationEntry } from './conversationEntry.js';
 import {
@@ -26,6 +28,7 @@ import {
   resumePendingRequestSchema,
   suspendRequestSchema,
   switchRequestSchema,
+  updateConversationRequestSchema,
   validSessionKey,
 } from './conversationRequests.js';
 import { requestTenant } from '../../http/auth.js';
@@ -53,6 +56,21 @@ export class ConversationsController {
       revision: conversation.revision,
       position: Math.max(conversation.position, session.position),
     };
+  }
+
+  @Patch('conversations/:key')
+  @ApiOperation({
+    summary:
+      "Hermes' update_session: set the current session's lastPromptTokens without a turn (LastPromptTokensSet); the count it already holds writes nothing",
+  })
+  @DocumentedBody(updateConversationRequestSchema, undefined, { lastPromptTokens: 1234 })
+  update(
+    @Param('key') key: string,
+    @ValidBody(updateConversationRequestSchema) body: z.infer<typeof updateConversationRequestSchema>,
+    @Req() request: Request,
+  ): Promise<LastPromptTokensResult> {
+    requirePromptTokensWithinLimit(body.lastPromptTokens, this.config.limits);
+    return this.commands.execute(new SetLastPromptTokensCommand(validSessionKey(key), body.lastPromptTokens, requestMetadata(request)));
   }
 
   @Post('conversations/:key/reset')

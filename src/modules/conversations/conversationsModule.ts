@@ -4,6 +4,7 @@ import { ChangeConversationHandler } from './commands/changeConversation.js';
 import { ExpireConversationHandler } from './commands/expireConversation.js';
 import { PruneConversationsHandler } from './commands/pruneConversations.js';
 import { ResolveSessionHandler } from './commands/resolveSession.js';
+import { SetLastPromptTokensHandler } from './commands/setLastPromptTokens.js';
 import { ConversationResetSweep } from './conversationResetSweep.js';
 import { ConversationsController } from './conversationsController.js';
 import { ResolveSessionController } from './resolveSessionController.js';
@@ -11,6 +12,13 @@ import { QueueController } from './queueController.js';
 
 @Module({
   controllers: [ResolveSessionController, ConversationsController, QueueController],
-  providers: [ResolveSessionHandler, ChangeConversationHandler, PruneConversationsHandler, ExpireConversationHandler, ConversationResetSweep],
+  providers: [
+    ResolveSessionHandler,
+    ChangeConversationHandler,
+    SetLastPromptTokensHandler,
+    PruneConversationsHandler,
+    ExpireConversationHandler,
+    ConversationResetSweep,
+  ],
 })
 export class ConversationsModule {}

@@ -45,6 +45,7 @@ const listed: Record<KnownEventType, true> = {
   TurnStarted: true,
   TurnAbandoned: true,
   TurnRecorded: true,
+  LastPromptTokensSet: true,
   TranscriptRewound: true,
   TranscriptRewritten: true,
   MemoryEntrySet: true,

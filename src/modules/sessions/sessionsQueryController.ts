@@ -1,4 +1,4 @@
-// Queries of the sessions index: the recent-first listing, one entry by key, one session record, the sessions.json export.
+// Queries of the sessions index: the recent-first listing, one entry by key, one session record, the session count, the sessions.json export.
 import { Controller, Get, Inject, Param, Req } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import type { Request } from '../../http/httpTypes.js';
@@ -18,7 +18,13 @@ import { ValidQuery } from '../../http/zodValidation.js';
 import { conversationNotFound } from '../conversations/domain/conversationDecider.js';
 import { validSessionKey } from '../conversations/conversationRequests.js';
 import { decodeSessionsCursor, encodeSessionsCursor } from './queries/sessionsCursor.js';
-import { allConversationEntries, findConversationEntry, findSessionRecord, listConversationEntries } from './queries/sessionsIndexQueries.js';
+import {
+  allConversationEntries,
+  countSessionRecords,
+  findConversationEntry,
+  findSessionRecord,
+  listConversationEntries,
+} from './queries/sessionsIndexQueries.js';
 import { sessionNotFound } from './domain/sessionDecider.js';
 import { validSessionId } from './sessionRequests.js';
 import { toSessionEntryView } from './sessionEntryView.js';
@@ -44,6 +50,14 @@ const listSessionsQuery = z
   .strict();
 
 const lookupQuery = z.object({ minPosition: z.string().optional() }).strict();
+
+const sessionCountQuery = z
+  .object({
+    /** Count up to this many: the answer says whether there are at least that many. */
+    atLeast: z.coerce.number().int().min(1).max(1_000).default(1),
+    minPosition: z.string().optional(),
+  })
+  .strict();
 
 @ApiTags('sessions')
 @Controller('v1')
@@ -112,6 +126,18 @@ export class SessionsQueryController {
     if (!row) throw sessionNotFound(id);
     const { tenant: _tenant, ...record } = row;
     return record;
+  }
+
+  @Get('session-count')
+  @ReadsProjections('sessions-index')
+  @ApiOperation({
+    summary:
+      "Whether the tenant holds at least atLeast sessions, ended, destroyed and pruned ones, children and forks included (Hermes' has_any_sessions is atLeast=2)",
+  })
+  @ApiQuery({ name: 'atLeast', required: false, description: 'Count up to this many (1-1000, default 1)' })
+  async sessionCount(@ValidQuery(sessionCountQuery) query: z.infer<typeof sessionCountQuery>, @Req() request: Request) {
+    const count = await countSessionRecords(this.readModels, requestTenant(request), query.atLeast);
+    return { count, atLeast: query.atLeast, reached: count >= query.atLeast };
   }
 
   @Get('export/sessions.json')

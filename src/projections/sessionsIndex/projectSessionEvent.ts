@@ -11,10 +11,11 @@ export function projectSessionEvent(tenant: string, sessionId: string, event: Se
   // Only SessionCreated starts a record: the decider writes nothing else for a session without one.
   if (state.status === 'absent') return;
   rows.setSession(tenant, sessionId, { state, messageCount: liveMessageCount(session?.messageCount ?? 0, event) });
-  // The entry pointing at the session shows its counters: a turn moves them and its activity time; a rollback
-  // restores the checkpoint's counters, but a rollback is not a turn.
-  if (event.type !== 'TurnRecorded' && event.type !== 'RolledBack') return;
-  const moved = { ...counterColumnsOf(state), ...(event.type === 'TurnRecorded' ? { updatedAt: new Date(event.data.at) } : {}) };
+  // The entry pointing at the session shows its counters: a turn, or a prompt size set without one (Hermes'
+  // update_session, which touches the entry), moves them and its activity time; a rollback restores the checkpoint's
+  // counters, but a rollback is not activity.
+  if (event.type !== 'TurnRecorded' && event.type !== 'LastPromptTokensSet' && event.type !== 'RolledBack') return;
+  const moved = { ...counterColumnsOf(state), ...(event.type === 'RolledBack' ? {} : { updatedAt: new Date(event.data.at) }) };
   for (const entry of rows.entriesOf(tenant, sessionId)) rows.setEntry({ ...entry, ...moved });
 }
 
@@ -48,6 +49,7 @@ function liveMessageCount(current: number, event: SessionStreamEvent): number {
       return current - event.data.replacedCount + event.data.messages.length;
     case 'RolledBack':
       return event.data.restored.transcript.liveCount;
+    case 'LastPromptTokensSet':
     case 'SessionEnded':
     case 'SessionReopened':
     case 'TurnStarted':

@@ -38,6 +38,7 @@ const conversationEventTypes: Record<ConversationEventType, boolean> = {
 const sessionEventTypes: Record<SessionStreamEventType, boolean> = {
   SessionCreated: true,
   TurnRecorded: true,
+  LastPromptTokensSet: true,
   TranscriptRewound: true,
   TranscriptRewritten: true,
   SessionEnded: true,

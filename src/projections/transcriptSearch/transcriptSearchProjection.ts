@@ -19,11 +19,12 @@ const searchedEventTypes: Record<SessionStreamEventType, boolean> = {
   TranscriptRewritten: true,
   RolledBack: true,
   SessionDestroyed: true,
-  // Nothing a transcript holds: lifecycle, turns in flight, checkpoints (a position, not a copy), memory, slots.
+  // Nothing a transcript holds: lifecycle, turns in flight, counters, checkpoints (a position, not a copy), memory, slots.
   SessionEnded: false,
   SessionReopened: false,
   TurnStarted: false,
   TurnAbandoned: false,
+  LastPromptTokensSet: false,
   CheckpointCreated: false,
   MemoryEntrySet: false,
   MemoryEntryRemoved: false,

@@ -123,6 +123,17 @@ class ConversationChangeResponse(TypedDict):
     position: int
 
 
+class UpdateConversationResponse(TypedDict):
+    """PATCH /v1/conversations/{key}: Hermes' update_session(key, last_prompt_tokens)."""
+
+    sessionKey: str
+    sessionId: str
+    changed: bool
+    """False when the session held this count already (nothing written)."""
+    entry: LedgerEntry
+    position: int
+
+
 class ConversationRuntimeEndResponse(ConversationChangeResponse):
     """A reset or a suspend: the conversation change, and what it did to the runtime binding."""
 
@@ -402,6 +413,14 @@ class GatewayPlatformsResponse(TypedDict):
     """Whether the context prompt lists this gateway's platforms now (false after a stop, until the next start)."""
     revision: int
     position: int
+
+
+class SessionCountResponse(TypedDict):
+    """Sessions of every status, children and forks included, counted up to ``atLeast``."""
+
+    count: int
+    atLeast: int
+    reached: bool
 
 
 class SessionsPage(TypedDict):

@@ -115,6 +115,18 @@ class LedgerClient:
     def get_conversation(self, session_key: str, *, min_position: Optional[int] = None) -> api.ConversationResponse:
         return cast(api.ConversationResponse, self._call("get_conversation", {"key": session_key}, min_position=min_position))
 
+    def update_conversation(
+        self, session_key: str, *, last_prompt_tokens: int, idempotency_key: Optional[str] = None
+    ) -> api.UpdateConversationResponse:
+        """Hermes' ``update_session(key, last_prompt_tokens)``: the current session's prompt size, set without a turn
+        (``changed`` is False when it held that count already)."""
+        return cast(
+            api.UpdateConversationResponse,
+            self._call(
+                "update_conversation", {"key": session_key}, body={"lastPromptTokens": last_prompt_tokens}, idempotency_key=idempotency_key
+            ),
+        )
+
     def reset_conversation(
         self,
         session_key: str,
@@ -451,6 +463,11 @@ class LedgerClient:
     def session_record(self, session_id: str, *, min_position: Optional[int] = None) -> api.SessionRecord:
         """One session instance, current or not: status, key, counters, message count."""
         return cast(api.SessionRecord, self._call("session_record", {"id": session_id}, min_position=min_position))
+
+    def session_count(self, at_least: Optional[int] = None, *, min_position: Optional[int] = None) -> api.SessionCountResponse:
+        """How many sessions the tenant holds (ended, destroyed and pruned ones, children and forks included), counted
+        up to ``at_least`` (1-1000, the service's default 1); ``reached`` says whether there are that many."""
+        return cast(api.SessionCountResponse, self._call("session_count", query={"atLeast": at_least}, min_position=min_position))
 
     def export_sessions_json(self, *, min_position: Optional[int] = None) -> dict[str, api.JsonObject]:
         """The index in Hermes' ``sessions.json`` shape."""

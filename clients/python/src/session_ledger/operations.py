@@ -53,6 +53,8 @@ OPERATIONS: dict[str, Operation] = {
         safe_to_repeat=True,
     ),
     "get_conversation": Operation("GET", "/v1/conversations/{key}", safe_to_repeat=True),
+    # Sets a count: sending it twice is sending it once.
+    "update_conversation": Operation("PATCH", "/v1/conversations/{key}", body=("lastPromptTokens",), safe_to_repeat=True),
     "reset_conversation": Operation("POST", "/v1/conversations/{key}/reset", body=("keepRuntime", "force", "displayName")),
     "switch_session": Operation("POST", "/v1/conversations/{key}/switch", body=("sessionId",), safe_to_repeat=True),
     "suspend_conversation": Operation("POST", "/v1/conversations/{key}/suspend", body=("reason", "keepRuntime"), safe_to_repeat=True),
@@ -127,6 +129,7 @@ OPERATIONS: dict[str, Operation] = {
     ),
     "session_by_key": Operation("GET", "/v1/conversations/{key}/entry", safe_to_repeat=True),
     "session_record": Operation("GET", "/v1/sessions/{id}/record", safe_to_repeat=True),
+    "session_count": Operation("GET", "/v1/session-count", query=("atLeast",), safe_to_repeat=True),
     "export_sessions_json": Operation("GET", "/v1/export/sessions.json", safe_to_repeat=True),
     # Full-text search over transcripts
     "search": Operation(

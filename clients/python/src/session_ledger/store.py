@@ -121,17 +121,19 @@ class LedgerSessionStore:
         return cast(api.ResetPolicy, dict(to_dict()))
 
     def update_session(self, session_key: str, last_prompt_tokens: Optional[int] = None, touch_activity: bool = True) -> None:
-        """Records ``last_prompt_tokens`` as a turn with no messages that carries only that count. The service takes a
-        turn without messages only as ``interrupted`` (a completed turn records at least one), which also leaves a
-        resume mark as it is, as Hermes' ``update_session`` does. Activity is recorded by resolves and turns already,
+        """Sets ``last_prompt_tokens`` on the entry's current session, no turn recorded (``PATCH
+        /v1/conversations/{key}``), as Hermes' ``update_session`` sets it on the entry; the count it holds already
+        writes nothing. Nothing happens for a key without an entry, nor when its session ended meanwhile (a reset
+        racing this call: the count measured the old session). Activity is recorded by resolves and turns already,
         so a touch alone changes nothing."""
         if last_prompt_tokens is None:
             return
-        conversation = self._conversation(session_key)
-        if conversation is None:
-            return
-        usage: api.TurnUsage = {"lastPromptTokens": int(last_prompt_tokens)}
-        self.client.record_turn(conversation["sessionId"], [], usage=usage, status="interrupted")
+        try:
+            self.client.update_conversation(session_key, last_prompt_tokens=int(last_prompt_tokens))
+        except LedgerError as error:
+            if _missing(error) or error.code in ("SESSION_ENDED", "SESSION_DESTROYED"):
+                return
+            raise
 
     def reset_session(self, session_key: str, display_name: Optional[str] = None) -> Optional[SessionEntry]:
         """``/new``: a new session id; None when the key has no entry. ``display_name`` renames the entry (kept when
@@ -270,12 +272,10 @@ class LedgerSessionStore:
         return entry.session_id if entry else None
 
     def has_any_sessions(self) -> bool:
-        """Whether a session other than the one just created exists (Hermes asks this on a first message)."""
-        page = self.client.list_sessions(limit=2)["sessions"]
-        if len(page) != 1:
-            return len(page) > 1
-        conversation = self._conversation(page[0]["sessionKey"])
-        return conversation is not None and len(conversation.get("sessionIds") or []) > 1
+        """Whether a session other than the one just created exists (Hermes asks this on a first message): as
+        Hermes counts every session its store holds, ended ones included, the service counts this tenant's sessions
+        of every status, children and forks and those of pruned entries included (``GET /v1/session-count``)."""
+        return bool(self.client.session_count(2)["reached"])
 
     def prune_old_entries(self, max_age_days: int) -> int:
         """Forgets routing entries idle longer than ``max_age_days`` (suspended ones and ones with queued

@@ -12,6 +12,9 @@ export const operationResponseSchemas: Record<string, object> = {
   "getConversation": {
     "$ref": "#/components/schemas/ConversationResponse"
   },
+  "updateConversation": {
+    "$ref": "#/components/schemas/UpdateConversationResponse"
+  },
   "resetConversation": {
     "$ref": "#/components/schemas/ConversationRuntimeEndResponse"
   },
@@ -102,6 +105,9 @@ export const operationResponseSchemas: Record<string, object> = {
   },
   "sessionRecord": {
     "$ref": "#/components/schemas/SessionRecord"
+  },
+  "sessionCount": {
+    "$ref": "#/components/schemas/SessionCountResponse"
   },
   "exportSessionsJson": {
     "type": "object",
@@ -827,6 +833,33 @@ export const sharedResponseSchemas: Record<string, object> = {
       "turnCount",
       "updatedAt",
       "wasAutoReset"
+    ]
+  },
+  "UpdateConversationResponse": {
+    "type": "object",
+    "properties": {
+      "sessionKey": {
+        "type": "string"
+      },
+      "sessionId": {
+        "type": "string"
+      },
+      "changed": {
+        "type": "boolean"
+      },
+      "entry": {
+        "$ref": "#/components/schemas/SessionEntry"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionKey",
+      "sessionId",
+      "changed",
+      "entry",
+      "position"
     ]
   },
   "ConversationRuntimeEndResponse": {
@@ -2357,6 +2390,25 @@ export const sharedResponseSchemas: Record<string, object> = {
       "status",
       "totalTokens",
       "updatedAt"
+    ]
+  },
+  "SessionCountResponse": {
+    "type": "object",
+    "properties": {
+      "count": {
+        "type": "number"
+      },
+      "atLeast": {
+        "type": "number"
+      },
+      "reached": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "count",
+      "atLeast",
+      "reached"
     ]
   },
   "HermesSessionEntry": {

@@ -29,6 +29,7 @@ export const sessionRedactors: Redactors<SessionStreamEvent> = {
     ...optional('slot', data.slot),
     ...optional('checkpointId', data.checkpointId),
   }),
+  LastPromptTokensSet: unchanged,
   TranscriptRewound: unchanged,
   TranscriptRewritten: (data) => ({
     messages: data.messages.map(erasedMessage),

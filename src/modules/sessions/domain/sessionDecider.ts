@@ -30,6 +30,7 @@ import { decideRecordTurn, type RecordTurn } from './decide/recordTurn.js';
 import { decideRewindTranscript, type RewindTranscript } from './decide/rewindTranscript.js';
 import { decideRewriteTranscript, type RewriteTranscript } from './decide/rewriteTranscript.js';
 import { decideRollBack, type RollBack } from './decide/rollBack.js';
+import { decideSetLastPromptTokens, type SetLastPromptTokens } from './decide/setLastPromptTokens.js';
 import { decideStartTurn, type StartTurn } from './decide/startTurn.js';
 
 export { initialSessionState, zeroCounters } from './sessionState.js';
@@ -138,6 +139,8 @@ function evolveExistingSession(state: ExistingSession, event: Exclude<SessionStr
         auto: true,
       });
     }
+    case 'LastPromptTokensSet':
+      return { ...state, counters: { ...state.counters, lastPromptTokens: event.data.lastPromptTokens }, updatedAt: event.data.at };
     case 'StatusNoted': {
       const slot = event.data.slot ?? DEFAULT_SLOT;
       return {
@@ -219,6 +222,7 @@ function evolveExistingSession(state: ExistingSession, event: Exclude<SessionStr
 export type SessionCommand =
   | CreateSession
   | RecordTurn
+  | SetLastPromptTokens
   | StartTurn
   | AbandonTurn
   | NoteStatus
@@ -242,6 +246,8 @@ export function decideSession(command: SessionCommand, state: SessionState): Ses
       return decideCreateSession(command, state);
     case 'RecordTurn':
       return decideRecordTurn(command, state);
+    case 'SetLastPromptTokens':
+      return decideSetLastPromptTokens(command, state);
     case 'StartTurn':
       return decideStartTurn(command, state);
     case 'AbandonTurn':

@@ -8,16 +8,21 @@ import type { SessionCounters } from '../../../events/session/sessionTimeline.js
 const TOKEN_FIELDS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'lastPromptTokens'] as const;
 
 export function requireTurnUsageWithinLimit(usage: TurnUsage, limits: Pick<SessionLimits, 'turnTokens'>): void {
-  for (const field of TOKEN_FIELDS) {
-    const value = usage[field];
-    if (value !== null && value > limits.turnTokens) {
-      throw new ValidationError(
-        `usage.${field} is ${value}; one turn reports at most ${limits.turnTokens} (MAX_TURN_TOKENS)`,
-        { field, value, limit: limits.turnTokens },
-        'TURN_USAGE_TOO_LARGE',
-      );
-    }
-  }
+  for (const field of TOKEN_FIELDS) requireTokensWithinLimit(`usage.${field}`, field, usage[field], limits);
+}
+
+/** A prompt size set without a turn is one turn's report all the same (PATCH /v1/conversations/{key}). */
+export function requirePromptTokensWithinLimit(lastPromptTokens: number, limits: Pick<SessionLimits, 'turnTokens'>): void {
+  requireTokensWithinLimit('lastPromptTokens', 'lastPromptTokens', lastPromptTokens, limits);
+}
+
+function requireTokensWithinLimit(path: string, field: string, value: number | null, limits: Pick<SessionLimits, 'turnTokens'>): void {
+  if (value === null || value <= limits.turnTokens) return;
+  throw new ValidationError(
+    `${path} is ${value}; one turn reports at most ${limits.turnTokens} (MAX_TURN_TOKENS)`,
+    { field, value, limit: limits.turnTokens },
+    'TURN_USAGE_TOO_LARGE',
+  );
 }
 
 /** The tokens a turn adds to a session's totalTokens. */

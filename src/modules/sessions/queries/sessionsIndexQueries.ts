@@ -59,3 +59,15 @@ export async function allConversationEntries(readModels: DataSource, tenant: str
     .find({ where: { tenant: tenant ?? '', sessionId: Not(IsNull()) }, order: { sessionKey: 'ASC' } });
   return rows as BoundConversationEntryRow[];
 }
+
+/** How many sessions the tenant's index holds (every status, children and forks too), counted up to `atMost`. */
+export async function countSessionRecords(readModels: DataSource, tenant: string | undefined, atMost: number): Promise<number> {
+  const rows = await readModels
+    .getRepository(SessionRecordEntity)
+    .createQueryBuilder('record')
+    .select('record.sessionId')
+    .where('record.tenant = :tenant', { tenant: tenant ?? '' })
+    .limit(atMost)
+    .getRawMany();
+  return rows.length;
+}
