@@ -1,4 +1,5 @@
 // The Nest application: shared infrastructure, one module per capability, the global guard, filter and interceptors.
+import { IfMatchInterceptor } from '../http/ifMatch.js';
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
@@ -51,6 +52,7 @@ export class AppModule {
         { provide: APP_FILTER, useClass: LedgerExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: ReadYourWritesInterceptor },
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+        { provide: APP_INTERCEPTOR, useClass: IfMatchInterceptor },
       ],
     };
   }

@@ -4,6 +4,7 @@ import type { Decider } from './decider.js';
 import type { AppendResult, EventMetadata, EventStore, JsonObject, NewEvent, RecordedEvent } from './eventStore.js';
 import { AppendClaimTakenError, StreamNotFoundError, WrongExpectedRevisionError } from './eventStoreErrors.js';
 import { currentIdempotentWrite, type IdempotentWrite } from './idempotentWrite.js';
+import { currentWriteFence } from './writeFence.js';
 import type { CachedState, LoadKind, StateCache } from './boundedStateCache.js';
 import { type SnapshotStore, snapshotVersionOf } from './snapshotStore.js';
 import { eventSchemaHistory } from './upcasting/eventSchemaVersions.js';
@@ -317,6 +318,8 @@ export class StreamStateStore {
       if (earlier) return { ...earlier, earlier: true, opened: [] };
     }
     let caughtUp: Tracked<State> | undefined = current && { loaded: current, snapshotRevision: this.loadedSnapshotRevision(current.state) };
+    // The request's If-Match on this stream (see WriteFence), if it has one.
+    const fence = currentWriteFence();
     // Refused once (the opened stream existed after all): the caller opens it the slow way.
     let opening = openings !== undefined && this.store.appendsToStreamsAtomically;
     // A conflict on a condition only (another stream the decision read): this stream's cached state still stands.
@@ -328,6 +331,11 @@ export class StreamStateStore {
       ownStillCached = false;
       const { loaded, snapshotRevision } = cached ?? caughtUp ?? (await this.loadTracked(streamName, decider));
       caughtUp = undefined;
+      if (fence?.refuses(streamName, loaded.revision)) {
+        // A cached state may be behind: the precondition is judged on the stream as it stands.
+        if (cached && (caughtUp = await this.movedOn(streamName, decider, loaded.revision))) continue;
+        throw fence.failure(loaded.revision);
+      }
       const conditions = new Map<string, DecisionCondition>();
       let decided: Event[];
       try {
@@ -415,6 +423,7 @@ export class StreamStateStore {
         const earlier = await this.earlierAttempt(streamName, decider, keyed, append!);
         if (earlier) return { ...earlier, earlier: true, opened: [] };
       }
+      fence?.settle(streamName);
       const state = decided.reduce((folded, event) => foldEvent(decider, folded, event), loaded.state);
       const revision = appended.nextExpectedRevision;
       this.remember(decider, { state: loaded.state, revision: loaded.revision, position: loaded.position }, { state, revision, position: appended.position });

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { withIdempotentWriteSlot } from '../events/idempotentWrite.js';
+import { withWriteFenceSlot } from '../events/writeFence.js';
 import type { Logger } from '../logging/logger.js';
 import { runInRequestContext } from '../logging/requestContext.js';
 import { requestPath } from './httpTypes.js';
@@ -35,6 +36,6 @@ export function requestLogging(fastify: FastifyInstance, logger: Logger): void {
   // Last before the handler, once the body is read (reading it runs in the socket's context, not the hook's): the
   // handler runs inside the request's log context and the slot the idempotency interceptor fills.
   fastify.addHook('preHandler', (request, _reply, done) => {
-    runInRequestContext({ requestId: request.id }, () => withIdempotentWriteSlot(done));
+    runInRequestContext({ requestId: request.id }, () => withIdempotentWriteSlot(() => withWriteFenceSlot(done)));
   });
 }

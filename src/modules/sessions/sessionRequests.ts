@@ -29,6 +29,8 @@ export const turnRequestSchema = z
     messages: z.array(messageSchema).max(100_000),
     usage: usageSchema.default({ inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, lastPromptTokens: null, costUsd: 0 }),
     status: z.enum(['completed', 'failed', 'interrupted']).default('completed'),
+    /** The lease POST /turns/start answered: the turn is recorded only while that start's turn is still in flight (409 LEASE_LOST). */
+    lease: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   })
   // A completed turn with nothing said is a caller bug (an empty checkpoint, a turn count that lies); a turn that
   // failed or was interrupted may well have produced nothing.

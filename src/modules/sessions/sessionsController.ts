@@ -60,7 +60,13 @@ export class SessionsController {
     const result = await changeSession(
       this.commands,
       id,
-      { type: 'RecordTurn', messages: body.messages as MessageInput[], usage: body.usage, status: body.status },
+      {
+        type: 'RecordTurn',
+        messages: body.messages as MessageInput[],
+        usage: body.usage,
+        status: body.status,
+        ...(body.lease === undefined ? {} : { lease: body.lease }),
+      },
       request,
     );
     const recorded = eventOfType(result.decided, 'TurnRecorded')?.data;
@@ -75,10 +81,10 @@ export class SessionsController {
 
   @Post(':id/turns/start')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Mark a turn in flight (optional): rollback answers 409 TURN_IN_FLIGHT until the next POST /turns records it' })
+  @ApiOperation({ summary: 'Mark a turn in flight (optional): answers its lease (a fencing token for POST /turns); rollback answers 409 TURN_IN_FLIGHT until the next POST /turns records it' })
   async startTurn(@Param('id') id: string, @Req() request: Request) {
     const result = await changeSession(this.commands, id, { type: 'StartTurn' }, request);
-    return { turnIndex: result.state.turnInFlight!.turnIndex, revision: result.revision, position: result.position };
+    return { turnIndex: result.state.turnInFlight!.turnIndex, lease: result.state.turnLease!, revision: result.revision, position: result.position };
   }
 
   @Get(':id/transcript')

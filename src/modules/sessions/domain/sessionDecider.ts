@@ -128,6 +128,7 @@ function evolveExistingSession(state: ExistingSession, event: Exclude<SessionStr
         ),
         updatedAt: data.at,
         turnInFlight: null,
+        turnLease: null,
       };
       if (!data.checkpointId) return recorded;
       return withCheckpoint(recorded, {
@@ -182,10 +183,10 @@ function evolveExistingSession(state: ExistingSession, event: Exclude<SessionStr
     case 'SessionReopened':
       return { ...state, status: 'active', endedAt: null, endReason: null, updatedAt: event.data.at };
     case 'TurnStarted':
-      return { ...state, turnInFlight: { turnIndex: event.data.turnIndex, startedAt: event.data.at }, updatedAt: event.data.at };
+      return { ...state, turnInFlight: { turnIndex: event.data.turnIndex, startedAt: event.data.at }, turnLease: state.revision, updatedAt: event.data.at };
     case 'TurnAbandoned': {
       const { turnIndex, startedAt, reason, at } = event.data;
-      return { ...state, turnInFlight: null, lastAbandonedTurn: { turnIndex, startedAt, abandonedAt: at, reason }, updatedAt: at };
+      return { ...state, turnInFlight: null, turnLease: null, lastAbandonedTurn: { turnIndex, startedAt, abandonedAt: at, reason }, updatedAt: at };
     }
     case 'CheckpointCreated':
       return withCheckpoint(state, {
@@ -213,7 +214,7 @@ function evolveExistingSession(state: ExistingSession, event: Exclude<SessionStr
       // The tree projection keeps the children; the parent only counts them, for MAX_CHILDREN_PER_SESSION.
       return { ...state, childrenSpawned: state.childrenSpawned + 1 };
     case 'SessionDestroyed':
-      return { ...state, status: 'destroyed', destroyedAt: event.data.at, turnInFlight: null, updatedAt: event.data.at };
+      return { ...state, status: 'destroyed', destroyedAt: event.data.at, turnInFlight: null, turnLease: null, updatedAt: event.data.at };
     default:
       return unknownEventType(event, state);
   }
@@ -290,7 +291,7 @@ export const sessionDecider: Decider<SessionState, SessionCommand, SessionStream
   evolve: evolveSession,
   decide: decideSession,
   // Change it whenever SessionState changes shape: snapshots of another version are ignored and replaced.
-  snapshotVersion: 'session-state/5',
+  snapshotVersion: 'session-state/6',
   // A checkpoint's state is the one its event left: kept in memory, a rollback to the newest checkpoint replays nothing.
   isRestorePoint: (state) => lastItem(state.checkpoints)?.revision === state.revision,
 };

@@ -24,6 +24,20 @@ export function turnInFlight(state: ExistingSession): ConflictError {
   });
 }
 
+/**
+ * A write made under a turn lease stands only while that lease's turn is the one in flight: a turn given up (the
+ * watchdog, a gateway restart) and perhaps started again since has moved on, and a late write must not land in it.
+ */
+export function requireLease(state: ExistingSession, lease: number): void {
+  if (state.turnLease === lease) return;
+  const now = state.turnLease === null ? 'no turn is in flight' : `turn ${state.turnInFlight?.turnIndex} holds lease ${state.turnLease}`;
+  throw new ConflictError('LEASE_LOST', `lease ${lease} of session ${state.sessionId} was superseded (${now}); nothing was written`, {
+    sessionId: state.sessionId,
+    lease,
+    currentLease: state.turnLease,
+  });
+}
+
 /** A checkpoint's id is the revision of the event that records it: unique in its stream, whatever the timeline. */
 export const checkpointIdFor = (revision: number) => `cp-${revision}`;
 

@@ -27,6 +27,11 @@ interface SessionStateFields extends Omit<SessionTimeline, 'transcript'> {
   metadata: JsonObject;
   forkOf: ForkOrigin | null;
   turnInFlight: { turnIndex: number; startedAt: string } | null;
+  /**
+   * The fencing token of the turn in flight: the revision of its TurnStarted, so a later start (after the turn was
+   * given up) always holds a greater one. A write carrying another is refused (LEASE_LOST). Null with no turn in flight.
+   */
+  turnLease: number | null;
   /** The newest started turn that was given up unrecorded (TurnAbandoned), kept so the session shows why it was unpinned. */
   lastAbandonedTurn: AbandonedTurn | null;
   /** In the order they were taken, whatever timeline they are on. */
@@ -111,6 +116,7 @@ export const initialSessionState = (): SessionState => ({
   metadata: {},
   forkOf: null,
   turnInFlight: null,
+  turnLease: null,
   lastAbandonedTurn: null,
   checkpoints: emptyList(),
   destroyedAt: null,

@@ -1,7 +1,7 @@
 // RecordTurn: a turn's messages and usage, numbered on from the transcript, within the transcript and token limits;
 // a completed turn takes an automatic checkpoint when the service is set to.
 import type { MessageInput, SessionStreamEvent, TurnStatus, TurnUsage } from '../../../../events/session/sessionEvents.js';
-import { checkpointIdFor, requireTranscriptRoom, requireWritable, storedMessages } from '../sessionRules.js';
+import { checkpointIdFor, requireLease, requireTranscriptRoom, requireWritable, storedMessages } from '../sessionRules.js';
 import type { SessionState } from '../sessionState.js';
 import { requireSessionUsageRoom } from '../usageLimits.js';
 
@@ -14,10 +14,13 @@ export interface RecordTurn {
   autoCheckpoint?: boolean;
   maxTranscriptMessages?: number;
   maxSessionTokens?: number;
+  /** The lease its start answered: the turn is recorded only while that start's turn is still the one in flight. */
+  lease?: number;
 }
 
 export function decideRecordTurn(command: RecordTurn, state: SessionState): SessionStreamEvent[] {
   requireWritable(state);
+  if (command.lease !== undefined) requireLease(state, command.lease);
   requireTranscriptRoom(state, command.messages.length, command.maxTranscriptMessages);
   requireSessionUsageRoom(state.sessionId, state.counters, command.usage, command.maxSessionTokens);
   const turnIndex = state.turnCount + 1;

@@ -1,0 +1,171 @@
+// Fenced writes: a read answers its stream revision as an ETag, a write sent with If-Match goes ahead only at that
+// revision (412 PRECONDITION_FAILED, nothing written), and a turn recorded under a superseded lease is refused
+// (409 LEASE_LOST) instead of landing late. On PostgreSQL the same holds across two instances sharing one log.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
+import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { uniqueSchema } from '../support/testDatabases.js';
+
+const enc = encodeURIComponent;
+const said = (content: string) => ({ messages: [{ role: 'user', content }] });
+
+for (const backend of e2eBackends()) {
+  describe(`fenced writes: ${backend}`, () => {
+    let service: TestApp;
+    let chat = 0;
+
+    async function newSession(gatewayId?: string): Promise<{ sessionId: string; sessionKey: string }> {
+      const resolved = await service.request('POST', '/v1/sessions/resolve', {
+        body: { source: { platform: 'telegram', chatType: 'dm', chatId: `fence-${backend}-${++chat}` }, ...(gatewayId ? { gatewayId } : {}) },
+      });
+      expect(resolved.status, resolved.text).toBe(201);
+      return { sessionId: resolved.body.sessionId, sessionKey: resolved.body.sessionKey };
+    }
+    const eventTypes = async (sessionId: string) =>
+      (await service.infrastructure.eventStore.readStream(sessionStreamName(sessionId))).map((event) => event.type);
+
+    beforeAll(async () => {
+      service = await startTestApp(backend);
+    });
+    afterAll(async () => {
+      await service?.close();
+    });
+
+    it('answers a session read with its revision as an ETag, and takes a write whose If-Match names it', async () => {
+      const { sessionId } = await newSession();
+      const read = await service.request('GET', `/v1/sessions/${sessionId}`);
+      expect(read.headers.get('etag')).toBe(`"${read.body.revision}"`);
+      const written = await service.request('POST', `/v1/sessions/${sessionId}/turns`, {
+        body: said('hello'),
+        headers: { 'If-Match': read.headers.get('etag')! },
+      });
+      expect(written.status, written.text).toBe(201);
+      expect((await service.request('GET', `/v1/sessions/${sessionId}`)).headers.get('etag')).toBe(`"${written.body.revision}"`);
+    });
+
+    it('refuses a write whose If-Match is stale with 412 and the current revision, and writes nothing', async () => {
+      const { sessionId } = await newSession();
+      const stale = (await service.request('GET', `/v1/sessions/${sessionId}`)).headers.get('etag')!;
+      expect((await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: said('first') })).status).toBe(201);
+      const before = await eventTypes(sessionId);
+      for (const [method, path, body] of [
+        ['POST', `/v1/sessions/${sessionId}/turns`, said('late')],
+        ['POST', `/v1/sessions/${sessionId}/checkpoints`, { label: 'late' }],
+        ['PUT', `/v1/sessions/${sessionId}/memory/topic`, { value: 'late' }],
+        ['POST', `/v1/sessions/${sessionId}/rewind`, { turns: 1 }],
+      ] as const) {
+        const refused = await service.request(method, path, { body, headers: { 'If-Match': stale } });
+        expect(refused.status, `${method} ${path}: ${refused.text}`).toBe(412);
+        expect(refused.body.error.code).toBe('PRECONDITION_FAILED');
+        expect(refused.body.error.details.currentRevision).toBe(before.length - 1);
+      }
+      expect(await eventTypes(sessionId)).toEqual(before);
+    });
+
+    it('fences conversation writes by the conversation stream, and takes * for any existing stream', async () => {
+      const { sessionKey } = await newSession();
+      const read = await service.request('GET', `/v1/conversations/${enc(sessionKey)}`);
+      expect(read.status).toBe(200);
+      expect(read.headers.get('etag')).toBe(`"${read.body.revision}"`);
+      const reset = await service.request('POST', `/v1/conversations/${enc(sessionKey)}/reset`, {
+        body: {},
+        headers: { 'If-Match': read.headers.get('etag')! },
+      });
+      expect(reset.status, reset.text).toBe(200);
+      // The reset moved the conversation: the same tag is stale now.
+      const again = await service.request('POST', `/v1/conversations/${enc(sessionKey)}/reset`, {
+        body: {},
+        headers: { 'If-Match': read.headers.get('etag')! },
+      });
+      expect(again.status, again.text).toBe(412);
+      expect(again.body.error.code).toBe('PRECONDITION_FAILED');
+      const any = await service.request('POST', `/v1/conversations/${enc(sessionKey)}/suspend`, { body: {}, headers: { 'If-Match': '*' } });
+      expect(any.status, any.text).toBe(200);
+      // A write that would fail without its precondition fails as it would (RFC 9110 13.2.1): no conversation, 404.
+      const missing = await service.request('POST', `/v1/conversations/${enc('agent:main:telegram:dm:never')}/suspend`, {
+        body: {},
+        headers: { 'If-Match': '*' },
+      });
+      expect(missing.status, missing.text).toBe(404);
+    });
+
+    it('says what is wrong with an If-Match it cannot read, or one sent where it does not apply', async () => {
+      const { sessionId } = await newSession();
+      const weak = await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: said('x'), headers: { 'If-Match': 'W/"1"' } });
+      expect(weak.status).toBe(400);
+      expect(weak.body.error.code).toBe('INVALID_IF_MATCH');
+      const elsewhere = await service.request('POST', '/v1/sessions/resolve', {
+        body: { source: { platform: 'telegram', chatType: 'dm', chatId: 'fence-elsewhere' } },
+        headers: { 'If-Match': '"0"' },
+      });
+      expect(elsewhere.status).toBe(400);
+      expect(elsewhere.body.error.code).toBe('IF_MATCH_NOT_SUPPORTED');
+      expect(await eventTypes(sessionId)).toEqual(['SessionCreated']);
+    });
+
+    it('records a turn under its lease, and refuses one whose turn was given up and started again (409 LEASE_LOST)', async () => {
+      const { sessionId } = await newSession('fence-gw');
+      const first = await service.request('POST', `/v1/sessions/${sessionId}/turns/start`);
+      expect(first.status, first.text).toBe(201);
+      expect(Number.isInteger(first.body.lease)).toBe(true);
+      const recorded = await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { ...said('in time'), lease: first.body.lease } });
+      expect(recorded.status, recorded.text).toBe(201);
+
+      const slow = await service.request('POST', `/v1/sessions/${sessionId}/turns/start`);
+      // The runtime holding `slow` stalls; a gateway restart gives its turn up, and another worker starts the next one.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const restart = await service.request('POST', '/v1/gateways/fence-gw/started', { body: { bootId: 'boot-2' } });
+      expect(restart.status, restart.text).toBe(200);
+      expect(restart.body.abandonedTurns).toEqual([{ sessionId, turnIndex: 2 }]);
+      const events = await eventTypes(sessionId);
+      expect(events.at(-1)).toBe('TurnAbandoned');
+      const takeover = await service.request('POST', `/v1/sessions/${sessionId}/turns/start`);
+      expect(takeover.status, takeover.text).toBe(201);
+      expect(takeover.body.lease).toBeGreaterThan(slow.body.lease);
+
+      const late = await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { ...said('too late'), lease: slow.body.lease } });
+      expect(late.status, late.text).toBe(409);
+      expect(late.body.error.code).toBe('LEASE_LOST');
+      expect(late.body.error.details.currentLease).toBe(takeover.body.lease);
+      expect((await eventTypes(sessionId)).at(-1)).toBe('TurnStarted');
+      const current = await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { ...said('the new holder'), lease: takeover.body.lease } });
+      expect(current.status, current.text).toBe(201);
+      // Once recorded, no turn is in flight: the lease is spent too.
+      const spent = await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { ...said('again'), lease: takeover.body.lease } });
+      expect(spent.status).toBe(409);
+      expect(spent.body.error.code).toBe('LEASE_LOST');
+    });
+  });
+}
+
+describe.runIf(e2eBackends().includes('postgres'))('fenced writes across two instances: postgres', () => {
+  let a: TestApp;
+  let b: TestApp;
+  const schema = uniqueSchema('fence');
+
+  beforeAll(async () => {
+    a = await startTestApp('postgres', { schema, keepSchema: true });
+    b = await startTestApp('postgres', { schema });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+  });
+
+  it('refuses on one instance a write fenced by a revision the other moved past, even with its own cache warm', async () => {
+    const resolved = await a.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'telegram', chatType: 'dm', chatId: 'fence-two' } } });
+    const { sessionId } = resolved.body;
+    // Both instances hold the session in their caches.
+    const seenByA = await a.request('GET', `/v1/sessions/${sessionId}`);
+    expect((await b.request('GET', `/v1/sessions/${sessionId}`)).headers.get('etag')).toBe(seenByA.headers.get('etag'));
+    expect((await b.request('POST', `/v1/sessions/${sessionId}/turns`, { body: said('from b') })).status).toBe(201);
+    const refused = await a.request('POST', `/v1/sessions/${sessionId}/turns`, {
+      body: said('from a, stale'),
+      headers: { 'If-Match': seenByA.headers.get('etag')! },
+    });
+    expect(refused.status, refused.text).toBe(412);
+    expect(refused.body.error.details.currentRevision).toBe(Number(JSON.parse(seenByA.headers.get('etag')!)) + 1);
+    const fresh = (await a.request('GET', `/v1/sessions/${sessionId}`)).headers.get('etag')!;
+    expect((await a.request('POST', `/v1/sessions/${sessionId}/turns`, { body: said('from a'), headers: { 'If-Match': fresh } })).status).toBe(201);
+  });
+});
