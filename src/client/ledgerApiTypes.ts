@@ -199,6 +199,8 @@ export interface RecordTurnRequest {
   messages: MessageInput[];
   usage?: TurnUsage;
   status?: 'completed' | 'failed' | 'interrupted';
+  /** The lease startTurn answered: recorded only while that turn is still in flight, else 409 LEASE_LOST. */
+  lease?: number;
 }
 
 export interface SessionCounters {
@@ -222,6 +224,8 @@ export interface RecordTurnResponse {
 
 export interface StartTurnResponse {
   turnIndex: number;
+  /** The turn's fencing token: pass it to recordTurn so a late write after the turn was given up is refused. */
+  lease: number;
   revision: number;
   position: number;
 }

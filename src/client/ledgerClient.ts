@@ -41,6 +41,11 @@ export interface CallOptions {
    * arrived (`LedgerNetworkError.idempotencyKey`) to send it again without it being carried out twice.
    */
   idempotencyKey?: string;
+  /**
+   * A write under /v1/sessions/{id}/ or /v1/conversations/{key}/ goes ahead only while that stream stands at this
+   * revision (a read's `revision`); otherwise it fails with 412 PRECONDITION_FAILED and writes nothing.
+   */
+  ifMatch?: number;
 }
 
 export interface StreamOptions {
@@ -438,6 +443,7 @@ export class LedgerClient {
   private send(operation: Operation, url: string, options: CallOptions & { body?: unknown; idempotencyKey?: string }): Promise<Response> {
     const headers: Record<string, string> = { ...this.headers(), accept: 'application/json' };
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+    if (options.ifMatch !== undefined && operation.method !== 'GET') headers['if-match'] = `"${options.ifMatch}"`;
     if (operation.method === 'GET' && this.options.readYourWrites !== false) {
       const minPosition = options.minPosition ?? this.highestPosition;
       if (minPosition > 0) headers['x-min-position'] = String(minPosition);

@@ -140,7 +140,7 @@ export const ledgerOperations = {
   recordTurn: {
     method: 'POST',
     path: '/v1/sessions/{id}/turns',
-    body: fieldsOf<RecordTurnRequest>()('messages', 'usage', 'status'),
+    body: fieldsOf<RecordTurnRequest>()('messages', 'usage', 'status', 'lease'),
     nested: { messages: message, usage },
     safeToRepeat: false,
   },

@@ -2,6 +2,7 @@
 // revision (412 PRECONDITION_FAILED, nothing written), and a turn recorded under a superseded lease is refused
 // (409 LEASE_LOST) instead of landing late. On PostgreSQL the same holds across two instances sharing one log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LedgerApiError, LedgerClient } from '../../src/client/index.js';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 import { uniqueSchema } from '../support/testDatabases.js';
@@ -134,6 +135,23 @@ for (const backend of e2eBackends()) {
       const spent = await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { ...said('again'), lease: takeover.body.lease } });
       expect(spent.status).toBe(409);
       expect(spent.body.error.code).toBe('LEASE_LOST');
+    });
+
+    it('the typed client sends If-Match (ifMatch) and a lease, and reads the refusals as errors with their codes', async () => {
+      const client = new LedgerClient({ baseUrl: service.url });
+      const { sessionId } = await newSession();
+      const { revision } = await client.getSession(sessionId);
+      const started = await client.startTurn(sessionId, { ifMatch: revision });
+      const stale = await client.recordTurn(sessionId, { messages: [{ role: 'user', content: 'hi' }] }, { ifMatch: revision }).catch((error: unknown) => error);
+      expect(stale).toBeInstanceOf(LedgerApiError);
+      expect((stale as LedgerApiError).status).toBe(412);
+      expect((stale as LedgerApiError).code).toBe('PRECONDITION_FAILED');
+      const recorded = await client.recordTurn(sessionId, { messages: [{ role: 'user', content: 'hi' }], lease: started.lease }, { ifMatch: started.revision });
+      expect(recorded.turnIndex).toBe(1);
+      const late = await client
+        .recordTurn(sessionId, { messages: [{ role: 'user', content: 'again' }], lease: started.lease })
+        .catch((error: unknown) => error);
+      expect((late as LedgerApiError).code).toBe('LEASE_LOST');
     });
   });
 }
