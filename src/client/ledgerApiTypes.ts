@@ -278,7 +278,7 @@ export interface QueuedMessageInput {
 
 export interface EnqueueRequest {
   message: QueuedMessageInput;
-  /** interrupt: a follow-up while busy (coalesced); queue: its own turn, FIFO. */
+  /** interrupt: a follow-up while busy (media join the waiting follow-up; QUEUE_FOLLOW_UPS); queue: its own turn, FIFO. */
   mode?: 'interrupt' | 'queue';
 }
 
@@ -293,6 +293,7 @@ export interface RuntimeInterruptRequest {
 export interface EnqueueResponse {
   messageId: string;
   placement: 'slot' | 'overflow';
+  /** The waiting follow-up this one joined (and replaced), or null. */
   coalescedInto: string | null;
   depth: number;
   /** The conversation's running runtime turn was asked to stop (mode interrupt only); null when none runs. */

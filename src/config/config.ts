@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { type ApiToken, parseApiTokens } from './apiTokens.js';
 import { isKnownTimeZone } from './timeZone.js';
+import { queueFollowUpModes, type QueueFollowUps } from './queueFollowUps.js';
 import { noResetRules, resetPoliciesByPlatformSchema, resetPoliciesByTypeSchema, resetPolicySchema, type ResetRules } from './resetPolicySettings.js';
 
 /** Injection token of the LedgerConfig. */
@@ -83,6 +84,8 @@ const environmentSchema = z.object({
   JOBS_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters (an HS256 key of 256 bits)').optional(),
   JOBS_SCHEDULER_FALLBACK_AFTER: z.coerce.number().int().min(1).max(1_000).default(3),
   QUEUE_CAP: z.coerce.number().int().min(1).max(10_000).default(32),
+  QUEUE_FOLLOW_UPS: z.enum(queueFollowUpModes).optional(),
+  // The older spelling of QUEUE_FOLLOW_UPS=merge.
   QUEUE_MERGE_TEXT: booleanFlag.default(false),
   RECENT_ACTIVITY_SECONDS: z.coerce.number().int().min(0).default(120),
   STUCK_LOOP_THRESHOLD: z.coerce.number().int().min(1).max(100).default(3),
@@ -175,7 +178,7 @@ export interface LedgerConfig {
     /** HS256 key of the scheduler's callback tokens: when set, a fire needs one (or an admin token). */
     callbackSecret: string | null;
   };
-  queue: { cap: number; mergeText: boolean };
+  queue: { cap: number; followUps: QueueFollowUps };
   /** autoContinue: a gateway start queues a continuation for each conversation to resume, unless its request says otherwise. */
   recovery: { recentActivitySeconds: number; stuckLoopThreshold: number; autoContinue: boolean };
   /** Scheduled prune: maxAgeDays null is off (POST /v1/admin/prune still works). */
@@ -247,6 +250,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
       `HOST=${env.HOST}: without API_TOKEN the service only binds to loopback (127.0.0.1, ::1, localhost). Set API_TOKEN to serve other hosts.`,
     );
   }
+  if (env.QUEUE_MERGE_TEXT && env.QUEUE_FOLLOW_UPS !== undefined && env.QUEUE_FOLLOW_UPS !== 'merge') {
+    throw new ConfigError(`QUEUE_MERGE_TEXT=true is QUEUE_FOLLOW_UPS=merge, and QUEUE_FOLLOW_UPS=${env.QUEUE_FOLLOW_UPS} says otherwise: set one of them.`);
+  }
   if (env.JOBS_WEBHOOK_URL && !env.JOBS_WEBHOOK_SECRET) {
     throw new ConfigError('JOBS_WEBHOOK_URL is set without JOBS_WEBHOOK_SECRET: fire webhooks are always signed.');
   }
@@ -304,7 +310,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
         : null,
       callbackSecret: env.JOBS_CALLBACK_SECRET ?? null,
     },
-    queue: { cap: env.QUEUE_CAP, mergeText: env.QUEUE_MERGE_TEXT },
+    queue: { cap: env.QUEUE_CAP, followUps: env.QUEUE_FOLLOW_UPS ?? (env.QUEUE_MERGE_TEXT ? 'merge' : 'fifo') },
     recovery: { recentActivitySeconds: env.RECENT_ACTIVITY_SECONDS, stuckLoopThreshold: env.STUCK_LOOP_THRESHOLD, autoContinue: env.AUTO_CONTINUE },
     prune: { maxAgeDays: env.PRUNE_MAX_AGE_DAYS ?? null, intervalMinutes: env.PRUNE_INTERVAL_MINUTES },
     limits: {

@@ -93,7 +93,7 @@ for (const backend of e2eBackends()) {
       expect((await entry(looping.body.sessionKey)).suspended).toBe(true);
     });
 
-    it('queues messages durably: slot coalescing, FIFO overflow, cap, delivery once, reset clears', async () => {
+    it('queues messages durably: a media burst joined, FIFO overflow, cap, delivery once, reset clears', async () => {
       const { body } = await resolve('gw-queue');
       const queue = `/v1/conversations/${enc(body.sessionKey)}/queue`;
       const first = await service.request('POST', queue, { body: { message: { text: 'first', media: ['a.png'] }, mode: 'interrupt' } });
@@ -106,8 +106,8 @@ for (const backend of e2eBackends()) {
       const takes = await Promise.all(Array.from({ length: 6 }, () => service.request('POST', `${queue}/next`)));
       const delivered = takes.filter((take) => take.status === 200).map((take) => take.body.message);
       expect(takes.filter((take) => take.status === 204)).toHaveLength(2);
-      expect(delivered.map((message: { text: string }) => message.text).sort()).toEqual(['q1', 'q2', 'q3', 'second']);
-      expect(delivered.find((message: { text: string }) => message.text === 'second').media).toEqual(['a.png', 'b.png']);
+      expect(delivered.map((message: { text: string }) => message.text).sort()).toEqual(['first\nsecond', 'q1', 'q2', 'q3']);
+      expect(delivered.find((message: { text: string }) => message.text === 'first\nsecond').media).toEqual(['a.png', 'b.png']);
       expect(new Set(delivered.map((message: { id: string }) => message.id)).size).toBe(4);
       // Sequential delivery order: slot first, then FIFO.
       for (const text of ['x', 'y']) await service.request('POST', queue, { body: { message: { text }, mode: 'queue' } });
@@ -116,6 +116,25 @@ for (const backend of e2eBackends()) {
       await service.request('POST', queue, { body: { message: { text: 'gone' }, mode: 'queue' } });
       await service.request('POST', `/v1/conversations/${enc(body.sessionKey)}/reset`);
       expect((await service.request('GET', queue)).body.depth).toBe(0);
+    });
+
+    it("follow-ups each run in arrival order, and /stop discards only the next in line, as Hermes' gateway does", async () => {
+      const { body } = await resolve('gw-queue');
+      const queue = `/v1/conversations/${enc(body.sessionKey)}/queue`;
+      const send = (text: string, mode: 'interrupt' | 'queue') => service.request('POST', queue, { body: { message: { id: `m-${text}`, text }, mode } });
+      for (const [text, mode] of [
+        ['one', 'interrupt'],
+        ['task', 'queue'],
+        ['two', 'interrupt'],
+        ['two', 'interrupt'],
+      ] as const) {
+        expect((await send(text, mode)).status).toBe(202);
+      }
+      // The repeated 'two' (the same message id sent again) is queued once.
+      expect((await service.request('GET', queue)).body).toMatchObject({ slot: { text: 'one' }, overflow: [{ text: 'task' }, { text: 'two' }], depth: 3 });
+      expect((await service.request('POST', `${queue}/next`)).body.message.text).toBe('one');
+      await service.request('POST', `/v1/conversations/${enc(body.sessionKey)}/suspend`, { body: { reason: 'stop' } });
+      expect((await service.request('GET', queue)).body).toMatchObject({ slot: null, overflow: [{ text: 'two' }], depth: 1 });
     });
 
     it('prunes routing entries idle longer than maxAgeDays, keeping suspended and recent ones and those with a live background process', async () => {

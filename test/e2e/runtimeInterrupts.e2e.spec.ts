@@ -42,9 +42,9 @@ for (const backend of e2eBackends()) {
       const first = await enqueue(key, 'stop-1', 'interrupt');
       expect(first.status).toBe(202);
       expect(first.body.interruptRequested).toEqual({ runtimeSessionId: id, turnId: 'turn_1', messageId: 'stop-1', requestedAt: clock.now().toISOString() });
-      // A burst: coalesced into the slot, and the turn was already asked.
+      // A second follow-up waits as a turn of its own, and the turn was already asked.
       const second = await enqueue(key, 'stop-2', 'interrupt');
-      expect(second.body).toMatchObject({ coalescedInto: 'stop-1', interruptRequested: { turnId: 'turn_1', messageId: 'stop-1' } });
+      expect(second.body).toMatchObject({ placement: 'overflow', coalescedInto: null, interruptRequested: { turnId: 'turn_1', messageId: 'stop-1' } });
 
       const binding = await runtimeOf(key);
       expect(binding).toMatchObject({ state: 'running', runtime: { currentTurnId: 'turn_1', interruptRequested: { turnId: 'turn_1', messageId: 'stop-1' } } });

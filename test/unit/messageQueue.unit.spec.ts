@@ -1,7 +1,9 @@
-// The durable message queue's rules: slot coalescing, FIFO overflow without merging, cap, delivery order, clearing.
+// The durable message queue's rules: follow-ups in arrival order (media joined), FIFO overflow without merging, cap,
+// delivery order, clearing, each as Hermes' gateway/run.py does it.
 import { describe, expect, it } from 'vitest';
 import type { ConversationEvent, QueuedMessage } from '../../src/events/conversation/conversationEvents.js';
 import { conversationDecider, type ConversationState, queueDepth } from '../../src/modules/conversations/domain/conversationDecider.js';
+import type { QueueFollowUps } from '../../src/config/queueFollowUps.js';
 import { specification } from '../support/deciderSpecification.js';
 
 const at = '2026-03-01T10:00:00.000Z';
@@ -16,7 +18,17 @@ function message(mode: 'interrupt' | 'queue', text: string | null, media: string
   return { id: `m${++counter}`, mode, text, media, sender: null, metadata: null, queuedAt: at };
 }
 
-const enqueue = (queued: QueuedMessage, cap = 32, mergeText = false) => ({ type: 'EnqueueMessage' as const, message: queued, cap, mergeText, now: at });
+const enqueue = (queued: QueuedMessage, cap = 32, followUps: QueueFollowUps = 'fifo') => ({
+  type: 'EnqueueMessage' as const,
+  message: queued,
+  cap,
+  followUps,
+  now: at,
+});
+const replaced = (waiting: QueuedMessage, placement: 'slot' | 'overflow', joined: QueuedMessage): ConversationEvent => ({
+  type: 'QueuedMessageReplaced',
+  data: { replacedId: waiting.id, placement, message: joined },
+});
 const queuedIn = (placement: 'slot' | 'overflow', queued: QueuedMessage): ConversationEvent => ({
   type: 'MessageQueued',
   data: { message: queued, placement },
@@ -37,22 +49,76 @@ describe('message queue', () => {
       .then([queuedIn('slot', first)]);
   });
 
-  it('coalesces a burst of follow-ups in the slot: the later text wins, media are merged', () => {
+  it('queues a repeated text follow-up as a turn of its own, behind the waiting one: nothing is overwritten', () => {
+    const first = message('interrupt', 'one');
+    const second = message('interrupt', 'two');
+    const third = message('interrupt', 'three');
+    spec
+      .given([...opened, queuedIn('slot', first)])
+      .when(enqueue(second))
+      .then([queuedIn('overflow', second)]);
+    spec
+      .given([...opened, queuedIn('slot', first), queuedIn('overflow', second)])
+      .when(enqueue(third))
+      .then([queuedIn('overflow', third)]);
+  });
+
+  it('joins media follow-ups into the waiting follow-up (a photo burst, an album): media merged, captions appended', () => {
     const first = message('interrupt', 'look at this', ['a.png']);
     const second = message('interrupt', 'and this', ['b.png']);
     spec
       .given([...opened, queuedIn('slot', first)])
       .when(enqueue(second))
-      .then([{ type: 'QueuedMessageReplaced', data: { replacedId: first.id, placement: 'slot', message: { ...second, media: ['a.png', 'b.png'] } } }]);
+      .then([replaced(first, 'slot', { ...second, text: 'look at this\nand this', media: ['a.png', 'b.png'] })]);
+    const caption = message('interrupt', 'the caption');
+    spec
+      .given([...opened, queuedIn('slot', first)])
+      .when(enqueue(caption))
+      .then([replaced(first, 'slot', { ...caption, text: 'look at this\nthe caption', media: ['a.png'] })]);
+    const photo = message('interrupt', null, ['c.png']);
+    spec
+      .given([...opened, queuedIn('slot', message('queue', 'task')), queuedIn('overflow', first)])
+      .when(enqueue(photo))
+      .then([replaced(first, 'overflow', { ...photo, text: 'look at this', media: ['a.png', 'c.png'] })]);
   });
 
-  it('appends text with a newline when text merging is on', () => {
+  it('replaces the waiting follow-up with QUEUE_FOLLOW_UPS=replace: the later text wins, media are merged', () => {
+    const first = message('interrupt', 'look at this', ['a.png']);
+    const second = message('interrupt', 'and this', ['b.png']);
+    spec
+      .given([...opened, queuedIn('slot', first)])
+      .when(enqueue(second, 32, 'replace'))
+      .then([replaced(first, 'slot', { ...second, media: ['a.png', 'b.png'] })]);
+  });
+
+  it('appends the text to the waiting follow-up with QUEUE_FOLLOW_UPS=merge', () => {
     const first = message('interrupt', 'one');
     const second = message('interrupt', 'two');
     spec
       .given([...opened, queuedIn('slot', first)])
-      .when(enqueue(second, 32, true))
-      .then([{ type: 'QueuedMessageReplaced', data: { replacedId: first.id, placement: 'slot', message: { ...second, text: 'one\ntwo' } } }]);
+      .when(enqueue(second, 32, 'merge'))
+      .then([replaced(first, 'slot', { ...second, text: 'one\ntwo' })]);
+  });
+
+  it('queues a message once: the same id sent again while it waits writes nothing, in either mode', () => {
+    const followUp = message('interrupt', 'hello');
+    const task = message('queue', 'task');
+    const events = [...opened, queuedIn('slot', followUp), queuedIn('overflow', task)];
+    for (const followUps of ['fifo', 'merge', 'replace'] as const)
+      spec
+        .given(events)
+        .when(enqueue(followUp, 32, followUps))
+        .then([]);
+    spec.given(events).when(enqueue(task)).then([]);
+  });
+
+  it('puts a follow-up behind the /queue messages waiting: arrival order, as in Hermes', () => {
+    const queued = message('queue', 'task');
+    const followUp = message('interrupt', 'by the way');
+    spec
+      .given([...opened, queuedIn('slot', queued), queuedIn('overflow', message('queue', 'task 2'))])
+      .when(enqueue(followUp))
+      .then([queuedIn('overflow', followUp)]);
   });
 
   it('never merges /queue messages: each goes to the FIFO overflow', () => {
@@ -116,7 +182,7 @@ describe('message queue', () => {
     expect(queueDepth(fold(events))).toBe(0);
   });
 
-  it('reset clears the whole queue; /stop discards only the slot', () => {
+  it('reset clears the whole queue; /stop discards only the message that would run next', () => {
     const slot = message('interrupt', 'follow-up');
     const overflow = message('queue', 'task');
     const events = [...opened, queuedIn('slot', slot), queuedIn('overflow', overflow)];
@@ -128,6 +194,30 @@ describe('message queue', () => {
       .given(events)
       .when({ type: 'ResetConversation', newSessionId: 's2', currentSessionHadActivity: true, now: at })
       .thenState((state) => state.queue.slot === null && state.queue.overflow.length === 0 && state.sessionId === 's2');
+  });
+
+  it("/stop with the slot already taken discards the overflow's oldest, the next in line (Hermes' drain has moved it into its slot)", () => {
+    const taken = message('interrupt', 'running now');
+    const next = message('queue', 'task 1');
+    const later = message('queue', 'task 2');
+    const events = [
+      ...opened,
+      queuedIn('slot', taken),
+      queuedIn('overflow', next),
+      queuedIn('overflow', later),
+      { type: 'MessageDequeued', data: { messageId: taken.id, from: 'slot', at } } as ConversationEvent,
+    ];
+    spec
+      .given(events)
+      .when({ type: 'SuspendConversation', reason: 'stop', now: at })
+      .then([
+        { type: 'Suspended', data: { reason: 'stop', at } },
+        { type: 'QueueCleared', data: { scope: 'slot', reason: 'suspend', discardedIds: [next.id], at } },
+      ]);
+    spec
+      .given(events)
+      .when({ type: 'SuspendConversation', reason: 'stop', now: at })
+      .thenState((state) => state.queue.slot === null && state.queue.overflow.map((queued) => queued.id).join() === later.id);
   });
 });
 

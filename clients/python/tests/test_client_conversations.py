@@ -96,20 +96,23 @@ def test_registered_platforms_reach_the_context_prompt_while_the_gateway_is_live
     assert "matrix" not in client.conversation_context(key, min_position=stopped["position"])["prompt"]
 
 
-def test_the_queue_coalesces_follow_ups_and_delivers_each_message_once(client: LedgerClient, chat_id: str) -> None:
+def test_the_queue_keeps_arrival_order_joins_media_and_delivers_each_message_once(client: LedgerClient, chat_id: str) -> None:
     key = client.resolve_session(telegram_dm(chat_id))["sessionKey"]
 
     first = client.enqueue(key, {"text": "one"}, mode="interrupt")
     second = client.enqueue(key, {"text": "two"}, mode="interrupt")
+    photo = client.enqueue(key, {"text": "and this", "media": ["b.png"]}, mode="interrupt")
     queued = client.enqueue(key, {"text": "three"}, mode="queue")
-    assert first["placement"] == "slot" and second["coalescedInto"] == first["messageId"]
+    again = client.enqueue(key, {"id": queued["messageId"], "text": "three"}, mode="queue")
+    assert first["placement"] == "slot" and second["placement"] == "overflow" and second["coalescedInto"] is None
+    assert photo["coalescedInto"] == first["messageId"], "media join the waiting follow-up next in line, as Hermes' pending slot"
     # No runtime turn runs, so nothing was asked to stop.
     assert first["interruptRequested"] is None
-    assert queued["placement"] == "overflow"
-    assert client.get_queue(key)["depth"] == 2
+    assert queued["placement"] == "overflow" and again["placement"] == "overflow"
+    assert client.get_queue(key)["depth"] == 3, "the same message sent again is queued once"
 
-    taken = [client.next_queued(key), client.next_queued(key), client.next_queued(key)]
-    assert [item and item["message"]["text"] for item in taken] == ["two", "three", None]
+    taken = [client.next_queued(key) for _ in range(4)]
+    assert [item and item["message"]["text"] for item in taken] == ["one\nand this", "two", "three", None]
     assert taken[0] is not None and taken[0]["from"] == "slot"
 
 

@@ -78,7 +78,7 @@ export type ConversationEvent =
   | { type: 'RestartInterrupted'; data: { bootId: string; count: number; at: string } }
   /** `slot`: into the one pending slot; `overflow`: to the FIFO tail. */
   | { type: 'MessageQueued'; data: { message: QueuedMessage; placement: 'slot' | 'overflow' } }
-  /** Burst coalescing: the waiting interrupt message (in the slot or at the overflow tail) becomes `message`. */
+  /** A follow-up joined the waiting one (a media burst; every follow-up under QUEUE_FOLLOW_UPS merge or replace): the waiting interrupt message (in the slot or at the overflow tail) becomes `message`. */
   | { type: 'QueuedMessageReplaced'; data: { replacedId: string; message: QueuedMessage; placement: 'slot' | 'overflow' } }
   | { type: 'MessageDequeued'; data: { messageId: string; from: 'slot' | 'overflow'; at: string } }
   | { type: 'QueueCleared'; data: { scope: 'slot' | 'all'; reason: string; discardedIds: string[]; at: string } }

@@ -1,4 +1,4 @@
-// HTTP for a conversation's durable message queue: one coalescing slot plus a FIFO overflow.
+// HTTP for a conversation's durable message queue: the next message's slot plus a FIFO overflow, follow-ups in arrival order.
 import { randomUUID } from 'node:crypto';
 import { Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
@@ -46,7 +46,7 @@ export class QueueController {
   @HttpCode(202)
   @ApiOperation({
     summary:
-      'Queue a message: interrupt (the coalescing slot; a running runtime turn is asked to stop: InterruptRequested) or queue (FIFO overflow, capped: 429 QUEUE_FULL)',
+      'Queue a message, in arrival order (capped: 429 QUEUE_FULL; a message id already waiting is not queued again): interrupt (a follow-up: a running runtime turn is asked to stop, InterruptRequested; media join the waiting follow-up, QUEUE_FOLLOW_UPS) or queue (its own turn, never joined)',
   })
   @DocumentedBody(enqueueRequestSchema)
   async enqueue(@Param('key') key: string, @ValidBody(enqueueRequestSchema) body: z.infer<typeof enqueueRequestSchema>, @Req() request: Request) {
@@ -66,12 +66,13 @@ export class QueueController {
     const running = message.mode === 'interrupt' ? await runningRuntimeTurn(this.commandContext, validSessionKey(key), metadata.tenant) : null;
     const result = await this.commands.execute(new ChangeConversationCommand(validSessionKey(key), { type: 'enqueue', message }, metadata));
     const event = result.decided[0];
-    // Only a message that waits to interrupt reaches the running turn; a coalesced one asks again, which the turn answers once.
+    // Only a message that waits to interrupt reaches the running turn; a joined or repeated one asks again, which the turn answers once.
     const interrupted: RuntimeInterruptResult | null =
       message.mode === 'interrupt' ? await this.commands.execute(new RequestRuntimeInterruptCommand(running, message.id, metadata)) : null;
     return {
       messageId: message.id,
-      placement: event && 'placement' in event.data ? event.data.placement : null,
+      // Nothing decided: the same message was waiting already (a repeat), where it still is.
+      placement: event && 'placement' in event.data ? event.data.placement : result.state.queue.slot?.id === message.id ? 'slot' : 'overflow',
       coalescedInto: event?.type === 'QueuedMessageReplaced' ? event.data.replacedId : null,
       depth: queueDepth(result.state),
       interruptRequested: interrupted?.interrupt ?? null,

@@ -81,7 +81,10 @@ export class SessionsController {
 
   @Post(':id/turns/start')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Mark a turn in flight (optional): answers its lease (a fencing token for POST /turns); rollback answers 409 TURN_IN_FLIGHT until the next POST /turns records it' })
+  @ApiOperation({
+    summary:
+      'Mark a turn in flight (optional): answers its lease (a fencing token for POST /turns); rollback answers 409 TURN_IN_FLIGHT until the next POST /turns records it',
+  })
   async startTurn(@Param('id') id: string, @Req() request: Request) {
     const result = await changeSession(this.commands, id, { type: 'StartTurn' }, request);
     return { turnIndex: result.state.turnInFlight!.turnIndex, lease: result.state.turnLease!, revision: result.revision, position: result.position };

@@ -221,7 +221,8 @@ class LedgerClient:
         idempotency_key: Optional[str] = None,
     ) -> api.EnqueueResponse:
         """``mode="queue"`` (the service's default): its own turn, FIFO; ``"interrupt"``: a follow-up while the agent
-        is busy, coalesced with the one waiting in the slot."""
+        is busy, also its own turn in arrival order, except that media join the follow-up waiting (the service's
+        ``QUEUE_FOLLOW_UPS``). A message id already waiting is not queued again."""
         body = _present(message=message, mode=mode)
         return cast(api.EnqueueResponse, self._call("enqueue", {"key": session_key}, body=body, idempotency_key=idempotency_key))
 

@@ -154,7 +154,7 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
           type: 'EnqueueMessage',
           message: change.message,
           cap: this.commandContext.queueSettings.cap,
-          mergeText: this.commandContext.queueSettings.mergeText,
+          followUps: this.commandContext.queueSettings.followUps,
           now,
         };
       case 'dequeue':

@@ -18,6 +18,7 @@ import { effectiveResetPolicy } from '../resetPolicy/effectiveResetPolicy.js';
 import { policyExpiry, type SessionWork, touchIntervalSecondsUnder } from '../resetPolicy/policyExpiry.js';
 import { noResetRules, type ResetRules } from '../../../config/resetPolicySettings.js';
 import { type BoundConversation, type ConversationState, initialConversationState, type OpenConversation } from './conversationState.js';
+import type { QueueFollowUps } from '../../../config/queueFollowUps.js';
 
 export { initialConversationState } from './conversationState.js';
 export type { AbsentConversation, BoundConversation, ConversationState, OpenConversation, UnboundConversation } from './conversationState.js';
@@ -53,7 +54,7 @@ export type ConversationCommand =
   | { type: 'MarkResumePending'; reason: ResumeReason; now: string }
   | { type: 'ClearResumePending'; reason: 'turn_completed' | 'manual' | 'drained'; sessionId?: string; now: string }
   | { type: 'CountRestartInterruption'; bootId: string; stuckThreshold: number; now: string }
-  | { type: 'EnqueueMessage'; message: QueuedMessage; cap: number; mergeText: boolean; now: string }
+  | { type: 'EnqueueMessage'; message: QueuedMessage; cap: number; followUps: QueueFollowUps; now: string }
   | { type: 'DequeueMessage'; now: string }
   /** A gateway start's continuation for a conversation to resume: at the head of the queue, once per boot. */
   | { type: 'QueueContinuation'; messageId: string; continuation: AutoContinuation; now: string }
@@ -299,7 +300,7 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     case 'SuspendConversation': {
       if (state.status === 'absent') throw conversationNotFound();
       if (state.suspended) return [];
-      // /stop discards the follow-up waiting in the slot; explicitly /queue'd work stays.
+      // /stop discards the message that would run next, as Hermes' does; the rest of the queue stays.
       return [{ type: 'Suspended', data: { reason: command.reason, at: command.now } }, ...clearQueue(state, 'slot', 'suspend', command.now)];
     }
     case 'MarkResumePending': {
@@ -329,7 +330,7 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     }
     case 'EnqueueMessage':
       if (state.status === 'absent') throw conversationNotFound();
-      return enqueue(state, command.message, command.cap, command.mergeText);
+      return enqueue(state, command.message, command.cap, command.followUps);
     case 'DequeueMessage': {
       if (state.status === 'absent') throw conversationNotFound();
       const continuation = waitingContinuation(state);
@@ -403,9 +404,15 @@ function reportedWithResolve(state: ConversationState, command: Extract<Conversa
   return events;
 }
 
+/**
+ * A slot-scoped clear (a suspend, /stop) takes what would run next: a waiting continuation, and the slot's message or,
+ * with the slot taken, the overflow's oldest. Hermes' /stop discards its pending slot, which its drain keeps filled
+ * with the next message in line. A reset takes everything.
+ */
 function clearQueue(state: ConversationState, scope: 'slot' | 'all', reason: string, at: string): ConversationEvent[] {
   const continuation = waitingContinuation(state);
-  const discarded = scope === 'slot' ? [continuation ?? null, state.queue.slot] : [state.queue.slot, ...state.queue.overflow];
+  const next = state.queue.slot ?? state.queue.overflow.find((message) => message !== continuation) ?? null;
+  const discarded = scope === 'slot' ? [continuation ?? null, next] : [state.queue.slot, ...state.queue.overflow];
   const discardedIds = discarded.filter((message): message is QueuedMessage => message !== null).map((message) => message.id);
   return discardedIds.length === 0 ? [] : [{ type: 'QueueCleared', data: { scope, reason, discardedIds, at } }];
 }
@@ -414,22 +421,38 @@ export function queueDepth(state: ConversationState): number {
   return state.queue.overflow.length + (state.queue.slot ? 1 : 0);
 }
 
-/** A later burst message absorbs the earlier one: its media are added, and its text too when merging is on. */
-function coalesce(waiting: QueuedMessage, incoming: QueuedMessage, mergeText: boolean): QueuedMessage {
-  const text = mergeText && waiting.text && incoming.text ? `${waiting.text}\n${incoming.text}` : (incoming.text ?? waiting.text);
-  return { ...incoming, text, media: [...waiting.media, ...incoming.media] };
+/** The follow-up a later one may join: the slot's, or the overflow's last, never an explicitly /queue'd message. */
+function waitingFollowUp(state: ConversationState): { message: QueuedMessage; placement: 'slot' | 'overflow' } | null {
+  const { slot, overflow } = state.queue;
+  if (slot?.mode === 'interrupt') return { message: slot, placement: 'slot' };
+  const tail = overflow.at(-1);
+  return tail?.mode === 'interrupt' ? { message: tail, placement: 'overflow' } : null;
 }
 
-function enqueue(state: ConversationState, message: QueuedMessage, cap: number, mergeText: boolean): ConversationEvent[] {
+/** `fifo` joins only where media are involved (Hermes merges a photo burst, an album, a caption into its pending event). */
+function joinsWaiting(waiting: QueuedMessage, incoming: QueuedMessage, followUps: QueueFollowUps): boolean {
+  return followUps !== 'fifo' || waiting.media.length > 0 || incoming.media.length > 0;
+}
+
+/** The later message absorbs the waiting one: media added; text appended after a newline, or replacing it (`replace`). */
+function coalesce(waiting: QueuedMessage, incoming: QueuedMessage, followUps: QueueFollowUps): QueuedMessage {
+  const appended = followUps !== 'replace' && waiting.text && incoming.text ? `${waiting.text}\n${incoming.text}` : null;
+  return { ...incoming, text: appended ?? incoming.text ?? waiting.text, media: [...waiting.media, ...incoming.media] };
+}
+
+function isWaiting(state: ConversationState, messageId: string): boolean {
+  return state.queue.slot?.id === messageId || state.queue.overflow.some((message) => message.id === messageId);
+}
+
+function enqueue(state: ConversationState, message: QueuedMessage, cap: number, followUps: QueueFollowUps): ConversationEvent[] {
   const { slot, overflow } = state.queue;
+  // A gateway sending the same message again (a retry without an Idempotency-Key) queues it once.
+  if (isWaiting(state, message.id)) return [];
   if (message.mode === 'interrupt') {
-    // Only a waiting follow-up is coalesced; an explicitly /queue'd message is never replaced.
-    if (slot?.mode === 'interrupt') {
-      return [{ type: 'QueuedMessageReplaced', data: { replacedId: slot.id, message: coalesce(slot, message, mergeText), placement: 'slot' } }];
-    }
-    const tail = overflow.at(-1);
-    if (tail?.mode === 'interrupt') {
-      return [{ type: 'QueuedMessageReplaced', data: { replacedId: tail.id, message: coalesce(tail, message, mergeText), placement: 'overflow' } }];
+    const waiting = waitingFollowUp(state);
+    if (waiting && joinsWaiting(waiting.message, message, followUps)) {
+      const joined = coalesce(waiting.message, message, followUps);
+      return [{ type: 'QueuedMessageReplaced', data: { replacedId: waiting.message.id, message: joined, placement: waiting.placement } }];
     }
   }
   // An empty slot takes the message only when nothing waits in the overflow: FIFO order holds.
