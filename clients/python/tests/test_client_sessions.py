@@ -12,6 +12,21 @@ def new_session(client: LedgerClient, chat_id: str) -> tuple[str, str]:
     return resolved["sessionKey"], resolved["sessionId"]
 
 
+def test_a_write_fenced_by_a_stale_revision_or_a_spent_lease_writes_nothing(client: LedgerClient, chat_id: str) -> None:
+    _, session_id = new_session(client, chat_id)
+    revision = client.get_session(session_id)["revision"]
+    started = client.start_turn(session_id, if_match=revision)
+    with pytest.raises(LedgerError) as stale:
+        client.record_turn(session_id, [{"role": "user", "content": "late"}], if_match=revision)
+    recorded = client.record_turn(session_id, [{"role": "user", "content": "hi"}], lease=started["lease"], if_match=started["revision"])
+    with pytest.raises(LedgerError) as spent:
+        client.record_turn(session_id, [{"role": "user", "content": "again"}], lease=started["lease"])
+
+    assert (stale.value.status, stale.value.code) == (412, "PRECONDITION_FAILED")
+    assert recorded["turnIndex"] == 1
+    assert (spent.value.status, spent.value.code) == (409, "LEASE_LOST")
+    assert client.get_session(session_id)["turnCount"] == 1
+
 def test_turns_accumulate_counters_and_a_started_turn_blocks_rollback(client: LedgerClient, chat_id: str) -> None:
     key, session_id = new_session(client, chat_id)
 

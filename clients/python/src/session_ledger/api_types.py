@@ -200,6 +200,7 @@ class RecordTurnResponse(TypedDict):
 
 class StartTurnResponse(TypedDict):
     turnIndex: int
+    lease: int
     revision: int
     position: int
 

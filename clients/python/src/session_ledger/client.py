@@ -241,14 +241,22 @@ class LedgerClient:
         *,
         usage: Optional[api.TurnUsage] = None,
         status: Optional[api.TurnStatus] = None,
+        lease: Optional[int] = None,
+        if_match: Optional[int] = None,
         idempotency_key: Optional[str] = None,
     ) -> api.RecordTurnResponse:
-        body = _present(messages=list(messages), usage=usage, status=status)
-        return cast(api.RecordTurnResponse, self._call("record_turn", {"id": session_id}, body=body, idempotency_key=idempotency_key))
+        """Records a turn. ``lease`` (from :meth:`start_turn`) refuses it with 409 LEASE_LOST once that turn was given
+        up; ``if_match`` (a read's ``revision``) refuses it with 412 PRECONDITION_FAILED once the session moved on."""
+        body = _present(messages=list(messages), usage=usage, status=status, lease=lease)
+        return cast(
+            api.RecordTurnResponse,
+            self._call("record_turn", {"id": session_id}, body=body, idempotency_key=idempotency_key, if_match=if_match),
+        )
 
-    def start_turn(self, session_id: str, *, idempotency_key: Optional[str] = None) -> api.StartTurnResponse:
-        """Marks a turn in flight (rollback answers 409 TURN_IN_FLIGHT until :meth:`record_turn` records it)."""
-        return cast(api.StartTurnResponse, self._call("start_turn", {"id": session_id}, idempotency_key=idempotency_key))
+    def start_turn(self, session_id: str, *, if_match: Optional[int] = None, idempotency_key: Optional[str] = None) -> api.StartTurnResponse:
+        """Marks a turn in flight (rollback answers 409 TURN_IN_FLIGHT until :meth:`record_turn` records it); its
+        ``lease`` is the fencing token to record it with."""
+        return cast(api.StartTurnResponse, self._call("start_turn", {"id": session_id}, idempotency_key=idempotency_key, if_match=if_match))
 
     def get_session(self, session_id: str, *, min_position: Optional[int] = None) -> api.SessionView:
         return cast(api.SessionView, self._call("get_session", {"id": session_id}, min_position=min_position))

@@ -99,6 +99,7 @@ class Transport:
         body: Any = NO_BODY,
         min_position: Optional[int] = None,
         idempotency_key: Optional[str] = None,
+        if_match: Optional[int] = None,
     ) -> Any:
         operation = OPERATIONS[name]
         url = self.url(operation, params or {}, query)
@@ -116,6 +117,9 @@ class Transport:
             # the service instead of being carried out twice.
             idempotency_key = idempotency_key or str(uuid.uuid4())
             headers["Idempotency-Key"] = idempotency_key
+        if if_match is not None and operation.method != "GET":
+            # The write goes ahead only while the stream stands at this revision (412 PRECONDITION_FAILED otherwise).
+            headers["If-Match"] = f'"{if_match}"'
         repeatable = operation.safe_to_repeat or idempotency_key is not None
 
         started = time.monotonic()
