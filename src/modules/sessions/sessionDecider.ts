@@ -30,6 +30,7 @@ import {
   upsertByName,
 } from './sessionState.js';
 import type { SessionCounters, SessionTimeline } from '../../events/session/sessionTimeline.js';
+import { evolveItemHistory } from './itemHistory.js';
 
 export { initialSessionState, zeroCounters } from './sessionState.js';
 export type { AbsentSession, ExistingSession, SessionState } from './sessionState.js';
@@ -238,7 +239,8 @@ function evolveExistingSession(state: ExistingSession, event: Exclude<SessionStr
         auto: false,
       });
     case 'RolledBack':
-      return { ...restoreTimeline(state, event.data.restored), updatedAt: event.data.at };
+      // Items appended after the checkpoint are no longer in the history.
+      return { ...restoreTimeline(state, event.data.restored), itemsShrunkAt: state.revision, updatedAt: event.data.at };
     case 'MemoryEntrySet': {
       const { name, value, metadata, at } = event.data;
       const createdAt = state.memory.find((entry) => entry.name === name)?.createdAt ?? at;
@@ -255,6 +257,10 @@ function evolveExistingSession(state: ExistingSession, event: Exclude<SessionStr
       return { ...state, childrenSpawned: state.childrenSpawned + 1 };
     case 'SessionDestroyed':
       return { ...state, status: 'destroyed', destroyedAt: event.data.at, turnInFlight: null, updatedAt: event.data.at };
+    case 'ItemAppended':
+    case 'ItemPopped':
+    case 'ItemsCleared':
+      return evolveItemHistory(state, event);
     default:
       return unknownEventType(event, state);
   }
@@ -328,7 +334,7 @@ function requireExisting(state: SessionState): asserts state is ExistingSession 
   if (state.status === 'absent') throw sessionNotFound('unknown');
 }
 
-function requireWritable(state: SessionState): asserts state is ExistingSession {
+export function requireWritable(state: SessionState): asserts state is ExistingSession {
   requireExisting(state);
   if (state.status === 'destroyed') throw sessionDestroyed(state.sessionId);
   if (state.status === 'ended') {
@@ -537,7 +543,7 @@ export const sessionDecider: Decider<SessionState, SessionCommand, SessionStream
   evolve: evolveSession,
   decide: decideSession,
   // Change it whenever SessionState changes shape: snapshots of another version are ignored and replaced.
-  snapshotVersion: 'session-state/5',
+  snapshotVersion: 'session-state/6',
   // A checkpoint's state is the one its event left: kept in memory, a rollback to the newest checkpoint replays nothing.
   isRestorePoint: (state) => lastItem(state.checkpoints)?.revision === state.revision,
 };
