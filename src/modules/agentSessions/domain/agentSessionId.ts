@@ -11,7 +11,9 @@ export const AGENT_PLATFORM = 'agent';
  * check picks one creator. A deleted session's id is never reused: its history stays for audit.
  */
 export function agentSessionId(namespace: string, externalId: string, incarnation: number): string {
-  const hex = createHash('sha256').update(`${namespace}\u0000${externalId}\u0000${incarnation}`).digest('hex');
+  const hex = createHash('sha256')
+    .update(JSON.stringify([namespace, externalId, incarnation]))
+    .digest('hex');
   return `ag_${hex.slice(0, 32)}`;
 }
 

@@ -7,7 +7,9 @@ import { createHash } from 'node:crypto';
  * written twice. Shaped as an RFC 9562 version-8 UUID, the form every store takes as an event id.
  */
 export function itemEventId(streamName: string, itemId: string, occurrence: number): string {
-  const hex = createHash('sha256').update(`item\u0000${streamName}\u0000${itemId}\u0000${occurrence}`).digest('hex');
+  const hex = createHash('sha256')
+    .update(JSON.stringify(['item', streamName, itemId, occurrence]))
+    .digest('hex');
   const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
