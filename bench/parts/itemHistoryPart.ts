@@ -58,7 +58,11 @@ async function seedHistory(store: PostgresEventStore, sessionId: string, externa
   state = created.reduce(sessionDecider.evolve, state);
   let revision = (await store.append(streamName, created as unknown as NewEvent[], 'no_stream')).nextExpectedRevision;
   for (let first = 0; first < items; first += SEED_BATCH) {
-    const batch = Array.from({ length: Math.min(SEED_BATCH, items - first) }, (_, offset) => ({ itemId: item(first + offset).id, item: item(first + offset), occurrence: 0 }));
+    const batch = Array.from({ length: Math.min(SEED_BATCH, items - first) }, (_, offset) => ({
+      itemId: item(first + offset).id,
+      item: item(first + offset),
+      occurrence: 0,
+    }));
     const events = decideAppendItems({ type: 'AppendItems', streamName, items: batch, now: clock.now().toISOString() }, state);
     state = events.reduce(sessionDecider.evolve, state);
     revision = (await store.append(streamName, events as unknown as NewEvent[], revision)).nextExpectedRevision;
@@ -66,7 +70,13 @@ async function seedHistory(store: PostgresEventStore, sessionId: string, externa
 }
 
 function serviceCache(): BoundedStateCache {
-  return new BoundedStateCache({ maxEntries: 10_000, maxBytes: 268_435_456, idleTtlMs: 3_600_000, isInFlight: stateHasTurnInFlight, sizeOf: approximateJsonSize });
+  return new BoundedStateCache({
+    maxEntries: 10_000,
+    maxBytes: 268_435_456,
+    idleTtlMs: 3_600_000,
+    isInFlight: stateHasTurnInFlight,
+    sizeOf: approximateJsonSize,
+  });
 }
 
 function median(values: number[]): number {
