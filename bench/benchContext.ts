@@ -7,10 +7,10 @@ import { BenchService } from './service/benchService.js';
 import { createServiceStorage, type ServiceBackend, type ServiceStorage } from './service/serviceStorage.js';
 
 /** The issue's five measurements; its third (growth) is two parts here: conversations in the store, and one session's length. */
-export const PART_NAMES = ['store', 'http', 'growth', 'sessions', 'rebuild', 'memory', 'streams', 'search'] as const;
+export const PART_NAMES = ['store', 'http', 'growth', 'sessions', 'rebuild', 'memory', 'streams', 'search', 'items'] as const;
 export type PartName = (typeof PART_NAMES)[number];
 /** What `npm run bench` runs with no part named: growth (a million conversations) and memory (a soak) run when named. */
-export const DEFAULT_PARTS: readonly PartName[] = ['store', 'http', 'sessions', 'rebuild', 'streams', 'search'];
+export const DEFAULT_PARTS: readonly PartName[] = ['store', 'http', 'sessions', 'rebuild', 'streams', 'search', 'items'];
 
 export interface BenchOptions {
   parts: PartName[];

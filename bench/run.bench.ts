@@ -1,10 +1,11 @@
-// `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [memory] [streams] [search]`: every figure of the performance issue, each beside its
+// `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [memory] [streams] [search] [items]`: every figure of the performance issue, each beside its
 // same-run baseline as a ratio, with a verdict against the issue's target. PGlite always; PostgreSQL with BENCH_DATABASE_URL.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { BenchContext, parseBenchOptions, type PartName } from './benchContext.js';
 import { describeMachine, loadAverage } from './machine.js';
 import { growthPart } from './parts/growthPart.js';
 import { httpPart } from './parts/httpPart.js';
+import { itemHistoryPart } from './parts/itemHistoryPart.js';
 import { memoryPart } from './parts/memoryPart.js';
 import { rebuildPart } from './parts/rebuildPart.js';
 import { searchPart } from './parts/searchPart.js';
@@ -22,6 +23,7 @@ const PARTS: Record<PartName, (context: BenchContext) => Promise<Figure[]>> = {
   memory: memoryPart,
   streams: streamsPart,
   search: searchPart,
+  items: itemHistoryPart,
 };
 
 async function main(): Promise<void> {

@@ -10,6 +10,7 @@ import { ReadYourWritesInterceptor } from '../http/readYourWrites.js';
 import { IdempotencyInterceptor } from '../idempotency/idempotencyInterceptor.js';
 import { MetricsModule } from '../metrics/metricsModule.js';
 import { AdminModule } from '../modules/admin/adminModule.js';
+import { AgentSessionsModule } from '../modules/agentSessions/agentSessionsModule.js';
 import { ConversationsModule } from '../modules/conversations/conversationsModule.js';
 import { ErasureModule } from '../modules/erasure/erasureModule.js';
 import { EventFeedModule } from '../modules/eventFeed/eventFeedModule.js';
@@ -39,6 +40,7 @@ export class AppModule {
         ConversationsModule,
         GatewaysModule,
         SessionsModule,
+        AgentSessionsModule,
         SearchModule,
         JobsModule,
         EventFeedModule,

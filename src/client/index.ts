@@ -8,3 +8,4 @@ export type * from './ledgerResponses.js';
 export type * from './runtimeApiTypes.js';
 export type * from './adminApiTypes.js';
 export type * from './searchApiTypes.js';
+export type * from './agentSessionApiTypes.js';

@@ -1,5 +1,6 @@
 // The typed Session Ledger client: one method per operation, retries where they are safe, read-your-writes, event streams.
 import type * as Admin from './adminApiTypes.js';
+import type * as Agent from './agentSessionApiTypes.js';
 import type * as Api from './ledgerApiTypes.js';
 import { LedgerApiError, LedgerNetworkError } from './ledgerClientError.js';
 import { ledgerOperations, type Operation, type OperationName } from './ledgerOperations.js';
@@ -266,6 +267,41 @@ export class LedgerClient {
   sessionParent(sessionId: string, options?: CallOptions) {
     return this.call('sessionParent', { id: sessionId }, options);
   }
+  // Sessions by external id (docs/agent-sessions.md)
+  /** Creates the session of `externalId`, or answers the one that exists (`created` false). */
+  putAgentSession(namespace: string, externalId: string, request: Agent.AgentSessionRequest = {}, options?: CallOptions) {
+    return this.call('putAgentSession', { namespace, externalId }, { body: request, ...options });
+  }
+  /** Creates a session under an external id the service chooses. */
+  createAgentSession(namespace: string, request: Agent.AgentSessionRequest = {}, options?: CallOptions) {
+    return this.call('createAgentSession', { namespace }, { body: request, ...options });
+  }
+  getAgentSession(namespace: string, externalId: string, options?: CallOptions) {
+    return this.call('getAgentSession', { namespace, externalId }, options);
+  }
+  deleteAgentSession(namespace: string, externalId: string, query: Agent.DeleteAgentSessionQuery = {}, options?: CallOptions) {
+    return this.call('deleteAgentSession', { namespace, externalId }, { query: { ...query }, ...options });
+  }
+  /** Most recently changed first. */
+  listAgentSessions(namespace: string, query: Agent.ListAgentSessionsQuery = {}, options?: CallOptions) {
+    return this.call('listAgentSessions', { namespace }, { query: { ...query }, ...options });
+  }
+
+  // Item histories
+  appendItems(sessionId: string, request: Agent.AppendItemsRequest, options?: CallOptions) {
+    return this.call('appendItems', { id: sessionId }, { body: request, ...options });
+  }
+  /** The newest `limit` items, oldest first; or those before or after an item. */
+  listItems(sessionId: string, query: Agent.ItemsQuery = {}, options?: CallOptions) {
+    return this.call('listItems', { id: sessionId }, { query: { ...query }, ...options });
+  }
+  popItem(sessionId: string, options?: CallOptions) {
+    return this.call('popItem', { id: sessionId }, options);
+  }
+  clearItems(sessionId: string, options?: CallOptions) {
+    return this.call('clearItems', { id: sessionId }, options);
+  }
+
   /** Its events stay for audit; `cascade` destroys its subtree too, else its children become orphans. */
   destroySession(sessionId: string, query: Api.DestroySessionQuery = {}, options?: CallOptions) {
     return this.call('destroySession', { id: sessionId }, { query: { ...query }, ...options });

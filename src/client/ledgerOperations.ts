@@ -1,5 +1,6 @@
 // Every HTTP operation the client calls: method, path and the field names it sends. The drift test checks each against /openapi.json.
 import type { EraseRequest, PruneRequest, StreamsQuery } from './adminApiTypes.js';
+import type { AgentSessionRequest, AppendItemsRequest, DeleteAgentSessionQuery, ItemsQuery, ListAgentSessionsQuery } from './agentSessionApiTypes.js';
 import { fieldsOf } from './exhaustiveFields.js';
 import type {
   ChildRequest,
@@ -172,6 +173,36 @@ export const ledgerOperations = {
   sessionSlots: { method: 'GET', path: '/v1/sessions/{id}/slots', safeToRepeat: true },
   createSlot: { method: 'POST', path: '/v1/sessions/{id}/slots', body: fieldsOf<CreateSlotRequest>()('name'), safeToRepeat: false },
   switchSlot: { method: 'POST', path: '/v1/sessions/{id}/slots/{name}/switch', safeToRepeat: true },
+
+  putAgentSession: {
+    method: 'PUT',
+    path: '/v1/namespaces/{namespace}/sessions/{externalId}',
+    body: fieldsOf<AgentSessionRequest>()('agentName', 'metadata'),
+    safeToRepeat: true,
+  },
+  createAgentSession: {
+    method: 'POST',
+    path: '/v1/namespaces/{namespace}/sessions',
+    body: fieldsOf<AgentSessionRequest>()('agentName', 'metadata'),
+    safeToRepeat: false,
+  },
+  getAgentSession: { method: 'GET', path: '/v1/namespaces/{namespace}/sessions/{externalId}', safeToRepeat: true },
+  deleteAgentSession: {
+    method: 'DELETE',
+    path: '/v1/namespaces/{namespace}/sessions/{externalId}',
+    query: fieldsOf<DeleteAgentSessionQuery>()('cascade'),
+    safeToRepeat: true,
+  },
+  listAgentSessions: {
+    method: 'GET',
+    path: '/v1/namespaces/{namespace}/sessions',
+    query: fieldsOf<ListAgentSessionsQuery>()('limit', 'cursor', 'updatedAfter', 'updatedBefore', 'metadata'),
+    safeToRepeat: true,
+  },
+  appendItems: { method: 'POST', path: '/v1/sessions/{id}/items', body: fieldsOf<AppendItemsRequest>()('items', 'idField'), safeToRepeat: false },
+  listItems: { method: 'GET', path: '/v1/sessions/{id}/items', query: fieldsOf<ItemsQuery>()('limit', 'before', 'after'), safeToRepeat: true },
+  popItem: { method: 'POST', path: '/v1/sessions/{id}/items/pop', safeToRepeat: false },
+  clearItems: { method: 'DELETE', path: '/v1/sessions/{id}/items', safeToRepeat: false },
 
   gatewayStopping: {
     method: 'POST',

@@ -1,6 +1,7 @@
 // What each operation answers on success, by operation name: the client's methods return these, and the service's
 // OpenAPI document takes its success response schemas from them (generated: see src/http/openApi/generated/responseSchemas.ts).
 import type * as Admin from './adminApiTypes.js';
+import type * as Agent from './agentSessionApiTypes.js';
 import type * as Api from './ledgerApiTypes.js';
 import type * as Runtime from './runtimeApiTypes.js';
 import type * as Search from './searchApiTypes.js';
@@ -75,6 +76,15 @@ export interface LedgerResponses {
   listChildren: Api.SessionChildrenPage;
   sessionParent: Api.SessionParent;
   destroySession: Api.DestroySessionResponse;
+  putAgentSession: Agent.CreatedAgentSession;
+  createAgentSession: Agent.CreatedAgentSession;
+  getAgentSession: Agent.AgentSession;
+  deleteAgentSession: Agent.DeleteAgentSessionResponse;
+  listAgentSessions: Agent.AgentSessionsPage;
+  appendItems: Agent.AppendItemsResponse;
+  listItems: Agent.ItemsPage;
+  popItem: Agent.PopItemResponse;
+  clearItems: Agent.ClearItemsResponse;
   sessionMemory: Api.SessionMemory;
   setMemory: Api.SetMemoryResponse;
   removeMemory: Api.RemoveMemoryResponse;

@@ -447,6 +447,50 @@ export class StreamStateStore {
     }
   }
 
+  /**
+   * Appends events decided on `loaded` (a state `load` returned) at its revision, each with the id its decision gave
+   * it (an item history's ids come from the items, so a retry or a re-import finds what is stored), and caches the
+   * state they fold to. A refused expectation or an id stored already throws as the store does; events already
+   * stored as this very append answer `written: false`. The caller decides again on a fresh load.
+   */
+  async appendDecided<State, Command, Event extends { type: string; data: object }>(
+    streamName: string,
+    decider: Decider<State, Command, Event>,
+    loaded: LoadedState<State>,
+    events: ReadonlyArray<Event & { id?: string }>,
+    metadata: EventMetadata,
+  ): Promise<CommandResult<State, Event>> {
+    // The request's If-Match on this stream (see WriteFence): `loaded` is the state the events were decided on.
+    const fence = currentWriteFence();
+    if (fence?.refuses(streamName, loaded.revision)) throw fence.failure(loaded.revision);
+    const keyed = currentIdempotentWrite();
+    const newEvents: NewEvent[] = events.map((event) => ({
+      ...(event.id === undefined ? {} : { id: event.id }),
+      type: event.type,
+      data: event.data as unknown as JsonObject,
+      metadata: { schemaVersion: eventSchemaHistory.currentVersion(event.type), ...metadata, ...(keyed ? { idempotencyKey: keyed.tag } : {}) },
+    }));
+    let appended: AppendResult;
+    try {
+      appended = await this.store.append(streamName, newEvents, loaded.revision < 0 ? 'no_stream' : loaded.revision);
+    } catch (error) {
+      this.cache.delete(streamName);
+      throw error;
+    }
+    if (appended.alreadyStored) {
+      this.cache.delete(streamName);
+      return { ...loaded, events: [], written: false };
+    }
+    fence?.settle(streamName);
+    const decided = events.map(({ type, data }) => ({ type, data }) as Event);
+    const state = decided.reduce((folded, event) => foldEvent(decider, folded, event), loaded.state);
+    const revision = appended.nextExpectedRevision;
+    this.remember(decider, { state: loaded.state, revision: loaded.revision, position: loaded.position }, { state, revision, position: appended.position });
+    const snapshotted = await this.snapshotIfDue(streamName, decider, state, revision, appended.position, this.loadedSnapshotRevision(loaded.state));
+    this.cache.set(streamName, state, revision, appended.position, this.clock.now().getTime(), snapshotted);
+    return { state, revision, events: decided, position: appended.position, written: true, source: loaded.source };
+  }
+
   /** The opened streams' first events, decided on the initial state, and the state they fold to; none that decide nothing. */
   private decideOpenings<Event, OpenedState, OpenedCommand, OpenedEvent extends { type: string; data: object }>(
     openings: StreamOpenings<Event, OpenedState, OpenedCommand, OpenedEvent>,

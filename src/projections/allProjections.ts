@@ -1,4 +1,5 @@
 // Every projection the service runs, in one list so the runner, rebuild and tests agree.
+import { agentSessionsProjection } from './agentSessions/agentSessionsProjection.js';
 import { jobsProjection } from './jobs/jobsProjection.js';
 import type { Projection } from './projection.js';
 import { runtimeSessionsProjection } from './runtimeSessions/runtimeSessionsProjection.js';
@@ -14,4 +15,5 @@ export const allProjections: readonly Projection[] = [
   sessionTreeProjection,
   runtimeSessionsProjection,
   transcriptSearchProjection,
+  agentSessionsProjection,
 ];

@@ -287,4 +287,25 @@ export const readModelMigrations: readonly Migration[] = [
     name: 'expired conversation entries',
     sql: `ALTER TABLE {schema}.conversation_entries ADD COLUMN expired jsonb`,
   },
+  {
+    // Ids 1-14 belong to other read models. Sessions created by their external id, listed by namespace, newest first.
+    id: 15,
+    name: 'agent sessions',
+    sql: `
+      CREATE TABLE {schema}.agent_sessions (
+        tenant text NOT NULL,
+        session_id text NOT NULL,
+        namespace text NOT NULL,
+        external_id text NOT NULL,
+        agent_name text,
+        metadata jsonb NOT NULL,
+        status text NOT NULL,
+        item_count integer NOT NULL,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        PRIMARY KEY (tenant, session_id)
+      );
+      CREATE INDEX agent_sessions_recent ON {schema}.agent_sessions (tenant, namespace, updated_at DESC, session_id)
+    `,
+  },
 ];

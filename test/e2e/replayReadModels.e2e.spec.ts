@@ -123,6 +123,22 @@ for (const backend of e2eBackends()) {
       await turn(reset.sessionId, 'second', 11);
       await ok('POST', `/v1/conversations/${bKey}/switch`, { sessionId: b.sessionId });
       await turn(b.sessionId, 'third', 13);
+      // Sessions by external id and their items: appended, popped, cleared, rolled back, forked, one deleted.
+      const agent = await ok('PUT', '/v1/namespaces/replay/sessions/first', { agentName: 'helper', metadata: { tier: 'gold' } });
+      await ok('POST', `/v1/sessions/${agent.sessionId}/items`, {
+        items: [
+          { id: 'i1', text: 'one' },
+          { id: 'i2', text: 'two' },
+        ],
+      });
+      const itemsCheckpoint = await ok('POST', `/v1/sessions/${agent.sessionId}/checkpoints`, { label: 'two items' });
+      await ok('POST', `/v1/sessions/${agent.sessionId}/items/pop`);
+      await ok('POST', `/v1/sessions/${agent.sessionId}/rollback`, { checkpointId: itemsCheckpoint.checkpointId });
+      await ok('POST', `/v1/sessions/${agent.sessionId}/fork`, {});
+      const other = await ok('PUT', '/v1/namespaces/replay/sessions/second', {});
+      await ok('POST', `/v1/sessions/${other.sessionId}/items`, { items: [{ text: 'x' }] });
+      await ok('DELETE', `/v1/sessions/${other.sessionId}/items`);
+      await ok('DELETE', '/v1/namespaces/replay/sessions/second');
       // Jobs.
       // A slot up to 120 s ahead may be fired now.
       const job = await ok('POST', '/v1/jobs', { prompt: 'soon', schedule: 'in 1m' });

@@ -22,7 +22,10 @@ const API_TOKEN = [
 const source = { platform: 'telegram', chatType: 'dm', chatId: '4242', userId: '4242', userName: 'Ann' };
 
 /** Routes not addressed by a tenant's ids: admin routes (admin scope only), streams, gateways (checked apart). */
-const NOT_ID_ADDRESSED = [/^\/v1\/admin\//, /^\/v1\/gateways\//, /\/stream$/];
+// A namespace is the caller's own: its listing and a create in it are the caller's tenant's, never another's.
+const NOT_ID_ADDRESSED = [/^\/v1\/admin\//, /^\/v1\/gateways\//, /\/stream$/, /^\/v1\/namespaces\/\{namespace\}\/sessions$/];
+/** Create-or-get by the caller's own external id: another tenant's same id is another session (checked on its own below). */
+const OWN_TENANT_CREATES = ['PUT /v1/namespaces/{}/sessions/{}'];
 
 for (const backend of e2eBackends()) {
   describe(`tenants and scoped tokens (${backend})`, () => {
@@ -36,6 +39,7 @@ for (const backend of e2eBackends()) {
     let childId: string;
     let checkpointId: string;
     let runtimeSessionId: string;
+    let agentSessionId: string;
     let fireId: string;
     const jobId = 'daily-report';
     const clock = new ManualClock(new Date('2026-03-02T07:00:00Z'));
@@ -69,6 +73,10 @@ for (const backend of e2eBackends()) {
       const turn = await as('acme', 'POST', `/v1/conversations/${encodeURIComponent(key)}/runtime/turns`, { provider: 'codex', model: 'gpt', input: 'go' });
       expect(turn.status).toBeLessThan(300);
       runtimeSessionId = turn.body.runtimeSessionId;
+      const agentSession = await as('acme', 'PUT', '/v1/namespaces/support/sessions/acme-chat', { agentName: 'helper' });
+      expect(agentSession.status).toBe(201);
+      agentSessionId = agentSession.body.sessionId;
+      expect((await as('acme', 'POST', `/v1/sessions/${agentSessionId}/items`, { items: [{ text: 'acme item' }] })).status).toBe(200);
     });
     afterAll(async () => {
       await service?.close();
@@ -147,6 +155,12 @@ for (const backend of e2eBackends()) {
         ['GET', '/v1/sessions/{id}/tree', `/v1/sessions/${s}/tree`],
         ['GET', '/v1/sessions/{id}/events', `/v1/sessions/${s}/events`],
         ['GET', '/v1/sessions/{id}/state', `/v1/sessions/${s}/state?revision=0`],
+        ['GET', '/v1/namespaces/{namespace}/sessions/{externalId}', '/v1/namespaces/support/sessions/acme-chat'],
+        ['DELETE', '/v1/namespaces/{namespace}/sessions/{externalId}', '/v1/namespaces/support/sessions/acme-chat'],
+        ['POST', '/v1/sessions/{id}/items', `/v1/sessions/${agentSessionId}/items`, { items: [{ text: 'x' }] }],
+        ['GET', '/v1/sessions/{id}/items', `/v1/sessions/${agentSessionId}/items`],
+        ['DELETE', '/v1/sessions/{id}/items', `/v1/sessions/${agentSessionId}/items`],
+        ['POST', '/v1/sessions/{id}/items/pop', `/v1/sessions/${agentSessionId}/items/pop`],
         ['GET', '/v1/jobs/{id}', `/v1/jobs/${jobId}`],
         ['PATCH', '/v1/jobs/{id}', `/v1/jobs/${jobId}`, { enabled: false }],
         ['DELETE', '/v1/jobs/{id}', `/v1/jobs/${jobId}`],
@@ -164,7 +178,7 @@ for (const backend of e2eBackends()) {
         .filter(([path]) => path.includes('{') && !NOT_ID_ADDRESSED.some((pattern) => pattern.test(path)))
         .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`));
       const covered = new Set(attempts.map(([method, template]) => `${method} ${template.replace(/\{[^}]+\}/g, '{}')}`));
-      expect(documented.filter((route) => !covered.has(route))).toEqual([]);
+      expect(documented.filter((route) => !covered.has(route) && !OWN_TENANT_CREATES.includes(route))).toEqual([]);
 
       const before = await acmeFootprint();
       const answers = [];
@@ -174,6 +188,20 @@ for (const backend of e2eBackends()) {
       }
       expect(answers.filter((answer) => answer.status !== 404)).toEqual([]);
       expect(await acmeFootprint()).toEqual(before);
+    });
+
+    it('gives two tenants the same external id as two sessions, each seeing only its own items', async () => {
+      const globex = await as('globex', 'PUT', '/v1/namespaces/support/sessions/acme-chat', {});
+      expect(globex.status).toBe(201);
+      expect(globex.body.sessionId).toBe(agentSessionId);
+      expect(globex.body.itemCount).toBe(0);
+      expect((await as('globex', 'GET', `/v1/sessions/${agentSessionId}/items`)).body.items).toEqual([]);
+      expect((await as('acme', 'GET', `/v1/sessions/${agentSessionId}/items`)).body.items.map((entry: { item: object }) => entry.item)).toEqual([
+        { text: 'acme item' },
+      ]);
+      const head = await service.lastPosition();
+      const listed = await as('globex', 'GET', `/v1/namespaces/support/sessions?minPosition=${head}`);
+      expect(listed.body.sessions.map((session: { itemCount: number }) => session.itemCount)).toEqual([0]);
     });
 
     it("keeps each tenant's listings, exports and gateway recovery to its own conversations", async () => {

@@ -58,9 +58,11 @@ class Session {
     const [event] = this.run({ type: 'RollBack', checkpointId: checkpoint.checkpointId, restored, now: now() }) as [
       Extract<SessionStreamEvent, { type: 'RolledBack' }>,
     ];
-    // The fold of the change equals installing the checkpoint's whole timeline, as v1 did, byte for byte.
+    // The fold of the change equals installing the checkpoint's whole timeline, as v1 did, byte for byte (and marks
+    // the item history as shrunk there: items appended after the checkpoint left it).
     const installed = {
       ...installTimeline({ ...before, revision: before.revision + 1 }, canonicalJson(timelineOf(this.replayedAt(checkpoint.revision)))),
+      itemsShrunkAt: before.revision + 1,
       updatedAt: event.data.at,
     };
     expect(JSON.stringify(this.state)).toBe(JSON.stringify(installed));

@@ -59,6 +59,9 @@ export type SessionTranscriptEvent =
         depth?: number;
         /** A fork's copy of its parent's state, so the child never needs the parent's stream. */
         startingState?: SessionTimeline;
+        /** A session created by its external id (PUT /v1/namespaces/{namespace}/sessions/{externalId}), not by a gateway. */
+        namespace?: string;
+        externalId?: string;
       };
     }
   | {
@@ -133,7 +136,28 @@ export type SessionExecutionEvent =
     }
   | { type: 'SessionDestroyed'; data: { reason: 'destroyed' | 'cascade'; cascadeFrom?: string; at: string } };
 
-export type SessionStreamEvent = SessionTranscriptEvent | SessionExecutionEvent;
+/**
+ * A history of items: any JSON object, in order (an agent framework's messages, tool calls and results, reasoning,
+ * transcript entries). `position` is the item's place in the history, from 0; the session's fold keeps only the
+ * count, so the history is read from the stream backwards (src/modules/agentSessions/items/liveItems.ts).
+ */
+export type SessionItemEvent =
+  | {
+      type: 'ItemAppended';
+      data: {
+        itemId: string;
+        position: number;
+        /** How many times this id was appended before and then removed (popped, cleared, rolled back): part of the event's id. */
+        occurrence: number;
+        item: JsonObject;
+        at: string;
+      };
+    }
+  /** The last item removed; `revision` (and `sessionId`, when it is a fork's parent's) names the ItemAppended it removed. */
+  | { type: 'ItemPopped'; data: { itemId: string; position: number; revision: number; sessionId?: string; at: string } }
+  | { type: 'ItemsCleared'; data: { clearedCount: number; at: string } };
+
+export type SessionStreamEvent = SessionTranscriptEvent | SessionExecutionEvent | SessionItemEvent;
 
 export type SessionTranscriptEventType = SessionTranscriptEvent['type'];
 export type SessionStreamEventType = SessionStreamEvent['type'];

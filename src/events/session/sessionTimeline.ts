@@ -47,6 +47,8 @@ export interface SessionTimeline {
   lastSummaryTurn: number | null;
   /** The newest checkpoint this state descends from; the current timeline is it and its ancestors. */
   headCheckpointId: string | null;
+  /** Items in the session's item history. Stored timelines from before item histories lack it: read as 0. */
+  itemCount?: number;
 }
 
 /**

@@ -26,11 +26,14 @@ export interface CatalogedError {
 const sessions = /^\/v1\/sessions\/\{id\}/;
 const conversations = /^\/v1\/conversations\/\{key\}/;
 const writesToSessions =
-  /^(\/v1\/(sessions\/(\{id\}\/(turns|transcript|rewind|rollback|checkpoints|memory|slots|children|fork)|resolve)|conversations\/\{key\}\/(runtime\/turns|reset|switch))|PATCH \/v1\/conversations\/\{key\}$)/;
+  /^(\/v1\/(sessions\/(\{id\}\/(turns|transcript|rewind|rollback|checkpoints|memory|slots|children|fork|items)|resolve)|conversations\/\{key\}\/(runtime\/turns|reset|switch))|PATCH \/v1\/conversations\/\{key\}$)/;
 /** Writes that report a turn's usage, or a part of it. */
 const usageReports =
   /^(\/v1\/(sessions\/\{id\}\/turns|conversations\/\{key\}\/runtime\/turns|runtime-sessions\/\{id\}\/events)|PATCH \/v1\/conversations\/\{key\})$/;
 const jobs = /^\/v1\/jobs/;
+const items = /^\/v1\/sessions\/\{id\}\/items/;
+const appendItems = /^\/v1\/sessions\/\{id\}\/items$/;
+const agentSessions = /^\/v1\/namespaces\/\{namespace\}\/sessions/;
 const jobById = /^\/v1\/jobs\/\{id\}/;
 const runtime = /^\/v1\/(runtime-sessions\/\{id\}|conversations\/\{key\}\/runtime)/;
 
@@ -66,19 +69,23 @@ export const errorCatalog: Record<string, CatalogedError> = {
   IDEMPOTENCY_KEY_REUSED: { status: 422, scope: 'write' },
   INSUFFICIENT_SCOPE: { status: 403, scope: 'any' },
   INTERNAL_ERROR: { status: 500, scope: 'any' },
-  INVALID_CURSOR: { status: 400, scope: /^\/v1\/(sessions|jobs|admin\/streams|search)$/ },
+  INVALID_CURSOR: { status: 400, scope: /^\/v1\/(sessions|jobs|admin\/streams|search|namespaces\/\{namespace\}\/sessions)$/ },
   INVALID_ESDB_CONNECTION_STRING: { status: 400, scope: 'none' },
   INVALID_EVENT_ID: { status: 400, scope: 'none' },
   INVALID_EVENT_TYPE: { status: 400, scope: /^\/v1\/events\/stream$/ },
   INVALID_EXPECTED_REVISION: { status: 400, scope: 'none' },
+  INVALID_EXTERNAL_ID: { status: 400, scope: agentSessions },
   INVALID_FIRE_ID: { status: 400, scope: /^\/v1\/jobs\/\{id\}\/runs\/\{fireId\}$/ },
   INVALID_GATEWAY_ID: { status: 400, scope: /^\/v1\/(gateways|sessions\/resolve)/ },
   INVALID_HERMES_EXPORT: { status: 400, scope: 'none' },
   INVALID_IDEMPOTENCY_KEY: { status: 400, scope: 'write' },
+  INVALID_ITEM_ID: { status: 400, scope: appendItems },
   INVALID_JOB_ID: { status: 400, scope: jobs },
   INVALID_LAST_EVENT_ID: { status: 400, scope: /\/stream$/ },
   INVALID_MEMORY_NAME: { status: 400, scope: /^\/v1\/sessions\/\{id\}\/memory/ },
+  INVALID_METADATA_FILTER: { status: 400, scope: agentSessions },
   INVALID_MIN_POSITION: { status: 400, scope: 'readModel' },
+  INVALID_NAMESPACE: { status: 400, scope: agentSessions },
   INVALID_RUNTIME_SESSION_ID: { status: 400, scope: /^\/v1\/runtime-sessions/ },
   INVALID_SCHEDULE: { status: 400, scope: jobs },
   INVALID_SESSION_ID: { status: 400, scope: sessions },
@@ -86,6 +93,10 @@ export const errorCatalog: Record<string, CatalogedError> = {
   INVALID_SLOT_NAME: { status: 400, scope: /^\/v1\/sessions\/\{id\}\/slots/ },
   INVALID_STREAM_NAME: { status: 400, scope: /^\/v1\/admin\/streams$/ },
   INVALID_TIME_ZONE: { status: 400, scope: jobs },
+  ITEM_HISTORY_CONTENDED: { status: 409, scope: items },
+  ITEM_NOT_FOUND: { status: 404, scope: items },
+  ITEM_NOT_OBJECT: { status: 400, scope: appendItems },
+  ITEM_TOO_LARGE: { status: 413, scope: appendItems },
   JOB_COMPLETED: { status: 409, scope: jobById },
   JOB_EXISTS: { status: 409, scope: /^\/v1\/jobs$/ },
   JOB_NEEDS_PROMPT_OR_SKILL: { status: 400, scope: jobs },
@@ -121,8 +132,11 @@ export const errorCatalog: Record<string, CatalogedError> = {
   SESSION_DESTROYED: { status: 409, scope: /^(\/v1\/sessions\/\{id\}|PATCH \/v1\/conversations\/\{key\}$)/ },
   SESSION_ENDED: { status: 409, scope: writesToSessions },
   SESSION_IN_USE: { status: 409, scope: sessions },
+  SESSION_NOT_FOUND: {
+    status: 404,
+    scope: /^\/v1\/(sessions\/\{id\}|conversations\/\{key\}\/(switch|runtime)|namespaces\/\{namespace\}\/sessions\/\{externalId\})/,
+  },
   SESSION_USAGE_FULL: { status: 409, scope: /^\/v1\/(sessions\/\{id\}\/turns|conversations\/\{key\}\/runtime\/turns|runtime-sessions\/\{id\}\/events)$/ },
-  SESSION_NOT_FOUND: { status: 404, scope: /^\/v1\/(sessions\/\{id\}|conversations\/\{key\}\/(switch|runtime))/ },
   SLOT_EXISTS: { status: 409, scope: /^\/v1\/sessions\/\{id\}\/slots$/ },
   SLOT_NOT_DUE: { status: 409, scope: /^\/v1\/jobs\/\{id\}\/fire$/ },
   SLOT_NOT_FOUND: { status: 404, scope: /^\/v1\/sessions\/\{id\}\/slots\/\{name\}/ },
@@ -130,8 +144,10 @@ export const errorCatalog: Record<string, CatalogedError> = {
   SLOT_PASSED: { status: 409, scope: /^\/v1\/jobs\/\{id\}\/fire$/ },
   STREAM_NOT_FOUND: { status: 404, scope: /\/events$/ },
   TOO_MANY_CHILDREN: { status: 409, scope: /^\/v1\/sessions\/\{id\}\/(children|fork)$/ },
-  TOO_MANY_MESSAGES: { status: 413, scope: writesToSessions },
+  TOO_MANY_DELETED_SESSIONS: { status: 409, scope: agentSessions },
   TOO_MANY_EVENT_STREAMS: { status: 429, scope: /\/stream$/ },
+  TOO_MANY_ITEMS: { status: 413, scope: appendItems },
+  TOO_MANY_MESSAGES: { status: 413, scope: writesToSessions },
   TOO_MANY_REQUESTS: { status: 429, scope: 'any' },
   TRANSCRIPT_FULL: { status: 409, scope: writesToSessions },
   TREE_TOO_DEEP: { status: 409, scope: /^\/v1\/sessions\/\{id\}\/(children|fork)$/ },

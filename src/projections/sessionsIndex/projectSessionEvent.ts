@@ -61,6 +61,9 @@ function liveMessageCount(current: number, event: SessionStreamEvent): number {
     case 'SlotSwitched':
     case 'ChildSessionCreated':
     case 'SessionDestroyed':
+    case 'ItemAppended':
+    case 'ItemPopped':
+    case 'ItemsCleared':
       return current;
     default:
       return unknownEventType(event, current);

@@ -54,6 +54,10 @@ const sessionEventTypes: Record<SessionStreamEventType, boolean> = {
   SlotSwitched: true,
   ChildSessionCreated: false,
   SessionDestroyed: true,
+  // Items are activity: the record's updatedAt follows them.
+  ItemAppended: true,
+  ItemPopped: true,
+  ItemsCleared: true,
 };
 
 const conversationPrefix = conversationStreamName('');

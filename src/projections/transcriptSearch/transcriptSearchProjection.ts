@@ -31,6 +31,10 @@ const searchedEventTypes: Record<SessionStreamEventType, boolean> = {
   SlotCreated: false,
   SlotSwitched: false,
   ChildSessionCreated: false,
+  // Items are any JSON, not messages with a role and text: not searched (yet).
+  ItemAppended: false,
+  ItemPopped: false,
+  ItemsCleared: false,
 };
 
 const sessionPrefix = sessionStreamName('');

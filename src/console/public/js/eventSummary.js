@@ -123,6 +123,10 @@ const SUMMARIES = {
     ),
   ChildSessionCreated: (d) => join(valueText(d.kind) || 'child', valueText(d.childSessionId), when(d.agentName, `(${valueText(d.agentName)})`)),
   MemoryEntrySet: (d) => join(valueText(d.name), '=', valueText(d.value) || '(empty)'),
+  ItemAppended: (d) =>
+    join(`item ${valueText(d.position)}`, valueText(d.itemId), when(d.item?.type, `· ${valueText(d.item?.type)}`), when(d.item?.role, valueText(d.item?.role))),
+  ItemPopped: (d) => join(`item ${valueText(d.position)}`, valueText(d.itemId), 'removed'),
+  ItemsCleared: (d) => `${valueText(d.clearedCount) || 0} items cleared`,
   RuntimeBound: (d) =>
     join(
       valueText(d.runtimeSessionId),

@@ -157,6 +157,33 @@ export const operationResponseSchemas: Record<string, object> = {
   "destroySession": {
     "$ref": "#/components/schemas/DestroySessionResponse"
   },
+  "putAgentSession": {
+    "$ref": "#/components/schemas/CreatedAgentSession"
+  },
+  "createAgentSession": {
+    "$ref": "#/components/schemas/CreatedAgentSession"
+  },
+  "getAgentSession": {
+    "$ref": "#/components/schemas/AgentSession"
+  },
+  "deleteAgentSession": {
+    "$ref": "#/components/schemas/DeleteAgentSessionResponse"
+  },
+  "listAgentSessions": {
+    "$ref": "#/components/schemas/AgentSessionsPage"
+  },
+  "appendItems": {
+    "$ref": "#/components/schemas/AppendItemsResponse"
+  },
+  "listItems": {
+    "$ref": "#/components/schemas/ItemsPage"
+  },
+  "popItem": {
+    "$ref": "#/components/schemas/PopItemResponse"
+  },
+  "clearItems": {
+    "$ref": "#/components/schemas/ClearItemsResponse"
+  },
   "sessionMemory": {
     "$ref": "#/components/schemas/SessionMemory"
   },
@@ -3968,6 +3995,373 @@ export const sharedResponseSchemas: Record<string, object> = {
     "required": [
       "sessionId",
       "destroyed",
+      "position"
+    ]
+  },
+  "CreatedAgentSession": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "namespace": {
+        "type": "string"
+      },
+      "externalId": {
+        "type": "string"
+      },
+      "agentName": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "metadata": {
+        "$ref": "#/components/schemas/JsonObject"
+      },
+      "status": {
+        "type": "string",
+        "enum": [
+          "active",
+          "ended",
+          "destroyed"
+        ]
+      },
+      "itemCount": {
+        "type": "number"
+      },
+      "createdAt": {
+        "type": "string"
+      },
+      "updatedAt": {
+        "type": "string"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      },
+      "created": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "agentName",
+      "created",
+      "createdAt",
+      "externalId",
+      "itemCount",
+      "metadata",
+      "namespace",
+      "position",
+      "revision",
+      "sessionId",
+      "status",
+      "updatedAt"
+    ]
+  },
+  "AgentSession": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "namespace": {
+        "type": "string"
+      },
+      "externalId": {
+        "type": "string"
+      },
+      "agentName": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "metadata": {
+        "$ref": "#/components/schemas/JsonObject"
+      },
+      "status": {
+        "type": "string",
+        "enum": [
+          "active",
+          "ended",
+          "destroyed"
+        ]
+      },
+      "itemCount": {
+        "type": "number"
+      },
+      "createdAt": {
+        "type": "string"
+      },
+      "updatedAt": {
+        "type": "string"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionId",
+      "namespace",
+      "externalId",
+      "agentName",
+      "metadata",
+      "status",
+      "itemCount",
+      "createdAt",
+      "updatedAt",
+      "revision",
+      "position"
+    ]
+  },
+  "DeleteAgentSessionResponse": {
+    "$ref": "#/components/schemas/DestroySessionResponse"
+  },
+  "AgentSessionsPage": {
+    "type": "object",
+    "properties": {
+      "sessions": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/AgentSessionListing"
+        }
+      },
+      "nextCursor": {
+        "type": [
+          "string",
+          "null"
+        ]
+      }
+    },
+    "required": [
+      "sessions",
+      "nextCursor"
+    ]
+  },
+  "AgentSessionListing": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "namespace": {
+        "type": "string"
+      },
+      "externalId": {
+        "type": "string"
+      },
+      "agentName": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "metadata": {
+        "$ref": "#/components/schemas/JsonObject"
+      },
+      "status": {
+        "type": "string",
+        "enum": [
+          "active",
+          "ended",
+          "destroyed"
+        ]
+      },
+      "itemCount": {
+        "type": "number"
+      },
+      "createdAt": {
+        "type": "string"
+      },
+      "updatedAt": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "sessionId",
+      "namespace",
+      "externalId",
+      "agentName",
+      "metadata",
+      "status",
+      "itemCount",
+      "createdAt",
+      "updatedAt"
+    ]
+  },
+  "AppendItemsResponse": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "items": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/AppendedItem"
+        }
+      },
+      "itemCount": {
+        "type": "number"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionId",
+      "items",
+      "itemCount",
+      "revision",
+      "position"
+    ]
+  },
+  "AppendedItem": {
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "string"
+      },
+      "index": {
+        "type": [
+          "number",
+          "null"
+        ]
+      },
+      "appended": {
+        "type": "boolean"
+      }
+    },
+    "required": [
+      "id",
+      "index",
+      "appended"
+    ]
+  },
+  "ItemsPage": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "items": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/HistoryItem"
+        }
+      },
+      "itemCount": {
+        "type": "number"
+      },
+      "hasMore": {
+        "type": "boolean"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionId",
+      "items",
+      "itemCount",
+      "hasMore",
+      "revision",
+      "position"
+    ]
+  },
+  "HistoryItem": {
+    "type": "object",
+    "properties": {
+      "id": {
+        "type": "string"
+      },
+      "index": {
+        "type": "number"
+      },
+      "item": {
+        "$ref": "#/components/schemas/JsonObject"
+      },
+      "at": {
+        "type": "string"
+      }
+    },
+    "required": [
+      "id",
+      "index",
+      "item",
+      "at"
+    ]
+  },
+  "PopItemResponse": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "item": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/HistoryItem"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "itemCount": {
+        "type": "number"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionId",
+      "item",
+      "itemCount",
+      "revision",
+      "position"
+    ]
+  },
+  "ClearItemsResponse": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "clearedCount": {
+        "type": "number"
+      },
+      "itemCount": {
+        "type": "number"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionId",
+      "clearedCount",
+      "itemCount",
+      "revision",
       "position"
     ]
   },

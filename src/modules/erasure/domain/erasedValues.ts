@@ -57,6 +57,7 @@ function erasedTimelineFields(timeline: Omit<SessionTimeline, 'transcript'>, con
     currentSlot: timeline.currentSlot,
     lastSummaryTurn: timeline.lastSummaryTurn,
     headCheckpointId: timeline.headCheckpointId,
+    ...(timeline.itemCount === undefined ? {} : { itemCount: timeline.itemCount }),
   };
 }
 

@@ -12,6 +12,7 @@ import { canonicalJson } from '../../../events/streamStateStore.js';
 import { upcastEvent } from '../../../events/upcasting/upcastingEventStore.js';
 import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 import { escapeKeyPart } from '../../sessions/domain/sessionKey.js';
+import { agentSessionId, agentSessionOfKey } from '../../agentSessions/domain/agentSessionId.js';
 import { replaceString } from './erasedValues.js';
 import { type ErasureContext, isErasedKey } from './erasureContext.js';
 import { conversationRedactors } from './redactConversationEvent.js';
@@ -34,9 +35,17 @@ export interface ErasurePlan extends RewritePlan {
 
 type Streams = ReadonlyMap<string, readonly StoredEvent[]>;
 
-/** The streams an erasure of `context` starts from: the two named after the key. */
+/**
+ * The streams an erasure of `context` starts from: the two named after the key, and for the key of a session created by
+ * its external id, that id's first session (every later one names the same key, and the scan finds it).
+ */
 export function anchorStreams(context: ErasureContext): string[] {
-  return [conversationStreamName(context.sessionKey, context.tenant), runtimeBindingStreamName(context.sessionKey, context.tenant)];
+  const agentSession = agentSessionOfKey(context.sessionKey);
+  return [
+    conversationStreamName(context.sessionKey, context.tenant),
+    runtimeBindingStreamName(context.sessionKey, context.tenant),
+    ...(agentSession ? [sessionStreamName(agentSessionId(agentSession.namespace, agentSession.externalId, 0), context.tenant)] : []),
+  ];
 }
 
 /** The same streams after the erasure, under the pseudonymous key. */

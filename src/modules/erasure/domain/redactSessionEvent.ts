@@ -1,4 +1,4 @@
-// What of a session stream's events an erasure keeps: turns as roles, numbers, times and usage; checkpoints, slots and the tree.
+// What of a session stream's events an erasure keeps: turns as roles, numbers, times and usage; checkpoints, slots, the tree, item positions.
 // Events with anything personal are rebuilt field by field, not copied and patched: a field added later is dropped
 // until someone lists it here, which errs towards erasing too much rather than too little.
 import type { SessionStreamEvent } from '../../../events/session/sessionEvents.js';
@@ -19,6 +19,9 @@ export const sessionRedactors: Redactors<SessionStreamEvent> = {
     ...(data.metadata === undefined ? {} : { metadata: {} }),
     ...optional('forkOf', data.forkOf),
     ...(data.startingState === undefined ? {} : { startingState: erasedTimeline(data.startingState, context) }),
+    ...optional('namespace', data.namespace),
+    // A client's own id for the session may name the person (a user id, an address).
+    ...(data.externalId === undefined ? {} : { externalId: context.pseudonym(data.externalId) }),
   }),
   TurnRecorded: (data) => ({
     turnIndex: data.turnIndex,
@@ -57,4 +60,8 @@ export const sessionRedactors: Redactors<SessionStreamEvent> = {
   SlotSwitched: unchanged,
   ChildSessionCreated: unchanged,
   SessionDestroyed: unchanged,
+  // An item is whatever the agent said, read or ran: nothing of it stays. Its id may be the client's, so it is a pseudonym.
+  ItemAppended: (data, context) => ({ itemId: context.pseudonym(data.itemId), position: data.position, occurrence: data.occurrence, item: {}, at: data.at }),
+  ItemPopped: (data, context) => ({ ...data, itemId: context.pseudonym(data.itemId) }),
+  ItemsCleared: unchanged,
 };

@@ -23,6 +23,7 @@ export function restoredTimelineOf(current: FoldedTimeline, restored: FoldedTime
     currentSlot: restored.currentSlot,
     lastSummaryTurn: restored.lastSummaryTurn,
     headCheckpointId: restored.headCheckpointId,
+    itemCount: restored.itemCount,
   };
 }
 
@@ -45,6 +46,8 @@ export function restoreTimeline<State extends SessionState>(state: State, restor
     currentSlot: restored.currentSlot,
     lastSummaryTurn: restored.lastSummaryTurn,
     headCheckpointId: restored.headCheckpointId,
+    // Rollbacks recorded before item histories restore none.
+    itemCount: restored.itemCount ?? 0,
   };
 }
 

@@ -6,6 +6,7 @@ import { DEFAULT_SLOT, type SessionStreamEvent, type TurnUsage } from '../../../
 import type { SessionCounters } from '../../../events/session/sessionTimeline.js';
 import { appendItems, lastItem, mapItems } from './chunkedList.js';
 import { restoreTimeline } from './restoredTimeline.js';
+import { evolveItemHistory } from './itemHistory.js';
 import {
   type CheckpointRecord,
   contextSlot,
@@ -42,6 +43,7 @@ export {
   existingSession,
   findCheckpoint,
   requireSpawnAllowed,
+  requireWritable,
   rollbackTarget,
   sessionDestroyed,
   sessionNotFound,
@@ -198,7 +200,8 @@ function evolveExistingSession(state: ExistingSession, event: Exclude<SessionStr
         auto: false,
       });
     case 'RolledBack':
-      return { ...restoreTimeline(state, event.data.restored), updatedAt: event.data.at };
+      // Items appended after the checkpoint are no longer in the history.
+      return { ...restoreTimeline(state, event.data.restored), itemsShrunkAt: state.revision, updatedAt: event.data.at };
     case 'MemoryEntrySet': {
       const { name, value, metadata, at } = event.data;
       const createdAt = state.memory.find((entry) => entry.name === name)?.createdAt ?? at;
@@ -215,6 +218,10 @@ function evolveExistingSession(state: ExistingSession, event: Exclude<SessionStr
       return { ...state, childrenSpawned: state.childrenSpawned + 1 };
     case 'SessionDestroyed':
       return { ...state, status: 'destroyed', destroyedAt: event.data.at, turnInFlight: null, turnLease: null, updatedAt: event.data.at };
+    case 'ItemAppended':
+    case 'ItemPopped':
+    case 'ItemsCleared':
+      return evolveItemHistory(state, event);
     default:
       return unknownEventType(event, state);
   }
@@ -291,7 +298,7 @@ export const sessionDecider: Decider<SessionState, SessionCommand, SessionStream
   evolve: evolveSession,
   decide: decideSession,
   // Change it whenever SessionState changes shape: snapshots of another version are ignored and replaced.
-  snapshotVersion: 'session-state/6',
+  snapshotVersion: 'session-state/7',
   // A checkpoint's state is the one its event left: kept in memory, a rollback to the newest checkpoint replays nothing.
   isRestorePoint: (state) => lastItem(state.checkpoints)?.revision === state.revision,
 };

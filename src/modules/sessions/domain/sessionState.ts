@@ -18,8 +18,15 @@ export interface CheckpointRecord {
 }
 
 /** What every session state holds, absent or not: the timeline (its two long lists as chunked lists) and the counts. */
-interface SessionStateFields extends Omit<SessionTimeline, 'transcript'> {
+interface SessionStateFields extends Omit<SessionTimeline, 'transcript' | 'itemCount'> {
   transcript: ChunkedList<TranscriptMessage>;
+  /** Items in the item history; the items themselves stay in the log, read backwards from its end. */
+  itemCount: number;
+  /**
+   * Revision of the last event that removed items (ItemPopped, ItemsCleared, RolledBack), -1 for none: an item
+   * appended after it is still in the history, without a read.
+   */
+  itemsShrunkAt: number;
   /** Revision of the last event folded in (-1 before any): checkpoint ids and revisions come from it. */
   revision: number;
   parentSessionId: string | null;
@@ -110,6 +117,8 @@ export const initialSessionState = (): SessionState => ({
   currentSlot: DEFAULT_SLOT,
   lastSummaryTurn: null,
   headCheckpointId: null,
+  itemCount: 0,
+  itemsShrunkAt: -1,
   revision: -1,
   parentSessionId: null,
   agentName: null,
@@ -164,6 +173,7 @@ export function timelineOf(state: SessionState): SessionTimeline {
     currentSlot: state.currentSlot,
     lastSummaryTurn: state.lastSummaryTurn,
     headCheckpointId: state.headCheckpointId,
+    itemCount: state.itemCount,
   };
 }
 
@@ -179,6 +189,7 @@ export function installTimeline<State extends SessionState>(state: State, timeli
     currentSlot: timeline.currentSlot,
     lastSummaryTurn: timeline.lastSummaryTurn,
     headCheckpointId: timeline.headCheckpointId,
+    itemCount: timeline.itemCount ?? 0,
   };
 }
 

@@ -1,0 +1,140 @@
+// The OpenAI Agents SDK's `Session` kept by Session Ledger: a session by external id, its items a ledger item history.
+import type { AgentInputItem, Session } from '@openai/agents';
+import { LedgerClient } from '../../client/ledgerClient.js';
+import { LedgerNetworkError } from '../../client/ledgerClientError.js';
+import type { JsonObject } from '../../client/ledgerApiTypes.js';
+import type { RetryOptions } from '../../client/retryPolicy.js';
+
+export interface LedgerSessionOptions {
+  /** The ledger's base URL, e.g. http://127.0.0.1:3000 */
+  url: string;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Sessions of different namespaces never see each other (default `openai-agents`). */
+  namespace?: string;
+  /** The session's id (the external id in the namespace); without it, the ledger creates a session and names it. */
+  sessionId?: string;
+  /** Recorded on the ledger session when this object creates it. */
+  agentName?: string;
+  metadata?: JsonObject;
+  /** Retries of a call that got no answer or a transient error, each with the call's one Idempotency-Key. */
+  retry?: Partial<RetryOptions>;
+  /** Per request (default 30 s). */
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+/** The ledger did not answer: what the framework's call fails with, never an empty history. */
+export class LedgerUnavailableError extends Error {
+  constructor(
+    readonly url: string,
+    readonly operation: string,
+    override readonly cause: unknown,
+  ) {
+    super(`Session Ledger at ${url} did not answer ${operation}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'LedgerUnavailableError';
+  }
+}
+
+/** Items per request: well under the ledger's MAX_MESSAGES_PER_TURN (1000 by default). */
+const APPEND_BATCH = 100;
+/** Items per page when reading more than one page (the ledger answers at most 1000). */
+const PAGE = 1_000;
+
+/**
+ * `new LedgerSession({ url, sessionId })` where the SDK takes a `Session` (`run(agent, input, { session })`). Items are
+ * stored as they come, in order, in the ledger session of that id (created on first use); every write carries an
+ * Idempotency-Key, so a retried write is not carried out twice.
+ */
+export class LedgerSession implements Session {
+  private readonly client: LedgerClient;
+  private readonly namespace: string;
+  private externalId: Promise<string> | undefined;
+  private ledgerSession: Promise<string> | undefined;
+
+  constructor(private readonly options: LedgerSessionOptions) {
+    this.client = new LedgerClient({
+      baseUrl: options.url,
+      ...(options.token === undefined ? {} : { token: options.token }),
+      ...(options.retry === undefined ? {} : { retry: options.retry }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    });
+    this.namespace = options.namespace ?? 'openai-agents';
+    if (options.sessionId !== undefined) this.externalId = Promise.resolve(options.sessionId);
+  }
+
+  /** The session's id: the one given, or the one the ledger chose when this object created the session. */
+  async getSessionId(): Promise<string> {
+    await this.ledgerSessionId();
+    return this.externalId!;
+  }
+
+  /** The ledger's own id of the session (`ag_…`): for its other routes, the console, audit and erasure. */
+  ledgerSessionId(): Promise<string> {
+    this.ledgerSession ??= this.openSession().catch((error: unknown) => {
+      this.ledgerSession = undefined;
+      throw error;
+    });
+    return this.ledgerSession;
+  }
+
+  async getItems(limit?: number): Promise<AgentInputItem[]> {
+    const sessionId = await this.ledgerSessionId();
+    if (limit !== undefined && limit <= 0) return [];
+    const pages: Array<Array<{ item: JsonObject }>> = [];
+    let before: string | undefined;
+    let wanted = limit ?? Number.POSITIVE_INFINITY;
+    while (wanted > 0) {
+      const page = await this.call('getItems', () => this.client.listItems(sessionId, { limit: Math.min(PAGE, wanted), ...(before ? { before } : {}) }));
+      pages.unshift(page.items);
+      wanted -= page.items.length;
+      if (!page.hasMore || page.items.length === 0) break;
+      before = page.items[0]!.id;
+    }
+    return pages.flat().map((entry) => entry.item as unknown as AgentInputItem);
+  }
+
+  async addItems(items: AgentInputItem[]): Promise<void> {
+    if (items.length === 0) return;
+    const sessionId = await this.ledgerSessionId();
+    // The SDK's items carry provider ids that need not be unique (placeholders), so none is taken as an item id.
+    for (let first = 0; first < items.length; first += APPEND_BATCH) {
+      const batch = items.slice(first, first + APPEND_BATCH).map((item) => JSON.parse(JSON.stringify(item)) as JsonObject);
+      await this.call('addItems', () => this.client.appendItems(sessionId, { items: batch, idField: null }));
+    }
+  }
+
+  async popItem(): Promise<AgentInputItem | undefined> {
+    const sessionId = await this.ledgerSessionId();
+    const popped = await this.call('popItem', () => this.client.popItem(sessionId));
+    return popped.item ? (popped.item.item as unknown as AgentInputItem) : undefined;
+  }
+
+  async clearSession(): Promise<void> {
+    const sessionId = await this.ledgerSessionId();
+    await this.call('clearSession', () => this.client.clearItems(sessionId));
+  }
+
+  private async openSession(): Promise<string> {
+    const details = {
+      ...(this.options.agentName === undefined ? {} : { agentName: this.options.agentName }),
+      ...(this.options.metadata ? { metadata: this.options.metadata } : {}),
+    };
+    if (this.externalId === undefined) {
+      const created = await this.call('getSessionId', () => this.client.createAgentSession(this.namespace, details));
+      this.externalId = Promise.resolve(created.externalId);
+      return created.sessionId;
+    }
+    const externalId = await this.externalId;
+    return (await this.call('getSessionId', () => this.client.putAgentSession(this.namespace, externalId, details))).sessionId;
+  }
+
+  private async call<Result>(operation: string, send: () => Promise<Result>): Promise<Result> {
+    try {
+      return await send();
+    } catch (error) {
+      throw error instanceof LedgerNetworkError ? new LedgerUnavailableError(this.options.url, operation, error) : error;
+    }
+  }
+}

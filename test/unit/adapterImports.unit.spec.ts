@@ -1,0 +1,31 @@
+// The adapters' frameworks are optional: the typed client never names one, and an adapter only borrows its types.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '../..');
+const sources = (folder: string) =>
+  readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => ({ file: join(folder, file), text: readFileSync(join(root, folder, file), 'utf8') }));
+const imports = (text: string) =>
+  [...text.matchAll(/^\s*(import|export)\s+(type\s+)?[^;]*?from\s+'([^']+)'/gms)].map((match) => ({ typeOnly: Boolean(match[2]), from: match[3]! }));
+
+describe('optional agent frameworks', () => {
+  it('are never imported by the typed client (session-ledger/client)', () => {
+    for (const { file, text } of sources('src/client')) expect([file, imports(text).filter((entry) => entry.from.startsWith('@openai/'))]).toEqual([file, []]);
+  });
+
+  it('are imported by session-ledger/openai-agents for their types only, so loading it loads none of the SDK', () => {
+    const found = sources('src/adapters/openaiAgents').flatMap(({ text }) => imports(text).filter((entry) => entry.from.startsWith('@openai/')));
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.every((entry) => entry.typeOnly)).toBe(true);
+  });
+
+  it('are optional peer dependencies, with the adapter a subpath export of its own', () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    expect(manifest.peerDependenciesMeta['@openai/agents']).toEqual({ optional: true });
+    expect(manifest.peerDependencies['@openai/agents']).toBeDefined();
+    expect(manifest.exports['./openai-agents'].default).toBe('./dist/src/adapters/openaiAgents/index.js');
+  });
+});
