@@ -214,6 +214,10 @@ export class StreamStateStore {
   ): Promise<LoadedState<State>> {
     const { loaded } = await this.loadTracked(streamName, decider);
     this.cache.recordLoad?.(loaded.source);
+    // A write request's If-Match on this stream (see WriteFence) is judged on the first state it reads of it, so a
+    // write that reads the stream and appends elsewhere, or appends what it decided on this state, is refused too.
+    const fence = currentWriteFence();
+    if (fence?.refuses(streamName, loaded.revision)) throw fence.failure(loaded.revision);
     return loaded;
   }
 

@@ -18,10 +18,14 @@ export class WriteFence {
     readonly resource: string,
   ) {}
 
-  /** Whether a decision on `streamName` at `revision` must be refused; false once the request has appended to it. */
+  /**
+   * Whether a decision on `streamName` at `revision` must be refused; false once the request has appended to it, and
+   * for a stream that does not exist: the write then answers as it would without a precondition (404), as RFC 9110
+   * § 13.2.1 has a server ignore preconditions where the answer without them would be neither 2xx nor 412.
+   */
   refuses(streamName: string, revision: number): boolean {
-    if (this.settled || streamName !== this.streamName) return false;
-    return this.revisions === 'any' ? revision < 0 : !this.revisions.includes(revision);
+    if (this.settled || streamName !== this.streamName || revision < 0) return false;
+    return this.revisions !== 'any' && !this.revisions.includes(revision);
   }
 
   /** The request appended to the fenced stream: the precondition has done its work. */
@@ -30,10 +34,9 @@ export class WriteFence {
   }
 
   failure(revision: number): LedgerError {
-    const expected = this.revisions === 'any' ? 'an existing stream' : `revision ${this.revisions.join(' or ')}`;
-    const current = revision < 0 ? 'does not exist' : `is at revision ${revision}`;
-    return new LedgerError('PRECONDITION_FAILED', `If-Match asked for ${expected}; ${this.resource} ${current}: nothing was written`, 412, {
-      currentRevision: revision < 0 ? null : revision,
+    const expected = this.revisions === 'any' ? 'any revision' : `revision ${this.revisions.join(' or ')}`;
+    return new LedgerError('PRECONDITION_FAILED', `If-Match asked for ${expected}; ${this.resource} is at revision ${revision}: nothing was written`, 412, {
+      currentRevision: revision,
       ifMatch: this.revisions === 'any' ? '*' : this.revisions,
     });
   }

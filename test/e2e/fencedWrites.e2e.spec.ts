@@ -54,6 +54,9 @@ for (const backend of e2eBackends()) {
         ['POST', `/v1/sessions/${sessionId}/checkpoints`, { label: 'late' }],
         ['PUT', `/v1/sessions/${sessionId}/memory/topic`, { value: 'late' }],
         ['POST', `/v1/sessions/${sessionId}/rewind`, { turns: 1 }],
+        ['POST', `/v1/sessions/${sessionId}/items`, { items: [{ id: 'late', type: 'message' }] }],
+        ['POST', `/v1/sessions/${sessionId}/items/pop`, undefined],
+        ['DELETE', `/v1/sessions/${sessionId}/items`, undefined],
       ] as const) {
         const refused = await service.request(method, path, { body, headers: { 'If-Match': stale } });
         expect(refused.status, `${method} ${path}: ${refused.text}`).toBe(412);
@@ -80,6 +83,12 @@ for (const backend of e2eBackends()) {
       });
       expect(again.status, again.text).toBe(412);
       expect(again.body.error.code).toBe('PRECONDITION_FAILED');
+      // PATCH writes the session but is fenced by the conversation it names.
+      const patched = await service.request('PATCH', `/v1/conversations/${enc(sessionKey)}`, {
+        body: { lastPromptTokens: 5 },
+        headers: { 'If-Match': read.headers.get('etag')! },
+      });
+      expect(patched.status, patched.text).toBe(412);
       const any = await service.request('POST', `/v1/conversations/${enc(sessionKey)}/suspend`, { body: {}, headers: { 'If-Match': '*' } });
       expect(any.status, any.text).toBe(200);
       // A write that would fail without its precondition fails as it would (RFC 9110 13.2.1): no conversation, 404.
