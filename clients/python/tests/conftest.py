@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -58,8 +59,10 @@ def _wait_until_healthy(url: str, process: subprocess.Popen[bytes], log: Path, d
     raise RuntimeError(f"the service did not answer /health in time:\n{log.read_text()[-4000:]}")
 
 
-@pytest.fixture(scope="session")
-def ledger_url() -> Iterator[str]:
+@contextlib.contextmanager
+def running_service(**settings: str) -> Iterator[str]:
+    """The built service on a free port with ``settings`` as its environment (``DATA_DIR``, ``DATABASE_URL``, …): its URL
+    while the block runs, stopped with SIGTERM after it."""
     _ensure_built()
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
@@ -77,6 +80,7 @@ def ledger_url() -> Iterator[str]:
         JOB_TICK_INTERVAL_MS="0",
         READ_WAIT_TIMEOUT_MS="1000",
     )
+    environment.update(settings)
     log = Path(tempfile.mkdtemp(prefix="ledger-pytest-")) / "service.log"
     with log.open("wb") as output:
         process = subprocess.Popen(
@@ -92,6 +96,12 @@ def ledger_url() -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="session")
+def ledger_url() -> Iterator[str]:
+    with running_service() as url:
+        yield url
 
 
 @pytest.fixture
