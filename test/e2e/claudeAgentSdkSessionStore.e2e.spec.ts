@@ -5,7 +5,16 @@ import { randomUUID } from 'node:crypto';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { importSessionToStore, InMemorySessionStore, type SessionKey, type SessionStoreEntry } from '@anthropic-ai/claude-agent-sdk';
+import {
+  deleteSession,
+  getSessionMessages,
+  importSessionToStore,
+  InMemorySessionStore,
+  listSessions,
+  listSubagents,
+  type SessionKey,
+  type SessionStoreEntry,
+} from '@anthropic-ai/claude-agent-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerSessionStore, LedgerUnavailableError } from '../../src/adapters/claudeAgentSdk/index.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
@@ -85,6 +94,24 @@ for (const backend of e2eBackends()) {
         { type: 'agent_metadata', ...meta },
         { type: 'agent_metadata', ...meta },
       ]);
+    });
+
+    it("serves the SDK's own store-backed reads and deletion: listSessions, getSessionMessages, listSubagents, deleteSession", async () => {
+      const store = freshStore();
+      await importSessionToStore(SESSION_ID, store, { dir: PROJECT_DIR });
+      const [info, ...others] = await listSessions({ dir: PROJECT_DIR, sessionStore: store });
+      expect(others).toEqual([]);
+      expect(info).toMatchObject({ sessionId: SESSION_ID, summary: 'DST bug in nextDay', customTitle: 'DST bug in nextDay', gitBranch: 'main' });
+      const messages = await getSessionMessages(SESSION_ID, { dir: PROJECT_DIR, sessionStore: store });
+      expect(messages.map((entry) => entry.uuid)).toEqual(
+        (await lines(`${SESSION_ID}.jsonl`)).filter((entry) => entry.type === 'user' || entry.type === 'assistant').map((entry) => entry.uuid),
+      );
+      expect(await listSubagents(SESSION_ID, { dir: PROJECT_DIR, sessionStore: store })).toEqual(['a7f3e2']);
+
+      await deleteSession(SESSION_ID, { dir: PROJECT_DIR, sessionStore: store });
+      expect(await store.load({ projectKey: PROJECT_KEY, sessionId: SESSION_ID })).toBeNull();
+      expect(await store.load({ projectKey: PROJECT_KEY, sessionId: SESSION_ID, subpath: SUBPATH })).toBeNull();
+      expect(await listSessions({ dir: PROJECT_DIR, sessionStore: store })).toEqual([]);
     });
 
     it('answers null for a key never written, and keeps entries deep-equal and in append order', async () => {
