@@ -196,6 +196,12 @@ for (const backend of e2eBackends()) {
       // Written again after a delete, the transcript starts empty: a deleted history never comes back.
       await store.append(key, [{ type: 'user', uuid: 'm-2' }]);
       expect(await store.load(key)).toEqual([{ type: 'user', uuid: 'm-2' }]);
+
+      // Deleted by another store (another host) while this one keeps writing: the next append starts it again.
+      const elsewhere = new LedgerSessionStore({ url: service.url, token: TOKEN, namespace: store.namespace });
+      await elsewhere.delete(key);
+      await store.append(key, [{ type: 'user', uuid: 'm-3' }]);
+      expect(await elsewhere.load(key)).toEqual([{ type: 'user', uuid: 'm-3' }]);
     });
 
     it('stamps mtime in integer epoch milliseconds, moving with every append', async () => {
