@@ -13,7 +13,8 @@ const imports = (text: string) =>
 
 describe('optional agent frameworks', () => {
   it('are never imported by the typed client (session-ledger/client)', () => {
-    for (const { file, text } of sources('src/client')) expect([file, imports(text).filter((entry) => entry.from.startsWith('@openai/'))]).toEqual([file, []]);
+    for (const { file, text } of sources('src/client'))
+      expect([file, imports(text).filter((entry) => /^@(openai|anthropic-ai)\//.test(entry.from))]).toEqual([file, []]);
   });
 
   it('are imported by session-ledger/openai-agents for their types only, so loading it loads none of the SDK', () => {
@@ -22,10 +23,21 @@ describe('optional agent frameworks', () => {
     expect(found.every((entry) => entry.typeOnly)).toBe(true);
   });
 
+  it('are imported by session-ledger/claude-agent-sdk for their types only: the SDK loads when summaries are folded', () => {
+    const files = sources('src/adapters/claudeAgentSdk');
+    const found = files.flatMap(({ text }) => imports(text).filter((entry) => entry.from.startsWith('@anthropic-ai/')));
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.every((entry) => entry.typeOnly)).toBe(true);
+    expect(files.flatMap(({ text }) => [...text.matchAll(/await import\('([^']+)'\)/g)].map((match) => match[1]))).toEqual(['@anthropic-ai/claude-agent-sdk']);
+  });
+
   it('are optional peer dependencies, with the adapter a subpath export of its own', () => {
     const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     expect(manifest.peerDependenciesMeta['@openai/agents']).toEqual({ optional: true });
     expect(manifest.peerDependencies['@openai/agents']).toBeDefined();
     expect(manifest.exports['./openai-agents'].default).toBe('./dist/src/adapters/openaiAgents/index.js');
+    expect(manifest.peerDependenciesMeta['@anthropic-ai/claude-agent-sdk']).toEqual({ optional: true });
+    expect(manifest.peerDependencies['@anthropic-ai/claude-agent-sdk']).toBeDefined();
+    expect(manifest.exports['./claude-agent-sdk'].default).toBe('./dist/src/adapters/claudeAgentSdk/index.js');
   });
 });

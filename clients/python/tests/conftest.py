@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -62,18 +63,10 @@ def _wait_until_healthy(url: str, process: subprocess.Popen[bytes], log: Path, d
 TENANT_TOKENS = {"first": "first-tenant-secret-0123456789", "second": "second-tenant-secret-0123456789"}
 
 
-@pytest.fixture(scope="session")
-def ledger_url() -> Iterator[str]:
-    yield from _service()
-
-
-@pytest.fixture(scope="session")
-def tenanted_ledger_url() -> Iterator[str]:
-    """A second service whose tokens each have a tenant of their own: what a test sees there is its own doing."""
-    yield from _service(API_TOKEN=",".join(f"{tenant}-bot:write:{tenant}={secret}" for tenant, secret in TENANT_TOKENS.items()))
-
-
-def _service(**extra_environment: str) -> Iterator[str]:
+@contextlib.contextmanager
+def running_service(**settings: str) -> Iterator[str]:
+    """The built service on a free port with ``settings`` as its environment (``DATA_DIR``, ``DATABASE_URL``, …): its URL
+    while the block runs, stopped with SIGTERM after it."""
     _ensure_built()
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
@@ -90,8 +83,8 @@ def _service(**extra_environment: str) -> Iterator[str]:
         # Tests fire jobs themselves; a short read wait shows the client retrying a read model that lags.
         JOB_TICK_INTERVAL_MS="0",
         READ_WAIT_TIMEOUT_MS="1000",
-        **extra_environment,
     )
+    environment.update(settings)
     log = Path(tempfile.mkdtemp(prefix="ledger-pytest-")) / "service.log"
     with log.open("wb") as output:
         process = subprocess.Popen(
@@ -107,6 +100,19 @@ def _service(**extra_environment: str) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="session")
+def ledger_url() -> Iterator[str]:
+    with running_service() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def tenanted_ledger_url() -> Iterator[str]:
+    """A second service whose tokens each have a tenant of their own: what a test sees there is its own doing."""
+    with running_service(API_TOKEN=",".join(f"{tenant}-bot:write:{tenant}={secret}" for tenant, secret in TENANT_TOKENS.items())) as url:
+        yield url
 
 
 @pytest.fixture

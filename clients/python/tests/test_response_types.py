@@ -150,6 +150,21 @@ def test_every_method_answers_what_its_return_type_says(client: LedgerClient) ->
     call("runtime_new", runtime_key)
     call("runtime_detach", runtime_key)
 
+    namespace = f"py-types-{chat}"
+    agent = call("put_agent_session", namespace, "conversation-1", agent_name="support-bot", metadata={"userId": "u-42"})
+    call("put_agent_session", namespace, "conversation-1")
+    call("create_agent_session", namespace)
+    call("get_agent_session", namespace, "conversation-1")
+    call("list_agent_sessions", namespace, metadata={"userId": "u-42"})
+    call("append_items", agent["sessionId"], [{"id": "item-1", "type": "message"}, {"type": "tool_call"}])
+    call("append_items", agent["sessionId"], [{"uuid": "u-1"}], id_field="uuid")
+    call("list_items", agent["sessionId"], limit=2)
+    call("list_items", agent["sessionId"], after="item-1")
+    call("pop_item", agent["sessionId"])
+    call("clear_items", agent["sessionId"])
+    call("pop_item", agent["sessionId"])
+    call("delete_agent_session", namespace, "conversation-1")
+
     call("list_projections")
     call("get_projection", "session-tree")
     call("list_streams", category="conversation", limit=5)

@@ -4,6 +4,9 @@ import { LedgerClient } from '../../client/ledgerClient.js';
 import { LedgerNetworkError } from '../../client/ledgerClientError.js';
 import type { JsonObject } from '../../client/ledgerApiTypes.js';
 import type { RetryOptions } from '../../client/retryPolicy.js';
+import { LedgerUnavailableError } from '../ledgerUnavailableError.js';
+
+export { LedgerUnavailableError };
 
 export interface LedgerSessionOptions {
   /** The ledger's base URL, e.g. http://127.0.0.1:3000 */
@@ -22,18 +25,6 @@ export interface LedgerSessionOptions {
   /** Per request (default 30 s). */
   timeoutMs?: number;
   fetch?: typeof fetch;
-}
-
-/** The ledger did not answer: what the framework's call fails with, never an empty history. */
-export class LedgerUnavailableError extends Error {
-  constructor(
-    readonly url: string,
-    readonly operation: string,
-    override readonly cause: unknown,
-  ) {
-    super(`Session Ledger at ${url} did not answer ${operation}: ${cause instanceof Error ? cause.message : String(cause)}`);
-    this.name = 'LedgerUnavailableError';
-  }
 }
 
 /** Items per request: well under the ledger's MAX_MESSAGES_PER_TURN (1000 by default). */

@@ -1088,3 +1088,91 @@ class SearchSessionsPage(TypedDict):
     query: str
     sessions: list[SessionSearchHits]
     nextCursor: Optional[str]
+
+
+# Sessions named by external ids, and item histories (docs/agent-sessions.md)
+
+
+class AgentSession(TypedDict):
+    sessionId: str
+    namespace: str
+    externalId: str
+    agentName: Optional[str]
+    metadata: JsonObject
+    status: Literal["active", "ended", "destroyed"]
+    itemCount: int
+    createdAt: str
+    updatedAt: str
+    revision: int
+    position: int
+
+
+class CreatedAgentSession(AgentSession):
+    created: bool
+    """Whether this request created it (201); False when it existed (200)."""
+
+
+class AgentSessionListing(TypedDict):
+    sessionId: str
+    namespace: str
+    externalId: str
+    agentName: Optional[str]
+    metadata: JsonObject
+    status: Literal["active", "ended", "destroyed"]
+    itemCount: int
+    createdAt: str
+    updatedAt: str
+
+
+class AgentSessionsPage(TypedDict):
+    sessions: list[AgentSessionListing]
+    nextCursor: Optional[str]
+
+
+class AppendedItem(TypedDict):
+    id: str
+    index: Optional[int]
+    appended: bool
+    """False: the history held an item of this id already, and nothing was written for it."""
+
+
+class AppendItemsResponse(TypedDict):
+    sessionId: str
+    items: list[AppendedItem]
+    itemCount: int
+    revision: int
+    position: int
+
+
+class HistoryItem(TypedDict):
+    id: str
+    index: int
+    item: JsonObject
+    at: str
+
+
+class ItemsPage(TypedDict):
+    sessionId: str
+    items: list[HistoryItem]
+    """Oldest first."""
+    itemCount: int
+    hasMore: bool
+    """Older items exist (no cursor, or ``before``); newer ones (``after``)."""
+    revision: int
+    position: int
+
+
+class PopItemResponse(TypedDict):
+    sessionId: str
+    item: Optional[HistoryItem]
+    itemCount: int
+    revision: int
+    position: int
+
+
+class ClearItemsResponse(TypedDict):
+    sessionId: str
+    clearedCount: int
+    itemCount: int
+    revision: int
+    position: int

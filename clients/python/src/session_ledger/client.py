@@ -404,6 +404,91 @@ class LedgerClient:
         query = {"limit": limit, "cursor": cursor, "maxDepth": max_depth}
         return cast(api.TreePage, self._call("session_tree", {"id": session_id}, query=query, min_position=min_position))
 
+    # Sessions named by external ids in a namespace
+    def put_agent_session(
+        self,
+        namespace: str,
+        external_id: str,
+        *,
+        agent_name: Optional[str] = None,
+        metadata: Optional[api.JsonObject] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> api.CreatedAgentSession:
+        """The session of that id, created by this call when there was none (``created``); race-free."""
+        body = _present(agentName=agent_name, metadata=metadata)
+        params = {"namespace": namespace, "externalId": external_id}
+        return cast(api.CreatedAgentSession, self._call("put_agent_session", params, body=body, idempotency_key=idempotency_key))
+
+    def create_agent_session(
+        self,
+        namespace: str,
+        *,
+        agent_name: Optional[str] = None,
+        metadata: Optional[api.JsonObject] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> api.CreatedAgentSession:
+        """A new session under an external id the service chooses (a UUID; a keyed retry gets the same one)."""
+        body = _present(agentName=agent_name, metadata=metadata)
+        return cast(api.CreatedAgentSession, self._call("create_agent_session", {"namespace": namespace}, body=body, idempotency_key=idempotency_key))
+
+    def get_agent_session(self, namespace: str, external_id: str) -> api.AgentSession:
+        return cast(api.AgentSession, self._call("get_agent_session", {"namespace": namespace, "externalId": external_id}))
+
+    def delete_agent_session(
+        self, namespace: str, external_id: str, *, cascade: Optional[bool] = None, idempotency_key: Optional[str] = None
+    ) -> api.DestroyResponse:
+        params = {"namespace": namespace, "externalId": external_id}
+        query = {"cascade": cascade}
+        return cast(api.DestroyResponse, self._call("delete_agent_session", params, query=query, idempotency_key=idempotency_key))
+
+    def list_agent_sessions(
+        self,
+        namespace: str,
+        *,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        updated_after: Optional[str] = None,
+        updated_before: Optional[str] = None,
+        metadata: Optional[api.JsonObject] = None,
+        min_position: Optional[int] = None,
+    ) -> api.AgentSessionsPage:
+        """Most recently changed first; ``metadata``: only sessions whose metadata contains it."""
+        query = {
+            "limit": limit,
+            "cursor": cursor,
+            "updatedAfter": updated_after,
+            "updatedBefore": updated_before,
+            "metadata": None if metadata is None else json.dumps(metadata, separators=(",", ":")),
+        }
+        return cast(api.AgentSessionsPage, self._call("list_agent_sessions", {"namespace": namespace}, query=query, min_position=min_position))
+
+    # Item histories (any session's)
+    def append_items(
+        self,
+        session_id: str,
+        items: Sequence[api.JsonObject],
+        *,
+        id_field: Optional[str] = "id",
+        idempotency_key: Optional[str] = None,
+    ) -> api.AppendItemsResponse:
+        """Appends in order; an item whose id (its ``id_field`` member; None: no item has one) the history holds is
+        not written again."""
+        body = {"items": list(items), "idField": id_field}
+        return cast(api.AppendItemsResponse, self._call("append_items", {"id": session_id}, body=body, idempotency_key=idempotency_key))
+
+    def list_items(
+        self, session_id: str, *, limit: Optional[int] = None, before: Optional[str] = None, after: Optional[str] = None
+    ) -> api.ItemsPage:
+        """The newest ``limit`` items oldest first, or those just ``before`` / ``after`` an item id."""
+        query = {"limit": limit, "before": before, "after": after}
+        return cast(api.ItemsPage, self._call("list_items", {"id": session_id}, query=query))
+
+    def pop_item(self, session_id: str, *, idempotency_key: Optional[str] = None) -> api.PopItemResponse:
+        return cast(api.PopItemResponse, self._call("pop_item", {"id": session_id}, idempotency_key=idempotency_key))
+
+    def clear_items(self, session_id: str, *, idempotency_key: Optional[str] = None) -> api.ClearItemsResponse:
+        return cast(api.ClearItemsResponse, self._call("clear_items", {"id": session_id}, idempotency_key=idempotency_key))
+
     # Restart recovery
     def gateway_stopping(
         self,

@@ -43,3 +43,13 @@ class LedgerNetworkError(ConnectionError):
         self.idempotency_key = idempotency_key
         applied = "; it may have been carried out" if maybe_applied else ""
         super().__init__(f"{operation}: no answer from the service ({cause!r}){applied}")
+
+
+class LedgerUnavailableError(ConnectionError):
+    """The ledger did not answer: what an adapter's call (an agent framework's session) fails with, never an empty
+    history. ``url`` is the ledger's, ``operation`` the framework's method; the client's error is ``__cause__``."""
+
+    def __init__(self, url: str, operation: str, cause: BaseException) -> None:
+        self.url = url
+        self.operation = operation
+        super().__init__(f"Session Ledger at {url} did not answer {operation}: {cause}")

@@ -109,6 +109,25 @@ OPERATIONS: dict[str, Operation] = {
     "list_children": Operation("GET", "/v1/sessions/{id}/children", query=("limit", "cursor"), safe_to_repeat=True),
     "get_parent": Operation("GET", "/v1/sessions/{id}/parent", safe_to_repeat=True),
     "session_tree": Operation("GET", "/v1/sessions/{id}/tree", query=("limit", "cursor", "maxDepth"), safe_to_repeat=True),
+    # Sessions named by external ids in a namespace, and item histories (any session's)
+    "put_agent_session": Operation(
+        "PUT", "/v1/namespaces/{namespace}/sessions/{externalId}", body=("agentName", "metadata"), safe_to_repeat=True
+    ),
+    "create_agent_session": Operation("POST", "/v1/namespaces/{namespace}/sessions", body=("agentName", "metadata")),
+    "get_agent_session": Operation("GET", "/v1/namespaces/{namespace}/sessions/{externalId}", safe_to_repeat=True),
+    "delete_agent_session": Operation(
+        "DELETE", "/v1/namespaces/{namespace}/sessions/{externalId}", query=("cascade",), safe_to_repeat=True
+    ),
+    "list_agent_sessions": Operation(
+        "GET",
+        "/v1/namespaces/{namespace}/sessions",
+        query=("limit", "cursor", "updatedAfter", "updatedBefore", "metadata"),
+        safe_to_repeat=True,
+    ),
+    "append_items": Operation("POST", "/v1/sessions/{id}/items", body=("items", "idField")),
+    "list_items": Operation("GET", "/v1/sessions/{id}/items", query=("limit", "before", "after"), safe_to_repeat=True),
+    "pop_item": Operation("POST", "/v1/sessions/{id}/items/pop"),
+    "clear_items": Operation("DELETE", "/v1/sessions/{id}/items"),
     # Restart recovery
     "gateway_stopping": Operation(
         "POST", "/v1/gateways/{gatewayId}/stopping", body=("activeKeys", "mode"), safe_to_repeat=True
