@@ -31,6 +31,8 @@ const writesToSessions =
 const usageReports =
   /^(\/v1\/(sessions\/\{id\}\/turns|conversations\/\{key\}\/runtime\/turns|runtime-sessions\/\{id\}\/events)|PATCH \/v1\/conversations\/\{key\})$/;
 const jobs = /^\/v1\/jobs/;
+/** Writes that take If-Match: every write to one session's or one conversation's stream (see src/http/ifMatch.ts). */
+const fencedWrites = /^(POST|PUT|PATCH|DELETE) \/v1\/(sessions\/\{id\}|conversations\/\{key\})(\/|$)/;
 const items = /^\/v1\/sessions\/\{id\}\/items/;
 const appendItems = /^\/v1\/sessions\/\{id\}\/items$/;
 const agentSessions = /^\/v1\/namespaces\/\{namespace\}\/sessions/;
@@ -67,6 +69,7 @@ export const errorCatalog: Record<string, CatalogedError> = {
   HERMES_HOME_NOT_FOUND: { status: 400, scope: 'none' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, scope: 'write' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, scope: 'write' },
+  IF_MATCH_NOT_SUPPORTED: { status: 400, scope: 'write' },
   INSUFFICIENT_SCOPE: { status: 403, scope: 'any' },
   INTERNAL_ERROR: { status: 500, scope: 'any' },
   INVALID_CURSOR: { status: 400, scope: /^\/v1\/(sessions|jobs|admin\/streams|search|namespaces\/\{namespace\}\/sessions)$/ },
@@ -79,6 +82,7 @@ export const errorCatalog: Record<string, CatalogedError> = {
   INVALID_GATEWAY_ID: { status: 400, scope: /^\/v1\/(gateways|sessions\/resolve)/ },
   INVALID_HERMES_EXPORT: { status: 400, scope: 'none' },
   INVALID_IDEMPOTENCY_KEY: { status: 400, scope: 'write' },
+  INVALID_IF_MATCH: { status: 400, scope: fencedWrites },
   INVALID_ITEM_ID: { status: 400, scope: appendItems },
   INVALID_JOB_ID: { status: 400, scope: jobs },
   INVALID_LAST_EVENT_ID: { status: 400, scope: /\/stream$/ },
@@ -103,6 +107,7 @@ export const errorCatalog: Record<string, CatalogedError> = {
   JOB_NOT_FOUND: { status: 404, scope: jobById },
   JOB_PAUSED: { status: 409, scope: /^\/v1\/jobs\/\{id\}\/fire$/ },
   JSON_TOO_DEEP: { status: 400, scope: 'body' },
+  LEASE_LOST: { status: 409, scope: /^\/v1\/sessions\/\{id\}\/turns$/ },
   MALFORMED_JSON: { status: 400, scope: 'body' },
   MALFORMED_REQUEST: { status: 400, scope: 'any' },
   MALFORMED_URI: { status: 400, scope: 'any' },
@@ -113,6 +118,7 @@ export const errorCatalog: Record<string, CatalogedError> = {
   NO_TURN_IN_FLIGHT: { status: 409, scope: runtime },
   PAYLOAD_TOO_LARGE: { status: 413, scope: 'body' },
   PROJECTION_NOT_CAUGHT_UP: { status: 503, scope: 'readModel' },
+  PRECONDITION_FAILED: { status: 412, scope: fencedWrites },
   PROJECTION_NOT_FOUND: { status: 404, scope: /^\/v1\/admin\/projections\/\{name\}/ },
   PROJECTION_STREAM_PARKED: { status: 503, scope: /^\/v1\/(sessions\/\{id\}\/record|conversations\/\{key\}\/entry|search)$/ },
   PROVIDER_REQUIRED: { status: 400, scope: runtime },

@@ -1393,6 +1393,9 @@ export const sharedResponseSchemas: Record<string, object> = {
       "turnIndex": {
         "type": "number"
       },
+      "lease": {
+        "type": "number"
+      },
       "revision": {
         "type": "number"
       },
@@ -1402,6 +1405,7 @@ export const sharedResponseSchemas: Record<string, object> = {
     },
     "required": [
       "turnIndex",
+      "lease",
       "revision",
       "position"
     ]
