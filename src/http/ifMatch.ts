@@ -7,10 +7,10 @@ import { ValidationError } from '../errors/ledgerError.js';
 import { conversationStreamName } from '../events/conversation/conversationEvents.js';
 import { sessionStreamName } from '../events/session/sessionEvents.js';
 import { enterWriteFence, type FenceRevisions, WriteFence } from '../events/writeFence.js';
+import { WRITE_METHODS } from '../idempotency/idempotencyKey.js';
 import { requestTenant } from './auth.js';
 import type { Request, Response } from './httpTypes.js';
 
-const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** The reads whose answer is one stream's state, with its `revision`: they answer it as an ETag. */
 const ETAGGED_READS = new Set(['/v1/sessions/:id', '/v1/conversations/:key']);
 
