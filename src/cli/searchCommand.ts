@@ -1,4 +1,4 @@
-// `search`: full-text search over transcripts, from the stores (read model brought up to date) or a service (--url).
+// `search`: full-text search over transcripts and item histories, from the stores (read model brought up to date) or a service (--url).
 import { parseArgs } from 'node:util';
 import { LedgerClient, type SearchHit, type SearchHitsPage, type SearchQuery, type SearchSessionsPage } from '../client/index.js';
 import { UnavailableError } from '../errors/ledgerError.js';
@@ -18,6 +18,7 @@ export async function searchCommand(args: string[]): Promise<number> {
       'session-id': { type: 'string' },
       platform: { type: 'string' },
       role: { type: 'string' },
+      source: { type: 'string' },
       since: { type: 'string' },
       until: { type: 'string' },
       limit: { type: 'string' },
@@ -38,6 +39,7 @@ export async function searchCommand(args: string[]): Promise<number> {
     sessionId: values['session-id'],
     platform: values.platform,
     role: values.role,
+    source: values.source,
     since: values.since,
     until: values.until,
     limit: values.limit,
@@ -81,9 +83,8 @@ function printed(answer: SearchHitsPage | SearchSessionsPage): string {
   const lines: string[] = [];
   const hitLines = (hit: SearchHit, indent: string) => {
     const flags = [hit.deleted ? 'deleted' : '', hit.rolledBack ? 'rolled back' : '', hit.sessionDestroyed ? 'session destroyed' : ''].filter(Boolean);
-    lines.push(
-      `${indent}${hit.at}  ${hit.role}  session ${hit.sessionId} turn ${hit.turnIndex} message ${hit.messageIndex}${flags.length ? ` (${flags.join(', ')})` : ''}`,
-    );
+    const place = hit.itemId === null ? `turn ${hit.turnIndex} message ${hit.messageIndex}` : `item ${hit.messageIndex} (${hit.itemId})`;
+    lines.push(`${indent}${hit.at}  ${hit.role}  session ${hit.sessionId} ${place}${flags.length ? ` (${flags.join(', ')})` : ''}`);
     lines.push(`${indent}  ${hit.snippet}`);
   };
   if ('sessions' in answer) {

@@ -87,6 +87,8 @@ export interface ItemsQuery {
   before?: string;
   /** An item's id: the items newer than it. */
   after?: string;
+  /** The history as it was at this revision of the session's stream. */
+  revision?: number;
 }
 
 export interface HistoryItem {

@@ -244,6 +244,8 @@ export interface SessionView {
   turnCount: number;
   counters: SessionCounters;
   messageCount: number;
+  /** Items in the session's item history (GET /v1/sessions/{id}/items). */
+  itemCount: number;
   parentSessionId: string | null;
   currentSlot: string;
   turnInFlight: { turnIndex: number; startedAt: string } | null;
@@ -812,6 +814,8 @@ export interface SessionTimeline {
   lastSummaryTurn: number | null;
   checkpointId: string | null;
   nextMessageIndex: number;
+  /** Items in the item history then (read them with GET /v1/sessions/{id}/items?revision=N). */
+  itemCount: number;
 }
 
 export interface SessionStateView {

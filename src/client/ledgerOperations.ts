@@ -200,7 +200,7 @@ export const ledgerOperations = {
     safeToRepeat: true,
   },
   appendItems: { method: 'POST', path: '/v1/sessions/{id}/items', body: fieldsOf<AppendItemsRequest>()('items', 'idField'), safeToRepeat: false },
-  listItems: { method: 'GET', path: '/v1/sessions/{id}/items', query: fieldsOf<ItemsQuery>()('limit', 'before', 'after'), safeToRepeat: true },
+  listItems: { method: 'GET', path: '/v1/sessions/{id}/items', query: fieldsOf<ItemsQuery>()('limit', 'before', 'after', 'revision'), safeToRepeat: true },
   popItem: { method: 'POST', path: '/v1/sessions/{id}/items/pop', safeToRepeat: false },
   clearItems: { method: 'DELETE', path: '/v1/sessions/{id}/items', safeToRepeat: false },
 
@@ -323,6 +323,7 @@ export const ledgerOperations = {
       'sessionId',
       'platform',
       'role',
+      'source',
       'since',
       'until',
       'limit',

@@ -6,7 +6,10 @@ export interface SearchQuery {
   sessionKey?: string;
   sessionId?: string;
   platform?: string;
-  role?: 'system' | 'user' | 'assistant' | 'tool';
+  /** A message's role (`system`, `user`, `assistant`, `tool`) or an item's (its `role`, content role or `type`). */
+  role?: string;
+  /** `transcript`: only transcript messages; `items`: only items of item histories. Both when absent. */
+  source?: 'transcript' | 'items';
   /** ISO 8601: messages at or after. */
   since?: string;
   /** ISO 8601: messages before. */
@@ -34,9 +37,14 @@ export interface SearchHit {
   sessionId: string;
   sessionKey: string;
   platform: string;
-  turnIndex: number;
+  /** null for an item of the session's item history. */
+  turnIndex: number | null;
+  /** The message's place in its slot's transcript, or the item's place in the item history. */
   messageIndex: number;
-  slot: string;
+  /** null for an item. */
+  slot: string | null;
+  /** The item's id when the hit is an item of an item history; null for a transcript message. */
+  itemId: string | null;
   role: string;
   at: string;
   snippet: string;

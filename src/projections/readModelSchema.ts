@@ -308,4 +308,14 @@ export const readModelMigrations: readonly Migration[] = [
       CREATE INDEX agent_sessions_recent ON {schema}.agent_sessions (tenant, namespace, updated_at DESC, session_id)
     `,
   },
+  {
+    // Ids 1-15 belong to other read models. Items appended before it are found once the transcript-search read model is
+    // rebuilt (`npm run ledger -- projections rebuild transcript-search`).
+    id: 16,
+    name: 'item histories in transcript search',
+    sql: `
+      ALTER TABLE {schema}.search_messages ADD COLUMN item_id text, ADD COLUMN appended_revision bigint, ADD COLUMN removed_revision bigint,
+        ALTER COLUMN turn_index DROP NOT NULL, ALTER COLUMN slot DROP NOT NULL
+    `,
+  },
 ];

@@ -247,6 +247,43 @@ for (const backend of e2eBackends()) {
       expect(texts(await items(fork.sessionId, `?before=${older.items[0].id}`))).toEqual(['a']);
     });
 
+    it('reads the history as it was at any revision: before a pop, a clear and a rollback, by id too', async () => {
+      const { sessionId } = await newSession();
+      const two = await append(sessionId, {
+        items: [
+          { id: 'a', text: 'a' },
+          { id: 'b', text: 'b' },
+        ],
+      });
+      const checkpoint = await ok('POST', `/v1/sessions/${sessionId}/checkpoints`, { label: 'two items' });
+      const three = await append(sessionId, { items: [{ id: 'c', text: 'c' }] });
+      const popped = await ok('POST', `/v1/sessions/${sessionId}/items/pop`);
+      await ok('DELETE', `/v1/sessions/${sessionId}/items`);
+      // `b` again after the clear: its newest append is newer than the revisions read below.
+      await append(sessionId, { items: [{ id: 'b', text: 'b again' }] });
+      await ok('POST', `/v1/sessions/${sessionId}/rollback`, { checkpointId: checkpoint.checkpointId });
+
+      const at = (revision: number, query = '') => items(sessionId, `?revision=${revision}${query ? `&${query}` : ''}`);
+      const atThree = await at(three.revision);
+      expect([texts(atThree), atThree.itemCount, atThree.revision]).toEqual([['a', 'b', 'c'], 3, three.revision]);
+      expect(texts(await at(two.revision))).toEqual(['a', 'b']);
+      expect(texts(await at(popped.revision))).toEqual(['a', 'b']);
+      expect(texts(await at(popped.revision + 1))).toEqual([]);
+      expect(texts(await at(popped.revision + 2))).toEqual(['b again']);
+      expect(texts(await items(sessionId))).toEqual(['a', 'b']);
+      // Cursors by id read the history of that revision, not the newest append of the id.
+      expect(texts(await at(three.revision, 'after=b'))).toEqual(['c']);
+      expect(texts(await at(three.revision, 'before=b'))).toEqual(['a']);
+      expect(texts(await at(three.revision, 'limit=1'))).toEqual(['c']);
+      expect((await call('GET', `/v1/sessions/${sessionId}/items?revision=${two.revision - 2}&after=b`)).body.error.code).toBe('ITEM_NOT_FOUND');
+      // A revision the stream does not have yet, and one that is not a number.
+      const future = await call('GET', `/v1/sessions/${sessionId}/items?revision=100000`);
+      expect([future.status, future.body.error.code]).toEqual([404, 'REVISION_NOT_FOUND']);
+      const bad = await call('GET', `/v1/sessions/${sessionId}/items?revision=-1`);
+      expect([bad.status, bad.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+      expect((await call('GET', `/v1/sessions/ag_${'0'.repeat(32)}/items?revision=0`)).status).toBe(404);
+    });
+
     it('erases items with the person: an erasure of the session key leaves no item content', async () => {
       const { externalId, sessionId } = await newSession('erase');
       await append(sessionId, { items: [{ id: 'secret-1', text: 'my card is 4111' }] });

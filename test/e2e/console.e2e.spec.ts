@@ -313,6 +313,47 @@ describeInChromium('console: in headless Chromium', () => {
     await expect.poll(() => page.locator('#search-results .error-code').textContent(), { timeout: 15_000 }).toBe('SEARCH_QUERY_HAS_NO_TERMS');
   });
 
+  it("lists a session's items with older pages on demand, and opens the item a search hit found", async () => {
+    const created = await call('PUT', '/v1/namespaces/console/sessions/items-thread', {});
+    const items: object[] = Array.from({ length: 70 }, (_, index) => ({
+      id: `it-${index}`,
+      role: index % 2 === 0 ? 'user' : 'assistant',
+      content: `filler item ${index}`,
+    }));
+    items[5] = { id: 'it-5', type: 'function_call_output', output: `zanzibarfound ${HOSTILE}` };
+    await call('POST', `/v1/sessions/${created.sessionId}/items`, { items });
+    const written = await service.lastPosition();
+    expect(await service.infrastructure.projections.waitForPosition(['transcript-search'], written, 20_000)).toBe(true);
+
+    await page.goto(`${service.url}/console/#/search?q=zanzibarfound`);
+    const hit = page.locator(`#search-results tr[data-session="${created.sessionId}"]`);
+    await hit.waitFor();
+    expect(await hit.innerText()).toContain('item 5');
+    expect(await page.locator('#search-results').innerText()).not.toMatch(/\b(null|undefined|NaN)\b/);
+    await hit.locator('a.hit-link').click();
+    // Item 5 is on the second page back: the page reads older items until it holds it.
+    const found = page.locator('#items li.item.found');
+    await found.waitFor();
+    expect(await found.getAttribute('data-item')).toBe('it-5');
+    expect(await found.locator('.message-text').textContent()).toBe(`zanzibarfound ${HOSTILE}`);
+    expect(await found.locator('.role').textContent()).toBe('function_call_output');
+    expect(await page.locator('#view img, #view script').count()).toBe(0);
+    expect(await page.locator('dd[data-counter="items"]').first().textContent()).toBe('70');
+    expect(await page.locator('#items li.item').count()).toBe(70);
+    expect(await page.locator('button.older-items').count()).toBe(0);
+
+    // Opened without a hit: the newest 50, then the rest on demand.
+    await page.goto(`${service.url}/console/#/`);
+    await page.goto(`${service.url}/console/#/sessions/${created.sessionId}`);
+    await page.locator('#items li.item[data-item="it-69"]').waitFor();
+    expect(await page.locator('#items li.item').count()).toBe(50);
+    await page.click('button.older-items');
+    await expect.poll(() => page.locator('#items li.item').count(), { timeout: 15_000 }).toBe(70);
+    expect(await page.locator('#items li.item').first().getAttribute('data-item')).toBe('it-0');
+    expect(await page.locator('#view').innerText()).not.toMatch(/\b(null|undefined|NaN)\b/);
+    await chromium.screenshot('13b-items');
+  });
+
   it('goes to a session or a conversation from the box in the bar', async () => {
     await page.fill('#goto-input', data.sessionId);
     await page.press('#goto-input', 'Enter');

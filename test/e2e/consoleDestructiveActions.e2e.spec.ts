@@ -163,8 +163,16 @@ describeInChromium('console: destructive actions ask first and show what they wr
     expect(await page.locator('#session-status .notice.ok').first().textContent()).toBe(`Destroyed ${data.grandchildId}, ${data.childId}.`);
     expect((await call('GET', `/v1/sessions/${data.grandchildId}`)).status).toBe('destroyed');
     expect((await call('GET', `/v1/sessions/${data.childId}`)).status).toBe('destroyed');
-    // A destroyed session offers nothing more to destroy.
+    // A destroyed session offers nothing more to destroy, and says so without a stray "null" where the panel was.
     expect(await page.locator('#destroy-session').count()).toBe(0);
+    expect(await page.locator('#view > *').evaluateAll((nodes) => nodes.length)).toBeGreaterThan(0);
+    expect(
+      await page
+        .locator('#view')
+        .evaluate((view) =>
+          [...view.querySelectorAll('*'), view].some((node) => [...node.childNodes].some((child) => child.nodeType === 3 && child.textContent === 'null')),
+        ),
+    ).toBe(false);
   });
 
   it('erase names the sessions and jobs it touches, wants the word typed, and shows what it recorded', async () => {

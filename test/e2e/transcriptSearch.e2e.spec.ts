@@ -15,8 +15,10 @@ interface Hit {
   sessionId: string;
   sessionKey: string;
   platform: string;
-  turnIndex: number;
+  turnIndex: number | null;
   messageIndex: number;
+  slot: string | null;
+  itemId: string | null;
   role: string;
   at: string;
   snippet: string;
@@ -222,6 +224,82 @@ for (const backend of e2eBackends()) {
       expect(destroyed.hits.find((hit) => hit.sessionId === fork.sessionId)).toMatchObject({ sessionDestroyed: true, deleted: false });
     });
 
+    it("finds the items of item histories in the frameworks' shapes, follows pops, clears and rollbacks, and tells items from messages", async () => {
+      const topic = word('item');
+      const created = await call('PUT', `/v1/namespaces/search-${backend}/sessions/${word('thread')}`, {});
+      expect(created.status, created.text).toBe(201);
+      const { sessionId } = created.body as { sessionId: string };
+      const items = [
+        // OpenAI Agents SDK input items: a message with parts, a tool call (not prose), its output.
+        { id: 'm1', role: 'user', content: [{ type: 'input_text', text: `${topic} question in parts` }] },
+        { id: 'c1', type: 'function_call', name: 'lookup', arguments: `{"q":"${topic} in arguments"}`, callId: 'call_1' },
+        { id: 'o1', type: 'function_call_output', callId: 'call_1', output: `${topic} tool output` },
+        // ADK and Gemini: content with parts and a role.
+        { id: 'e1', author: 'agent', content: { role: 'model', parts: [{ text: `${topic} gemini answer` }] } },
+        // A Claude Code transcript entry: the text is in its message.
+        { id: 'u1', type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: `${topic} claude answer` }] } },
+      ];
+      await ok('POST', `/v1/sessions/${sessionId}/items`, { items });
+      const hits = (await search({ q: topic, source: 'items' })).hits.sort((a, b) => a.messageIndex - b.messageIndex);
+      expect(hits.map((hit) => [hit.itemId, hit.messageIndex, hit.role, hit.turnIndex, hit.slot, hit.platform, hit.sessionId])).toEqual([
+        ['m1', 0, 'user', null, null, 'agent', sessionId],
+        ['o1', 2, 'function_call_output', null, null, 'agent', sessionId],
+        ['e1', 3, 'model', null, null, 'agent', sessionId],
+        ['u1', 4, 'assistant', null, null, 'agent', sessionId],
+      ]);
+      expect(hits[0]!.snippet).toBe(`>>>${topic}<<< question in parts`);
+      expect((await search({ q: topic, role: 'model' })).hits.map((hit) => hit.itemId)).toEqual(['e1']);
+      expect((await search({ q: topic, source: 'transcript' })).hits).toEqual([]);
+
+      // A gateway session's transcript and item history are both searched; `source` tells them apart.
+      const gateway = await newSession();
+      await turn(gateway.sessionId, `${topic} in a turn`, 'ok');
+      await ok('POST', `/v1/sessions/${gateway.sessionId}/items`, { items: [{ id: 'g1', text: `${topic} in an item` }] });
+      const both = (await search({ q: topic, sessionId: gateway.sessionId })).hits;
+      expect(both.map((hit) => hit.itemId).sort()).toEqual(['g1', null]);
+      expect((await search({ q: topic, sessionId: gateway.sessionId, source: 'transcript' })).hits.map((hit) => [hit.itemId, hit.turnIndex])).toEqual([
+        [null, 1],
+      ]);
+
+      // A checkpoint, then a pop and a clear: removed items are found only with includeDeleted.
+      const checkpoint = (await ok('POST', `/v1/sessions/${sessionId}/checkpoints`, { label: 'five items' })) as { checkpointId: string };
+      await ok('POST', `/v1/sessions/${sessionId}/items/pop`, {});
+      expect((await search({ q: topic, source: 'items', sessionId })).hits.map((hit) => hit.itemId).sort()).toEqual(['e1', 'm1', 'o1']);
+      const later = word('later');
+      await ok('POST', `/v1/sessions/${sessionId}/items`, { items: [{ id: 'late', role: 'user', content: `${later} ${topic}` }] });
+      await ok('DELETE', `/v1/sessions/${sessionId}/items`);
+      expect((await search({ q: topic, source: 'items', sessionId })).hits).toEqual([]);
+      const removed = await search({ q: topic, source: 'items', sessionId, includeDeleted: 'true' });
+      expect(removed.hits.map((hit) => [hit.itemId, hit.deleted]).sort()).toEqual([
+        ['e1', true],
+        ['late', true],
+        ['m1', true],
+        ['o1', true],
+        ['u1', true],
+      ]);
+
+      // The rollback puts the history back as it was at the checkpoint: the popped and cleared items come back, the
+      // one appended after it leaves the timeline; an item appended after the rollback takes the place it had.
+      await ok('POST', `/v1/sessions/${sessionId}/rollback`, { checkpointId: checkpoint.checkpointId });
+      expect((await search({ q: topic, source: 'items', sessionId })).hits.map((hit) => hit.itemId).sort()).toEqual(['e1', 'm1', 'o1', 'u1']);
+      expect(await found({ q: later })).toEqual([]);
+      expect((await search({ q: later, includeRolledBack: 'true', includeDeleted: 'true' })).hits.map((hit) => [hit.itemId, hit.rolledBack])).toEqual([
+        ['late', true],
+      ]);
+      await ok('POST', `/v1/sessions/${sessionId}/items`, { items: [{ id: 'again', role: 'user', content: `${later} again` }] });
+      expect((await search({ q: later })).hits.map((hit) => [hit.itemId, hit.messageIndex])).toEqual([['again', 5]]);
+
+      // Rebuilt from the log, the index answers the same.
+      const everything = { q: topic, includeDeleted: 'true', includeRolledBack: 'true' };
+      const before = await search(everything);
+      await ok('POST', '/v1/admin/projections/transcript-search/rebuild');
+      head = await service.lastPosition();
+      expect(await search(everything)).toEqual(before);
+
+      // Another tenant does not find them.
+      expect(await found({ q: topic }, SECRETS.acme)).toEqual([]);
+    });
+
     it('answers the typed client, hits and sessions alike', async () => {
       const client = new LedgerClient({ baseUrl: service.url, token: SECRETS.acme });
       const { sessionId } = await client.resolveSession({ source: { platform: 'discord', chatType: 'dm', chatId: `client-${backend}`, userId: 'c1' } });
@@ -300,7 +378,8 @@ for (const backend of e2eBackends()) {
       await refused('q=-only', 'SEARCH_QUERY_HAS_NO_TERMS');
       await refused('q=%21%40%23%20%26%7C', 'SEARCH_QUERY_HAS_NO_TERMS');
       await refused('q=-%22', 'SEARCH_QUERY_HAS_NO_TERMS');
-      await refused('q=x&role=robot', 'VALIDATION_FAILED');
+      await refused('q=x&role=two%20words', 'VALIDATION_FAILED');
+      await refused('q=x&source=both', 'VALIDATION_FAILED');
       await refused('q=x&limit=0', 'VALIDATION_FAILED');
       await refused('q=x&since=yesterday', 'VALIDATION_FAILED');
       await refused('q=x&since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z', 'VALIDATION_FAILED');

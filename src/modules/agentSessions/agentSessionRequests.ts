@@ -50,6 +50,8 @@ export const itemsQuerySchema = z
     before: z.string().min(1).max(512).optional(),
     /** An item's id: the items after it (newer), the oldest of them first. */
     after: z.string().min(1).max(512).optional(),
+    /** The history as it was at this revision of the session's stream (time travel); now when absent. */
+    revision: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   })
   .refine((query) => query.before === undefined || query.after === undefined, 'give before or after, not both');
 

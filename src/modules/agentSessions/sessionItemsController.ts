@@ -12,7 +12,9 @@ import { requestTenant } from '../../http/auth.js';
 import type { Request } from '../../http/httpTypes.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
 import { CommandContext, requestMetadata } from '../commandContext.js';
+import { sessionDecider, sessionNotFound } from '../sessions/domain/sessionDecider.js';
 import { loadSession } from '../sessions/sessionAccess.js';
+import { stateAsOf } from '../sessions/stateAsOf.js';
 import { validSessionId } from '../sessions/sessionRequests.js';
 import { appendItemsRequestSchema, itemsQuerySchema, validItems } from './agentSessionRequests.js';
 import { itemView } from './agentSessionView.js';
@@ -54,9 +56,11 @@ export class SessionItemsController {
   @ApiQuery({ name: 'limit', required: false, description: 'At most this many items (default 100, at most 1000)' })
   @ApiQuery({ name: 'before', required: false, description: "An item's id: the items older than it (the newest of them)" })
   @ApiQuery({ name: 'after', required: false, description: "An item's id: the items newer than it (the oldest of them)" })
+  @ApiQuery({ name: 'revision', required: false, description: 'The history as it was at this revision of the session (time travel); now when absent' })
   async read(@Param('id') id: string, @ValidQuery(itemsQuerySchema) query: z.infer<typeof itemsQuerySchema>, @Req() request: Request) {
     const tenant = requestTenant(request);
-    const { state, revision, position } = await loadSession(this.commandContext, id, request);
+    const { state, revision, position } =
+      query.revision === undefined ? await loadSession(this.commandContext, id, request) : await this.sessionAt(id, query.revision, request);
     const history = new ItemHistory(this.store, tenant, state);
     const cursorId = query.before ?? query.after;
     const cursor = cursorId === undefined ? undefined : await history.find(sessionStreamName(state.sessionId, tenant), cursorId);
@@ -76,6 +80,15 @@ export class SessionItemsController {
       hasMore = page.next !== null;
     }
     return { sessionId: state.sessionId, items: items.map(itemView), itemCount: state.itemCount, hasMore, revision, position };
+  }
+
+  /** The session as it was at a revision of its stream, by replay (`404 REVISION_NOT_FOUND` past its last). */
+  private async sessionAt(id: string, revision: number, request: Request) {
+    const then = await stateAsOf(this.commandContext.streams, sessionStreamName(validSessionId(id), requestTenant(request)), sessionDecider, { revision }, () =>
+      sessionNotFound(id),
+    );
+    if (then.state.status === 'absent') throw sessionNotFound(id);
+    return { ...then, state: then.state };
   }
 
   @Post('pop')

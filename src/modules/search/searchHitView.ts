@@ -6,9 +6,14 @@ export interface SearchHitView {
   sessionId: string;
   sessionKey: string;
   platform: string;
-  turnIndex: number;
+  /** null for an item of the session's item history. */
+  turnIndex: number | null;
+  /** The message's place in its slot's transcript, or the item's place in the item history. */
   messageIndex: number;
-  slot: string;
+  /** null for an item. */
+  slot: string | null;
+  /** The item's id when the hit is an item of the session's item history; null for a transcript message. */
+  itemId: string | null;
   role: string;
   at: string;
   snippet: string;
@@ -31,6 +36,7 @@ export function toSearchHitView(row: MessageHitRow, markedTerms: readonly string
     turnIndex: row.turnIndex,
     messageIndex: row.messageIndex,
     slot: row.slot,
+    itemId: row.itemId,
     role: row.role,
     at: row.at.toISOString(),
     snippet: snippet.text,

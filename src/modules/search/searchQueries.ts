@@ -11,6 +11,8 @@ export interface SearchFilters {
   sessionId?: string | undefined;
   platform?: string | undefined;
   role?: string | undefined;
+  /** Only transcript messages, or only items of item histories; undefined: both. */
+  source?: 'transcript' | 'items' | undefined;
   since?: Date | undefined;
   until?: Date | undefined;
   includeDeleted: boolean;
@@ -22,8 +24,10 @@ export interface MessageHitRow {
   sessionKey: string;
   platform: string;
   messageIndex: number;
-  turnIndex: number;
-  slot: string;
+  turnIndex: number | null;
+  slot: string | null;
+  /** Set for an item of the session's item history; null for a transcript message. */
+  itemId: string | null;
   role: string;
   at: Date;
   deleted: boolean;
@@ -43,7 +47,7 @@ export interface SessionHitsRow {
   hits: MessageHitRow[];
 }
 
-const HIT_COLUMNS = `m.session_id, m.session_key, m.platform, m.message_index, m.turn_index, m.slot, m.role, m.at, m.deleted,
+const HIT_COLUMNS = `m.session_id, m.session_key, m.platform, m.message_index, m.turn_index, m.slot, m.item_id, m.role, m.at, m.deleted,
   m.ordinal IS NULL AS rolled_back, m.session_destroyed, m.body`;
 const QUERY = `websearch_to_tsquery('simple', $1)`;
 // Normalisation 1: divided by 1 + the log of the message's length, so a short message that says it outranks a long tool output that mentions it.
@@ -63,6 +67,7 @@ function conditionsOf(filters: SearchFilters): { where: string; params: unknown[
   if (filters.sessionId !== undefined) add((p) => `m.session_id = ${p}`, filters.sessionId);
   if (filters.platform !== undefined) add((p) => `m.platform = ${p}`, filters.platform);
   if (filters.role !== undefined) add((p) => `m.role = ${p}`, filters.role);
+  if (filters.source !== undefined) conditions.push(filters.source === 'items' ? 'm.item_id IS NOT NULL' : 'm.item_id IS NULL');
   if (filters.since !== undefined) add((p) => `m.at >= ${p}`, filters.since);
   if (filters.until !== undefined) add((p) => `m.at < ${p}`, filters.until);
   return { where: conditions.join(' AND '), params };
@@ -129,8 +134,9 @@ interface RawHit {
   session_key: string;
   platform: string;
   message_index: number;
-  turn_index: number;
-  slot: string;
+  turn_index: number | null;
+  slot: string | null;
+  item_id: string | null;
   role: string;
   at: Date | string;
   deleted: boolean;
@@ -146,8 +152,9 @@ function hitOf(row: RawHit): MessageHitRow {
     sessionKey: row.session_key,
     platform: row.platform,
     messageIndex: Number(row.message_index),
-    turnIndex: Number(row.turn_index),
+    turnIndex: row.turn_index === null ? null : Number(row.turn_index),
     slot: row.slot,
+    itemId: row.item_id,
     role: row.role,
     at: new Date(row.at),
     deleted: row.deleted,

@@ -20,7 +20,13 @@ export const searchRequest = z
       .string()
       .regex(/^[a-z0-9_-]{1,32}$/)
       .optional(),
-    role: z.enum(['system', 'user', 'assistant', 'tool']).optional(),
+    /** A transcript message's role, or an item's (its `role`, content role or `type`: `function_call`, `model`…). */
+    role: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]{1,64}$/)
+      .optional(),
+    /** `transcript`: only transcript messages; `items`: only items of item histories. Both when absent. */
+    source: z.enum(['transcript', 'items']).optional(),
     since: storableTimestamp.optional(),
     until: storableTimestamp.optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),

@@ -20,6 +20,7 @@ export async function searchTranscripts(readModels: DataSource, tenant: string |
     sessionId: query.sessionId,
     platform: query.platform,
     role: query.role,
+    source: query.source,
     since,
     until,
     includeDeleted: query.includeDeleted,

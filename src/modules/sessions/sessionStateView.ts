@@ -19,6 +19,8 @@ export function sessionSummary(state: SessionState, revision: number, position: 
     turnCount: state.turnCount,
     counters: state.counters,
     messageCount: liveMessageCount(state),
+    /** Items in the session's item history (GET /v1/sessions/{id}/items). */
+    itemCount: state.itemCount,
     parentSessionId: state.parentSessionId,
     agentName: state.agentName,
     metadata: state.metadata,
@@ -60,6 +62,8 @@ export function timelineView(state: SessionState) {
     lastSummaryTurn: state.lastSummaryTurn,
     checkpointId: state.headCheckpointId,
     nextMessageIndex: state.nextMessageIndex,
+    /** Items in the item history then (GET /v1/sessions/{id}/items?revision=N reads them). */
+    itemCount: state.itemCount,
   };
 }
 

@@ -1,4 +1,4 @@
-// The transcript search read model: one row per message ever in a session's transcript, and one per session.
+// The transcript search read model: one row per message ever in a session's transcript or item ever in its item history, and one per session.
 import { EntitySchema } from 'typeorm';
 
 /** What the projection keeps of a session to place its messages: the transcript's length, and the next row number. */
@@ -33,6 +33,10 @@ export const SearchSessionEntity = new EntitySchema<SearchSessionRow>({
  * A message as the search finds it. `ordinal` is its place in the session's current transcript; null once a rollback
  * left it behind (it is then on an abandoned timeline, and a later message may reuse its index). The `terms`
  * tsvector column is computed by the insert and never read back, so the entity does not name it.
+ *
+ * An item of the session's item history is a row too, told apart by its `itemId`: its `messageIndex` and `ordinal`
+ * are its place in the history, it has no turn and no slot, `deleted` means popped or cleared, and the revisions
+ * where it was appended and removed let a rollback put the history back as it was.
  */
 export interface SearchMessageRow {
   tenant: string;
@@ -42,13 +46,16 @@ export interface SearchMessageRow {
   platform: string;
   ordinal: number | null;
   messageIndex: number;
-  turnIndex: number;
-  slot: string;
+  turnIndex: number | null;
+  slot: string | null;
   role: string;
   at: Date;
   deleted: boolean;
   sessionDestroyed: boolean;
   body: string;
+  itemId: string | null;
+  appendedRevision: number | null;
+  removedRevision: number | null;
 }
 
 export const SearchMessageEntity = new EntitySchema<SearchMessageRow>({
@@ -62,13 +69,16 @@ export const SearchMessageEntity = new EntitySchema<SearchMessageRow>({
     platform: { type: 'text' },
     ordinal: { type: 'integer', nullable: true },
     messageIndex: { name: 'message_index', type: 'integer' },
-    turnIndex: { name: 'turn_index', type: 'integer' },
-    slot: { type: 'text' },
+    turnIndex: { name: 'turn_index', type: 'integer', nullable: true },
+    slot: { type: 'text', nullable: true },
     role: { type: 'text' },
     at: { type: 'timestamptz' },
     deleted: { type: 'boolean' },
     sessionDestroyed: { name: 'session_destroyed', type: 'boolean' },
     body: { type: 'text' },
+    itemId: { name: 'item_id', type: 'text', nullable: true },
+    appendedRevision: { name: 'appended_revision', type: 'bigint', nullable: true },
+    removedRevision: { name: 'removed_revision', type: 'bigint', nullable: true },
   },
 });
 

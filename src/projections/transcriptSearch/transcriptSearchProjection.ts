@@ -1,6 +1,6 @@
-// Transcript search: every message of every session as a searchable row, following rewinds, rewrites, rollbacks and destruction.
+// Transcript search: every message and item of every session as a searchable row, following rewinds, rewrites, pops, clears, rollbacks and destruction.
 import type { EntityManager } from 'typeorm';
-import type { RecordedEvent } from '../../events/eventStore.js';
+import type { JsonObject, RecordedEvent } from '../../events/eventStore.js';
 import { DEFAULT_SLOT, type SessionStreamEvent, type SessionStreamEventType, sessionStreamName } from '../../events/session/sessionEvents.js';
 import type { StoredMessage } from '../../events/session/sessionMessages.js';
 import { streamScope } from '../../events/streamScope.js';
@@ -8,6 +8,7 @@ import { BatchRows } from '../batchRows.js';
 import { type Projection, projectEach } from '../projection.js';
 import { SEARCH_TERMS_INDEX, SearchMessageEntity, SearchSessionEntity, type SearchSessionRow, qualifiedTable } from './searchRows.js';
 import { keepSearchStatistics } from './searchStatistics.js';
+import { itemRole, itemSearchText } from './itemSearchText.js';
 import { indexedTermsText, searchableText } from './searchTerms.js';
 
 // A Record, so a new session event type fails the type check until someone decides whether search needs it.
@@ -31,10 +32,9 @@ const searchedEventTypes: Record<SessionStreamEventType, boolean> = {
   SlotCreated: false,
   SlotSwitched: false,
   ChildSessionCreated: false,
-  // Items are any JSON, not messages with a role and text: not searched (yet).
-  ItemAppended: false,
-  ItemPopped: false,
-  ItemsCleared: false,
+  ItemAppended: true,
+  ItemPopped: true,
+  ItemsCleared: true,
 };
 
 const sessionPrefix = sessionStreamName('');
@@ -45,6 +45,7 @@ const INSERT_CHARS = 4_000_000;
 interface SearchedEvent {
   tenant: string;
   sessionId: string;
+  revision: number;
   event: SessionStreamEvent;
 }
 
@@ -52,7 +53,12 @@ function searchedEventOf(event: RecordedEvent): SearchedEvent | null {
   if (searchedEventTypes[event.type as SessionStreamEventType] !== true) return null;
   const { tenant, name } = streamScope(event.streamName);
   if (!name.startsWith(sessionPrefix)) return null;
-  return { tenant, sessionId: name.slice(sessionPrefix.length), event: { type: event.type, data: event.data } as unknown as SessionStreamEvent };
+  return {
+    tenant,
+    sessionId: name.slice(sessionPrefix.length),
+    revision: event.revision,
+    event: { type: event.type, data: event.data } as unknown as SessionStreamEvent,
+  };
 }
 
 export const transcriptSearchProjection: Projection = {
@@ -74,8 +80,7 @@ export const transcriptSearchProjection: Projection = {
     );
     const messages = new SearchMessageWriter(manager);
     await projectEach('transcript-search', [...searched.keys()], async (recorded) => {
-      const { tenant, sessionId, event } = searched.get(recorded)!;
-      await projectSearchEvent(tenant, sessionId, event, sessions, messages);
+      await projectSearchEvent(searched.get(recorded)!, sessions, messages);
       await messages.flushWhenFull();
     });
     await messages.flush();
@@ -92,7 +97,7 @@ interface PlacedMessage {
   deleted: boolean;
 }
 
-async function projectSearchEvent(tenant: string, sessionId: string, event: SessionStreamEvent, sessions: SessionRows, messages: SearchMessageWriter) {
+async function projectSearchEvent({ tenant, sessionId, revision, event }: SearchedEvent, sessions: SessionRows, messages: SearchMessageWriter) {
   const session = sessions.get({ tenant, sessionId });
   if (event.type === 'SessionCreated') {
     if (session) throw new Error(`search_sessions already has session ${sessionId}: a session is created once`);
@@ -129,7 +134,7 @@ async function projectSearchEvent(tenant: string, sessionId: string, event: Sess
       return;
     case 'TranscriptRewound':
       // As the session's fold does: the current slot's live messages from the target on.
-      await messages.update(`deleted = true`, `ordinal IS NOT NULL AND slot = $3 AND message_index >= $4 AND NOT deleted`, [
+      await messages.update(`deleted = true`, `${TRANSCRIPT} AND ordinal IS NOT NULL AND slot = $3 AND message_index >= $4 AND NOT deleted`, [
         tenant,
         sessionId,
         event.data.slot,
@@ -138,7 +143,7 @@ async function projectSearchEvent(tenant: string, sessionId: string, event: Sess
       return;
     case 'TranscriptRewritten': {
       const slot = event.data.slot ?? DEFAULT_SLOT;
-      await messages.update(`deleted = true`, `ordinal IS NOT NULL AND slot = $3 AND NOT deleted`, [tenant, sessionId, slot]);
+      await messages.update(`deleted = true`, `${TRANSCRIPT} AND ordinal IS NOT NULL AND slot = $3 AND NOT deleted`, [tenant, sessionId, slot]);
       sessions.set(
         append(
           session,
@@ -152,11 +157,34 @@ async function projectSearchEvent(tenant: string, sessionId: string, event: Sess
       // The first `kept` messages stay; the rest leave the current timeline (still findable when asked for), and the
       // restored ones after them join it.
       const { kept, following } = event.data.restored.transcript;
-      await messages.update(`ordinal = NULL`, `ordinal >= $3`, [tenant, sessionId, kept]);
+      await messages.update(`ordinal = NULL`, `${TRANSCRIPT} AND ordinal >= $3`, [tenant, sessionId, kept]);
+      // The item history as it was at the checkpoint: items appended since leave the timeline, items removed since come back.
+      const target = event.data.targetRevision;
+      await messages.update(`ordinal = NULL`, `${LIVE_ITEM} AND appended_revision > $3`, [tenant, sessionId, target]);
+      await messages.update(`deleted = false, removed_revision = NULL`, `${ITEM} AND ordinal IS NOT NULL AND removed_revision > $3`, [
+        tenant,
+        sessionId,
+        target,
+      ]);
       const restored = following.map((message) => ({ message, slot: message.slot, deleted: message.deleted }));
       sessions.set(append({ ...session, transcriptLength: kept }, restored, messages));
       return;
     }
+    case 'ItemAppended':
+      appendItem(session, revision, event.data, messages);
+      sessions.set({ ...session, nextSeq: session.nextSeq + 1 });
+      return;
+    case 'ItemPopped':
+      await messages.update(`deleted = true, removed_revision = $4`, `${LIVE_ITEM} AND NOT deleted AND message_index = $3`, [
+        tenant,
+        sessionId,
+        event.data.position,
+        revision,
+      ]);
+      return;
+    case 'ItemsCleared':
+      await messages.update(`deleted = true, removed_revision = $3`, `${LIVE_ITEM} AND NOT deleted`, [tenant, sessionId, revision]);
+      return;
     case 'SessionDestroyed':
       await messages.update(`session_destroyed = true`, `true`, [tenant, sessionId]);
       sessions.set({ ...session, destroyed: true });
@@ -167,16 +195,51 @@ async function projectSearchEvent(tenant: string, sessionId: string, event: Sess
   }
 }
 
+const TRANSCRIPT = 'item_id IS NULL';
+const ITEM = 'item_id IS NOT NULL';
+const LIVE_ITEM = `${ITEM} AND ordinal IS NOT NULL`;
+
+/** An item as a new row at its place in the history (a fork's inherited items stay rows of the parent's session). */
+function appendItem(
+  session: SearchSessionRow,
+  revision: number,
+  { itemId, position, item, at }: { itemId: string; position: number; item: JsonObject; at: string },
+  messages: SearchMessageWriter,
+): void {
+  const body = itemSearchText(item);
+  messages.insert({
+    ...rowOf(session, session.nextSeq),
+    ordinal: position,
+    message_index: position,
+    turn_index: null,
+    slot: null,
+    role: itemRole(item),
+    at,
+    deleted: false,
+    body,
+    terms_text: indexedTermsText(body),
+    item_id: itemId,
+    appended_revision: revision,
+  });
+}
+
+function rowOf(session: SearchSessionRow, seq: number) {
+  return {
+    tenant: session.tenant,
+    session_id: session.sessionId,
+    seq,
+    session_key: session.sessionKey,
+    platform: session.platform,
+    session_destroyed: session.destroyed,
+  };
+}
+
 /** Places messages at the end of the session's current transcript, each as a new row. */
 function append(session: SearchSessionRow, placed: readonly PlacedMessage[], messages: SearchMessageWriter): SearchSessionRow {
   placed.forEach(({ message, slot, deleted }, offset) => {
     const body = searchableText(message.content);
     messages.insert({
-      tenant: session.tenant,
-      session_id: session.sessionId,
-      seq: session.nextSeq + offset,
-      session_key: session.sessionKey,
-      platform: session.platform,
+      ...rowOf(session, session.nextSeq + offset),
       ordinal: session.transcriptLength + offset,
       message_index: message.index,
       turn_index: message.turnIndex,
@@ -184,7 +247,6 @@ function append(session: SearchSessionRow, placed: readonly PlacedMessage[], mes
       role: message.role,
       at: message.at,
       deleted,
-      session_destroyed: session.destroyed,
       body,
       terms_text: indexedTermsText(body),
     });
@@ -233,12 +295,13 @@ class SearchMessageWriter {
       const rows = this.pending.splice(0, count);
       this.inserted += rows.length;
       await this.manager.query(
-        `INSERT INTO ${this.table} (tenant, session_id, seq, session_key, platform, ordinal, message_index, turn_index, slot, role, at, deleted, session_destroyed, body, terms)
+        `INSERT INTO ${this.table} (tenant, session_id, seq, session_key, platform, ordinal, message_index, turn_index, slot, role, at, deleted, session_destroyed, body, terms,
+                item_id, appended_revision)
          SELECT tenant, session_id, seq, session_key, platform, ordinal, message_index, turn_index, slot, role, at, deleted, session_destroyed, body,
-                to_tsvector('simple', terms_text)
+                to_tsvector('simple', terms_text), item_id, appended_revision
          FROM json_to_recordset($1::json) AS r(tenant text, session_id text, seq integer, session_key text, platform text, ordinal integer,
               message_index integer, turn_index integer, slot text, role text, at timestamptz, deleted boolean, session_destroyed boolean,
-              body text, terms_text text)`,
+              body text, terms_text text, item_id text, appended_revision bigint)`,
         [JSON.stringify(rows)],
       );
     }

@@ -540,6 +540,7 @@ class SessionView(TypedDict):
     turnCount: int
     counters: Counters
     messageCount: int
+    itemCount: int
     parentSessionId: Optional[str]
     currentSlot: str
     turnInFlight: Optional[TurnInFlight]
@@ -627,6 +628,7 @@ class SessionTimeline(TypedDict):
     lastSummaryTurn: Optional[int]
     checkpointId: Optional[str]
     nextMessageIndex: int
+    itemCount: int
 
 
 class _SessionStateRequired(TypedDict):
@@ -1055,9 +1057,10 @@ class SearchHit(TypedDict):
     sessionId: str
     sessionKey: str
     platform: str
-    turnIndex: int
+    turnIndex: Optional[int]
     messageIndex: int
-    slot: str
+    slot: Optional[str]
+    itemId: Optional[str]
     role: str
     at: str
     snippet: str

@@ -477,10 +477,17 @@ class LedgerClient:
         return cast(api.AppendItemsResponse, self._call("append_items", {"id": session_id}, body=body, idempotency_key=idempotency_key))
 
     def list_items(
-        self, session_id: str, *, limit: Optional[int] = None, before: Optional[str] = None, after: Optional[str] = None
+        self,
+        session_id: str,
+        *,
+        limit: Optional[int] = None,
+        before: Optional[str] = None,
+        after: Optional[str] = None,
+        revision: Optional[int] = None,
     ) -> api.ItemsPage:
-        """The newest ``limit`` items oldest first, or those just ``before`` / ``after`` an item id."""
-        query = {"limit": limit, "before": before, "after": after}
+        """The newest ``limit`` items oldest first, or those just ``before`` / ``after`` an item id; with ``revision``,
+        the history as it was at that revision of the session's stream."""
+        query = {"limit": limit, "before": before, "after": after, "revision": revision}
         return cast(api.ItemsPage, self._call("list_items", {"id": session_id}, query=query))
 
     def pop_item(self, session_id: str, *, idempotency_key: Optional[str] = None) -> api.PopItemResponse:
@@ -580,6 +587,7 @@ class LedgerClient:
         session_id: Optional[str] = None,
         platform: Optional[str] = None,
         role: Optional[str] = None,
+        source: Optional[str] = None,
         since: Optional[str] = None,
         until: Optional[str] = None,
         limit: Optional[int] = None,
@@ -590,14 +598,16 @@ class LedgerClient:
         include_rolled_back: Optional[bool] = None,
         min_position: Optional[int] = None,
     ) -> Union[api.SearchHitsPage, api.SearchSessionsPage]:
-        """Words, "quoted phrases", -excluded, OR over every transcript; hits by rank, or with
-        ``group_by_session`` the best sessions with their best hits (``sessions`` instead of ``hits``)."""
+        """Words, "quoted phrases", -excluded, OR over every transcript and item history; hits by rank, or with
+        ``group_by_session`` the best sessions with their best hits (``sessions`` instead of ``hits``).
+        ``source``: ``"transcript"`` or ``"items"`` only; an item's hit carries its ``itemId``."""
         query = {
             "q": q,
             "sessionKey": session_key,
             "sessionId": session_id,
             "platform": platform,
             "role": role,
+            "source": source,
             "since": since,
             "until": until,
             "limit": limit,

@@ -1463,6 +1463,9 @@ export const sharedResponseSchemas: Record<string, object> = {
       "messageCount": {
         "type": "number"
       },
+      "itemCount": {
+        "type": "number"
+      },
       "parentSessionId": {
         "type": [
           "string",
@@ -1524,6 +1527,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "turnCount",
       "counters",
       "messageCount",
+      "itemCount",
       "parentSessionId",
       "currentSlot",
       "turnInFlight",
@@ -2006,6 +2010,9 @@ export const sharedResponseSchemas: Record<string, object> = {
       },
       "nextMessageIndex": {
         "type": "number"
+      },
+      "itemCount": {
+        "type": "number"
       }
     },
     "required": [
@@ -2017,7 +2024,8 @@ export const sharedResponseSchemas: Record<string, object> = {
       "slots",
       "lastSummaryTurn",
       "checkpointId",
-      "nextMessageIndex"
+      "nextMessageIndex",
+      "itemCount"
     ]
   },
   "MemoryEntry": {
@@ -5394,13 +5402,25 @@ export const sharedResponseSchemas: Record<string, object> = {
         "type": "string"
       },
       "turnIndex": {
-        "type": "number"
+        "type": [
+          "number",
+          "null"
+        ]
       },
       "messageIndex": {
         "type": "number"
       },
       "slot": {
-        "type": "string"
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "itemId": {
+        "type": [
+          "string",
+          "null"
+        ]
       },
       "role": {
         "type": "string"
@@ -5437,6 +5457,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "turnIndex",
       "messageIndex",
       "slot",
+      "itemId",
       "role",
       "at",
       "snippet",

@@ -44,10 +44,12 @@ export class ItemHistory {
     return live.get(`${this.state.sessionId}@${appended.revision}`) !== undefined;
   }
 
-  /** The item with this id in the history, or undefined. */
+  /** The item with this id in the history (as `state` stands, now or at an earlier revision), or undefined. */
   async find(streamName: string, itemId: string): Promise<LiveItem | undefined> {
     const newest = await newestAppendOf(this.store, streamName, itemId);
-    if (newest && newest.revision > this.state.itemsShrunkAt && appendedData(newest).position < this.state.itemCount) {
+    // The newest append is in a history read at an earlier revision only when it is not newer than that revision.
+    const inView = newest !== undefined && newest.revision <= this.state.revision;
+    if (newest && inView && newest.revision > this.state.itemsShrunkAt && appendedData(newest).position < this.state.itemCount) {
       const data = appendedData(newest);
       return { id: data.itemId, index: data.position, item: data.item, at: data.at, sessionId: this.state.sessionId, revision: newest.revision };
     }

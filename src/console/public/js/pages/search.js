@@ -69,7 +69,13 @@ export async function renderSearch(page, { query: current }) {
           hits.map((hit) => [
             el(
               'a',
-              { href: `#/sessions/${enc(hit.sessionId)}?message=${hit.messageIndex}`, class: 'hit-link' },
+              {
+                href:
+                  hit.itemId === null
+                    ? `#/sessions/${enc(hit.sessionId)}?message=${hit.messageIndex}`
+                    : `#/sessions/${enc(hit.sessionId)}?item=${hit.messageIndex}`,
+                class: 'hit-link',
+              },
               snippet(hit),
               hit.deleted ? badge('deleted', 'muted') : null,
               hit.rolledBack ? badge('rolled back', 'muted') : null,
@@ -78,7 +84,7 @@ export async function renderSearch(page, { query: current }) {
               'span',
               { class: 'key-cell' },
               hit.sessionKey ? sessionKeyText(hit.sessionKey) : '—',
-              el('span', { class: 'muted' }, `${hit.sessionId} · turn ${hit.turnIndex}`),
+              el('span', { class: 'muted' }, hit.itemId === null ? `${hit.sessionId} · turn ${hit.turnIndex}` : `${hit.sessionId} · item ${hit.messageIndex}`),
             ),
             hit.role,
             formatTime(hit.at),

@@ -1,4 +1,4 @@
-// One session: summary and counters, transcript, time-travel slider, checkpoints (roll back, fork), event timeline, tree.
+// One session: summary and counters, transcript, item history, time-travel slider, checkpoints (roll back, fork), event timeline, tree.
 import { enc, get } from '../api.js';
 import { badge, dataTable, errorBox, loading, section, sessionKeyText } from '../components.js';
 import { el, replaceContent } from '../element.js';
@@ -9,6 +9,7 @@ import { destroyPanel } from '../session/destroyPanel.js';
 import { sessionTree } from '../session/sessionTree.js';
 import { revisionDiffPanel } from '../session/revisionDiff.js';
 import { timeTravelPanel } from '../session/timeTravel.js';
+import { itemHistory } from '../session/itemList.js';
 import { countersList, transcriptList } from '../session/transcriptList.js';
 
 function summaryList(summary) {
@@ -95,6 +96,8 @@ export async function renderSession(page, { params: [sessionId], query }, status
   const travel = timeTravelPanel(sessionId, summary.revision, timeline.typeAt);
   disposers.push(travel.dispose);
   const tree = el('div', {}, loading());
+  const foundItem = query?.get('item');
+  const items = summary.itemCount > 0 ? itemHistory(sessionId, { found: foundItem === null || foundItem === undefined ? undefined : Number(foundItem) }) : null;
   const live = transcript.messages.filter((message) => !message.deleted).length;
 
   page.append(
@@ -109,10 +112,13 @@ export async function renderSession(page, { params: [sessionId], query }, status
         countersList(summary.counters, [
           ['turns', summary.turnCount],
           ['messages', summary.messageCount],
+          ['items', summary.itemCount],
         ]),
       ),
     ),
     section(`Transcript (${live} live of ${transcript.messages.length})`, transcriptList(transcript.messages, { id: 'transcript' })),
+    // Node.append writes null as the text "null": a page without items gets nothing here.
+    ...(items ? [section(`Items (${summary.itemCount})`, items.element)] : []),
     section('Memory and context slots', memoryAndSlots(memory, slots)),
     section('Time travel', el('p', { class: 'muted' }, 'Move the slider to replay the session to any revision.'), travel.panel),
     section(
@@ -130,12 +136,14 @@ export async function renderSession(page, { params: [sessionId], query }, status
     ),
     section('Tree', tree),
     section('Event timeline', timeline.element),
-    destroyed
-      ? null
-      : section(
-          'Destroy',
-          destroyPanel(summary, { checkpointCount: checkpoints.checkpoints.length, revision: summary.revision, conversation, onChanged: reload }),
-        ),
+    ...(destroyed
+      ? []
+      : [
+          section(
+            'Destroy',
+            destroyPanel(summary, { checkpointCount: checkpoints.checkpoints.length, revision: summary.revision, conversation, onChanged: reload }),
+          ),
+        ]),
   );
 
   // From a search hit: the message it found, scrolled to and marked.
@@ -148,6 +156,7 @@ export async function renderSession(page, { params: [sessionId], query }, status
 
   await Promise.all([
     timeline.load(),
+    items?.load(),
     sessionTree(sessionId, query?.get('minPosition')).then(
       (drawn) => replaceContent(tree, drawn),
       (error) =>

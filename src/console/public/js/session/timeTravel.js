@@ -37,7 +37,10 @@ export function timeTravelPanel(sessionId, latestRevision, eventTypeAt) {
           { class: 'muted', id: 'time-travel-summary', dataset: { revision: then.revision } },
           `At revision ${then.revision}${type ? ` (${type})` : ''}, recorded ${formatTime(then.lastEventAt)}: status ${then.status}, turn ${then.state.turnIndex}, checkpoint ${then.state.checkpointId ?? 'none'}.`,
         ),
-        countersList(then.state.counters, [['turns', then.state.turnIndex]]),
+        countersList(then.state.counters, [
+          ['turns', then.state.turnIndex],
+          ['items', then.state.itemCount],
+        ]),
         // At "now" the transcript is the one shown above: repeating it here would only double the page.
         revision === latestRevision
           ? el(
