@@ -105,6 +105,8 @@ export interface ItemsPage {
   itemCount: number;
   /** Older items exist (no cursor, or `before`); newer ones (`after`). */
   hasMore: boolean;
+  /** The session's status (at `revision`): a `destroyed` session's history is read for audit, never written. */
+  status: 'active' | 'ended' | 'destroyed';
   revision: number;
   position: number;
 }

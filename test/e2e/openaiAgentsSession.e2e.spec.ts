@@ -148,6 +148,24 @@ for (const backend of e2eBackends()) {
       expect(await a.ledgerSessionId()).not.toBe(await b.ledgerSessionId());
     });
 
+    it('goes on in an empty session when another process deleted it, for reads and writes alike', async () => {
+      const reader = new LedgerSession({ url: service!.url, token: TOKEN, sessionId: 'deleted-elsewhere' });
+      const writer = new LedgerSession({ url: service!.url, token: TOKEN, sessionId: 'deleted-elsewhere' });
+      await writer.addItems([{ role: 'user', content: 'before the deletion' }]);
+      expect(await reader.getItems()).toHaveLength(1);
+      const first = await reader.ledgerSessionId();
+      const deleted = await service!.request('DELETE', `/v1/namespaces/openai-agents/sessions/deleted-elsewhere`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      expect(deleted.status, deleted.text).toBe(200);
+      // Both objects still hold the deleted session's id: the read sees it is gone, the write is refused and goes on.
+      expect(await reader.getItems()).toEqual([]);
+      expect(await reader.ledgerSessionId()).not.toBe(first);
+      await writer.addItems([{ role: 'user', content: 'after the deletion' }]);
+      expect(await writer.ledgerSessionId()).toBe(await reader.ledgerSessionId());
+      expect(await reader.getItems()).toEqual([{ role: 'user', content: 'after the deletion' }]);
+    });
+
     it('fails the call with an error naming the URL when the ledger is down, never an empty history', async () => {
       const url = 'http://127.0.0.1:9';
       const session = new LedgerSession({ url, sessionId: 'nobody', retry: { maxAttempts: 2, baseDelayMs: 10, maxDelayMs: 10 } });

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import running_service
 from fault_proxy import FaultProxy
-from session_ledger import LedgerUnavailableError, RetryOptions
+from session_ledger import LedgerClient, LedgerUnavailableError, RetryOptions
 from session_ledger.openai_agents import LedgerSession
 
 FAST = RetryOptions(base_delay=0.02, max_delay=0.2, max_elapsed=10.0)
@@ -155,6 +155,25 @@ def test_a_write_whose_answer_was_lost_is_retried_under_one_key_and_written_once
 
     with FaultProxy(ledger.url) as proxy:
         asyncio.run(scenario(proxy))
+
+
+def test_another_process_deleting_the_session_leaves_an_empty_one_for_reads_and_writes(ledger: Ledger) -> None:
+    async def scenario() -> None:
+        namespace = f"py-deleted-{uuid.uuid4().hex[:6]}"
+        reader = session(ledger, "deleted-elsewhere", namespace=namespace)
+        writer = session(ledger, "deleted-elsewhere", namespace=namespace)
+        await writer.add_items([message("before the deletion")])
+        assert await reader.get_items() == [message("before the deletion")]
+        first = await reader.ledger_session_id()
+        LedgerClient(ledger.url).delete_agent_session(namespace, "deleted-elsewhere")
+        # Both still hold the deleted session's id: the read sees it is gone, the write is refused and goes on.
+        assert await reader.get_items() == []
+        assert await reader.ledger_session_id() != first
+        await writer.add_items([message("after the deletion")])
+        assert await writer.ledger_session_id() == await reader.ledger_session_id()
+        assert await reader.get_items() == [message("after the deletion")]
+
+    asyncio.run(scenario())
 
 
 def test_namespaces_see_nothing_of_each_other(ledger: Ledger) -> None:

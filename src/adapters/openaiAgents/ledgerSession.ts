@@ -1,7 +1,7 @@
 // The OpenAI Agents SDK's `Session` kept by Session Ledger: a session by external id, its items a ledger item history.
 import type { AgentInputItem, Session } from '@openai/agents';
 import { LedgerClient } from '../../client/ledgerClient.js';
-import { LedgerNetworkError } from '../../client/ledgerClientError.js';
+import { LedgerApiError, LedgerNetworkError } from '../../client/ledgerClientError.js';
 import type { JsonObject } from '../../client/ledgerApiTypes.js';
 import type { RetryOptions } from '../../client/retryPolicy.js';
 import { LedgerUnavailableError } from '../ledgerUnavailableError.js';
@@ -71,40 +71,63 @@ export class LedgerSession implements Session {
   }
 
   async getItems(limit?: number): Promise<AgentInputItem[]> {
-    const sessionId = await this.ledgerSessionId();
     if (limit !== undefined && limit <= 0) return [];
-    const pages: Array<Array<{ item: JsonObject }>> = [];
-    let before: string | undefined;
-    let wanted = limit ?? Number.POSITIVE_INFINITY;
-    while (wanted > 0) {
-      const page = await this.call('getItems', () => this.client.listItems(sessionId, { limit: Math.min(PAGE, wanted), ...(before ? { before } : {}) }));
-      pages.unshift(page.items);
-      wanted -= page.items.length;
-      if (!page.hasMore || page.items.length === 0) break;
-      before = page.items[0]!.id;
-    }
-    return pages.flat().map((entry) => entry.item as unknown as AgentInputItem);
+    return this.onLiveSession(async (sessionId) => {
+      const pages: Array<Array<{ item: JsonObject }>> = [];
+      let before: string | undefined;
+      let wanted = limit ?? Number.POSITIVE_INFINITY;
+      while (wanted > 0) {
+        const page = await this.call('getItems', () => this.client.listItems(sessionId, { limit: Math.min(PAGE, wanted), ...(before ? { before } : {}) }));
+        if (page.status === 'destroyed') throw new SessionDeletedElsewhere();
+        pages.unshift(page.items);
+        wanted -= page.items.length;
+        if (!page.hasMore || page.items.length === 0) break;
+        before = page.items[0]!.id;
+      }
+      return pages.flat().map((entry) => entry.item as unknown as AgentInputItem);
+    });
   }
 
   async addItems(items: AgentInputItem[]): Promise<void> {
     if (items.length === 0) return;
-    const sessionId = await this.ledgerSessionId();
     // The SDK's items carry provider ids that need not be unique (placeholders), so none is taken as an item id.
+    const batches: JsonObject[][] = [];
     for (let first = 0; first < items.length; first += APPEND_BATCH) {
-      const batch = items.slice(first, first + APPEND_BATCH).map((item) => JSON.parse(JSON.stringify(item)) as JsonObject);
-      await this.call('addItems', () => this.client.appendItems(sessionId, { items: batch, idField: null }));
+      batches.push(items.slice(first, first + APPEND_BATCH).map((item) => JSON.parse(JSON.stringify(item)) as JsonObject));
     }
+    let written = 0;
+    await this.onLiveSession(async (sessionId) => {
+      // After a deletion elsewhere the batches not yet written go to the id's next session.
+      for (; written < batches.length; written++) {
+        await this.call('addItems', () => this.client.appendItems(sessionId, { items: batches[written]!, idField: null }));
+      }
+    });
   }
 
   async popItem(): Promise<AgentInputItem | undefined> {
-    const sessionId = await this.ledgerSessionId();
-    const popped = await this.call('popItem', () => this.client.popItem(sessionId));
+    const popped = await this.onLiveSession((sessionId) => this.call('popItem', () => this.client.popItem(sessionId)));
     return popped.item ? (popped.item.item as unknown as AgentInputItem) : undefined;
   }
 
   async clearSession(): Promise<void> {
+    await this.onLiveSession((sessionId) => this.call('clearSession', () => this.client.clearItems(sessionId)));
+  }
+
+  /**
+   * Runs `use` on the ledger session, and once more on the id's next session when another process deleted this one
+   * meanwhile (`DELETE /v1/namespaces/…/sessions/{id}`): as with the SDK's own stores, the id then names an empty
+   * session, never a dead one.
+   */
+  private async onLiveSession<Result>(use: (sessionId: string) => Promise<Result>): Promise<Result> {
     const sessionId = await this.ledgerSessionId();
-    await this.call('clearSession', () => this.client.clearItems(sessionId));
+    try {
+      return await use(sessionId);
+    } catch (error) {
+      const deleted = error instanceof SessionDeletedElsewhere || (error instanceof LedgerApiError && error.code === 'SESSION_DESTROYED');
+      if (!deleted) throw error;
+      if (this.ledgerSession !== undefined && (await this.ledgerSession.catch(() => undefined)) === sessionId) this.ledgerSession = undefined;
+      return use(await this.ledgerSessionId());
+    }
   }
 
   private async openSession(): Promise<string> {
@@ -129,3 +152,6 @@ export class LedgerSession implements Session {
     }
   }
 }
+
+/** A read found the session destroyed: another process deleted it. */
+class SessionDeletedElsewhere extends Error {}

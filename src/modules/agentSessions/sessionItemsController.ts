@@ -79,7 +79,7 @@ export class SessionItemsController {
       items = page.items.reverse();
       hasMore = page.next !== null;
     }
-    return { sessionId: state.sessionId, items: items.map(itemView), itemCount: state.itemCount, hasMore, revision, position };
+    return { sessionId: state.sessionId, items: items.map(itemView), itemCount: state.itemCount, hasMore, status: state.status, revision, position };
   }
 
   /** The session as it was at a revision of its stream, by replay (`404 REVISION_NOT_FOUND` past its last). */

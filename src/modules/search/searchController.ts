@@ -27,7 +27,7 @@ export class SearchController {
   @Get('search')
   @ReadsProjections(PROJECTION)
   @ApiOperation({
-    summary: 'Full-text search over transcripts: words, "quoted phrases", -excluded, OR; Chinese and other unsegmented text too',
+    summary: 'Full-text search over transcripts and item histories: words, "quoted phrases", -excluded, OR; Chinese and other unsegmented text too',
     description:
       'Hits by rank, or with groupBy=session the best sessions with their best hits. Only messages of the current timeline, ' +
       'not rewound, rewritten away or in a destroyed session, unless includeDeleted / includeRolledBack. See docs/api.md#search.',
@@ -36,7 +36,12 @@ export class SearchController {
   @ApiQuery({ name: 'sessionKey', required: false })
   @ApiQuery({ name: 'sessionId', required: false })
   @ApiQuery({ name: 'platform', required: false })
-  @ApiQuery({ name: 'role', required: false, enum: ['system', 'user', 'assistant', 'tool'] })
+  @ApiQuery({
+    name: 'role',
+    required: false,
+    description: "A message's role (system, user, assistant, tool) or an item's (its role, content role or type); 1-64 of A-Z a-z 0-9 _ . : -",
+  })
+  @ApiQuery({ name: 'source', required: false, enum: ['transcript', 'items'], description: 'Only transcript messages, or only items of item histories' })
   @ApiQuery({ name: 'since', required: false, description: 'ISO 8601: messages at or after' })
   @ApiQuery({ name: 'until', required: false, description: 'ISO 8601: messages before' })
   @ApiQuery({ name: 'limit', required: false, description: 'Hits (or sessions with groupBy=session) per page, 1-100, default 20' })

@@ -1161,6 +1161,8 @@ class ItemsPage(TypedDict):
     itemCount: int
     hasMore: bool
     """Older items exist (no cursor, or ``before``); newer ones (``after``)."""
+    status: str
+    """``active``, ``ended`` or ``destroyed`` (a destroyed session's history is read for audit, never written)."""
     revision: int
     position: int
 

@@ -13,7 +13,7 @@ import uuid
 from typing import Any, Callable, Optional, TypeVar
 
 from .client import LedgerClient
-from .errors import LedgerNetworkError, LedgerUnavailableError
+from .errors import LedgerError, LedgerNetworkError, LedgerUnavailableError
 from .retry_policy import RetryOptions
 
 Item = dict[str, Any]
@@ -62,16 +62,15 @@ class LedgerSession:
     async def get_items(self, limit: Optional[int] = None) -> list[Item]:
         """All items oldest first, or the newest ``limit`` of them, still oldest first."""
 
-        def read() -> list[Item]:
-            if limit is not None and limit <= 0:
-                return []
-            session = self._open()
+        def read(session: str) -> list[Item]:
             pages: list[list[Item]] = []
             wanted = limit
             before: Optional[str] = None
             while wanted is None or wanted > 0:
                 size = PAGE if wanted is None else min(PAGE, wanted)
                 page = self._client.list_items(session, limit=size, before=before)
+                if page["status"] == "destroyed":
+                    raise _SessionDeletedElsewhere()
                 pages.insert(0, [entry["item"] for entry in page["items"]])
                 if wanted is not None:
                     wanted -= len(page["items"])
@@ -80,29 +79,50 @@ class LedgerSession:
                 before = page["items"][0]["id"]
             return [item for page_items in pages for item in page_items]
 
-        return await self._run("get_items", read)
+        if limit is not None and limit <= 0:
+            return []
+        return await self._run("get_items", lambda: self._on_live_session(read))
 
     async def add_items(self, items: list[Item]) -> None:
         if not items:
             return
 
-        def append() -> None:
-            session = self._open()
-            # The SDK's items carry provider ids that need not be unique (placeholders), so none is taken as an item id.
-            for first in range(0, len(items), APPEND_BATCH):
-                self._client.append_items(session, [dict(item) for item in items[first : first + APPEND_BATCH]], id_field=None)
+        batches = [[dict(item) for item in items[first : first + APPEND_BATCH]] for first in range(0, len(items), APPEND_BATCH)]
+        written = 0
 
-        await self._run("add_items", append)
+        def append(session: str) -> None:
+            nonlocal written
+            # The SDK's items carry provider ids that need not be unique (placeholders), so none is taken as an item
+            # id. After a deletion elsewhere the batches not yet written go to the id's next session.
+            while written < len(batches):
+                self._client.append_items(session, batches[written], id_field=None)
+                written += 1
+
+        await self._run("add_items", lambda: self._on_live_session(append))
 
     async def pop_item(self) -> Optional[Item]:
-        def pop() -> Optional[Item]:
-            popped = self._client.pop_item(self._open())["item"]
+        def pop(session: str) -> Optional[Item]:
+            popped = self._client.pop_item(session)["item"]
             return None if popped is None else popped["item"]
 
-        return await self._run("pop_item", pop)
+        return await self._run("pop_item", lambda: self._on_live_session(pop))
 
     async def clear_session(self) -> None:
-        await self._run("clear_session", lambda: self._client.clear_items(self._open()))
+        await self._run("clear_session", lambda: self._on_live_session(self._client.clear_items))
+
+    def _on_live_session(self, use: Callable[[str], Result]) -> Result:
+        """Runs ``use`` on the ledger session, and once more on the id's next session when another process deleted
+        this one meanwhile: as with the SDK's own stores, the id then names an empty session, never a dead one."""
+        session = self._open()
+        try:
+            return use(session)
+        except (_SessionDeletedElsewhere, LedgerError) as refused:
+            if isinstance(refused, LedgerError) and refused.code != "SESSION_DESTROYED":
+                raise
+            with self._opening:
+                if self._ledger_session_id == session:
+                    self._ledger_session_id = None
+            return use(self._open())
 
     def _open(self) -> str:
         with self._opening:
@@ -118,3 +138,7 @@ class LedgerSession:
             return await asyncio.to_thread(call)
         except LedgerNetworkError as lost:
             raise LedgerUnavailableError(self.url, operation, lost) from lost
+
+
+class _SessionDeletedElsewhere(Exception):
+    """A read found the session destroyed: another process deleted it."""

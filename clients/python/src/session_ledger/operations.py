@@ -125,7 +125,7 @@ OPERATIONS: dict[str, Operation] = {
         safe_to_repeat=True,
     ),
     "append_items": Operation("POST", "/v1/sessions/{id}/items", body=("items", "idField")),
-    "list_items": Operation("GET", "/v1/sessions/{id}/items", query=("limit", "before", "after"), safe_to_repeat=True),
+    "list_items": Operation("GET", "/v1/sessions/{id}/items", query=("limit", "before", "after", "revision"), safe_to_repeat=True),
     "pop_item": Operation("POST", "/v1/sessions/{id}/items/pop"),
     "clear_items": Operation("DELETE", "/v1/sessions/{id}/items"),
     # Restart recovery
@@ -155,7 +155,7 @@ OPERATIONS: dict[str, Operation] = {
         "GET",
         "/v1/search",
         query=(
-            "q", "sessionKey", "sessionId", "platform", "role", "since", "until", "limit", "cursor", "groupBy",
+            "q", "sessionKey", "sessionId", "platform", "role", "source", "since", "until", "limit", "cursor", "groupBy",
             "hitsPerSession", "includeDeleted", "includeRolledBack",
         ),  # fmt: skip
         safe_to_repeat=True,

@@ -4277,6 +4277,14 @@ export const sharedResponseSchemas: Record<string, object> = {
       "hasMore": {
         "type": "boolean"
       },
+      "status": {
+        "type": "string",
+        "enum": [
+          "active",
+          "ended",
+          "destroyed"
+        ]
+      },
       "revision": {
         "type": "number"
       },
@@ -4289,6 +4297,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "items",
       "itemCount",
       "hasMore",
+      "status",
       "revision",
       "position"
     ]
