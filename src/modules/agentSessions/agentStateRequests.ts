@@ -25,6 +25,9 @@ export const appendItemsWithStatesSchema = appendItemsRequestSchema.extend(state
 
 export const changeStateRequestSchema = z.strictObject({ delta: jsonObject });
 
+/** A session's values, and shared states changed in the same append. */
+export const changeValuesRequestSchema = z.strictObject({ delta: jsonObject, sharedStateDeltas: stateDeltaFields.sharedStateDeltas });
+
 export function validStateId(stateId: string): string {
   if (stateId.length < 1 || stateId.length > 512 || !isStorableText(stateId) || /[\u0000-\u001f\u007f]/.test(stateId))
     throw new ValidationError('a state id is 1-512 characters, no control characters', { stateId }, 'INVALID_STATE_ID');

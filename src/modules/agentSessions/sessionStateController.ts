@@ -11,7 +11,7 @@ import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
 import { CommandContext, requestMetadata } from '../commandContext.js';
 import { loadSession } from '../sessions/sessionAccess.js';
 import { validSessionId } from '../sessions/sessionRequests.js';
-import { changeStateRequestSchema, validDelta } from './agentStateRequests.js';
+import { changeValuesRequestSchema, validStateDeltas } from './agentStateRequests.js';
 import { sessionStateView } from './agentStateView.js';
 import { changeSessionState } from './commands/changeAgentState.js';
 import type { ItemWriteContext } from './commands/itemWriteContext.js';
@@ -39,12 +39,12 @@ export class SessionStateController {
   }
 
   @Patch()
-  @ApiOperation({ summary: "Change the session's own state: each key of `delta` takes its value (null is a value); the other keys stay" })
-  @DocumentedBody(changeStateRequestSchema, undefined, { delta: { topic: 'weather' } })
-  async patch(@Param('id') id: string, @ValidBody(changeStateRequestSchema) body: z.infer<typeof changeStateRequestSchema>, @Req() request: Request) {
+  @ApiOperation({ summary: "Change the session's own values: each key of `delta` takes its value (null is a value), the other keys stay; shared states in the same append" })
+  @DocumentedBody(changeValuesRequestSchema, undefined, { delta: { topic: 'weather' } })
+  async patch(@Param('id') id: string, @ValidBody(changeValuesRequestSchema) body: z.infer<typeof changeValuesRequestSchema>, @Req() request: Request) {
     const sessionId = validSessionId(id);
-    const delta = validDelta(body.delta, this.config.limits, 'delta');
-    const changed = await changeSessionState(this.context, sessionId, delta, requestTenant(request), requestMetadata(request));
+    const deltas = validStateDeltas({ stateDelta: body.delta, sharedStateDeltas: body.sharedStateDeltas }, this.config.limits);
+    const changed = await changeSessionState(this.context, sessionId, deltas, requestTenant(request), requestMetadata(request));
     return sessionStateView(sessionId, changed.session, changed.state);
   }
 }

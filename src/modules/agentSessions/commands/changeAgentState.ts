@@ -1,4 +1,5 @@
-// PATCH of a key-value state: a shared one by its namespace and id, or a session's own (while the session is writable).
+// PATCH of a key-value state: a shared one by its namespace and id, or a session's own values (while the session is
+// writable), shared states changed with them in the same append.
 import type { EventMetadata, JsonObject } from '../../../events/eventStore.js';
 import { sessionStateStreamName, sharedStateStreamName } from '../../../events/agentState/agentStateEvents.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
@@ -7,7 +8,7 @@ import { requireWritable, sessionDecider, sessionNotFound } from '../../sessions
 import type { ExistingSession } from '../../sessions/domain/sessionState.js';
 import { type AgentState, agentStateDecider } from '../domain/agentStateDecider.js';
 import { decideUntilWritten, type ItemWriteContext } from './itemWriteContext.js';
-import { appendParts, decideStateParts } from './stateChanges.js';
+import { appendParts, decideStateParts, type StateDeltas } from './stateChanges.js';
 
 export interface ChangedState extends LoadedState<AgentState> {
   /** Whether this request changed it (an empty delta, or a retry of a write stored already, does not). */
@@ -38,7 +39,7 @@ export interface ChangedSessionState {
 export function changeSessionState(
   context: ItemWriteContext,
   sessionId: string,
-  delta: JsonObject,
+  deltas: StateDeltas,
   tenant: string | undefined,
   metadata: EventMetadata,
 ): Promise<ChangedSessionState> {
@@ -48,7 +49,7 @@ export function changeSessionState(
     const { state } = loaded;
     if (state.status === 'absent') throw sessionNotFound(sessionId);
     requireWritable(state);
-    const parts = await decideStateParts(context, tenant, state, { session: delta, shared: [] }, undefined);
+    const parts = await decideStateParts(context, tenant, state, deltas, undefined);
     if (parts.length > 0 && !(await appendParts(context, [{ streamName, revision: loaded.revision, events: [] }, ...parts], metadata))) return undefined;
     const changed = await context.streams.load(sessionStateStreamName(sessionId, tenant), agentStateDecider);
     return { session: { ...loaded, state }, state: { ...changed, written: parts.length > 0 } };
