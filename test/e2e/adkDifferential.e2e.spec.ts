@@ -153,7 +153,7 @@ for (const backend of e2eBackends()) {
               eventTimes.set(id, [...known, times.now]);
               eventsAppended += 1;
             }
-            if (op.kind === 'get' && expected && 'events' in expected && expected.events.length > 0) eventsRead += 1;
+            if (op.kind === 'get' && typeof expected === 'object' && expected && 'events' in expected && expected.events.length > 0) eventsRead += 1;
           }
         }),
         { numRuns: 25, seed: 20261205 },
