@@ -14,7 +14,14 @@ const SESSIONS = ['s1', 's/2', 's%3'];
 type Operation =
   | { kind: 'create'; user: number; session: number; state: Record<string, number> }
   | { kind: 'get'; user: number; session: number; recent: number | undefined; after: number | undefined }
-  | { kind: 'list'; user: number | undefined; limit: number | undefined; offset: number | undefined; page: number | undefined; order: 'asc' | 'desc' | undefined }
+  | {
+      kind: 'list';
+      user: number | undefined;
+      limit: number | undefined;
+      offset: number | undefined;
+      page: number | undefined;
+      order: 'asc' | 'desc' | undefined;
+    }
   | { kind: 'delete'; user: number; session: number }
   | { kind: 'append'; user: number; session: number; delta: Record<string, number>; text: string };
 
@@ -23,10 +30,19 @@ const key = fc.constantFrom('topic', 'n', 'app:shared', 'user:pref', 'temp:scrat
 const user = fc.constantFrom(0, 0, 1, 2);
 const session = fc.constantFrom(0, 0, 1, 2);
 const operation: fc.Arbitrary<Operation> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('create' as const), user, session, state: fc.dictionary(fc.constantFrom('topic', 'n', 'temp:t'), fc.nat(9)) }) },
   {
     weight: 3,
-    arbitrary: fc.record({ kind: fc.constant('get' as const), user, session, recent: fc.option(fc.nat(4), { nil: undefined }), after: fc.option(fc.nat(12), { nil: undefined }) }),
+    arbitrary: fc.record({ kind: fc.constant('create' as const), user, session, state: fc.dictionary(fc.constantFrom('topic', 'n', 'temp:t'), fc.nat(9)) }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('get' as const),
+      user,
+      session,
+      recent: fc.option(fc.nat(4), { nil: undefined }),
+      after: fc.option(fc.nat(12), { nil: undefined }),
+    }),
   },
   {
     weight: 1,
@@ -40,7 +56,10 @@ const operation: fc.Arbitrary<Operation> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), user, session }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('append' as const), user, session, delta: fc.dictionary(key, fc.nat(99)), text: fc.string({ maxLength: 8 }) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({ kind: fc.constant('append' as const), user, session, delta: fc.dictionary(key, fc.nat(99)), text: fc.string({ maxLength: 8 }) }),
+  },
 );
 
 /** What a caller can observe of a session, times aside (each service keeps its own clock). */
@@ -61,7 +80,10 @@ async function run(service: BaseSessionService, appName: string, op: Operation, 
       case 'create':
         return observed(await service.createSession({ ...names(op), state: op.state }));
       case 'get': {
-        const config = { ...(op.recent === undefined ? {} : { numRecentEvents: op.recent }), ...(op.after === undefined ? {} : { afterTimestamp: times.after(op.after) }) };
+        const config = {
+          ...(op.recent === undefined ? {} : { numRecentEvents: op.recent }),
+          ...(op.after === undefined ? {} : { afterTimestamp: times.after(op.after) }),
+        };
         return observed(await service.getSession({ ...names(op), config }));
       }
       case 'list': {
@@ -76,7 +98,12 @@ async function run(service: BaseSessionService, appName: string, op: Operation, 
         const { sessions, ...pages } = listed;
         const whole = listed.totalItems === sessions.length || op.order !== undefined;
         // Without an order each service lists in its own; a page of an unordered listing is compared by its size.
-        return { pages, count: sessions.length, ids: whole ? sessions.map((session) => `${session.userId}/${session.id}`).sort() : null, states: sessions.map((s) => s.state) };
+        return {
+          pages,
+          count: sessions.length,
+          ids: whole ? sessions.map((session) => `${session.userId}/${session.id}`).sort() : null,
+          states: sessions.map((s) => s.state),
+        };
       }
       case 'delete':
         await service.deleteSession(names(op));

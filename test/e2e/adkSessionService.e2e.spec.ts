@@ -30,8 +30,11 @@ class ScriptedLlm extends BaseLlm {
 }
 
 const text = (value: string): LlmResponse => ({ content: { role: 'model', parts: [{ text: value }] } });
-const call = (name: string, args: Record<string, unknown>): LlmResponse => ({ content: { role: 'model', parts: [{ functionCall: { id: `call-${name}`, name, args } }] } });
-const texts = (request: LlmRequest) => request.contents.flatMap((content) => (content.parts ?? []).map((part) => part.text ?? (part.functionCall ? `call ${part.functionCall.name}` : 'result')));
+const call = (name: string, args: Record<string, unknown>): LlmResponse => ({
+  content: { role: 'model', parts: [{ functionCall: { id: `call-${name}`, name, args } }] },
+});
+const texts = (request: LlmRequest) =>
+  request.contents.flatMap((content) => (content.parts ?? []).map((part) => part.text ?? (part.functionCall ? `call ${part.functionCall.name}` : 'result')));
 
 const rememberCity = new FunctionTool({
   name: 'remember_city',
@@ -87,7 +90,13 @@ for (const backend of e2eBackends()) {
       // Another process after the restart: the same session, its history and state, the app's and the user's state.
       const after = new ScriptedLlm([() => text('You asked about Paris.')]);
       const resumed = new LedgerSessionService({ url: service.url, token: TOKEN });
-      const agentAgain = new LlmAgent({ name: 'forecaster', model: after, instruction: 'Answer about the weather.', tools: [rememberCity], outputKey: 'last_answer' });
+      const agentAgain = new LlmAgent({
+        name: 'forecaster',
+        model: after,
+        instruction: 'Answer about the weather.',
+        tools: [rememberCity],
+        outputKey: 'last_answer',
+      });
       await runTurn(new Runner({ appName: 'weather', agent: agentAgain, sessionService: resumed }), 'chat-1', 'What did I ask?');
       expect(texts(after.requests[0]!)).toEqual(['Weather in Paris?', 'call remember_city', 'result', 'It is sunny in Paris.', 'What did I ask?']);
       const now = (await resumed.getSession({ appName: 'weather', userId: 'alice', sessionId: 'chat-1' }))!;

@@ -90,7 +90,10 @@ for (const backend of e2eBackends()) {
         { 'if-match': '"0"' },
       );
       expect([stale.status, stale.body.error.code, stale.body.error.details.currentRevision]).toEqual([412, 'PRECONDITION_FAILED', 1]);
-      const bad = await call('POST', `/v1/sessions/${sessionId}/items`, { items: [{ id: 'b' }], sharedStateDeltas: [{ namespace: 'states', stateId: '', delta: {} }] });
+      const bad = await call('POST', `/v1/sessions/${sessionId}/items`, {
+        items: [{ id: 'b' }],
+        sharedStateDeltas: [{ namespace: 'states', stateId: '', delta: {} }],
+      });
       expect(bad.body.error.code).toBe('INVALID_STATE_ID');
       expect((await ok('GET', `/v1/sessions/${sessionId}/items`)).itemCount).toBe(1);
       expect((await ok('GET', `/v1/sessions/${sessionId}/values`)).state).toEqual({ n: 1 });

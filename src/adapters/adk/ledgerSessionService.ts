@@ -130,7 +130,14 @@ export class LedgerSessionService extends BaseSessionService {
       }
     }
     const [app, user, values] = await this.states(appName, userId, ledger.sessionId);
-    const session = createSession({ id, appName, userId, state: mergeStates(app, user, values.state), events: [], lastUpdateTime: Date.parse(created.createdAt) });
+    const session = createSession({
+      id,
+      appName,
+      userId,
+      state: mergeStates(app, user, values.state),
+      events: [],
+      lastUpdateTime: Date.parse(created.createdAt),
+    });
     this.read.set(session, ledger);
     return session;
   }
@@ -139,7 +146,10 @@ export class LedgerSessionService extends BaseSessionService {
     for (let attempt = 0; attempt < CONSISTENT_READ_ATTEMPTS; attempt++) {
       const found = await this.find(appName, userId, sessionId);
       if (!found) return undefined;
-      const [items, [app, user, values]] = await Promise.all([this.items(found.sessionId, config?.numRecentEvents, config?.afterTimestamp), this.states(appName, userId, found.sessionId)]);
+      const [items, [app, user, values]] = await Promise.all([
+        this.items(found.sessionId, config?.numRecentEvents, config?.afterTimestamp),
+        this.states(appName, userId, found.sessionId),
+      ]);
       // The items and the values each answer the session's revision: read again when a writer came between them.
       if (items.revision !== found.revision || values.revision !== found.revision) continue;
       const newest = items.entries.at(-1) ?? (await this.newestItem(found.sessionId));
@@ -199,9 +209,9 @@ export class LedgerSessionService extends BaseSessionService {
         ),
       );
     } catch (error) {
-      if (error instanceof LedgerApiError && error.code === 'PRECONDITION_FAILED') throw await this.stale(session, ledger.sessionId);
+      if (error instanceof LedgerApiError && error.code === 'PRECONDITION_FAILED') throw await this.stale(session, ledger.sessionId, error);
       if (error instanceof LedgerApiError && (error.code === 'SESSION_NOT_FOUND' || error.code === 'SESSION_DESTROYED'))
-        throw new Error(`Session ${session.id} not found for appendEvent`);
+        throw new Error(`Session ${session.id} not found for appendEvent`, { cause: error });
       throw error;
     }
     await super.appendEvent({ session, event: trimmed });
@@ -277,9 +287,9 @@ export class LedgerSessionService extends BaseSessionService {
     return { sessionId: found.sessionId, revision: found.revision };
   }
 
-  private async stale(session: Session, sessionId: string): Promise<StaleSessionError> {
+  private async stale(session: Session, sessionId: string, cause: unknown): Promise<StaleSessionError> {
     const newest = await this.newestItem(sessionId).catch(() => undefined);
-    return new StaleSessionError(session.lastUpdateTime, newest ? timestampOf(newest) : Date.now());
+    return new StaleSessionError(session.lastUpdateTime, newest ? timestampOf(newest) : Date.now(), cause);
   }
 
   private async call<Result>(operation: string, send: () => Promise<Result>): Promise<Result> {

@@ -10,9 +10,12 @@ export class StaleSessionError extends Error {
   constructor(
     readonly lastUpdateTime: number,
     readonly storedUpdateTime: number,
+    /** The ledger's refusal (412 PRECONDITION_FAILED), when it was the ledger that refused. */
+    cause?: unknown,
   ) {
     super(
       `The last_update_time provided in the session object ${shown(lastUpdateTime)} is earlier than the update_time in the storage_session ${shown(storedUpdateTime)}. Please check if it is a stale session.`,
+      cause === undefined ? undefined : { cause },
     );
     this.name = 'StaleSessionError';
   }

@@ -30,7 +30,9 @@ const PREFIX = 'agent-state-';
  * could be recognised by (the id may name a user), and nothing needs renaming when it is erased.
  */
 export function sharedStateStreamName(namespace: string, stateId: string, tenant: string | undefined): string {
-  const hex = createHash('sha256').update(JSON.stringify(['agent-state', namespace, stateId])).digest('hex');
+  const hex = createHash('sha256')
+    .update(JSON.stringify(['agent-state', namespace, stateId]))
+    .digest('hex');
   return scopedStreamName(`${PREFIX}st_${hex.slice(0, 32)}`, tenant);
 }
 

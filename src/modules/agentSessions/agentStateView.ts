@@ -3,7 +3,14 @@ import type { LoadedState } from '../../events/streamStateStore.js';
 import type { AgentState } from './domain/agentStateDecider.js';
 
 export function sharedStateView(name: { namespace: string; stateId: string }, loaded: LoadedState<AgentState>) {
-  return { namespace: name.namespace, stateId: name.stateId, state: loaded.state.values, updatedAt: loaded.state.updatedAt, revision: loaded.revision, position: loaded.position };
+  return {
+    namespace: name.namespace,
+    stateId: name.stateId,
+    state: loaded.state.values,
+    updatedAt: loaded.state.updatedAt,
+    revision: loaded.revision,
+    position: loaded.position,
+  };
 }
 
 /** `revision` is the session's (its ETag, what If-Match names); `stateRevision` the state stream's own. */

@@ -39,7 +39,9 @@ export class SessionStateController {
   }
 
   @Patch()
-  @ApiOperation({ summary: "Change the session's own values: each key of `delta` takes its value (null is a value), the other keys stay; shared states in the same append" })
+  @ApiOperation({
+    summary: "Change the session's own values: each key of `delta` takes its value (null is a value), the other keys stay; shared states in the same append",
+  })
   @DocumentedBody(changeValuesRequestSchema, undefined, { delta: { topic: 'weather' } })
   async patch(@Param('id') id: string, @ValidBody(changeValuesRequestSchema) body: z.infer<typeof changeValuesRequestSchema>, @Req() request: Request) {
     const sessionId = validSessionId(id);

@@ -50,7 +50,11 @@ export async function decideStateParts(
 ): Promise<DecidedPart[]> {
   const changes: Array<{ streamName: string; owner: AgentStateOwner; delta: JsonObject }> = [];
   if (session && deltas.session && Object.keys(deltas.session).length > 0)
-    changes.push({ streamName: sessionStateStreamName(session.sessionId, tenant), owner: { ownerKey: session.sessionKey, sessionId: session.sessionId }, delta: deltas.session });
+    changes.push({
+      streamName: sessionStateStreamName(session.sessionId, tenant),
+      owner: { ownerKey: session.sessionKey, sessionId: session.sessionId },
+      delta: deltas.session,
+    });
   // One change per state: two deltas of the same state merge, the later one's keys winning.
   const shared = new Map<string, { owner: AgentStateOwner; delta: JsonObject }>();
   for (const { namespace, stateId, delta } of deltas.shared) {
@@ -64,7 +68,11 @@ export async function decideStateParts(
     const loaded = await context.streams.load(streamName, agentStateDecider);
     const events = agentStateDecider.decide({ type: 'ChangeAgentState', owner, delta, now: context.now() }, loaded.state);
     if (events.length === 0) continue;
-    parts.push({ streamName, revision: loaded.revision, events: events.map((event, index) => ({ ...(idSeed ? { id: derivedEventId(['agent-state', idSeed, streamName, index]) } : {}), ...event })) });
+    parts.push({
+      streamName,
+      revision: loaded.revision,
+      events: events.map((event, index) => ({ ...(idSeed ? { id: derivedEventId(['agent-state', idSeed, streamName, index]) } : {}), ...event })),
+    });
   }
   return parts;
 }
@@ -81,14 +89,12 @@ export async function appendParts(context: ItemWriteContext, parts: DecidedPart[
   const appends: StreamAppend[] = parts.map((part) => ({
     streamName: part.streamName,
     expectedRevision: part.revision < 0 ? 'no_stream' : part.revision,
-    events: part.events.map(
-      (event, index): NewEvent => ({
-        id: event.id ?? keyed?.eventId(part.streamName, keyed.nextAppend(part.streamName), index),
-        type: event.type,
-        data: event.data as JsonObject,
-        metadata: { schemaVersion: eventSchemaHistory.currentVersion(event.type), ...metadata, ...(keyed ? { idempotencyKey: keyed.tag } : {}) },
-      }),
-    ),
+    events: part.events.map((event, index): NewEvent => ({
+      id: event.id ?? keyed?.eventId(part.streamName, keyed.nextAppend(part.streamName), index),
+      type: event.type,
+      data: event.data as JsonObject,
+      metadata: { schemaVersion: eventSchemaHistory.currentVersion(event.type), ...metadata, ...(keyed ? { idempotencyKey: keyed.tag } : {}) },
+    })),
   }));
   const writing = appends.filter((append) => append.events.length > 0);
   let results: AppendResult[];

@@ -79,7 +79,8 @@ export function streamRole(streamName: string, events: readonly StoredEvent[], c
     return 'runtime-session';
   if (streamName.startsWith(jobStreamName('', tenant)) && events.some((event) => jobOriginKeys(current(event)).some((key) => isErasedKey(key, context))))
     return 'job';
-  if (streamName.startsWith(agentStateStreamPrefix(tenant)) && first?.type === 'AgentStateChanged' && isErasedKey(first.data.ownerKey, context)) return 'agent-state';
+  if (streamName.startsWith(agentStateStreamPrefix(tenant)) && first?.type === 'AgentStateChanged' && isErasedKey(first.data.ownerKey, context))
+    return 'agent-state';
   if (streamName.startsWith(gatewayStreamName('', tenant))) return 'gateway';
   return 'mention';
 }
