@@ -64,6 +64,48 @@ export interface AppendItemsRequest {
   items: JsonObject[];
   /** The member holding each item's id (default `id`); null: no item has one. */
   idField?: string | null;
+  /** The session's own values, changed in the same append (only when an item is appended). */
+  stateDelta?: JsonObject;
+  /** Shared states changed in the same append. */
+  sharedStateDeltas?: SharedStateDelta[];
+}
+
+export interface SharedStateDelta {
+  namespace: string;
+  stateId: string;
+  /** Each key takes its value (null is a value). */
+  delta: JsonObject;
+}
+
+export interface ChangeStateRequest {
+  delta: JsonObject;
+}
+
+export interface ChangeValuesRequest {
+  delta: JsonObject;
+  /** Shared states changed in the same append. */
+  sharedStateDeltas?: SharedStateDelta[];
+}
+
+export interface SharedState {
+  namespace: string;
+  stateId: string;
+  state: JsonObject;
+  /** Null for a state nothing was ever written to (its revision is -1). */
+  updatedAt: string | null;
+  revision: number;
+  position: number;
+}
+
+export interface SessionValues {
+  sessionId: string;
+  state: JsonObject;
+  updatedAt: string | null;
+  /** The session's revision (what If-Match names). */
+  revision: number;
+  /** The values' own stream revision (-1: never written). */
+  stateRevision: number;
+  position: number;
 }
 
 export interface AppendedItem {

@@ -302,6 +302,22 @@ export class LedgerClient {
     return this.call('clearItems', { id: sessionId }, options);
   }
 
+  // Key-value states: a session's own values, shared states by namespace and id
+  getSessionValues(sessionId: string, options?: CallOptions) {
+    return this.call('getSessionValues', { id: sessionId }, options);
+  }
+  /** Each key of `delta` takes its value, the other keys stay; `sharedStateDeltas` change in the same append. */
+  changeSessionValues(sessionId: string, request: Agent.ChangeValuesRequest, options?: CallOptions) {
+    return this.call('changeSessionValues', { id: sessionId }, { body: request, ...options });
+  }
+  /** Empty, at revision -1, when nothing was ever written to it. */
+  getSharedState(namespace: string, stateId: string, options?: CallOptions) {
+    return this.call('getSharedState', { namespace, stateId }, options);
+  }
+  changeSharedState(namespace: string, stateId: string, request: Agent.ChangeStateRequest, options?: CallOptions) {
+    return this.call('changeSharedState', { namespace, stateId }, { body: request, ...options });
+  }
+
   /** Its events stay for audit; `cascade` destroys its subtree too, else its children become orphans. */
   destroySession(sessionId: string, query: Api.DestroySessionQuery = {}, options?: CallOptions) {
     return this.call('destroySession', { id: sessionId }, { query: { ...query }, ...options });

@@ -1,6 +1,15 @@
 // Every HTTP operation the client calls: method, path and the field names it sends. The drift test checks each against /openapi.json.
 import type { EraseRequest, PruneRequest, StreamsQuery } from './adminApiTypes.js';
-import type { AgentSessionRequest, AppendItemsRequest, DeleteAgentSessionQuery, ItemsQuery, ListAgentSessionsQuery } from './agentSessionApiTypes.js';
+import type {
+  AgentSessionRequest,
+  AppendItemsRequest,
+  ChangeStateRequest,
+  ChangeValuesRequest,
+  DeleteAgentSessionQuery,
+  ItemsQuery,
+  ListAgentSessionsQuery,
+  SharedStateDelta,
+} from './agentSessionApiTypes.js';
 import { fieldsOf } from './exhaustiveFields.js';
 import type {
   ChildRequest,
@@ -199,10 +208,31 @@ export const ledgerOperations = {
     query: fieldsOf<ListAgentSessionsQuery>()('limit', 'cursor', 'updatedAfter', 'updatedBefore', 'metadata'),
     safeToRepeat: true,
   },
-  appendItems: { method: 'POST', path: '/v1/sessions/{id}/items', body: fieldsOf<AppendItemsRequest>()('items', 'idField'), safeToRepeat: false },
+  appendItems: {
+    method: 'POST',
+    path: '/v1/sessions/{id}/items',
+    body: fieldsOf<AppendItemsRequest>()('items', 'idField', 'stateDelta', 'sharedStateDeltas'),
+    nested: { sharedStateDeltas: fieldsOf<SharedStateDelta>()('namespace', 'stateId', 'delta') },
+    safeToRepeat: false,
+  },
   listItems: { method: 'GET', path: '/v1/sessions/{id}/items', query: fieldsOf<ItemsQuery>()('limit', 'before', 'after', 'revision'), safeToRepeat: true },
   popItem: { method: 'POST', path: '/v1/sessions/{id}/items/pop', safeToRepeat: false },
   clearItems: { method: 'DELETE', path: '/v1/sessions/{id}/items', safeToRepeat: false },
+  getSessionValues: { method: 'GET', path: '/v1/sessions/{id}/values', safeToRepeat: true },
+  changeSessionValues: {
+    method: 'PATCH',
+    path: '/v1/sessions/{id}/values',
+    body: fieldsOf<ChangeValuesRequest>()('delta', 'sharedStateDeltas'),
+    nested: { sharedStateDeltas: fieldsOf<SharedStateDelta>()('namespace', 'stateId', 'delta') },
+    safeToRepeat: false,
+  },
+  getSharedState: { method: 'GET', path: '/v1/namespaces/{namespace}/states/{stateId}', safeToRepeat: true },
+  changeSharedState: {
+    method: 'PATCH',
+    path: '/v1/namespaces/{namespace}/states/{stateId}',
+    body: fieldsOf<ChangeStateRequest>()('delta'),
+    safeToRepeat: false,
+  },
 
   gatewayStopping: {
     method: 'POST',

@@ -85,6 +85,10 @@ export interface LedgerResponses {
   listItems: Agent.ItemsPage;
   popItem: Agent.PopItemResponse;
   clearItems: Agent.ClearItemsResponse;
+  getSessionValues: Agent.SessionValues;
+  changeSessionValues: Agent.SessionValues;
+  getSharedState: Agent.SharedState;
+  changeSharedState: Agent.SharedState;
   sessionMemory: Api.SessionMemory;
   setMemory: Api.SetMemoryResponse;
   removeMemory: Api.RemoveMemoryResponse;

@@ -116,6 +116,13 @@ describe('answers ↔ the OpenAPI document', () => {
     await client.popItem(agentSession.sessionId);
     await client.appendItems(agentSession.sessionId, { items: [{ text: 'again' }], idField: null });
     await client.clearItems(agentSession.sessionId);
+    await client.changeSessionValues(agentSession.sessionId, {
+      delta: { topic: 'docs' },
+      sharedStateDeltas: [{ namespace: 'docs', stateId: 'app:docs', delta: { n: 1 } }],
+    });
+    await client.getSessionValues(agentSession.sessionId);
+    await client.changeSharedState('docs', 'user:docs/u1', { delta: { theme: 'dark' } });
+    await client.getSharedState('docs', 'app:docs');
     await client.listAgentSessions('docs', { limit: 1 });
     await client.deleteAgentSession('docs', 'conversation/1');
     await client.sessionParent(fork.sessionId);

@@ -14,7 +14,7 @@ const imports = (text: string) =>
 describe('optional agent frameworks', () => {
   it('are never imported by the typed client (session-ledger/client)', () => {
     for (const { file, text } of sources('src/client'))
-      expect([file, imports(text).filter((entry) => /^@(openai|anthropic-ai)\//.test(entry.from))]).toEqual([file, []]);
+      expect([file, imports(text).filter((entry) => /^@(openai|anthropic-ai|google\/adk)/.test(entry.from))]).toEqual([file, []]);
   });
 
   it('are imported by session-ledger/openai-agents for their types only, so loading it loads none of the SDK', () => {
@@ -39,5 +39,20 @@ describe('optional agent frameworks', () => {
     expect(manifest.peerDependenciesMeta['@anthropic-ai/claude-agent-sdk']).toEqual({ optional: true });
     expect(manifest.peerDependencies['@anthropic-ai/claude-agent-sdk']).toBeDefined();
     expect(manifest.exports['./claude-agent-sdk'].default).toBe('./dist/src/adapters/claudeAgentSdk/index.js');
+    expect(manifest.peerDependenciesMeta['@google/adk']).toEqual({ optional: true });
+    expect(manifest.peerDependencies['@google/adk']).toBeDefined();
+    expect(manifest.exports['./adk'].default).toBe('./dist/src/adapters/adk/index.js');
+  });
+
+  it("are imported by session-ledger/adk alone, which extends ADK's BaseSessionService and so loads it", () => {
+    const elsewhere = ['src/client', 'src/adapters/openaiAgents', 'src/adapters/claudeAgentSdk', 'src/modules'].flatMap((folder) =>
+      sources(folder).flatMap(({ file, text }) =>
+        imports(text)
+          .filter((entry) => entry.from.startsWith('@google/adk'))
+          .map(() => file),
+      ),
+    );
+    expect(elsewhere).toEqual([]);
+    expect(sources('src/adapters/adk').some(({ text }) => imports(text).some((entry) => entry.from === '@google/adk' && !entry.typeOnly))).toBe(true);
   });
 });

@@ -26,7 +26,7 @@ export interface CatalogedError {
 const sessions = /^\/v1\/sessions\/\{id\}/;
 const conversations = /^\/v1\/conversations\/\{key\}/;
 const writesToSessions =
-  /^(\/v1\/(sessions\/(\{id\}\/(turns|transcript|rewind|rollback|checkpoints|memory|slots|children|fork|items)|resolve)|conversations\/\{key\}\/(runtime\/turns|reset|switch))|PATCH \/v1\/conversations\/\{key\}$)/;
+  /^(\/v1\/(sessions\/(\{id\}\/(turns|transcript|rewind|rollback|checkpoints|memory|slots|children|fork|items|values)|resolve)|conversations\/\{key\}\/(runtime\/turns|reset|switch))|PATCH \/v1\/conversations\/\{key\}$)/;
 /** Writes that report a turn's usage, or a part of it. */
 const usageReports =
   /^(\/v1\/(sessions\/\{id\}\/turns|conversations\/\{key\}\/runtime\/turns|runtime-sessions\/\{id\}\/events)|PATCH \/v1\/conversations\/\{key\})$/;
@@ -36,6 +36,11 @@ const fencedWrites = /^(POST|PUT|PATCH|DELETE) \/v1\/(sessions\/\{id\}|conversat
 const items = /^\/v1\/sessions\/\{id\}\/items/;
 const appendItems = /^\/v1\/sessions\/\{id\}\/items$/;
 const agentSessions = /^\/v1\/namespaces\/\{namespace\}\/sessions/;
+const sharedStates = /^\/v1\/namespaces\/\{namespace\}\/states\/\{stateId\}$/;
+/** Writes that change key-value states: a delta each, shared states named in the body. */
+const stateWrites = /^(POST \/v1\/sessions\/\{id\}\/items|PATCH \/v1\/sessions\/\{id\}\/values|PATCH \/v1\/namespaces\/\{namespace\}\/states\/\{stateId\})$/;
+/** Writes that may change several streams at once. */
+const multiStreamWrites = /^(POST \/v1\/sessions\/\{id\}\/items|PATCH \/v1\/sessions\/\{id\}\/values)$/;
 const jobById = /^\/v1\/jobs\/\{id\}/;
 const runtime = /^\/v1\/(runtime-sessions\/\{id\}|conversations\/\{key\}\/runtime)/;
 
@@ -44,6 +49,7 @@ export const errorCatalog: Record<string, CatalogedError> = {
   APPEND_TOO_LARGE: { status: 400, scope: 'none' },
   APPROVAL_ALREADY_RESOLVED: { status: 409, scope: /\/approvals\/\{approvalId\}$/ },
   APPROVAL_NOT_FOUND: { status: 404, scope: /\/approvals\/\{approvalId\}$/ },
+  ATOMIC_APPEND_NOT_SUPPORTED: { status: 501, scope: multiStreamWrites },
   BAD_REQUEST: { status: 400, scope: 'input' },
   CALLBACK_TOKEN_EXPIRED: { status: 401, scope: /^\/v1\/jobs\/\{id\}\/fire$/ },
   CALLBACK_TOKEN_INVALID: { status: 401, scope: /^\/v1\/jobs\/\{id\}\/fire$/ },
@@ -84,12 +90,13 @@ export const errorCatalog: Record<string, CatalogedError> = {
   INVALID_IDEMPOTENCY_KEY: { status: 400, scope: 'write' },
   INVALID_IF_MATCH: { status: 400, scope: fencedWrites },
   INVALID_ITEM_ID: { status: 400, scope: appendItems },
+  INVALID_STATE_ID: { status: 400, scope: new RegExp(`${sharedStates.source}|${stateWrites.source}`) },
   INVALID_JOB_ID: { status: 400, scope: jobs },
   INVALID_LAST_EVENT_ID: { status: 400, scope: /\/stream$/ },
   INVALID_MEMORY_NAME: { status: 400, scope: /^\/v1\/sessions\/\{id\}\/memory/ },
   INVALID_METADATA_FILTER: { status: 400, scope: agentSessions },
   INVALID_MIN_POSITION: { status: 400, scope: 'readModel' },
-  INVALID_NAMESPACE: { status: 400, scope: agentSessions },
+  INVALID_NAMESPACE: { status: 400, scope: new RegExp(`${agentSessions.source}|${sharedStates.source}|${stateWrites.source}`) },
   INVALID_RUNTIME_SESSION_ID: { status: 400, scope: /^\/v1\/runtime-sessions/ },
   INVALID_SCHEDULE: { status: 400, scope: jobs },
   INVALID_SESSION_ID: { status: 400, scope: sessions },
@@ -97,7 +104,7 @@ export const errorCatalog: Record<string, CatalogedError> = {
   INVALID_SLOT_NAME: { status: 400, scope: /^\/v1\/sessions\/\{id\}\/slots/ },
   INVALID_STREAM_NAME: { status: 400, scope: /^\/v1\/admin\/streams$/ },
   INVALID_TIME_ZONE: { status: 400, scope: jobs },
-  ITEM_HISTORY_CONTENDED: { status: 409, scope: items },
+  ITEM_HISTORY_CONTENDED: { status: 409, scope: new RegExp(`${items.source}|${stateWrites.source}`) },
   ITEM_NOT_FOUND: { status: 404, scope: items },
   ITEM_NOT_OBJECT: { status: 400, scope: appendItems },
   ITEM_TOO_LARGE: { status: 413, scope: appendItems },
@@ -148,6 +155,7 @@ export const errorCatalog: Record<string, CatalogedError> = {
   SLOT_NOT_FOUND: { status: 404, scope: /^\/v1\/sessions\/\{id\}\/slots\/\{name\}/ },
   SLOT_NOT_SCHEDULED: { status: 400, scope: /^\/v1\/jobs\/\{id\}\/fire$/ },
   SLOT_PASSED: { status: 409, scope: /^\/v1\/jobs\/\{id\}\/fire$/ },
+  STATE_DELTA_TOO_LARGE: { status: 413, scope: stateWrites },
   STREAM_NOT_FOUND: { status: 404, scope: /\/events$/ },
   TOO_MANY_CHILDREN: { status: 409, scope: /^\/v1\/sessions\/\{id\}\/(children|fork)$/ },
   TOO_MANY_DELETED_SESSIONS: { status: 409, scope: agentSessions },

@@ -1,7 +1,9 @@
-// Sessions without a gateway, named by a client's own id, and the item histories every session can hold.
+// Sessions without a gateway, named by a client's own id, the item histories every session can hold, and key-value states.
 import { Module } from '@nestjs/common';
 import { AgentSessionsController } from './agentSessionsController.js';
 import { SessionItemsController } from './sessionItemsController.js';
+import { SessionStateController } from './sessionStateController.js';
+import { SharedStatesController } from './sharedStatesController.js';
 
-@Module({ controllers: [AgentSessionsController, SessionItemsController] })
+@Module({ controllers: [AgentSessionsController, SessionItemsController, SessionStateController, SharedStatesController] })
 export class AgentSessionsModule {}

@@ -16,7 +16,8 @@ import { sessionDecider, sessionNotFound } from '../sessions/domain/sessionDecid
 import { loadSession } from '../sessions/sessionAccess.js';
 import { stateAsOf } from '../sessions/stateAsOf.js';
 import { validSessionId } from '../sessions/sessionRequests.js';
-import { appendItemsRequestSchema, itemsQuerySchema, validItems } from './agentSessionRequests.js';
+import { itemsQuerySchema, validItems } from './agentSessionRequests.js';
+import { appendItemsWithStatesSchema, validStateDeltas } from './agentStateRequests.js';
 import { itemView } from './agentSessionView.js';
 import { appendItems } from './commands/appendItems.js';
 import { clearItems } from './commands/clearItems.js';
@@ -43,11 +44,12 @@ export class SessionItemsController {
   @ApiOperation({
     summary: "Append items (any JSON objects) to the session's history, in order; an item whose id the history holds already is not written again",
   })
-  @DocumentedBody(appendItemsRequestSchema, undefined, { items: [{ type: 'message', role: 'user', content: 'Hello' }], idField: 'id' })
-  async append(@Param('id') id: string, @ValidBody(appendItemsRequestSchema) body: z.infer<typeof appendItemsRequestSchema>, @Req() request: Request) {
+  @DocumentedBody(appendItemsWithStatesSchema, undefined, { items: [{ type: 'message', role: 'user', content: 'Hello' }], idField: 'id' })
+  async append(@Param('id') id: string, @ValidBody(appendItemsWithStatesSchema) body: z.infer<typeof appendItemsWithStatesSchema>, @Req() request: Request) {
     const sessionId = validSessionId(id);
     const items = validItems(body.items, body.idField, this.config.limits);
-    const result = await appendItems(this.context, sessionId, requestTenant(request), items, requestMetadata(request));
+    const states = validStateDeltas(body, this.config.limits);
+    const result = await appendItems(this.context, sessionId, requestTenant(request), { ...items, states }, requestMetadata(request));
     return { sessionId, items: result.items, itemCount: result.state.itemCount, revision: result.revision, position: result.position };
   }
 

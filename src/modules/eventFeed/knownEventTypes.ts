@@ -1,4 +1,5 @@
 // Every event type the ledger writes, so a filter naming another one (a typo) is refused instead of matching nothing.
+import type { AgentStateEventType } from '../../events/agentState/agentStateEvents.js';
 import type { ErasureLogEvent } from '../../events/erasure/erasureLogEvents.js';
 import type { ConversationEventType } from '../../events/conversation/conversationEvents.js';
 import type { GatewayEvent } from '../../events/gateway/gatewayEvents.js';
@@ -16,7 +17,8 @@ type KnownEventType =
   | JobEventType
   | PruneScheduleEventType
   | GatewayEvent['type']
-  | ErasureLogEvent['type'];
+  | ErasureLogEvent['type']
+  | AgentStateEventType;
 
 // A record over the union: the compiler refuses this file until a new event type is listed here.
 const listed: Record<KnownEventType, true> = {
@@ -58,6 +60,7 @@ const listed: Record<KnownEventType, true> = {
   SessionEnded: true,
   SessionDestroyed: true,
   ItemAppended: true,
+  AgentStateChanged: true,
   ItemPopped: true,
   ItemsCleared: true,
   RuntimeSessionStarted: true,

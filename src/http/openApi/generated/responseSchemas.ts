@@ -184,6 +184,18 @@ export const operationResponseSchemas: Record<string, object> = {
   "clearItems": {
     "$ref": "#/components/schemas/ClearItemsResponse"
   },
+  "getSessionValues": {
+    "$ref": "#/components/schemas/SessionValues"
+  },
+  "changeSessionValues": {
+    "$ref": "#/components/schemas/SessionValues"
+  },
+  "getSharedState": {
+    "$ref": "#/components/schemas/SharedState"
+  },
+  "changeSharedState": {
+    "$ref": "#/components/schemas/SharedState"
+  },
   "sessionMemory": {
     "$ref": "#/components/schemas/SessionMemory"
   },
@@ -4382,6 +4394,74 @@ export const sharedResponseSchemas: Record<string, object> = {
       "sessionId",
       "clearedCount",
       "itemCount",
+      "revision",
+      "position"
+    ]
+  },
+  "SessionValues": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "state": {
+        "$ref": "#/components/schemas/JsonObject"
+      },
+      "updatedAt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "revision": {
+        "type": "number"
+      },
+      "stateRevision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionId",
+      "state",
+      "updatedAt",
+      "revision",
+      "stateRevision",
+      "position"
+    ]
+  },
+  "SharedState": {
+    "type": "object",
+    "properties": {
+      "namespace": {
+        "type": "string"
+      },
+      "stateId": {
+        "type": "string"
+      },
+      "state": {
+        "$ref": "#/components/schemas/JsonObject"
+      },
+      "updatedAt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "namespace",
+      "stateId",
+      "state",
+      "updatedAt",
       "revision",
       "position"
     ]

@@ -4,15 +4,18 @@ import type { EventMetadata, JsonObject } from '../../../events/eventStore.js';
 import { currentIdempotentWrite } from '../../../events/idempotentWrite.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
 import { requireWritable, sessionDecider, sessionNotFound } from '../../sessions/domain/sessionDecider.js';
-import type { ExistingSession } from '../../sessions/domain/sessionState.js';
+import type { ExistingSession, SessionState } from '../../sessions/domain/sessionState.js';
 import { decideAppendItems, type ItemToAppend } from '../domain/decideAppendItems.js';
 import { appendedData, ItemHistory, newestAppendOf } from '../items/itemLookup.js';
 import { decideUntilWritten, type ItemWriteContext } from './itemWriteContext.js';
+import { appendParts, decideStateParts, noStateDeltas, type StateDeltas } from './stateChanges.js';
 
 export interface AppendItemsRequest {
   items: JsonObject[];
   /** Each item's id, where it has one (the caller read it from the item); null: the service names it. */
   itemIds: Array<string | null>;
+  /** Changed in the same append as the items, and only when an item is appended (a retry changes nothing twice). */
+  states?: StateDeltas;
 }
 
 export interface AppendItemsResult {
@@ -60,6 +63,13 @@ export async function appendItems(
       position,
     });
     if (events.length === 0) return answer(state, loaded.revision, loaded.position);
+    if (!noStateDeltas(request.states)) {
+      const stateParts = await decideStateParts(context, tenant, state, request.states!, events[0]!.id);
+      const results = await appendParts(context, [{ streamName, revision: loaded.revision, events }, ...stateParts], metadata);
+      if (!results) return undefined;
+      const written = events.reduce((folded, event) => sessionDecider.evolve(folded, event), state as SessionState) as ExistingSession;
+      return answer(written, results[0]!.nextExpectedRevision, Math.max(...results.map((result) => result.position)));
+    }
     const result = await context.streams.appendDecided(streamName, sessionDecider, loaded, events, metadata);
     // Stored meanwhile by another attempt with the same ids: decide again, on the stream as it is now.
     if (!result.written) return undefined;

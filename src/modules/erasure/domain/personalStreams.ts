@@ -1,4 +1,5 @@
 // Which streams hold a person's data, what each of them is to the erasure, and how each of its events is rewritten.
+import { agentStateStreamPrefix, sharedStateOfKey, sharedStateStreamName } from '../../../events/agentState/agentStateEvents.js';
 import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
 import type { JsonObject } from '../../../events/eventStore.js';
 import { gatewayStreamName } from '../../../events/gateway/gatewayEvents.js';
@@ -21,13 +22,15 @@ import { jobRedactors } from './redactJobEvent.js';
 import { runtimeBindingRedactors, runtimeSessionRedactors } from './redactRuntimeEvents.js';
 import { sessionRedactors } from './redactSessionEvent.js';
 import { redactWith } from './redactors.js';
+import { agentStateRedactors } from './redactAgentStateEvent.js';
 
 /**
  * conversation and runtime-binding: the streams named after the key (renamed to the pseudonymous key);
  * session, runtime-session, job: the person's own, by the key their first event (a job: its origin) names;
+ * agent-state: a key-value state whose changes name the key as their owner (a session's own state, a shared state);
  * gateway and mention: someone else's streams that name the key, where only the key and its origin change.
  */
-export type StreamRole = 'conversation' | 'runtime-binding' | 'session' | 'runtime-session' | 'job' | 'gateway' | 'mention';
+export type StreamRole = 'conversation' | 'runtime-binding' | 'session' | 'runtime-session' | 'job' | 'agent-state' | 'gateway' | 'mention';
 
 export interface ErasurePlan extends RewritePlan {
   roles: ReadonlyMap<string, StreamRole>;
@@ -41,10 +44,12 @@ type Streams = ReadonlyMap<string, readonly StoredEvent[]>;
  */
 export function anchorStreams(context: ErasureContext): string[] {
   const agentSession = agentSessionOfKey(context.sessionKey);
+  const sharedState = sharedStateOfKey(context.sessionKey);
   return [
     conversationStreamName(context.sessionKey, context.tenant),
     runtimeBindingStreamName(context.sessionKey, context.tenant),
     ...(agentSession ? [sessionStreamName(agentSessionId(agentSession.namespace, agentSession.externalId, 0), context.tenant)] : []),
+    ...(sharedState ? [sharedStateStreamName(sharedState.namespace, sharedState.stateId, context.tenant)] : []),
   ];
 }
 
@@ -74,6 +79,8 @@ export function streamRole(streamName: string, events: readonly StoredEvent[], c
     return 'runtime-session';
   if (streamName.startsWith(jobStreamName('', tenant)) && events.some((event) => jobOriginKeys(current(event)).some((key) => isErasedKey(key, context))))
     return 'job';
+  if (streamName.startsWith(agentStateStreamPrefix(tenant)) && first?.type === 'AgentStateChanged' && isErasedKey(first.data.ownerKey, context))
+    return 'agent-state';
   if (streamName.startsWith(gatewayStreamName('', tenant))) return 'gateway';
   return 'mention';
 }
@@ -156,7 +163,7 @@ export function homeChannelHolders(chatIds: ReadonlyMap<string, ReadonlySet<stri
 }
 
 /** Roles of the streams that are the person's own: every request that wrote to them was the person's. */
-const OWN_ROLES: ReadonlySet<StreamRole> = new Set(['conversation', 'runtime-binding', 'session', 'runtime-session', 'job']);
+const OWN_ROLES: ReadonlySet<StreamRole> = new Set(['conversation', 'runtime-binding', 'session', 'runtime-session', 'job', 'agent-state']);
 
 /**
  * What finds the stored answers of the person's keyed requests: the tags (metadata `idempotencyKey`) of every event of
@@ -199,6 +206,8 @@ function redactedData(role: StreamRole, type: string, data: JsonObject, context:
       return redactWith(runtimeSessionRedactors, type, data, context);
     case 'job':
       return redactWith(jobRedactors, type, data, context);
+    case 'agent-state':
+      return redactWith(agentStateRedactors, type, data, context);
     case 'gateway':
       return replaceString(redactWith(gatewayRedactors, type, data, context), context.sessionKey, context.pseudonymousKey);
     case 'mention':
