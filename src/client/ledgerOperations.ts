@@ -201,6 +201,7 @@ export const ledgerOperations = {
   },
   appendItems: { method: 'POST', path: '/v1/sessions/{id}/items', body: fieldsOf<AppendItemsRequest>()('items', 'idField'), safeToRepeat: false },
   listItems: { method: 'GET', path: '/v1/sessions/{id}/items', query: fieldsOf<ItemsQuery>()('limit', 'before', 'after'), safeToRepeat: true },
+  getItem: { method: 'GET', path: '/v1/sessions/{id}/items/{itemId}', safeToRepeat: true },
   popItem: { method: 'POST', path: '/v1/sessions/{id}/items/pop', safeToRepeat: false },
   clearItems: { method: 'DELETE', path: '/v1/sessions/{id}/items', safeToRepeat: false },
 

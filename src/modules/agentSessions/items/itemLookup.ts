@@ -44,14 +44,19 @@ export class ItemHistory {
     return live.get(`${this.state.sessionId}@${appended.revision}`) !== undefined;
   }
 
-  /** The item with this id in the history, or undefined. */
+  /**
+   * The item with this id in the history, or undefined. Outside a fork every item of the history was appended in the
+   * session's own stream under its derived event id, so the id index answers alone: a miss reads nothing more, and an
+   * append older than the history's last shrink is checked by a walk down to its index only.
+   */
   async find(streamName: string, itemId: string): Promise<LiveItem | undefined> {
     const newest = await newestAppendOf(this.store, streamName, itemId);
-    if (newest && newest.revision > this.state.itemsShrunkAt && appendedData(newest).position < this.state.itemCount) {
+    if (newest && (await this.holds(newest))) {
       const data = appendedData(newest);
       return { id: data.itemId, index: data.position, item: data.item, at: data.at, sessionId: this.state.sessionId, revision: newest.revision };
     }
-    // Removed since, or one a fork started with (its parent's stream): look for it from the end.
+    if (this.state.forkOf === null) return undefined;
+    // One a fork started with (its parent's stream): look for it from the end.
     const { items } = await walkLiveItems(this.store, this.tenant, this.head(), { limit: Number.POSITIVE_INFINITY, until: (item) => item.id === itemId });
     const last = items[items.length - 1];
     return last?.id === itemId ? last : undefined;
