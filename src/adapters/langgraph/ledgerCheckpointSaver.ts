@@ -1,4 +1,5 @@
 // LangGraph's checkpoint saver kept by Session Ledger: a thread is a session by external id, checkpoints and writes its items.
+import { randomInt } from 'node:crypto';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import {
   BaseCheckpointSaver,
@@ -202,6 +203,18 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
       }),
     );
     if (items.length > 0) await this.append(String(threadId), items, 'putWrites');
+  }
+
+  /**
+   * The next version of a channel: its count, then a random part, as LangGraph's PostgresSaver makes them. A branch
+   * started at an earlier checkpoint (time travel, `updateState`) counts from there again: the random part keeps its
+   * values apart from the later ones of the branch it left, which are stored under the same count. LangGraph's types
+   * name versions numbers where `compile({ checkpointer })` takes a saver; its run time compares strings as well.
+   */
+  override getNextVersion(current: number | undefined): number {
+    const text = current === undefined ? '0' : String(current);
+    const count = Number.parseInt(text.split('.')[0]!, 10) || 0;
+    return `${String(count + 1).padStart(32, '0')}.${String(randomInt(0, 2 ** 47)).padStart(15, '0')}` as unknown as number;
   }
 
   /** Deletes the thread's session: its checkpoints are gone for LangGraph, its events stay for audit; a new put starts anew. */
