@@ -31,7 +31,11 @@ for (const backend of e2eBackends()) {
       });
       const found = await item(sessionId, 'checkpoint/child:1/abc');
       expect(found.status).toBe(200);
-      expect(found.body).toMatchObject({ sessionId, item: { id: 'checkpoint/child:1/abc', index: 0, item: { id: 'checkpoint/child:1/abc', text: 'first' } }, itemCount: 3 });
+      expect(found.body).toMatchObject({
+        sessionId,
+        item: { id: 'checkpoint/child:1/abc', index: 0, item: { id: 'checkpoint/child:1/abc', text: 'first' } },
+        itemCount: 3,
+      });
       expect(typeof found.body.item.at).toBe('string');
       expect((await item(sessionId, 'plain')).body.item).toMatchObject({ index: 1, item: { text: 'second' } });
       const missing = await item(sessionId, 'nothing-of-that-id');
@@ -42,7 +46,12 @@ for (const backend of e2eBackends()) {
 
     it('does not answer an item popped, cleared or rolled back, and answers the one appended again after its removal', async () => {
       const sessionId = await newSession();
-      await ok('POST', `/v1/sessions/${sessionId}/items`, { items: [{ id: 'a', v: 1 }, { id: 'b', v: 1 }] });
+      await ok('POST', `/v1/sessions/${sessionId}/items`, {
+        items: [
+          { id: 'a', v: 1 },
+          { id: 'b', v: 1 },
+        ],
+      });
       await ok('POST', `/v1/sessions/${sessionId}/items/pop`);
       expect((await item(sessionId, 'b')).status).toBe(404);
       expect((await item(sessionId, 'a')).status).toBe(200);

@@ -64,8 +64,7 @@ export const channelPartItemId = (channelItem: string, index: number) => `${chan
  * A regular write's id: one per task and index, so storing it again writes nothing (the first stays, as LangGraph's
  * PostgresSaver keeps it). Special writes (negative index) have no id: each is new, and the newest counts.
  */
-export const writeItemId = (ns: string, checkpointId: string, taskId: string, idx: number) =>
-  `write/${part(ns)}/${part(checkpointId)}/${part(taskId)}/${idx}`;
+export const writeItemId = (ns: string, checkpointId: string, taskId: string, idx: number) => `write/${part(ns)}/${part(checkpointId)}/${part(taskId)}/${idx}`;
 
 export function encodeValue([type, bytes]: [string, Uint8Array]): SerializedValue {
   return { type, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') };
@@ -88,7 +87,10 @@ const PART_CHARS = 192 * 1024;
 /** A channel's value at a version as items: the channel item, then the parts of a value too large for one item. */
 export function channelItems(ns: string, channel: string, version: string | number, value: SerializedValue | null): [ChannelItem, ...ChannelPartItem[]] {
   const id = channelItemId(ns, channel, version);
-  const chunks = value === null ? [] : Array.from({ length: Math.ceil(value.data.length / PART_CHARS) }, (_, at) => value.data.slice(at * PART_CHARS, (at + 1) * PART_CHARS));
+  const chunks =
+    value === null
+      ? []
+      : Array.from({ length: Math.ceil(value.data.length / PART_CHARS) }, (_, at) => value.data.slice(at * PART_CHARS, (at + 1) * PART_CHARS));
   const head: ChannelItem = {
     id,
     type: 'langgraph.channel',

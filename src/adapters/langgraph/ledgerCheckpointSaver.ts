@@ -291,7 +291,9 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
       // A regular write is stored once (its id); of a special write's copies the newest counts, as an upsert keeps it.
       if (!kept.has(key)) kept.set(key, write);
     }
-    const ordered = [...kept.values()].sort((a, b) => compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)));
+    const ordered = [...kept.values()].sort((a, b) =>
+      compareWritesSortKeys(writesSortKey(a.taskPath, a.taskId, a.idx), writesSortKey(b.taskPath, b.taskId, b.idx)),
+    );
     return Promise.all(ordered.map(async (write): Promise<CheckpointPendingWrite> => [write.taskId, write.channel, await this.load(write.value)]));
   }
 
