@@ -22,8 +22,11 @@ describe('console: summaries of appended items', () => {
     expect(appended({ type: 'langgraph.channel', channel: 'messages', version: '2.5', checkpointNs: 'review:3c', value: { type: 'json', data: 'e30=' } })).toBe(
       'item 7 LangGraph channel messages version 2.5 in review:3c',
     );
-    expect(appended({ type: 'langgraph.channel', channel: 'draft', version: '3.1', checkpointNs: '', value: null })).toBe(
-      'item 7 LangGraph channel draft version 3.1 (emptied)',
+    expect(
+      appended({ type: 'langgraph.channel', channel: 'draft', version: '00000000000000000000000000000003.091095400553805', checkpointNs: '', value: null }),
+    ).toBe('item 7 LangGraph channel draft version 3.091095400553805 (emptied)');
+    expect(appended({ type: 'langgraph.channel', channel: 'count', version: '0', checkpointNs: '', value: null })).toBe(
+      'item 7 LangGraph channel count version 0 (emptied)',
     );
     expect(appended({ type: 'langgraph.channel-part', data: 'AAAA' })).toBe('item 7 LangGraph channel value, continued');
     expect(appended({ type: 'langgraph.namespace', checkpointNs: '' })).toBe('item 7 LangGraph namespace (root) begins');

@@ -79,6 +79,8 @@ function originText(origin) {
   );
 }
 
+/** session-ledger/langgraph's versions count from 1 in 32 digits, then a random part: the count is what a reader needs. */
+const versionText = (version) => valueText(typeof version === 'string' ? version.replace(/^0+(?=\d)/, '') : version);
 const namespaceText = (ns) => (present(ns) ? `in ${valueText(ns)}` : '');
 
 /** Items whose type says what they are (LangGraph's checkpoints and writes, chat messages) read as what they hold. */
@@ -103,7 +105,7 @@ const ITEMS = {
     join(
       'LangGraph channel',
       valueText(item.channel),
-      `version ${valueText(item.version)}`,
+      `version ${versionText(item.version)}`,
       namespaceText(item.checkpointNs),
       item.value === null ? '(emptied)' : '',
     ),
