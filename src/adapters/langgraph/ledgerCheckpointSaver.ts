@@ -21,10 +21,10 @@ import {
 } from '@langchain/langgraph-checkpoint';
 import type { HistoryItem } from '../../client/agentSessionApiTypes.js';
 import type { JsonObject } from '../../client/ledgerApiTypes.js';
-import { LedgerClient } from '../../client/ledgerClient.js';
-import { LedgerApiError, LedgerNetworkError } from '../../client/ledgerClientError.js';
-import type { RetryOptions } from '../../client/retryPolicy.js';
-import { LedgerUnavailableError } from '../ledgerUnavailableError.js';
+import type { LedgerClient } from '../../client/ledgerClient.js';
+import { LedgerApiError } from '../../client/ledgerClientError.js';
+import { itemBatches } from '../itemBatches.js';
+import { callLedger, type LedgerConnectionOptions, ledgerClientFor } from '../ledgerConnection.js';
 import {
   channelItemId,
   channelItems,
@@ -45,26 +45,13 @@ import {
 import { messageItems } from './messageItems.js';
 import { metadataContains } from './metadataFilter.js';
 
-export interface LedgerCheckpointSaverOptions {
-  /** The ledger's base URL, e.g. http://127.0.0.1:3000 */
-  url: string;
-  /** Sent as `Authorization: Bearer <token>`. */
-  token?: string;
+export interface LedgerCheckpointSaverOptions extends LedgerConnectionOptions {
   /** Savers of different namespaces never see each other's threads (default `langgraph`). */
   namespace?: string;
-  /** Retries of a call that got no answer or a transient error, each with the call's one Idempotency-Key. */
-  retry?: Partial<RetryOptions>;
-  /** Per request (default 30 s). */
-  timeoutMs?: number;
-  fetch?: typeof fetch;
   /** LangGraph's serializer (default its JsonPlusSerializer). */
   serde?: SerializerProtocol;
 }
 
-/** Items per request: well under the ledger's MAX_MESSAGES_PER_TURN (1000 by default). */
-const APPEND_BATCH = 100;
-/** Bytes of items per request: well under the ledger's BODY_LIMIT (1 MB by default). */
-const APPEND_BYTES = 512 * 1024;
 /** Items per page of a walk back from the newest: small first (the newest checkpoint is usually near), then larger. */
 const WALK_PAGES = [32, 200, 1_000];
 /** Found items kept in memory: every one the saver reads by id is never changed under that id in its session. */
@@ -94,13 +81,7 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
 
   constructor(private readonly options: LedgerCheckpointSaverOptions) {
     super(options.serde);
-    this.client = new LedgerClient({
-      baseUrl: options.url,
-      ...(options.token === undefined ? {} : { token: options.token }),
-      ...(options.retry === undefined ? {} : { retry: options.retry }),
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-    });
+    this.client = ledgerClientFor(options);
     this.namespace = options.namespace ?? 'langgraph';
   }
 
@@ -399,7 +380,7 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
 
   /** The items in order, in requests bounded by count and size; a thread deleted meanwhile by another process starts anew. */
   private async append(threadId: string, items: LedgerItem[], operation: string): Promise<void> {
-    for (const batch of batches(items)) {
+    for (const batch of itemBatches(items)) {
       const send = async () => {
         const session = await this.openSession(threadId, operation);
         await this.call(operation, () => this.client.appendItems(session, { items: batch, idField: 'id' }));
@@ -414,27 +395,7 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
     }
   }
 
-  private async call<Result>(operation: string, send: () => Promise<Result>): Promise<Result> {
-    try {
-      return await send();
-    } catch (error) {
-      throw error instanceof LedgerNetworkError ? new LedgerUnavailableError(this.options.url, operation, error) : error;
-    }
+  private call<Result>(operation: string, send: () => Promise<Result>): Promise<Result> {
+    return callLedger(this.options.url, operation, send);
   }
-}
-
-function* batches(items: readonly LedgerItem[]): Generator<LedgerItem[]> {
-  let batch: LedgerItem[] = [];
-  let bytes = 0;
-  for (const item of items) {
-    const size = Buffer.byteLength(JSON.stringify(item));
-    if (batch.length > 0 && (batch.length >= APPEND_BATCH || bytes + size > APPEND_BYTES)) {
-      yield batch;
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(item);
-    bytes += size;
-  }
-  if (batch.length > 0) yield batch;
 }
