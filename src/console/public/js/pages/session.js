@@ -131,9 +131,10 @@ export async function renderSession(page, { params: [sessionId], query }, status
       'Checkpoints',
       checkpointsTable(sessionId, checkpoints.checkpoints, { writable: summary.status === 'active', revision: summary.revision, onChanged: reload }),
     ),
-    graphCheckpoints.length > 0
-      ? section(`LangGraph checkpoints (${graphCheckpoints.length})`, graphCheckpointsTable(graphCheckpoints, { more: items.hasMore }))
-      : null,
+    // page.append is the DOM's own: no null children, so a section that may be absent is spread in.
+    ...(graphCheckpoints.length > 0
+      ? [section(`LangGraph checkpoints (${graphCheckpoints.length})`, graphCheckpointsTable(graphCheckpoints, { more: items.hasMore }))]
+      : []),
     section('Tree', tree),
     section('Event timeline', timeline.element),
     destroyed
