@@ -160,6 +160,7 @@ def test_every_method_answers_what_its_return_type_says(client: LedgerClient) ->
     call("append_items", agent["sessionId"], [{"uuid": "u-1"}], id_field="uuid")
     call("list_items", agent["sessionId"], limit=2)
     call("list_items", agent["sessionId"], after="item-1")
+    call("get_item", agent["sessionId"], "item-1")
     call("pop_item", agent["sessionId"])
     call("clear_items", agent["sessionId"])
     call("pop_item", agent["sessionId"])
