@@ -1,6 +1,7 @@
 // session-ledger/langgraph beyond LangGraph's conformance suite: serialized bytes back unchanged, a channel value larger
-// than one item, LangGraph's write semantics (a regular write kept once, a special one replaced), a lost answer retried
-// without a second copy, what a read of the newest checkpoint costs on a long thread, delete, and a ledger that is down.
+// than one item, chat messages copied once as text, LangGraph's write semantics (a regular write kept once, a special
+// one replaced), a lost answer retried without a second copy, what reading a long thread costs, delete, a ledger down.
+import { AIMessage, HumanMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { emptyCheckpoint, ERROR, INTERRUPT, JsonPlusSerializer, type SerializerProtocol, uuid6 } from '@langchain/langgraph-checkpoint';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,14 +15,16 @@ function checkpointWith(values: Record<string, unknown>) {
   return { ...emptyCheckpoint(), id: uuid6(-3), channel_values: values, channel_versions: Object.fromEntries(Object.keys(values).map((key) => [key, 1])) };
 }
 
-/** Records every request's method and path, and can drop the answer of one request after the service carried it out. */
+/** Records every request's method, path and body, and can drop the answer of one request after the service carried it out. */
 function recordingFetch() {
   const calls: string[] = [];
+  const bodies: string[] = [];
   let dropNext: RegExp | undefined;
   const wrapped: typeof fetch = async (input, init) => {
     const url = new URL(String(input));
     const call = `${init?.method ?? 'GET'} ${url.pathname}`;
     calls.push(call);
+    if (typeof init?.body === 'string') bodies.push(init.body);
     const response = await fetch(input, init);
     if (dropNext?.test(call)) {
       dropNext = undefined;
@@ -29,7 +32,7 @@ function recordingFetch() {
     }
     return response;
   };
-  return { fetch: wrapped, calls, dropAnswerOf: (call: RegExp) => (dropNext = call) };
+  return { fetch: wrapped, calls, bodies, dropAnswerOf: (call: RegExp) => (dropNext = call) };
 }
 
 for (const backend of e2eBackends()) {
@@ -163,6 +166,38 @@ for (const backend of e2eBackends()) {
       const third = checkpointWith({ value: 'third' });
       await checkpointer.put({ configurable: { thread_id: 'deleted' } }, third, metadata, third.channel_versions);
       expect((await other.getTuple({ configurable: { thread_id: 'deleted' } }))?.checkpoint.channel_values).toEqual({ value: 'third' });
+    });
+
+    it('copies each chat message once as an item with its role and text, though the channel holds the whole conversation', async () => {
+      const recording = recordingFetch();
+      const checkpointer = saver({ fetch: recording.fetch });
+      const conversation = [
+        new HumanMessage({ id: 'm-1', content: 'Where is my parcel?' }),
+        new AIMessage({ id: 'm-2', content: [{ type: 'text', text: 'It left the depot.' }] }),
+        new HumanMessage({ id: 'm-3', content: 'When will it arrive?' }),
+      ];
+      let config: RunnableConfig = { configurable: { thread_id: 'chat' } };
+      for (let turn = 1; turn <= conversation.length; turn++) {
+        const checkpoint = { ...checkpointWith({}), channel_values: { messages: conversation.slice(0, turn) }, channel_versions: { messages: turn } };
+        config = await checkpointer.put(config, checkpoint, { ...metadata, step: turn }, { messages: turn });
+      }
+      const sent = recording.bodies.flatMap((body) => (JSON.parse(body) as { items?: Array<{ type: string; messageId?: string }> }).items ?? []);
+      expect(sent.filter((item) => item.type === 'message').map((item) => item.messageId)).toEqual(['m-1', 'm-2', 'm-3']);
+      const sessionId = (await checkpointer.ledgerSessionId('chat'))!;
+      const items = (await service.request('GET', `/v1/sessions/${sessionId}/items?limit=100`)).body.items.map(
+        (entry: { item: Record<string, unknown> }) => entry.item,
+      );
+      expect(items.filter((item: Record<string, unknown>) => item['type'] === 'message')).toEqual([
+        expect.objectContaining({ id: 'message/m-1', role: 'user', content: 'Where is my parcel?', source: 'langgraph', threadId: 'chat', checkpointNs: '' }),
+        expect.objectContaining({ id: 'message/m-2', role: 'assistant', content: 'It left the depot.', messageType: 'ai' }),
+        expect.objectContaining({ id: 'message/m-3', role: 'user', content: 'When will it arrive?' }),
+      ]);
+      // Another saver (a restart) sends them again once: the ledger's id check stores none twice.
+      const again = new LedgerCheckpointSaver({ url: service.url, namespace: checkpointer.namespace });
+      const next = { ...checkpointWith({}), channel_values: { messages: conversation }, channel_versions: { messages: 4 } };
+      await again.put(config, next, { ...metadata, step: 4 }, { messages: 4 });
+      const after = (await service.request('GET', `/v1/sessions/${sessionId}/items?limit=100`)).body.items;
+      expect(after.filter((entry: { item: { type: string } }) => entry.item.type === 'message')).toHaveLength(3);
     });
 
     it('refuses a put without a thread and a write without a checkpoint, before anything is sent', async () => {

@@ -56,6 +56,8 @@ export interface LedgerCheckpointSaverOptions extends LedgerConnectionOptions {
 const WALK_PAGES = [32, 200, 1_000];
 /** Found items kept in memory: every one the saver reads by id is never changed under that id in its session. */
 const CACHED_ITEMS = 5_000;
+/** Message ids remembered per thread as stored. */
+const MESSAGES_REMEMBERED = 10_000;
 
 type LedgerItem = JsonObject & { id?: string };
 
@@ -78,6 +80,8 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
   /** The ledger session of each thread this saver wrote to, by thread id. */
   private readonly sessions = new Map<string, Promise<string>>();
   private readonly found = new Map<string, HistoryItem>();
+  /** The message items this saver stored, by thread: a thread's session never loses one (its history only grows). */
+  private readonly messagesStored = new Map<string, Set<string>>();
 
   constructor(private readonly options: LedgerCheckpointSaverOptions) {
     super(options.serde);
@@ -111,18 +115,19 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
     const ns = config.configurable?.['checkpoint_ns'] as string | undefined;
     const only = getCheckpointId(config);
     const beforeId = before === undefined ? undefined : getCheckpointId(before);
+    if (remaining !== undefined && remaining <= 0) return;
     const threads = threadId === undefined || threadId === null ? await this.allThreads() : await this.oneThread(String(threadId));
     for (const [thread, session] of threads) {
       for await (const found of this.checkpointsNewestFirst(session, ns, 'list')) {
-        if (remaining !== undefined && remaining <= 0) return;
         const { checkpointId } = found.item;
         if ((only && checkpointId !== only) || (beforeId && !(checkpointId < beforeId))) continue;
         if (filter !== undefined) {
           const metadata = (await this.load(found.item.metadata)) as Record<string, unknown>;
           if (!metadataContains(metadata, filter)) continue;
         }
-        if (remaining !== undefined) remaining -= 1;
         yield await this.tuple(session, thread, found, 'list');
+        // Stopped here, the walk reads no further page.
+        if (remaining !== undefined && --remaining <= 0) return;
       }
     }
   }
@@ -142,7 +147,11 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
       }),
     );
     const where = { threadId: String(threadId), checkpointNs: ns, checkpointId: checkpoint.id };
-    const messages = messageItems(Object.fromEntries(written.map(([channel]) => [channel, values[channel]])), where, messageItemId);
+    // A messages channel holds the whole conversation each time it changes: only the messages not stored yet are sent.
+    const stored = this.storedMessages(String(threadId));
+    const messages = messageItems(Object.fromEntries(written.map(([channel]) => [channel, values[channel]])), where, messageItemId).filter(
+      (message) => !stored.has(message.id),
+    );
     const item: CheckpointItem = {
       id: checkpointItemId(ns, checkpoint.id),
       type: 'langgraph.checkpoint',
@@ -158,6 +167,7 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
     // The checkpoint goes last: until it is stored nothing refers to the channel values before it, so a call cut short
     // leaves no checkpoint half-written, and its retry stores each value once.
     await this.append(String(threadId), [...channels.flat(), ...messages, namespaceItem, item], 'put');
+    for (const message of messages) stored.add(message.id);
     return { configurable: { thread_id: threadId, checkpoint_ns: ns, checkpoint_id: checkpoint.id } };
   }
 
@@ -200,7 +210,7 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
 
   /** Deletes the thread's session: its checkpoints are gone for LangGraph, its events stay for audit; a new put starts anew. */
   async deleteThread(threadId: string): Promise<void> {
-    this.sessions.delete(String(threadId));
+    this.forgetThread(String(threadId));
     try {
       await this.call('deleteThread', () => this.client.deleteAgentSession(this.namespace, String(threadId)));
     } catch (error) {
@@ -283,15 +293,22 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
    * the session's history read backwards a page at a time, so a reader that stops early reads only the newest pages.
    */
   private async *checkpointsNewestFirst(session: string, ns: string | undefined, operation: string): AsyncGenerator<FoundCheckpoint> {
+    // Writes met on the way, by checkpoint, until their checkpoint is met (every write comes after its checkpoint).
     const writes = new Map<string, WriteItem[]>();
     for await (const entry of this.newestFirst(session, operation)) {
       const { item } = entry;
       if (isItemOfType<WriteItem>(item, 'langgraph.write')) {
         const key = JSON.stringify([item.checkpointNs, item.checkpointId]);
-        writes.set(key, [...(writes.get(key) ?? []), item]);
-      } else if (isItemOfType<CheckpointItem>(item, 'langgraph.checkpoint') && (ns === undefined || item.checkpointNs === ns)) {
+        const seen = writes.get(key);
+        if (seen === undefined) writes.set(key, [item]);
+        else seen.push(item);
+      } else if (isItemOfType<CheckpointItem>(item, 'langgraph.checkpoint')) {
+        const key = JSON.stringify([item.checkpointNs, item.checkpointId]);
+        const own = writes.get(key) ?? [];
+        writes.delete(key);
+        if (ns !== undefined && item.checkpointNs !== ns) continue;
         this.remember(session, entry);
-        yield { item, index: entry.index, writes: writes.get(JSON.stringify([item.checkpointNs, item.checkpointId])) ?? [] };
+        yield { item, index: entry.index, writes: own };
       }
     }
   }
@@ -368,6 +385,22 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
     return threads;
   }
 
+  private storedMessages(threadId: string): Set<string> {
+    let stored = this.messagesStored.get(threadId);
+    // Bounded: past it, the ledger's id check is what keeps a message from being stored twice.
+    if (stored === undefined || stored.size > MESSAGES_REMEMBERED) {
+      stored = new Set();
+      this.messagesStored.set(threadId, stored);
+    }
+    return stored;
+  }
+
+  /** The thread was deleted: its next write opens its new session, where nothing is stored yet. */
+  private forgetThread(threadId: string): void {
+    this.sessions.delete(threadId);
+    this.messagesStored.delete(threadId);
+  }
+
   private openSession(threadId: string, operation: string): Promise<string> {
     let session = this.sessions.get(threadId);
     if (session === undefined) {
@@ -389,7 +422,7 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
         await send();
       } catch (error) {
         if (!(error instanceof LedgerApiError && error.code === 'SESSION_DESTROYED')) throw error;
-        this.sessions.delete(threadId);
+        this.forgetThread(threadId);
         await send();
       }
     }
