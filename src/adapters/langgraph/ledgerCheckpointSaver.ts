@@ -197,7 +197,7 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
   }
 
   /**
-   * The next version of a channel: its count, then a random part, as LangGraph's PostgresSaver makes them. A branch
+   * The next version of a channel: its count, then a random part, as LangGraph's Python PostgresSaver makes them. A branch
    * started at an earlier checkpoint (time travel, `updateState`) counts from there again: the random part keeps its
    * values apart from the later ones of the branch it left, which are stored under the same count. LangGraph's types
    * name versions numbers where `compile({ checkpointer })` takes a saver; its run time compares strings as well.
