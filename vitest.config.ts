@@ -7,6 +7,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const BROWSER_TESTS = [
   'test/e2e/consoleDestructiveActions.e2e.spec.ts',
   'test/e2e/consoleJobs.e2e.spec.ts',
+  'test/e2e/consoleLangGraph.e2e.spec.ts',
   'test/e2e/consoleRevisionsAndEvents.e2e.spec.ts',
   'test/e2e/consoleRuntime.e2e.spec.ts',
   'test/e2e/openApiTryItOut.e2e.spec.ts',

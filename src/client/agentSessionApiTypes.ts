@@ -153,6 +153,14 @@ export interface ItemsPage {
   position: number;
 }
 
+export interface ItemResponse {
+  sessionId: string;
+  item: HistoryItem;
+  itemCount: number;
+  revision: number;
+  position: number;
+}
+
 export interface PopItemResponse {
   sessionId: string;
   item: HistoryItem | null;

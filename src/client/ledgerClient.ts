@@ -295,6 +295,10 @@ export class LedgerClient {
   listItems(sessionId: string, query: Agent.ItemsQuery = {}, options?: CallOptions) {
     return this.call('listItems', { id: sessionId }, { query: { ...query }, ...options });
   }
+  /** One item by its id (`404 ITEM_NOT_FOUND` when the history does not hold it). */
+  getItem(sessionId: string, itemId: string, options?: CallOptions) {
+    return this.call('getItem', { id: sessionId, itemId }, options);
+  }
   popItem(sessionId: string, options?: CallOptions) {
     return this.call('popItem', { id: sessionId }, options);
   }

@@ -216,6 +216,7 @@ export const ledgerOperations = {
     safeToRepeat: false,
   },
   listItems: { method: 'GET', path: '/v1/sessions/{id}/items', query: fieldsOf<ItemsQuery>()('limit', 'before', 'after', 'revision'), safeToRepeat: true },
+  getItem: { method: 'GET', path: '/v1/sessions/{id}/items/{itemId}', safeToRepeat: true },
   popItem: { method: 'POST', path: '/v1/sessions/{id}/items/pop', safeToRepeat: false },
   clearItems: { method: 'DELETE', path: '/v1/sessions/{id}/items', safeToRepeat: false },
   getSessionValues: { method: 'GET', path: '/v1/sessions/{id}/values', safeToRepeat: true },

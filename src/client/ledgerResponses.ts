@@ -83,6 +83,7 @@ export interface LedgerResponses {
   listAgentSessions: Agent.AgentSessionsPage;
   appendItems: Agent.AppendItemsResponse;
   listItems: Agent.ItemsPage;
+  getItem: Agent.ItemResponse;
   popItem: Agent.PopItemResponse;
   clearItems: Agent.ClearItemsResponse;
   getSessionValues: Agent.SessionValues;

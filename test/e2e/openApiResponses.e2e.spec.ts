@@ -111,6 +111,7 @@ describe('answers ↔ the OpenAPI document', () => {
     await client.appendItems(agentSession.sessionId, { items: [{ id: 'm1', type: 'message', content: 'hi' }, { type: 'reasoning' }] });
     await client.listItems(agentSession.sessionId, { limit: 1 });
     await client.listItems(agentSession.sessionId, { before: 'm1' });
+    await client.getItem(agentSession.sessionId, 'm1');
     await client.popItem(agentSession.sessionId);
     await client.popItem(agentSession.sessionId);
     await client.popItem(agentSession.sessionId);

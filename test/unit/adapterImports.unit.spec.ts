@@ -14,7 +14,7 @@ const imports = (text: string) =>
 describe('optional agent frameworks', () => {
   it('are never imported by the typed client (session-ledger/client)', () => {
     for (const { file, text } of sources('src/client'))
-      expect([file, imports(text).filter((entry) => /^@(openai|anthropic-ai|google\/adk)/.test(entry.from))]).toEqual([file, []]);
+      expect([file, imports(text).filter((entry) => /^@(openai|anthropic-ai|langchain|google)\//.test(entry.from))]).toEqual([file, []]);
   });
 
   it('are imported by session-ledger/openai-agents for their types only, so loading it loads none of the SDK', () => {
@@ -31,6 +31,12 @@ describe('optional agent frameworks', () => {
     expect(files.flatMap(({ text }) => [...text.matchAll(/await import\('([^']+)'\)/g)].map((match) => match[1]))).toEqual(['@anthropic-ai/claude-agent-sdk']);
   });
 
+  it('are loaded by session-ledger/langgraph for the base class it extends only: LangGraph itself and LangChain are types', () => {
+    const found = sources('src/adapters/langgraph').flatMap(({ text }) => imports(text).filter((entry) => entry.from.startsWith('@langchain/')));
+    expect(found.filter((entry) => !entry.typeOnly).map((entry) => entry.from)).toEqual(['@langchain/langgraph-checkpoint']);
+    expect(found.filter((entry) => entry.typeOnly).map((entry) => entry.from)).toEqual(['@langchain/core/runnables']);
+  });
+
   it('are optional peer dependencies, with the adapter a subpath export of its own', () => {
     const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
     expect(manifest.peerDependenciesMeta['@openai/agents']).toEqual({ optional: true });
@@ -39,13 +45,18 @@ describe('optional agent frameworks', () => {
     expect(manifest.peerDependenciesMeta['@anthropic-ai/claude-agent-sdk']).toEqual({ optional: true });
     expect(manifest.peerDependencies['@anthropic-ai/claude-agent-sdk']).toBeDefined();
     expect(manifest.exports['./claude-agent-sdk'].default).toBe('./dist/src/adapters/claudeAgentSdk/index.js');
+    for (const peer of ['@langchain/langgraph', '@langchain/langgraph-checkpoint', '@langchain/core']) {
+      expect(manifest.peerDependenciesMeta[peer]).toEqual({ optional: true });
+      expect(manifest.peerDependencies[peer]).toBeDefined();
+    }
+    expect(manifest.exports['./langgraph'].default).toBe('./dist/src/adapters/langgraph/index.js');
     expect(manifest.peerDependenciesMeta['@google/adk']).toEqual({ optional: true });
     expect(manifest.peerDependencies['@google/adk']).toBeDefined();
     expect(manifest.exports['./adk'].default).toBe('./dist/src/adapters/adk/index.js');
   });
 
   it("are imported by session-ledger/adk alone, which extends ADK's BaseSessionService and so loads it", () => {
-    const elsewhere = ['src/client', 'src/adapters/openaiAgents', 'src/adapters/claudeAgentSdk', 'src/modules'].flatMap((folder) =>
+    const elsewhere = ['src/client', 'src/adapters/openaiAgents', 'src/adapters/claudeAgentSdk', 'src/adapters/langgraph', 'src/modules'].flatMap((folder) =>
       sources(folder).flatMap(({ file, text }) =>
         imports(text)
           .filter((entry) => entry.from.startsWith('@google/adk'))

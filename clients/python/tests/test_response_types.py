@@ -161,6 +161,7 @@ def test_every_method_answers_what_its_return_type_says(client: LedgerClient) ->
     call("list_items", agent["sessionId"], limit=2)
     call("list_items", agent["sessionId"], after="item-1")
     assert [entry["id"] for entry in call("list_items", agent["sessionId"], revision=1)["items"]] == ["item-1"]
+    call("get_item", agent["sessionId"], "item-1")
     call("pop_item", agent["sessionId"])
     call("clear_items", agent["sessionId"])
     call("pop_item", agent["sessionId"])

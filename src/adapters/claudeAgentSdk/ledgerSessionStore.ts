@@ -2,30 +2,17 @@
 import type { SessionKey, SessionStore, SessionStoreEntry, SessionSummaryEntry } from '@anthropic-ai/claude-agent-sdk';
 import type { AgentSessionListing } from '../../client/agentSessionApiTypes.js';
 import type { JsonObject } from '../../client/ledgerApiTypes.js';
-import { LedgerClient } from '../../client/ledgerClient.js';
-import { LedgerApiError, LedgerNetworkError } from '../../client/ledgerClientError.js';
-import type { RetryOptions } from '../../client/retryPolicy.js';
-import { LedgerUnavailableError } from '../ledgerUnavailableError.js';
+import type { LedgerClient } from '../../client/ledgerClient.js';
+import { LedgerApiError } from '../../client/ledgerClientError.js';
+import { itemBatches } from '../itemBatches.js';
+import { callLedger, type LedgerConnectionOptions, ledgerClientFor } from '../ledgerConnection.js';
 import { mainTranscriptsOf, subagentTranscriptsOf, transcriptExternalId, transcriptMetadata } from './transcriptSessions.js';
 
-export interface LedgerSessionStoreOptions {
-  /** The ledger's base URL, e.g. http://127.0.0.1:3000 */
-  url: string;
-  /** Sent as `Authorization: Bearer <token>`. */
-  token?: string;
+export interface LedgerSessionStoreOptions extends LedgerConnectionOptions {
   /** Stores of different namespaces never see each other (default `claude-agent-sdk`). */
   namespace?: string;
-  /** Retries of a call that got no answer or a transient error, each with the call's one Idempotency-Key. */
-  retry?: Partial<RetryOptions>;
-  /** Per request (default 30 s). */
-  timeoutMs?: number;
-  fetch?: typeof fetch;
 }
 
-/** Entries per request: well under the ledger's MAX_MESSAGES_PER_TURN (1000 by default). */
-const APPEND_BATCH = 100;
-/** Bytes of entries per request: well under the ledger's BODY_LIMIT (1 MB by default); a larger entry goes alone. */
-const APPEND_BYTES = 512 * 1024;
 /** Items per page of a read (the ledger answers at most 1000). */
 const PAGE = 1_000;
 /** Sessions per page of a listing (the ledger answers at most 500). */
@@ -43,19 +30,13 @@ export class LedgerSessionStore implements SessionStore {
   private readonly sessions = new Map<string, Promise<string>>();
 
   constructor(private readonly options: LedgerSessionStoreOptions) {
-    this.client = new LedgerClient({
-      baseUrl: options.url,
-      ...(options.token === undefined ? {} : { token: options.token }),
-      ...(options.retry === undefined ? {} : { retry: options.retry }),
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-    });
+    this.client = ledgerClientFor(options);
     this.namespace = options.namespace ?? 'claude-agent-sdk';
   }
 
   async append(key: SessionKey, entries: SessionStoreEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    for (const batch of batches(entries)) {
+    for (const batch of itemBatches(entries.map((entry) => JSON.parse(JSON.stringify(entry)) as JsonObject))) {
       try {
         await this.appendBatch(key, batch);
       } catch (error) {
@@ -176,34 +157,12 @@ export class LedgerSessionStore implements SessionStore {
     }
   }
 
-  private async call<Result>(operation: string, send: () => Promise<Result>): Promise<Result> {
-    try {
-      return await send();
-    } catch (error) {
-      throw error instanceof LedgerNetworkError ? new LedgerUnavailableError(this.options.url, operation, error) : error;
-    }
+  private call<Result>(operation: string, send: () => Promise<Result>): Promise<Result> {
+    return callLedger(this.options.url, operation, send);
   }
 }
 
 /** Integer epoch milliseconds of the session's last change: the same clock for listings and summaries. */
 function mtimeOf(session: AgentSessionListing): number {
   return Math.floor(Date.parse(session.updatedAt));
-}
-
-/** The entries in order, in requests bounded by count and by size. */
-function* batches(entries: readonly SessionStoreEntry[]): Generator<JsonObject[]> {
-  let batch: JsonObject[] = [];
-  let bytes = 0;
-  for (const entry of entries) {
-    const text = JSON.stringify(entry);
-    const size = Buffer.byteLength(text);
-    if (batch.length > 0 && (batch.length >= APPEND_BATCH || bytes + size > APPEND_BYTES)) {
-      yield batch;
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(JSON.parse(text) as JsonObject);
-    bytes += size;
-  }
-  if (batch.length > 0) yield batch;
 }

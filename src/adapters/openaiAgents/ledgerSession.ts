@@ -1,18 +1,14 @@
 // The OpenAI Agents SDK's `Session` kept by Session Ledger: a session by external id, its items a ledger item history.
 import type { AgentInputItem, Session } from '@openai/agents';
-import { LedgerClient } from '../../client/ledgerClient.js';
-import { LedgerApiError, LedgerNetworkError } from '../../client/ledgerClientError.js';
+import type { LedgerClient } from '../../client/ledgerClient.js';
+import { LedgerApiError } from '../../client/ledgerClientError.js';
 import type { JsonObject } from '../../client/ledgerApiTypes.js';
-import type { RetryOptions } from '../../client/retryPolicy.js';
+import { callLedger, type LedgerConnectionOptions, ledgerClientFor } from '../ledgerConnection.js';
 import { LedgerUnavailableError } from '../ledgerUnavailableError.js';
 
 export { LedgerUnavailableError };
 
-export interface LedgerSessionOptions {
-  /** The ledger's base URL, e.g. http://127.0.0.1:3000 */
-  url: string;
-  /** Sent as `Authorization: Bearer <token>`. */
-  token?: string;
+export interface LedgerSessionOptions extends LedgerConnectionOptions {
   /** Sessions of different namespaces never see each other (default `openai-agents`). */
   namespace?: string;
   /** The session's id (the external id in the namespace); without it, the ledger creates a session and names it. */
@@ -20,11 +16,6 @@ export interface LedgerSessionOptions {
   /** Recorded on the ledger session when this object creates it. */
   agentName?: string;
   metadata?: JsonObject;
-  /** Retries of a call that got no answer or a transient error, each with the call's one Idempotency-Key. */
-  retry?: Partial<RetryOptions>;
-  /** Per request (default 30 s). */
-  timeoutMs?: number;
-  fetch?: typeof fetch;
 }
 
 /** Items per request: well under the ledger's MAX_MESSAGES_PER_TURN (1000 by default). */
@@ -44,13 +35,7 @@ export class LedgerSession implements Session {
   private ledgerSession: Promise<string> | undefined;
 
   constructor(private readonly options: LedgerSessionOptions) {
-    this.client = new LedgerClient({
-      baseUrl: options.url,
-      ...(options.token === undefined ? {} : { token: options.token }),
-      ...(options.retry === undefined ? {} : { retry: options.retry }),
-      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
-      ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-    });
+    this.client = ledgerClientFor(options);
     this.namespace = options.namespace ?? 'openai-agents';
     if (options.sessionId !== undefined) this.externalId = Promise.resolve(options.sessionId);
   }
@@ -144,12 +129,8 @@ export class LedgerSession implements Session {
     return (await this.call('getSessionId', () => this.client.putAgentSession(this.namespace, externalId, details))).sessionId;
   }
 
-  private async call<Result>(operation: string, send: () => Promise<Result>): Promise<Result> {
-    try {
-      return await send();
-    } catch (error) {
-      throw error instanceof LedgerNetworkError ? new LedgerUnavailableError(this.options.url, operation, error) : error;
-    }
+  private call<Result>(operation: string, send: () => Promise<Result>): Promise<Result> {
+    return callLedger(this.options.url, operation, send);
   }
 }
 

@@ -1167,6 +1167,14 @@ class ItemsPage(TypedDict):
     position: int
 
 
+class ItemResponse(TypedDict):
+    sessionId: str
+    item: HistoryItem
+    itemCount: int
+    revision: int
+    position: int
+
+
 class PopItemResponse(TypedDict):
     sessionId: str
     item: Optional[HistoryItem]

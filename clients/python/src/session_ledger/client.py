@@ -490,6 +490,10 @@ class LedgerClient:
         query = {"limit": limit, "before": before, "after": after, "revision": revision}
         return cast(api.ItemsPage, self._call("list_items", {"id": session_id}, query=query))
 
+    def get_item(self, session_id: str, item_id: str) -> api.ItemResponse:
+        """One item by its id (``404 ITEM_NOT_FOUND`` when the history does not hold it)."""
+        return cast(api.ItemResponse, self._call("get_item", {"id": session_id, "itemId": item_id}))
+
     def pop_item(self, session_id: str, *, idempotency_key: Optional[str] = None) -> api.PopItemResponse:
         return cast(api.PopItemResponse, self._call("pop_item", {"id": session_id}, idempotency_key=idempotency_key))
 

@@ -126,6 +126,7 @@ OPERATIONS: dict[str, Operation] = {
     ),
     "append_items": Operation("POST", "/v1/sessions/{id}/items", body=("items", "idField")),
     "list_items": Operation("GET", "/v1/sessions/{id}/items", query=("limit", "before", "after", "revision"), safe_to_repeat=True),
+    "get_item": Operation("GET", "/v1/sessions/{id}/items/{itemId}", safe_to_repeat=True),
     "pop_item": Operation("POST", "/v1/sessions/{id}/items/pop"),
     "clear_items": Operation("DELETE", "/v1/sessions/{id}/items"),
     # Restart recovery

@@ -79,6 +79,46 @@ function originText(origin) {
   );
 }
 
+/** session-ledger/langgraph's versions count from 1 in 32 digits, then a random part: the count is what a reader needs. */
+const versionText = (version) => valueText(typeof version === 'string' ? version.replace(/^0+(?=\d)/, '') : version);
+const namespaceText = (ns) => (present(ns) ? `in ${valueText(ns)}` : '');
+
+/** Items whose type says what they are (LangGraph's checkpoints and writes, chat messages) read as what they hold. */
+const ITEMS = {
+  'langgraph.checkpoint': (item) =>
+    join(
+      'LangGraph checkpoint',
+      valueText(item.checkpointId),
+      namespaceText(item.checkpointNs),
+      when(item.source, `· ${valueText(item.source)}`),
+      when(item.step, `step ${valueText(item.step)}`),
+      when(item.wroteChannels, `· wrote ${valueText(item.wroteChannels)}`),
+    ),
+  'langgraph.write': (item) =>
+    join(
+      'LangGraph write to',
+      valueText(item.channel),
+      when(item.taskId, `by task ${valueText(item.taskId)}`),
+      `for checkpoint ${valueText(item.checkpointId)}`,
+    ),
+  'langgraph.channel': (item) =>
+    join(
+      'LangGraph channel',
+      valueText(item.channel),
+      `version ${versionText(item.version)}`,
+      namespaceText(item.checkpointNs),
+      item.value === null ? '(emptied)' : '',
+    ),
+  'langgraph.channel-part': () => 'LangGraph channel value, continued',
+  'langgraph.namespace': (item) => join('LangGraph namespace', present(item.checkpointNs) ? valueText(item.checkpointNs) : '(root)', 'begins'),
+  message: (item) => join(`${valueText(item.role) || 'message'}:`, quoted(item.content)),
+};
+
+function itemText(item) {
+  if (!item || typeof item !== 'object' || typeof item.type !== 'string' || !Object.hasOwn(ITEMS, item.type)) return '';
+  return ITEMS[item.type](item);
+}
+
 /** Summaries of the types whose fields alone would read poorly (message arrays, nested states). */
 const SUMMARIES = {
   ConversationOpened: (d) => join('opened', when(d.origin, `from ${originText(d.origin)}`), when(d.gatewayId, `by gateway ${valueText(d.gatewayId)}`)),
@@ -124,7 +164,10 @@ const SUMMARIES = {
   ChildSessionCreated: (d) => join(valueText(d.kind) || 'child', valueText(d.childSessionId), when(d.agentName, `(${valueText(d.agentName)})`)),
   MemoryEntrySet: (d) => join(valueText(d.name), '=', valueText(d.value) || '(empty)'),
   ItemAppended: (d) =>
-    join(`item ${valueText(d.position)}`, valueText(d.itemId), when(d.item?.type, `· ${valueText(d.item?.type)}`), when(d.item?.role, valueText(d.item?.role))),
+    join(
+      `item ${valueText(d.position)}`,
+      itemText(d.item) || join(valueText(d.itemId), when(d.item?.type, `· ${valueText(d.item?.type)}`), when(d.item?.role, valueText(d.item?.role))),
+    ),
   ItemPopped: (d) => join(`item ${valueText(d.position)}`, valueText(d.itemId), 'removed'),
   ItemsCleared: (d) => `${valueText(d.clearedCount) || 0} items cleared`,
   RuntimeBound: (d) =>

@@ -178,6 +178,9 @@ export const operationResponseSchemas: Record<string, object> = {
   "listItems": {
     "$ref": "#/components/schemas/ItemsPage"
   },
+  "getItem": {
+    "$ref": "#/components/schemas/ItemResponse"
+  },
   "popItem": {
     "$ref": "#/components/schemas/PopItemResponse"
   },
@@ -4335,6 +4338,33 @@ export const sharedResponseSchemas: Record<string, object> = {
       "index",
       "item",
       "at"
+    ]
+  },
+  "ItemResponse": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "item": {
+        "$ref": "#/components/schemas/HistoryItem"
+      },
+      "itemCount": {
+        "type": "number"
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionId",
+      "item",
+      "itemCount",
+      "revision",
+      "position"
     ]
   },
   "PopItemResponse": {

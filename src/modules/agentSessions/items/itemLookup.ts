@@ -44,16 +44,21 @@ export class ItemHistory {
     return live.get(`${this.state.sessionId}@${appended.revision}`) !== undefined;
   }
 
-  /** The item with this id in the history (as `state` stands, now or at an earlier revision), or undefined. */
+  /**
+   * The item with this id in the history as `state` stands (now, or at an earlier revision), or undefined. The id
+   * index finds the id's newest append in the session's own stream; an id never appended there is a miss that reads
+   * nothing more, outside a fork.
+   */
   async find(streamName: string, itemId: string): Promise<LiveItem | undefined> {
     const newest = await newestAppendOf(this.store, streamName, itemId);
-    // The newest append is in a history read at an earlier revision only when it is not newer than that revision.
-    const inView = newest !== undefined && newest.revision <= this.state.revision;
-    if (newest && inView && newest.revision > this.state.itemsShrunkAt && appendedData(newest).position < this.state.itemCount) {
+    // Read at an earlier revision, the newest append may be newer than the history asked about.
+    if (newest && newest.revision <= this.state.revision && (await this.holds(newest))) {
       const data = appendedData(newest);
       return { id: data.itemId, index: data.position, item: data.item, at: data.at, sessionId: this.state.sessionId, revision: newest.revision };
     }
-    // Removed since, or one a fork started with (its parent's stream): look for it from the end.
+    if (newest === undefined && this.state.forkOf === null) return undefined;
+    // One a fork started with (its parent's stream), or an older append of the id that a rollback restored or that an
+    // earlier revision still held: look for it from the end.
     const { items } = await walkLiveItems(this.store, this.tenant, this.head(), { limit: Number.POSITIVE_INFINITY, until: (item) => item.id === itemId });
     const last = items[items.length - 1];
     return last?.id === itemId ? last : undefined;

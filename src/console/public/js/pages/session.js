@@ -6,6 +6,7 @@ import { formatJson, formatTime } from '../format.js';
 import { checkpointsTable } from '../session/checkpointsTable.js';
 import { eventTimeline } from '../eventTimeline.js';
 import { destroyPanel } from '../session/destroyPanel.js';
+import { graphCheckpointsOf, graphCheckpointsTable } from '../session/graphCheckpoints.js';
 import { sessionTree } from '../session/sessionTree.js';
 import { revisionDiffPanel } from '../session/revisionDiff.js';
 import { timeTravelPanel } from '../session/timeTravel.js';
@@ -69,14 +70,16 @@ export async function renderSession(page, { params: [sessionId], query }, status
   const disposers = [];
   const summary = await get(`/v1/sessions/${enc(sessionId)}`);
   const destroyed = summary.status === 'destroyed';
-  const [transcript, checkpoints, memory, slots, conversation] = await Promise.all([
+  const [transcript, checkpoints, memory, slots, conversation, newestItems] = await Promise.all([
     get(`/v1/sessions/${enc(sessionId)}/transcript?includeDeleted=true`),
     destroyed ? Promise.resolve({ checkpoints: [] }) : get(`/v1/sessions/${enc(sessionId)}/checkpoints?limit=200`),
     destroyed ? Promise.resolve({ entries: [] }) : get(`/v1/sessions/${enc(sessionId)}/memory`),
     destroyed ? Promise.resolve({ slots: [] }) : get(`/v1/sessions/${enc(sessionId)}/slots`),
     // Its conversation's current session cannot be destroyed: the page needs to know whether this is it.
     destroyed || !summary.sessionKey ? Promise.resolve(null) : get(`/v1/conversations/${enc(summary.sessionKey)}`).catch(() => null),
+    get(`/v1/sessions/${enc(sessionId)}/items?limit=100`),
   ]);
+  const graphCheckpoints = graphCheckpointsOf(newestItems.items);
 
   /** After a rollback, fork or destroy: redraw everything from the service, keeping the outcome (a node) on top. */
   const reload = async (shown, { position } = {}) => {
@@ -134,6 +137,10 @@ export async function renderSession(page, { params: [sessionId], query }, status
       'Checkpoints',
       checkpointsTable(sessionId, checkpoints.checkpoints, { writable: summary.status === 'active', revision: summary.revision, onChanged: reload }),
     ),
+    // page.append is the DOM's own: no null children, so a section that may be absent is spread in.
+    ...(graphCheckpoints.length > 0
+      ? [section(`LangGraph checkpoints (${graphCheckpoints.length})`, graphCheckpointsTable(graphCheckpoints, { more: newestItems.hasMore }))]
+      : []),
     section('Tree', tree),
     section('Event timeline', timeline.element),
     ...(destroyed
