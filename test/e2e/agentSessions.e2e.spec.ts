@@ -284,6 +284,28 @@ for (const backend of e2eBackends()) {
       expect((await call('GET', `/v1/sessions/ag_${'0'.repeat(32)}/items?revision=0`)).status).toBe(404);
     });
 
+    it('finds an id a rollback restored although a newer append of it was removed', async () => {
+      const { sessionId } = await newSession();
+      await append(sessionId, { items: [{ id: 'x', text: 'first x' }] });
+      const checkpoint = await ok('POST', `/v1/sessions/${sessionId}/checkpoints`, { label: 'x' });
+      await ok('POST', `/v1/sessions/${sessionId}/items/pop`);
+      await append(sessionId, {
+        items: [
+          { id: 'x', text: 'second x' },
+          { id: 'y', text: 'y' },
+        ],
+      });
+      await ok('POST', `/v1/sessions/${sessionId}/rollback`, { checkpointId: checkpoint.checkpointId });
+      expect((await ok('GET', `/v1/sessions/${sessionId}/items/x`)).item.item).toEqual({ id: 'x', text: 'first x' });
+      expect(texts(await items(sessionId, '?after=x'))).toEqual([]);
+      expect((await call('GET', `/v1/sessions/${sessionId}/items/y`)).status).toBe(404);
+      // The restored `x` is in the history, so appending `x` again writes nothing; nor does a fork's inherited one.
+      expect((await append(sessionId, { items: [{ id: 'x', text: 'third x' }] })).items[0]).toMatchObject({ appended: false, index: 0 });
+      const fork = await ok('POST', `/v1/sessions/${sessionId}/fork`, {});
+      expect((await append(fork.sessionId, { items: [{ id: 'x', text: 'x in the fork' }] })).items[0]).toMatchObject({ appended: false, index: 0 });
+      expect(texts(await items(fork.sessionId))).toEqual(['first x']);
+    });
+
     it('erases items with the person: an erasure of the session key leaves no item content', async () => {
       const { externalId, sessionId } = await newSession('erase');
       await append(sessionId, { items: [{ id: 'secret-1', text: 'my card is 4111' }] });

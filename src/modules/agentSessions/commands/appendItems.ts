@@ -50,8 +50,16 @@ export async function appendItems(
       if (decided.has(itemId)) continue;
       decided.add(itemId);
       // A name this request made up at random was never stored: no look-up.
-      const newest = request.itemIds[at] === null && !keyed ? undefined : await newestAppendOf(context.store, streamName, itemId);
-      if (newest && (await history.holds(newest))) found.set(itemId, appendedData(newest).position);
+      const lookedUp = !(request.itemIds[at] === null && !keyed);
+      const newest = lookedUp ? await newestAppendOf(context.store, streamName, itemId) : undefined;
+      // The newest append is the common answer; an older one a rollback restored, or one a fork inherited, takes a walk.
+      const held =
+        newest && (await history.holds(newest))
+          ? appendedData(newest).position
+          : lookedUp && (newest !== undefined || state.forkOf !== null)
+            ? (await history.find(streamName, itemId))?.index
+            : undefined;
+      if (held !== undefined) found.set(itemId, held);
       else toAppend.push({ itemId, item: request.items[at]!, occurrence: newest ? appendedData(newest).occurrence + 1 : 0 });
     }
     const events = decideAppendItems({ type: 'AppendItems', streamName, items: toAppend, now: context.now() }, state);
