@@ -162,6 +162,12 @@ def test_every_method_answers_what_its_return_type_says(client: LedgerClient) ->
     call("list_items", agent["sessionId"], after="item-1")
     assert [entry["id"] for entry in call("list_items", agent["sessionId"], revision=1)["items"]] == ["item-1"]
     call("get_item", agent["sessionId"], "item-1")
+    shared = {"namespace": namespace, "stateId": "user:u-42", "delta": {"theme": "dark"}}
+    call("append_items", agent["sessionId"], [{"id": "item-2"}], state_delta={"step": 1}, shared_state_deltas=[shared])
+    assert call("get_session_values", agent["sessionId"])["state"] == {"step": 1}
+    assert call("change_session_values", agent["sessionId"], {"step": 2, "done": None})["state"] == {"step": 2, "done": None}
+    assert call("get_shared_state", namespace, "user:u-42")["state"] == {"theme": "dark"}
+    assert call("change_shared_state", namespace, "user:u-42", {"lang": "fr"})["state"] == {"theme": "dark", "lang": "fr"}
     call("pop_item", agent["sessionId"])
     call("clear_items", agent["sessionId"])
     call("pop_item", agent["sessionId"])

@@ -1139,6 +1139,34 @@ class AppendedItem(TypedDict):
     """False: the history held an item of this id already, and nothing was written for it."""
 
 
+class SharedStateDelta(TypedDict):
+    namespace: str
+    stateId: str
+    delta: JsonObject
+    """Each key takes its value (None is a value)."""
+
+
+class SharedState(TypedDict):
+    namespace: str
+    stateId: str
+    state: JsonObject
+    updatedAt: Optional[str]
+    """None for a state nothing was ever written to (its revision is -1)."""
+    revision: int
+    position: int
+
+
+class SessionValues(TypedDict):
+    sessionId: str
+    state: JsonObject
+    updatedAt: Optional[str]
+    revision: int
+    """The session's revision (what If-Match names)."""
+    stateRevision: int
+    """The values' own stream revision (-1: never written)."""
+    position: int
+
+
 class AppendItemsResponse(TypedDict):
     sessionId: str
     items: list[AppendedItem]

@@ -469,11 +469,15 @@ class LedgerClient:
         items: Sequence[api.JsonObject],
         *,
         id_field: Optional[str] = "id",
+        state_delta: Optional[api.JsonObject] = None,
+        shared_state_deltas: Optional[Sequence[api.SharedStateDelta]] = None,
         idempotency_key: Optional[str] = None,
     ) -> api.AppendItemsResponse:
         """Appends in order; an item whose id (its ``id_field`` member; None: no item has one) the history holds is
-        not written again."""
-        body = {"items": list(items), "idField": id_field}
+        not written again. ``state_delta`` (the session's values) and ``shared_state_deltas`` change in the same
+        append, and only when an item is appended."""
+        body: dict[str, Any] = {"items": list(items), "idField": id_field}
+        body.update(_present(stateDelta=state_delta, sharedStateDeltas=None if shared_state_deltas is None else list(shared_state_deltas)))
         return cast(api.AppendItemsResponse, self._call("append_items", {"id": session_id}, body=body, idempotency_key=idempotency_key))
 
     def list_items(
@@ -499,6 +503,33 @@ class LedgerClient:
 
     def clear_items(self, session_id: str, *, idempotency_key: Optional[str] = None) -> api.ClearItemsResponse:
         return cast(api.ClearItemsResponse, self._call("clear_items", {"id": session_id}, idempotency_key=idempotency_key))
+
+    # Key-value states
+    def get_session_values(self, session_id: str) -> api.SessionValues:
+        """The session's own values (``revision`` is the session's: what ``if_match`` names)."""
+        return cast(api.SessionValues, self._call("get_session_values", {"id": session_id}))
+
+    def change_session_values(
+        self,
+        session_id: str,
+        delta: api.JsonObject,
+        *,
+        shared_state_deltas: Optional[Sequence[api.SharedStateDelta]] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> api.SessionValues:
+        """Each key of ``delta`` takes its value (None is a value); shared states change in the same append."""
+        body = {"delta": delta, **_present(sharedStateDeltas=None if shared_state_deltas is None else list(shared_state_deltas))}
+        return cast(api.SessionValues, self._call("change_session_values", {"id": session_id}, body=body, idempotency_key=idempotency_key))
+
+    def get_shared_state(self, namespace: str, state_id: str) -> api.SharedState:
+        """A shared state (an app's, a user's); one nothing was written to answers an empty ``state``."""
+        return cast(api.SharedState, self._call("get_shared_state", {"namespace": namespace, "stateId": state_id}))
+
+    def change_shared_state(
+        self, namespace: str, state_id: str, delta: api.JsonObject, *, idempotency_key: Optional[str] = None
+    ) -> api.SharedState:
+        params = {"namespace": namespace, "stateId": state_id}
+        return cast(api.SharedState, self._call("change_shared_state", params, body={"delta": delta}, idempotency_key=idempotency_key))
 
     # Restart recovery
     def gateway_stopping(

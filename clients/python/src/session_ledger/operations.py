@@ -32,6 +32,7 @@ SOURCE_FIELDS = (
     "platform", "chatType", "chatId", "chatName", "userId", "userName", "threadId", "chatTopic", "userIdAlt",
     "chatIdAlt", "isBot", "guildId", "parentChatId", "messageId", "roleAuthorized",
 )  # fmt: skip
+SHARED_STATE_DELTA_FIELDS = ("namespace", "stateId", "delta")
 MESSAGE_FIELDS = ("role", "content", "name", "toolCallId", "toolCalls", "metadata")
 USAGE_FIELDS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "lastPromptTokens", "costUsd")
 JOB_FIELDS = ("name", "description", "prompt", "skill", "schedule", "timeZone", "deliverTo", "origin", "model", "repeat", "enabled")
@@ -124,11 +125,23 @@ OPERATIONS: dict[str, Operation] = {
         query=("limit", "cursor", "updatedAfter", "updatedBefore", "metadata"),
         safe_to_repeat=True,
     ),
-    "append_items": Operation("POST", "/v1/sessions/{id}/items", body=("items", "idField")),
+    "append_items": Operation(
+        "POST",
+        "/v1/sessions/{id}/items",
+        body=("items", "idField", "stateDelta", "sharedStateDeltas"),
+        nested={"sharedStateDeltas": SHARED_STATE_DELTA_FIELDS},
+    ),
     "list_items": Operation("GET", "/v1/sessions/{id}/items", query=("limit", "before", "after", "revision"), safe_to_repeat=True),
     "get_item": Operation("GET", "/v1/sessions/{id}/items/{itemId}", safe_to_repeat=True),
     "pop_item": Operation("POST", "/v1/sessions/{id}/items/pop"),
     "clear_items": Operation("DELETE", "/v1/sessions/{id}/items"),
+    # Key-value states: a session's own values, and shared states of a namespace
+    "get_session_values": Operation("GET", "/v1/sessions/{id}/values", safe_to_repeat=True),
+    "change_session_values": Operation(
+        "PATCH", "/v1/sessions/{id}/values", body=("delta", "sharedStateDeltas"), nested={"sharedStateDeltas": SHARED_STATE_DELTA_FIELDS}
+    ),
+    "get_shared_state": Operation("GET", "/v1/namespaces/{namespace}/states/{stateId}", safe_to_repeat=True),
+    "change_shared_state": Operation("PATCH", "/v1/namespaces/{namespace}/states/{stateId}", body=("delta",)),
     # Restart recovery
     "gateway_stopping": Operation(
         "POST", "/v1/gateways/{gatewayId}/stopping", body=("activeKeys", "mode"), safe_to_repeat=True
