@@ -25,17 +25,24 @@ const INSTRUCTIONS =
   'With a write token: create_checkpoint before a risky step, rollback_session to undo, fork_session to try an alternative.';
 
 export function createLedgerMcpServer({ client, scope }: LedgerMcpServerOptions): McpServer {
-  const server = new McpServer({ name: 'session-ledger', version: SERVER_VERSION }, { instructions: INSTRUCTIONS, maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS });
+  const server = new McpServer(
+    { name: 'session-ledger', version: SERVER_VERSION },
+    { instructions: INSTRUCTIONS, maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS },
+  );
   for (const tool of ledgerTools) {
     if (!scopeAllows(scope, tool.scope)) continue;
-    server.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: tool.annotations }, async (args) => {
-      try {
-        const answer = await tool.run(client, args);
-        return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
-      } catch (error) {
-        return toolFailure(error);
-      }
-    });
+    server.registerTool(
+      tool.name,
+      { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: tool.annotations },
+      async (args) => {
+        try {
+          const answer = await tool.run(client, args);
+          return { content: [{ type: 'text', text: JSON.stringify(answer) }] };
+        } catch (error) {
+          return toolFailure(error);
+        }
+      },
+    );
   }
   registerTranscriptResources(server, client);
   return server;

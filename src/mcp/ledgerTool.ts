@@ -19,7 +19,9 @@ export interface LedgerTool {
 }
 
 /** A tool whose `run` takes its own schema's output: the MCP server validates arguments against `input` before the call. */
-export function ledgerTool<Input extends z.ZodObject>(tool: Omit<LedgerTool, 'input' | 'run'> & { input: Input; run(client: LedgerClient, args: z.output<Input>): Promise<object> }): LedgerTool {
+export function ledgerTool<Input extends z.ZodObject>(
+  tool: Omit<LedgerTool, 'input' | 'run'> & { input: Input; run(client: LedgerClient, args: z.output<Input>): Promise<object> },
+): LedgerTool {
   return tool;
 }
 

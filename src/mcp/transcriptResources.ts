@@ -25,7 +25,13 @@ export function registerTranscriptResources(server: McpServer, client: LedgerCli
       const sessionId = decodeURIComponent(String(variables.sessionId));
       try {
         const { messages } = await client.getTranscript(sessionId);
-        const entries = messages.map((message) => ({ index: message.index, turnIndex: message.turnIndex, role: message.role, at: message.at, content: clipped(message.content) }));
+        const entries = messages.map((message) => ({
+          index: message.index,
+          turnIndex: message.turnIndex,
+          role: message.role,
+          at: message.at,
+          content: clipped(message.content),
+        }));
         const body = (kept: typeof entries) => ({ sessionId, messages: kept, omittedOlder: entries.length - kept.length });
         const text = JSON.stringify(body(fitList(entries, MAX_TRANSCRIPT_RESOURCE_CHARS, body, 'last').kept));
         return { contents: [{ uri: uri.href, mimeType: 'application/json', text }] };

@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerClient } from '../../src/client/index.js';
+import { runLedgerCli } from '../support/ledgerCli.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
 const WRITER = 'mcp-writer-token-0001';
@@ -65,7 +66,12 @@ for (const backend of e2eBackends()) {
           { role: 'assistant', content: 'We settled on the zephyrine invoice format for every customer.' },
         ],
       });
-      await writer.recordTurn(chatSession, { messages: [{ role: 'user', content: 'Thanks' }, { role: 'assistant', content: 'You are welcome.' }] });
+      await writer.recordTurn(chatSession, {
+        messages: [
+          { role: 'user', content: 'Thanks' },
+          { role: 'assistant', content: 'You are welcome.' },
+        ],
+      });
 
       // Thirty long messages: more than a history answer's cap holds.
       longSession = (await writer.resolveSession({ source: { platform: 'slack', chatType: 'dm', chatId: 'mcp-long' } })).sessionId;
@@ -196,9 +202,13 @@ for (const backend of e2eBackends()) {
         it('create_checkpoint, rollback_session and fork_session change the ledger, and a retried write with its key is done once', async () => {
           const session = (await writer.resolveSession({ source: { platform: 'telegram', chatType: 'dm', chatId: `mcp-write-${via}` } })).sessionId;
           await writer.recordTurn(session, { messages: [{ role: 'user', content: 'first' }] });
-          const checkpoint = jsonOf(await mcp.callTool({ name: 'create_checkpoint', arguments: { sessionId: session, label: 'before the experiment', idempotencyKey: `cp-${via}` } }));
+          const checkpoint = jsonOf(
+            await mcp.callTool({ name: 'create_checkpoint', arguments: { sessionId: session, label: 'before the experiment', idempotencyKey: `cp-${via}` } }),
+          );
           expect(checkpoint).toMatchObject({ sessionId: session, label: 'before the experiment', checkpointId: expect.stringMatching(/^cp-\d+$/) });
-          const again = jsonOf(await mcp.callTool({ name: 'create_checkpoint', arguments: { sessionId: session, label: 'before the experiment', idempotencyKey: `cp-${via}` } }));
+          const again = jsonOf(
+            await mcp.callTool({ name: 'create_checkpoint', arguments: { sessionId: session, label: 'before the experiment', idempotencyKey: `cp-${via}` } }),
+          );
           expect(again.checkpointId).toBe(checkpoint.checkpointId);
           const labelled = (await writer.listCheckpoints(session)).checkpoints.filter((listed) => listed.label === 'before the experiment');
           expect(labelled).toHaveLength(1);
@@ -208,7 +218,9 @@ for (const backend of e2eBackends()) {
           expect(rolledBack).toMatchObject({ sessionId: session, checkpointId: checkpoint.checkpointId });
           expect((await writer.getTranscript(session)).messages.map((message) => message.content)).toEqual(['first']);
 
-          const fork = jsonOf(await mcp.callTool({ name: 'fork_session', arguments: { sessionId: session, checkpointId: checkpoint.checkpointId, agentName: 'branch-b' } }));
+          const fork = jsonOf(
+            await mcp.callTool({ name: 'fork_session', arguments: { sessionId: session, checkpointId: checkpoint.checkpointId, agentName: 'branch-b' } }),
+          );
           expect(fork).toMatchObject({ parentSessionId: session, forkOf: { sessionId: session, checkpointId: checkpoint.checkpointId } });
           expect((await writer.getTranscript(fork.sessionId)).messages.map((message) => message.content)).toEqual(['first']);
           const tree = jsonOf(await mcp.callTool({ name: 'show_session', arguments: { sessionId: session } })).tree;
@@ -226,8 +238,10 @@ for (const backend of e2eBackends()) {
           const templates = await mcp.listResourceTemplates();
           expect(templates.resourceTemplates.map((template) => template.uriTemplate)).toEqual(['ledger://sessions/{sessionId}/transcript']);
           const read = await mcp.readResource({ uri: `ledger://sessions/${chatSession}/transcript` });
-          const transcript = JSON.parse(read.contents[0]!.text as string);
-          expect(transcript.messages.map((message: { content: string }) => message.content)).toContain('We settled on the zephyrine invoice format for every customer.');
+          const transcript = JSON.parse((read.contents[0] as { text: string }).text);
+          expect(transcript.messages.map((message: { content: string }) => message.content)).toContain(
+            'We settled on the zephyrine invoice format for every customer.',
+          );
           expect(transcript.omittedOlder).toBe(0);
         });
 
@@ -282,9 +296,9 @@ for (const backend of e2eBackends()) {
             expect(answer.isError, name).toBe(true);
             expect(textOf(answer), name).toMatch(/NOT_FOUND/);
           }
-          expect(jsonOf(await acme.callTool({ name: 'list_sessions', arguments: {} })).sessions.map((session: { sessionId: string }) => session.sessionId)).toEqual([
-            acmeSession,
-          ]);
+          expect(
+            jsonOf(await acme.callTool({ name: 'list_sessions', arguments: {} })).sessions.map((session: { sessionId: string }) => session.sessionId),
+          ).toEqual([acmeSession]);
           expect(jsonOf(await acme.callTool({ name: 'list_sessions', arguments: { namespace: 'support' } })).sessions).toEqual([]);
           expect((await acme.listResources()).resources.map((resource) => resource.uri)).toEqual([`ledger://sessions/${acmeSession}/transcript`]);
           await expect(acme.readResource({ uri: `ledger://sessions/${chatSession}/transcript` })).rejects.toThrow(/SESSION_NOT_FOUND/);
@@ -296,7 +310,12 @@ for (const backend of e2eBackends()) {
     }
 
     it('answers /mcp without a valid token 401 like the API, and GET /mcp 405', async () => {
-      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      };
       const headers = { accept: 'application/json, text/event-stream' };
       const anonymous = await service.request('POST', '/mcp', { body: initialize, headers });
       expect(anonymous.status).toBe(401);
@@ -306,6 +325,16 @@ for (const backend of e2eBackends()) {
       const stream = await service.request('GET', '/mcp', { headers: { ...headers, authorization: `Bearer ${WRITER}` } });
       expect(stream.status).toBe(405);
       expect(stream.headers.get('allow')).toBe('POST');
+    });
+
+    it('session-ledger mcp refuses at start a token the ledger refuses (exit 2) and a missing --url (exit 2), on stderr', async () => {
+      const refused = await runLedgerCli({}, ['mcp', '--url', service.url, '--token', 'not-a-token-of-this-service']);
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(JSON.parse(refused.stderr).error.code).toBe('UNAUTHORIZED');
+      const noUrl = await runLedgerCli({}, ['mcp']);
+      expect(noUrl.code).toBe(2);
+      expect(noUrl.stderr).toMatch(/LEDGER_URL/);
     });
 
     it('GET /v1/whoami answers the token as the service sees it', async () => {

@@ -8,7 +8,7 @@ export const forkSessionTool = ledgerTool({
   description:
     'Starts a new session from a checkpoint of an existing one (or from its current state when checkpointId is left out): the fork has the same history up to there and its own future; the original is unchanged. ' +
     'Use it to try an alternative without losing the original line, or to branch a conversation. ' +
-    'Answers {sessionId (the fork\'s), parentSessionId, forkOf {sessionId, checkpointId, revision}, turnIndex}. At most 1,000 characters.',
+    "Answers {sessionId (the fork's), parentSessionId, forkOf {sessionId, checkpointId, revision}, turnIndex}. At most 1,000 characters.",
   scope: 'write',
   maxChars: 1_000,
   input: z.strictObject({
@@ -23,7 +23,11 @@ export const forkSessionTool = ledgerTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run(client, args) {
-    const fork = await client.forkSession(args.sessionId, { checkpointId: args.checkpointId, agentName: args.agentName }, { idempotencyKey: args.idempotencyKey });
+    const fork = await client.forkSession(
+      args.sessionId,
+      { checkpointId: args.checkpointId, agentName: args.agentName },
+      { idempotencyKey: args.idempotencyKey },
+    );
     return { sessionId: fork.sessionId, parentSessionId: fork.parentSessionId, forkOf: fork.forkOf, turnIndex: fork.turnIndex };
   },
 });

@@ -32,8 +32,8 @@ export const listSessionsTool = ledgerTool({
   name: 'list_sessions',
   title: 'List sessions',
   description:
-    "Lists sessions, most recently active first. Without namespace: chat conversations (one line per conversation: its session key, current sessionId, platform, display name, turn count, tokens, last activity). " +
-    "With namespace: the sessions an agent framework keeps under that namespace (sessionId, externalId, agentName, status, itemCount, updatedAt). " +
+    'Lists sessions, most recently active first. Without namespace: chat conversations (one line per conversation: its session key, current sessionId, platform, display name, turn count, tokens, last activity). ' +
+    'With namespace: the sessions an agent framework keeps under that namespace (sessionId, externalId, agentName, status, itemCount, updatedAt). ' +
     'Use it to find a session to read (read_history) or inspect (show_session) when you do not have words to search for. ' +
     `The answer is at most ${MAX_CHARS.toLocaleString('en')} characters of JSON; "truncated": true says sessions were left out for size (ask again with a smaller limit); nextCursor fetches the next page.`,
   scope: 'read',
@@ -42,7 +42,8 @@ export const listSessionsTool = ledgerTool({
   annotations: { readOnlyHint: true, openWorldHint: false },
   async run(client, args) {
     if (args.namespace !== undefined) {
-      if (args.platform !== undefined || args.activeMinutes !== undefined) throw new Error('platform and activeMinutes filter chat conversations: leave them out with namespace');
+      if (args.platform !== undefined || args.activeMinutes !== undefined)
+        throw new Error('platform and activeMinutes filter chat conversations: leave them out with namespace');
       const page = await client.listAgentSessions(args.namespace, { limit: args.limit, cursor: args.cursor, updatedAfter: args.updatedAfter });
       const sessions = page.sessions.map(({ sessionId, externalId, agentName, status, itemCount, createdAt, updatedAt }) => ({
         sessionId,
@@ -53,7 +54,12 @@ export const listSessionsTool = ledgerTool({
         createdAt,
         updatedAt,
       }));
-      const answer = (kept: typeof sessions) => ({ namespace: args.namespace, sessions: kept, nextCursor: page.nextCursor, truncated: kept.length < sessions.length });
+      const answer = (kept: typeof sessions) => ({
+        namespace: args.namespace,
+        sessions: kept,
+        nextCursor: page.nextCursor,
+        truncated: kept.length < sessions.length,
+      });
       return answer(fitList(sessions, MAX_CHARS, answer, 'first').kept);
     }
     if (args.updatedAfter !== undefined) throw new Error('updatedAfter filters an agent namespace: give namespace too, or use activeMinutes');

@@ -45,7 +45,8 @@ function page<T>(header: object, entries: T[], olderExist: boolean, cursorOf: (e
 
 async function transcriptPage(client: LedgerClient, args: Args, status: string) {
   const before = args.before === undefined ? undefined : Number(args.before);
-  if (before !== undefined && !Number.isSafeInteger(before)) throw new Error(`before: a transcript's nextBefore is a message index such as "12", not "${args.before}"`);
+  if (before !== undefined && !Number.isSafeInteger(before))
+    throw new Error(`before: a transcript's nextBefore is a message index such as "12", not "${args.before}"`);
   const { messages } = await client.getTranscript(args.sessionId);
   const older = before === undefined ? messages : messages.filter((message) => message.index < before);
   const entries = older.slice(-args.limit).map(messageView);
@@ -64,8 +65,8 @@ export const readHistoryTool = ledgerTool({
   name: 'read_history',
   title: "Read a session's history",
   description:
-    "Reads what was said in a session: the newest messages of its transcript, or the newest items of its item history (agent-framework sessions), oldest first. " +
-    'Use it after search_sessions or list_sessions to read a conversation, or to page back through it: pass the answer\'s nextBefore as before to get the entries just older. ' +
+    'Reads what was said in a session: the newest messages of its transcript, or the newest items of its item history (agent-framework sessions), oldest first. ' +
+    "Use it after search_sessions or list_sessions to read a conversation, or to page back through it: pass the answer's nextBefore as before to get the entries just older. " +
     'Answers {sessionId, source, status, total, entries, hasOlder, nextBefore, truncated}; a transcript entry is {index, turnIndex, role, at, content}, an item entry {id, index, at, item}. ' +
     `Each message's content or item is cut at 4,000 characters (the cut says how much is left out), and the answer at ${MAX_CHARS.toLocaleString('en')} characters of JSON: the oldest entries are left out first ("truncated": true), and nextBefore reaches them.`,
   scope: 'read',

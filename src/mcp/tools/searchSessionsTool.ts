@@ -13,7 +13,9 @@ const input = z.strictObject({
     .trim()
     .min(1)
     .max(500)
-    .describe('Words to find. "quoted phrase" for an exact phrase, -word to exclude a word, OR between alternatives. Chinese and other unsegmented text works.'),
+    .describe(
+      'Words to find. "quoted phrase" for an exact phrase, -word to exclude a word, OR between alternatives. Chinese and other unsegmented text works.',
+    ),
   platform: z
     .string()
     .regex(/^[a-z0-9_-]{1,32}$/, 'a platform name such as telegram, slack or agent')

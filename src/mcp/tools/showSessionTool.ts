@@ -7,12 +7,7 @@ const MAX_CHARS = 12_000;
 
 const input = z.strictObject({
   sessionId: sessionIdArgument,
-  checkpointsBefore: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe("The previous answer's checkpoints.nextBefore: older checkpoints. Left out: the newest."),
+  checkpointsBefore: z.number().int().min(0).optional().describe("The previous answer's checkpoints.nextBefore: older checkpoints. Left out: the newest."),
 });
 
 export const showSessionTool = ledgerTool({
