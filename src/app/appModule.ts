@@ -18,6 +18,7 @@ import { GatewaysModule } from '../modules/gateways/gatewaysModule.js';
 import { HealthModule } from '../modules/health/healthModule.js';
 import { HermesImportModule } from '../modules/hermesImport/hermesImportModule.js';
 import { JobsModule } from '../modules/jobs/jobsModule.js';
+import { McpModule } from '../modules/mcp/mcpModule.js';
 import { RuntimeModule } from '../modules/runtime/runtimeModule.js';
 import { SearchModule } from '../modules/search/searchModule.js';
 import { SessionsModule } from '../modules/sessions/sessionsModule.js';
@@ -46,6 +47,7 @@ export class AppModule {
         EventFeedModule,
         RuntimeModule,
         HermesImportModule,
+        McpModule,
         MetricsModule,
         ConsoleModule,
       ],

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `session-ledger …` (run through bin/session-ledger.js): serve, replay, events, projections, export, import hermes, search.
+// `session-ledger …` (run through bin/session-ledger.js): serve, replay, events, projections, export, import hermes, search, mcp.
 import 'reflect-metadata';
 import { ConfigError } from '../config/config.js';
 import { DataFolderLockedError } from '../database/dataFolderLock.js';
@@ -19,6 +19,7 @@ const commands: Record<CommandName, () => Promise<Command>> = {
   export: async () => (await import('./exportCommand.js')).exportCommand,
   import: async () => (await import('./importCommand.js')).importCommand,
   search: async () => (await import('./searchCommand.js')).searchCommand,
+  mcp: async () => (await import('./mcpCommand.js')).mcpCommand,
 };
 
 const HELP = new Set(['--help', '-h']);

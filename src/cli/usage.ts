@@ -36,6 +36,12 @@ nothing twice. Prints a JSON report on stdout and a summary on stderr; --dry-run
 Full-text search over transcripts, as GET /v1/search answers it: words, "quoted phrases", -excluded, OR; Chinese
 and other unsegmented text too. Prints each hit's session, turn, message and snippet (matches between >>> and <<<),
 or with --by-session the best sessions with their best hits; --json prints the answer as the API gives it.`,
+  mcp: `usage: session-ledger mcp --url http://host:3000 [--token X]
+
+The ledger's MCP server (Model Context Protocol) on stdin and stdout, for an agent host such as Claude Code or
+Claude Desktop: tools to search, read, list and inspect past sessions and, with a write token, to checkpoint, roll
+back and fork them. It talks to the running service at --url (default LEDGER_URL) with --token (default
+LEDGER_TOKEN) and offers the tools that token's scope allows. Logs go to stderr. See docs/mcp.md.`,
 } as const;
 
 export type CommandName = keyof typeof COMMAND_USAGE;
@@ -56,8 +62,9 @@ commands:
   export        the sessions index in Hermes' sessions.json shape
   import        hermes: a Hermes gateway's sessions, transcripts and jobs as events
   search        full-text search over transcripts
+  mcp           the MCP server on stdio, for agent hosts (Claude Code, Claude Desktop, ...)
 
-The commands but serve work on the stores the service's own configuration names (EVENT_STORE_URL, DATABASE_URL,
+The commands but serve and mcp work on the stores the service's own configuration names (EVENT_STORE_URL, DATABASE_URL,
 DATA_DIR, ...), without HTTP. On the embedded database one process at a time may open a data folder: stop the
 service first, or use --url where a command offers it. --token defaults to LEDGER_TOKEN.
 

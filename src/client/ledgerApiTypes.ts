@@ -625,6 +625,14 @@ export interface HealthResponse {
   status: string;
 }
 
+/** Who the request's token is (GET /v1/whoami): its name (the events' actor), its scope and its tenant. */
+export interface WhoamiResponse {
+  name: string;
+  scope: 'read' | 'write' | 'admin';
+  /** null: the default tenant (a token bound to none, or no tokens configured). */
+  tenant: string | null;
+}
+
 export interface ReadinessCheck {
   ok: boolean;
   /** Why it failed. */

@@ -421,6 +421,10 @@ export class LedgerClient {
   health(options?: CallOptions) {
     return this.call('health', {}, options);
   }
+  /** The token's name, scope and tenant, as the service sees it. */
+  whoami(options?: CallOptions) {
+    return this.call('whoami', {}, options);
+  }
   /** Readiness (event store, read models, projections); a service that is not ready answers 503, thrown as a LedgerApiError. */
   ready(options?: CallOptions) {
     return this.call('ready', {}, options);

@@ -102,6 +102,7 @@ type WorkerEventOf<T extends WorkerEvent['type']> = Extract<WorkerEvent, { type:
 
 export const ledgerOperations = {
   health: { method: 'GET', path: '/health', safeToRepeat: true },
+  whoami: { method: 'GET', path: '/v1/whoami', safeToRepeat: true },
   ready: { method: 'GET', path: '/ready', safeToRepeat: true },
 
   resolveSession: {

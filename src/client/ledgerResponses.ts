@@ -28,6 +28,7 @@ export interface DeleteJobResponse {
 
 export interface LedgerResponses {
   health: Api.HealthResponse;
+  whoami: Api.WhoamiResponse;
   ready: Api.ReadyResponse;
   resolveSession: Api.ResolveResponse;
   getConversation: Api.ConversationResponse;

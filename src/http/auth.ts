@@ -26,6 +26,12 @@ export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
 export const AdminOnly = () => SetMetadata(REQUIRED_SCOPE, 'admin' satisfies TokenScope);
 
 /**
+ * A POST that a `read` token may send: the MCP endpoint, where JSON-RPC rides on POST whatever the tool does, and each
+ * tool's own calls to the API need the scope their routes need.
+ */
+export const ReadScope = () => SetMetadata(REQUIRED_SCOPE, 'read' satisfies TokenScope);
+
+/**
  * A route an external scheduler calls back with a bearer of its own (a JWT signed with JOBS_CALLBACK_SECRET): while
  * that secret is set, this guard only notes an API token presented there and the route's own guard decides.
  */

@@ -63,6 +63,7 @@ describe('answers ↔ the OpenAPI document', () => {
     const client = new LedgerClient({ baseUrl: service.url, fetch: validatingFetch() });
     await client.health();
     await client.ready();
+    await client.whoami();
     const resolved = await client.resolveSession({ source: { platform: 'telegram', chatType: 'dm', chatId: '777', userName: 'Vera' }, gatewayId: 'gw-a' });
     const key = resolved.sessionKey;
     const id = resolved.sessionId;

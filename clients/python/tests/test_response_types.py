@@ -64,6 +64,7 @@ def test_every_method_answers_what_its_return_type_says(client: LedgerClient) ->
     chat = uuid.uuid4().hex[:12]
     call("health")
     call("ready")
+    call("whoami")
     resolved = call("resolve_session", SessionSource("telegram", chat, user_name="Vera"), gateway_id="py-types")
     key, session_id = resolved["sessionKey"], resolved["sessionId"]
     call("get_conversation", key)

@@ -478,6 +478,14 @@ class HealthResponse(TypedDict):
     status: str
 
 
+class WhoamiResponse(TypedDict):
+    """The request's token as the service sees it (GET /v1/whoami); tenant None: the default tenant."""
+
+    name: str
+    scope: Literal["read", "write", "admin"]
+    tenant: Optional[str]
+
+
 class ReadinessCheck(TypedDict, total=False):
     ok: bool
     detail: str

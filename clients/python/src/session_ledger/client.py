@@ -83,6 +83,10 @@ class LedgerClient:
     def ready(self) -> api.ReadyResponse:
         return cast(api.ReadyResponse, self._call("ready"))
 
+    def whoami(self) -> api.WhoamiResponse:
+        """The token's name, scope and tenant, as the service sees it."""
+        return cast(api.WhoamiResponse, self._call("whoami"))
+
     # Conversations
     def resolve_session(
         self,

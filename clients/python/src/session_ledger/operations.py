@@ -44,6 +44,7 @@ WORKER_EVENT_FIELDS = ("type", "turnId", "message", "details", "questionId", "ap
 
 OPERATIONS: dict[str, Operation] = {
     "health": Operation("GET", "/health", safe_to_repeat=True),
+    "whoami": Operation("GET", "/v1/whoami", safe_to_repeat=True),
     "ready": Operation("GET", "/ready", safe_to_repeat=True),
     # Conversations
     "resolve_session": Operation(

@@ -3,6 +3,9 @@ export const operationResponseSchemas: Record<string, object> = {
   "health": {
     "$ref": "#/components/schemas/HealthResponse"
   },
+  "whoami": {
+    "$ref": "#/components/schemas/WhoamiResponse"
+  },
   "ready": {
     "$ref": "#/components/schemas/ReadyResponse"
   },
@@ -291,6 +294,33 @@ export const sharedResponseSchemas: Record<string, object> = {
     },
     "required": [
       "status"
+    ]
+  },
+  "WhoamiResponse": {
+    "type": "object",
+    "properties": {
+      "name": {
+        "type": "string"
+      },
+      "scope": {
+        "type": "string",
+        "enum": [
+          "read",
+          "write",
+          "admin"
+        ]
+      },
+      "tenant": {
+        "type": [
+          "string",
+          "null"
+        ]
+      }
+    },
+    "required": [
+      "name",
+      "scope",
+      "tenant"
     ]
   },
   "ReadyResponse": {
