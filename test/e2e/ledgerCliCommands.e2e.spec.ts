@@ -143,7 +143,7 @@ for (const backend of e2eBackends()) {
       expect(json.code, json.stderr).toBe(0);
       searchedByService = JSON.parse(json.stdout);
       expect(searchedByService).toMatchObject({ query: 'two', sessions: [{ sessionId, sessionKey, hitCount: 1 }], nextCursor: null });
-      const refused = await runLedgerCli({}, ['search', '--url', served.url, '--role', 'robot', 'two']);
+      const refused = await runLedgerCli({}, ['search', '--url', served.url, '--role', 'two words', 'two']);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain('--role');
     });

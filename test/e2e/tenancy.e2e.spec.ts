@@ -26,6 +26,8 @@ const source = { platform: 'telegram', chatType: 'dm', chatId: '4242', userId: '
 const NOT_ID_ADDRESSED = [/^\/v1\/admin\//, /^\/v1\/gateways\//, /\/stream$/, /^\/v1\/namespaces\/\{namespace\}\/sessions$/];
 /** Create-or-get by the caller's own external id: another tenant's same id is another session (checked on its own below). */
 const OWN_TENANT_CREATES = ['PUT /v1/namespaces/{}/sessions/{}'];
+/** Named by the caller's own words, not an id another tenant issued: each tenant reads and writes its own (checked below). */
+const OWN_TENANT_STATES = ['GET /v1/namespaces/{}/states/{}', 'PATCH /v1/namespaces/{}/states/{}'];
 
 for (const backend of e2eBackends()) {
   describe(`tenants and scoped tokens (${backend})`, () => {
@@ -77,6 +79,8 @@ for (const backend of e2eBackends()) {
       expect(agentSession.status).toBe(201);
       agentSessionId = agentSession.body.sessionId;
       expect((await as('acme', 'POST', `/v1/sessions/${agentSessionId}/items`, { items: [{ text: 'acme item' }] })).status).toBe(200);
+      expect((await as('acme', 'PATCH', `/v1/sessions/${agentSessionId}/values`, { delta: { step: 'acme' } })).status).toBe(200);
+      expect((await as('acme', 'PATCH', '/v1/namespaces/support/states/user:shared-name', { delta: { secret: 'acme' } })).status).toBe(200);
     });
     afterAll(async () => {
       await service?.close();
@@ -161,6 +165,9 @@ for (const backend of e2eBackends()) {
         ['GET', '/v1/sessions/{id}/items', `/v1/sessions/${agentSessionId}/items`],
         ['DELETE', '/v1/sessions/{id}/items', `/v1/sessions/${agentSessionId}/items`],
         ['POST', '/v1/sessions/{id}/items/pop', `/v1/sessions/${agentSessionId}/items/pop`],
+        ['GET', '/v1/sessions/{id}/items/{itemId}', `/v1/sessions/${agentSessionId}/items/any-item`],
+        ['GET', '/v1/sessions/{id}/values', `/v1/sessions/${agentSessionId}/values`],
+        ['PATCH', '/v1/sessions/{id}/values', `/v1/sessions/${agentSessionId}/values`, { delta: { step: 'globex' } }],
         ['GET', '/v1/jobs/{id}', `/v1/jobs/${jobId}`],
         ['PATCH', '/v1/jobs/{id}', `/v1/jobs/${jobId}`, { enabled: false }],
         ['DELETE', '/v1/jobs/{id}', `/v1/jobs/${jobId}`],
@@ -178,7 +185,7 @@ for (const backend of e2eBackends()) {
         .filter(([path]) => path.includes('{') && !NOT_ID_ADDRESSED.some((pattern) => pattern.test(path)))
         .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path.replace(/\{[^}]+\}/g, '{}')}`));
       const covered = new Set(attempts.map(([method, template]) => `${method} ${template.replace(/\{[^}]+\}/g, '{}')}`));
-      expect(documented.filter((route) => !covered.has(route) && !OWN_TENANT_CREATES.includes(route))).toEqual([]);
+      expect(documented.filter((route) => !covered.has(route) && !OWN_TENANT_CREATES.includes(route) && !OWN_TENANT_STATES.includes(route))).toEqual([]);
 
       const before = await acmeFootprint();
       const answers = [];
@@ -188,6 +195,13 @@ for (const backend of e2eBackends()) {
       }
       expect(answers.filter((answer) => answer.status !== 404)).toEqual([]);
       expect(await acmeFootprint()).toEqual(before);
+    });
+
+    it('gives two tenants the same shared-state id as two states, each seeing and changing only its own', async () => {
+      const path = '/v1/namespaces/support/states/user:shared-name';
+      expect((await as('globex', 'GET', path)).body).toMatchObject({ state: {}, revision: -1 });
+      expect((await as('globex', 'PATCH', path, { delta: { secret: 'globex' } })).body.state).toEqual({ secret: 'globex' });
+      expect((await as('acme', 'GET', path)).body.state).toEqual({ secret: 'acme' });
     });
 
     it('gives two tenants the same external id as two sessions, each seeing only its own items', async () => {
