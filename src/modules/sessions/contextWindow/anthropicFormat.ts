@@ -1,28 +1,10 @@
 // Anthropic Messages: top-level `system` and `messages` in which user and assistant alternate. Calls are `tool_use`
 // blocks; their results `tool_result` blocks at the head of the next user message; same-role neighbours merge.
-import type { JsonObject } from '../../../events/eventStore.js';
+import type { AnthropicBlock, AnthropicMessage, AnthropicRequest } from '../../../client/contextWindowApiTypes.js';
 import { type ContentPart, dataUrl, joinedText } from './messageContent.js';
 import { argumentsObject } from './toolCallArguments.js';
 import { mergedSameRole } from './sameRoleMerge.js';
 import type { WindowEntry } from './windowHistory.js';
-
-type ImageSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
-
-export type AnthropicBlock =
-  | { type: 'text'; text: string }
-  | { type: 'image'; source: ImageSource }
-  | { type: 'tool_use'; id: string; name: string; input: JsonObject }
-  | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: true };
-
-export interface AnthropicMessage {
-  role: 'user' | 'assistant';
-  content: AnthropicBlock[];
-}
-
-export interface AnthropicRequest {
-  system?: string;
-  messages: AnthropicMessage[];
-}
 
 function block(part: ContentPart): AnthropicBlock {
   if (part.type === 'text') return part;

@@ -1,27 +1,10 @@
 // Gemini generateContent: `systemInstruction` and `contents` of alternating `user` and `model` turns. Calls are
 // `functionCall` parts and results `functionResponse` parts in a user turn, both keeping the call's `id`.
-import type { JsonObject } from '../../../events/eventStore.js';
+import type { GeminiContent, GeminiPart, GeminiRequest } from '../../../client/contextWindowApiTypes.js';
 import { type ContentPart, dataUrl, joinedText } from './messageContent.js';
 import { argumentsObject } from './toolCallArguments.js';
 import { mergedSameRole } from './sameRoleMerge.js';
 import type { WindowEntry } from './windowHistory.js';
-
-export type GeminiPart =
-  | { text: string }
-  | { inlineData: { mimeType: string; data: string } }
-  | { fileData: { fileUri: string } }
-  | { functionCall: { id: string; name: string; args: JsonObject } }
-  | { functionResponse: { id: string; name: string; response: { output: string } | { error: string } } };
-
-export interface GeminiContent {
-  role: 'user' | 'model';
-  parts: GeminiPart[];
-}
-
-export interface GeminiRequest {
-  systemInstruction?: { parts: Array<{ text: string }> };
-  contents: GeminiContent[];
-}
 
 function part(content: ContentPart): GeminiPart {
   if (content.type === 'text') return { text: content.text };

@@ -1,24 +1,8 @@
 // OpenAI Chat Completions: the `messages` array. System text stays in place as `system` messages; each call's results
 // follow its assistant message as `tool` messages.
+import type { ChatContentPart, ChatMessage, OpenAiChatRequest } from '../../../client/contextWindowApiTypes.js';
 import { type ContentPart, joinedText } from './messageContent.js';
 import type { WindowEntry } from './windowHistory.js';
-
-type ChatContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
-
-export type ChatMessage =
-  | { role: 'system'; content: string }
-  | { role: 'user'; content: string | ChatContentPart[]; name?: string }
-  | {
-      role: 'assistant';
-      content: string | null;
-      name?: string;
-      tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
-    }
-  | { role: 'tool'; tool_call_id: string; content: string };
-
-export interface OpenAiChatRequest {
-  messages: ChatMessage[];
-}
 
 /** Chat's `name` takes no spaces or <|\/>; one it would refuse is left out rather than sent. */
 const participantName = (name: string | undefined) => (name !== undefined && /^[A-Za-z0-9_-]{1,64}$/.test(name) ? { name } : {});

@@ -1,19 +1,8 @@
 // OpenAI Responses: the `input` items. Messages are `message` items (system text as `system` role items, in place),
 // calls `function_call` items and results `function_call_output` items, paired by `call_id`.
+import type { OpenAiResponsesRequest, ResponsesInputItem, ResponsesInputPart as InputPart } from '../../../client/contextWindowApiTypes.js';
 import { type ContentPart, joinedText } from './messageContent.js';
 import type { WindowEntry } from './windowHistory.js';
-
-type InputPart = { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string; detail: 'auto' };
-
-export type ResponsesInputItem =
-  | { type: 'message'; role: 'system' | 'assistant'; content: string }
-  | { type: 'message'; role: 'user'; content: string | InputPart[] }
-  | { type: 'function_call'; call_id: string; name: string; arguments: string }
-  | { type: 'function_call_output'; call_id: string; output: string };
-
-export interface OpenAiResponsesRequest {
-  input: ResponsesInputItem[];
-}
 
 function userContent(parts: ContentPart[]): string | InputPart[] {
   if (parts.every((part) => part.type === 'text')) return joinedText(parts);

@@ -1,5 +1,6 @@
 // The live transcript as a provider-neutral history in which every tool call has its result: the step every format
 // shares. Results move next to their call, an orphaned call gets a synthetic result, a result with no call is dropped.
+import type { DroppedMessage, SyntheticToolResult } from '../../../client/contextWindowApiTypes.js';
 import type { JsonValue } from '../../../events/eventStore.js';
 import type { StoredMessage } from '../../../events/session/sessionMessages.js';
 import { type ContentPart, contentParts, joinedText, textOnly } from './messageContent.js';
@@ -23,22 +24,9 @@ export interface WindowUnit {
   entries: WindowEntry[];
 }
 
-export interface SyntheticResult {
-  toolCallId: string;
-  reason: 'interrupted';
-}
-
-export type DropReason = 'no_matching_call' | 'missing_tool_call_id' | 'malformed_tool_call' | 'duplicate_tool_call_id' | 'empty_message';
-
-export interface DroppedMessage {
-  messageIndex: number;
-  toolCallId: string | null;
-  reason: DropReason;
-}
-
 export interface PairedHistory {
   units: WindowUnit[];
-  synthetic: SyntheticResult[];
+  synthetic: SyntheticToolResult[];
   dropped: DroppedMessage[];
 }
 
@@ -71,7 +59,7 @@ function assistantCalls(message: StoredMessage, dropped: DroppedMessage[]): Tool
 /** The history of `messages` (the live transcript, oldest first) with every call answered. The stored messages are not changed. */
 export function pairedHistory(messages: readonly StoredMessage[]): PairedHistory {
   const units: WindowUnit[] = [];
-  const synthetic: SyntheticResult[] = [];
+  const synthetic: SyntheticToolResult[] = [];
   const dropped: DroppedMessage[] = [];
   const claimed = new Set<number>();
   // Each tool call id's results, oldest first: a call takes the first one recorded after it.
