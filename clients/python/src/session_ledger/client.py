@@ -281,6 +281,13 @@ class LedgerClient:
             self._call("get_transcript", {"id": session_id}, query=query, min_position=min_position),
         )
 
+    def context_window(
+        self, session_id: str, format: api.ContextWindowFormat, *, max_tokens: Optional[int] = None
+    ) -> api.ContextWindowResponse:
+        """The live transcript as one provider's request body, every tool call answered; ``max_tokens`` cuts the oldest turns."""
+        query = {"format": format, "maxTokens": max_tokens}
+        return cast(api.ContextWindowResponse, self._call("context_window", {"id": session_id}, query=query))
+
     def rewrite_transcript(
         self, session_id: str, messages: Sequence[api.Message], *, idempotency_key: Optional[str] = None
     ) -> api.RewriteResponse:

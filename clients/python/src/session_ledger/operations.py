@@ -88,6 +88,9 @@ OPERATIONS: dict[str, Operation] = {
     "get_transcript": Operation(
         "GET", "/v1/sessions/{id}/transcript", query=("includeDeleted", "slot"), safe_to_repeat=True
     ),
+    "context_window": Operation(
+        "GET", "/v1/sessions/{id}/context-window", query=("format", "maxTokens"), safe_to_repeat=True
+    ),
     "rewrite_transcript": Operation(
         "PUT", "/v1/sessions/{id}/transcript", body=("messages",), nested={"messages": MESSAGE_FIELDS}
     ),
