@@ -151,7 +151,7 @@ export const ledgerOperations = {
   recordTurn: {
     method: 'POST',
     path: '/v1/sessions/{id}/turns',
-    body: fieldsOf<RecordTurnRequest>()('messages', 'usage', 'status', 'lease'),
+    body: fieldsOf<RecordTurnRequest>()('messages', 'usage', 'status', 'lease', 'strictToolResults'),
     nested: { messages: message, usage },
     safeToRepeat: false,
   },

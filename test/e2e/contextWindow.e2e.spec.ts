@@ -1,5 +1,6 @@
 // GET /v1/sessions/{id}/context-window over real HTTP: a turn cut by kill -9 (a call recorded, its result never)
-// answered synthetically in every provider format, the stored transcript untouched, the maxTokens cut, bad input.
+// answered synthetically in every provider format, the stored transcript untouched, the maxTokens cut, bad input;
+// and POST /turns with strictToolResults, which refuses such a history before it is written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerClient } from '../../src/client/index.js';
 import { CONTEXT_WINDOW_FORMATS } from '../../src/modules/sessions/contextWindow/contextWindow.js';
@@ -133,6 +134,72 @@ for (const backend of e2eBackends()) {
       }
       const missing = await service.request('GET', '/v1/sessions/20260101_000000_deadbeef/context-window?format=gemini');
       expect([missing.status, missing.body.error.code]).toEqual([404, 'SESSION_NOT_FOUND']);
+    });
+
+    describe('POST /turns with strictToolResults', () => {
+      const revisionOf = async (id: string) => (await service.request('GET', `/v1/sessions/${id}`)).body.revision as number;
+      const strictTurn = (id: string, body: object) => service.request('POST', `/v1/sessions/${id}/turns`, { body: { strictToolResults: true, ...body } });
+
+      it('refuses a result with no call, one without toolCallId and a completed turn leaving its call open: 400, nothing written', async () => {
+        const id = await newSession();
+        const revision = await revisionOf(id);
+        const refused = await strictTurn(id, {
+          messages: [
+            { role: 'user', content: 'go' },
+            { role: 'assistant', content: null, toolCalls: [call('call_a', 'f', {}), call('call_b', 'g', {})] },
+            { role: 'tool', toolCallId: 'call_a', content: 'a' },
+            { role: 'tool', toolCallId: 'call_nobody_made', content: '?' },
+            { role: 'tool', content: 'no id' },
+          ],
+        });
+        expect([refused.status, refused.body.error.code]).toEqual([400, 'TOOL_RESULT_MISMATCH']);
+        expect(refused.body.error.details.mismatches).toEqual([
+          { message: 3, toolCallId: 'call_nobody_made', reason: 'no_matching_call' },
+          { message: 4, toolCallId: null, reason: 'missing_tool_call_id' },
+          { message: 1, toolCallId: 'call_b', reason: 'unanswered_call' },
+        ]);
+        expect(await revisionOf(id)).toBe(revision);
+        const duplicate = await strictTurn(id, {
+          messages: [
+            { role: 'user', content: 'go' },
+            { role: 'assistant', content: null, toolCalls: [call('call_c', 'f', {})] },
+            { role: 'tool', toolCallId: 'call_c', content: 'c' },
+            { role: 'tool', toolCallId: 'call_c', content: 'c again' },
+          ],
+        });
+        expect(duplicate.body.error.details.mismatches).toEqual([{ message: 3, toolCallId: 'call_c', reason: 'no_matching_call' }]);
+        expect(await revisionOf(id)).toBe(revision);
+        // The same turn without the flag is recorded as before: strictness is the caller's choice.
+        expect(
+          (await service.request('POST', `/v1/sessions/${id}/turns`, { body: { messages: [{ role: 'tool', toolCallId: 'call_x', content: '?' }] } })).status,
+        ).toBe(201);
+      });
+
+      it('an interrupted turn may leave its call open, and a later strict turn may answer it; the window then needs no synthetic result', async () => {
+        const id = await newSession();
+        const interrupted = await strictTurn(id, {
+          status: 'interrupted',
+          messages: [
+            { role: 'user', content: 'look it up' },
+            { role: 'assistant', content: null, toolCalls: [call('call_late', 'lookup', {})] },
+          ],
+        });
+        expect(interrupted.status).toBe(201);
+        expect((await client.contextWindow(id, { format: 'gemini' })).synthetic).toEqual([{ toolCallId: 'call_late', reason: 'interrupted' }]);
+        const answered = await strictTurn(id, {
+          messages: [
+            { role: 'tool', toolCallId: 'call_late', content: 'found it' },
+            { role: 'assistant', content: 'Found it.' },
+          ],
+        });
+        expect(answered.status).toBe(201);
+        const window = await client.contextWindow(id, { format: 'gemini' });
+        expect(window.synthetic).toEqual([]);
+        expect(providerProblems('gemini', window.request)).toEqual([]);
+        // Answered once, the call is closed: a second answer is refused.
+        const again = await strictTurn(id, { messages: [{ role: 'tool', toolCallId: 'call_late', content: 'again' }] });
+        expect([again.status, again.body.error.code]).toEqual([400, 'TOOL_RESULT_MISMATCH']);
+      });
     });
   });
 }

@@ -79,7 +79,7 @@ OPERATIONS: dict[str, Operation] = {
     "record_turn": Operation(
         "POST",
         "/v1/sessions/{id}/turns",
-        body=("messages", "usage", "status", "lease"),
+        body=("messages", "usage", "status", "lease", "strictToolResults"),
         nested={"messages": MESSAGE_FIELDS, "usage": USAGE_FIELDS},
     ),
     "start_turn": Operation("POST", "/v1/sessions/{id}/turns/start"),
