@@ -9,3 +9,4 @@ export type * from './runtimeApiTypes.js';
 export type * from './adminApiTypes.js';
 export type * from './searchApiTypes.js';
 export type * from './agentSessionApiTypes.js';
+export type * from './contextWindowApiTypes.js';

@@ -201,6 +201,8 @@ export interface RecordTurnRequest {
   status?: 'completed' | 'failed' | 'interrupted';
   /** The lease startTurn answered: recorded only while that turn is still in flight, else 409 LEASE_LOST. */
   lease?: number;
+  /** Refuse the turn (400 TOOL_RESULT_MISMATCH, nothing written) when a tool result answers no open call or a completed turn leaves a call unanswered. */
+  strictToolResults?: boolean;
 }
 
 export interface SessionCounters {

@@ -2,6 +2,7 @@
 import type * as Admin from './adminApiTypes.js';
 import type * as Agent from './agentSessionApiTypes.js';
 import type * as Api from './ledgerApiTypes.js';
+import type { ContextWindowQuery } from './contextWindowApiTypes.js';
 import { LedgerApiError, LedgerNetworkError } from './ledgerClientError.js';
 import { ledgerOperations, type Operation, type OperationName } from './ledgerOperations.js';
 import type { LedgerResponses } from './ledgerResponses.js';
@@ -163,6 +164,10 @@ export class LedgerClient {
   /** `slot`: only that context slot's messages; `includeDeleted`: soft-deleted ones too, flagged. */
   getTranscript(sessionId: string, query: { includeDeleted?: boolean; slot?: string } = {}, options?: CallOptions) {
     return this.call('getTranscript', { id: sessionId }, { query, ...options });
+  }
+  /** The live transcript as one provider's request body, every tool call answered; `maxTokens` cuts the oldest turns. */
+  contextWindow(sessionId: string, query: ContextWindowQuery, options?: CallOptions) {
+    return this.call('contextWindow', { id: sessionId }, { query, ...options });
   }
   rewriteTranscript(sessionId: string, request: Api.RewriteTranscriptRequest, options?: CallOptions) {
     return this.call('rewriteTranscript', { id: sessionId }, { body: request, ...options });

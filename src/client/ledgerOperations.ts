@@ -1,5 +1,6 @@
 // Every HTTP operation the client calls: method, path and the field names it sends. The drift test checks each against /openapi.json.
 import type { EraseRequest, PruneRequest, StreamsQuery } from './adminApiTypes.js';
+import type { ContextWindowQuery } from './contextWindowApiTypes.js';
 import type {
   AgentSessionRequest,
   AppendItemsRequest,
@@ -151,13 +152,14 @@ export const ledgerOperations = {
   recordTurn: {
     method: 'POST',
     path: '/v1/sessions/{id}/turns',
-    body: fieldsOf<RecordTurnRequest>()('messages', 'usage', 'status', 'lease'),
+    body: fieldsOf<RecordTurnRequest>()('messages', 'usage', 'status', 'lease', 'strictToolResults'),
     nested: { messages: message, usage },
     safeToRepeat: false,
   },
   startTurn: { method: 'POST', path: '/v1/sessions/{id}/turns/start', safeToRepeat: false },
   getSession: { method: 'GET', path: '/v1/sessions/{id}', safeToRepeat: true },
   getTranscript: { method: 'GET', path: '/v1/sessions/{id}/transcript', query: ['includeDeleted', 'slot'], safeToRepeat: true },
+  contextWindow: { method: 'GET', path: '/v1/sessions/{id}/context-window', query: fieldsOf<ContextWindowQuery>()('format', 'maxTokens'), safeToRepeat: true },
   rewriteTranscript: {
     method: 'PUT',
     path: '/v1/sessions/{id}/transcript',

@@ -3,6 +3,7 @@
 import type * as Admin from './adminApiTypes.js';
 import type * as Agent from './agentSessionApiTypes.js';
 import type * as Api from './ledgerApiTypes.js';
+import type { ContextWindowResponse } from './contextWindowApiTypes.js';
 import type * as Runtime from './runtimeApiTypes.js';
 import type * as Search from './searchApiTypes.js';
 
@@ -47,6 +48,7 @@ export interface LedgerResponses {
   startTurn: Api.StartTurnResponse;
   getSession: Api.SessionView;
   getTranscript: Api.TranscriptResponse;
+  contextWindow: ContextWindowResponse;
   rewriteTranscript: RewriteTranscriptResponse;
   rewind: Api.RewindResponse;
   createCheckpoint: CreateCheckpointResponse;

@@ -88,6 +88,7 @@ describe('answers ↔ the OpenAPI document', () => {
     await client.search({ q: 'hello' });
     await client.search({ q: 'hello', groupBy: 'session', hitsPerSession: 1 });
     await client.getTranscript(id);
+    for (const format of ['openai-chat', 'openai-responses', 'anthropic', 'gemini'] as const) await client.contextWindow(id, { format, maxTokens: 5 });
     await client.createCheckpoint(id, { label: 'before rewind' });
     await client.listCheckpoints(id);
     await client.rewind(id, { turns: 1 });

@@ -79,6 +79,7 @@ def test_every_method_answers_what_its_return_type_says(client: LedgerClient) ->
     grouped = call("search", word, group_by_session=True, hits_per_session=1)
     assert [session["sessionId"] for session in grouped["sessions"]] == [session_id]
     call("get_transcript", session_id)
+    call("context_window", session_id, "anthropic", max_tokens=1000)
     call("create_checkpoint", session_id, "before rewind")
     call("list_checkpoints", session_id)
     call("rewind", session_id, 1)

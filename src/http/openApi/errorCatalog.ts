@@ -157,6 +157,7 @@ export const errorCatalog: Record<string, CatalogedError> = {
   SLOT_PASSED: { status: 409, scope: /^\/v1\/jobs\/\{id\}\/fire$/ },
   STATE_DELTA_TOO_LARGE: { status: 413, scope: stateWrites },
   STREAM_NOT_FOUND: { status: 404, scope: /\/events$/ },
+  TOOL_RESULT_MISMATCH: { status: 400, scope: /^\/v1\/sessions\/\{id\}\/turns$/ },
   TOO_MANY_CHILDREN: { status: 409, scope: /^\/v1\/sessions\/\{id\}\/(children|fork)$/ },
   TOO_MANY_DELETED_SESSIONS: { status: 409, scope: agentSessions },
   TOO_MANY_EVENT_STREAMS: { status: 429, scope: /\/stream$/ },

@@ -31,6 +31,8 @@ export const turnRequestSchema = z
     status: z.enum(['completed', 'failed', 'interrupted']).default('completed'),
     /** The lease POST /turns/start answered: the turn is recorded only while that start's turn is still in flight (409 LEASE_LOST). */
     lease: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    /** Refuse the turn (400 TOOL_RESULT_MISMATCH, nothing written) when its tool results do not match calls. */
+    strictToolResults: z.boolean().default(false),
   })
   // A completed turn with nothing said is a caller bug (an empty checkpoint, a turn count that lies); a turn that
   // failed or was interrupted may well have produced nothing.

@@ -66,6 +66,7 @@ export class SessionsController {
         usage: body.usage,
         status: body.status,
         ...(body.lease === undefined ? {} : { lease: body.lease }),
+        ...(body.strictToolResults ? { strictToolResults: true } : {}),
       },
       request,
     );

@@ -5,6 +5,7 @@ import { DestroySessionHandler } from './commands/destroySession.js';
 import { SpawnChildSessionHandler } from './commands/spawnChildSession.js';
 import { SessionCheckpointsController } from './sessionCheckpointsController.js';
 import { SessionContextController } from './sessionContextController.js';
+import { SessionContextWindowController } from './sessionContextWindowController.js';
 import { SessionHistoryController } from './sessionHistoryController.js';
 import { SessionsController } from './sessionsController.js';
 import { SessionsQueryController } from './sessionsQueryController.js';
@@ -16,6 +17,7 @@ import { SessionTreeController } from './sessionTreeController.js';
     SessionsQueryController,
     SessionCheckpointsController,
     SessionContextController,
+    SessionContextWindowController,
     SessionTreeController,
     SessionHistoryController,
   ],

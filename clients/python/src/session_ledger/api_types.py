@@ -220,6 +220,41 @@ class TranscriptResponse(TypedDict):
     position: int
 
 
+ContextWindowFormat = Literal["openai-chat", "openai-responses", "anthropic", "gemini"]
+
+
+class ContextWindowCut(TypedDict):
+    messages: int
+    estimatedTokens: int
+
+
+class SyntheticToolResult(TypedDict):
+    toolCallId: str
+    reason: Literal["interrupted"]
+
+
+class DroppedMessage(TypedDict):
+    messageIndex: int
+    toolCallId: Optional[str]
+    reason: Literal["no_matching_call", "missing_tool_call_id", "malformed_tool_call", "duplicate_tool_call_id", "empty_message"]
+
+
+class ContextWindowResponse(TypedDict):
+    """GET /v1/sessions/{id}/context-window: ``request`` is the provider's body fragment of the shape ``format`` names."""
+
+    sessionId: str
+    format: ContextWindowFormat
+    request: JsonObject
+    estimatedTokens: int
+    maxTokens: Optional[int]
+    withinBudget: bool
+    cut: ContextWindowCut
+    synthetic: list[SyntheticToolResult]
+    dropped: list[DroppedMessage]
+    revision: int
+    position: int
+
+
 class RewriteResponse(TypedDict):
     messageCount: int
     replacedCount: int

@@ -246,12 +246,14 @@ class LedgerClient:
         usage: Optional[api.TurnUsage] = None,
         status: Optional[api.TurnStatus] = None,
         lease: Optional[int] = None,
+        strict_tool_results: Optional[bool] = None,
         if_match: Optional[int] = None,
         idempotency_key: Optional[str] = None,
     ) -> api.RecordTurnResponse:
         """Records a turn. ``lease`` (from :meth:`start_turn`) refuses it with 409 LEASE_LOST once that turn was given
-        up; ``if_match`` (a read's ``revision``) refuses it with 412 PRECONDITION_FAILED once the session moved on."""
-        body = _present(messages=list(messages), usage=usage, status=status, lease=lease)
+        up; ``if_match`` (a read's ``revision``) refuses it with 412 PRECONDITION_FAILED once the session moved on;
+        ``strict_tool_results`` refuses it with 400 TOOL_RESULT_MISMATCH when its tool results do not match calls."""
+        body = _present(messages=list(messages), usage=usage, status=status, lease=lease, strictToolResults=strict_tool_results)
         return cast(
             api.RecordTurnResponse,
             self._call("record_turn", {"id": session_id}, body=body, idempotency_key=idempotency_key, if_match=if_match),
@@ -284,6 +286,13 @@ class LedgerClient:
             api.TranscriptResponse,
             self._call("get_transcript", {"id": session_id}, query=query, min_position=min_position),
         )
+
+    def context_window(
+        self, session_id: str, format: api.ContextWindowFormat, *, max_tokens: Optional[int] = None
+    ) -> api.ContextWindowResponse:
+        """The live transcript as one provider's request body, every tool call answered; ``max_tokens`` cuts the oldest turns."""
+        query = {"format": format, "maxTokens": max_tokens}
+        return cast(api.ContextWindowResponse, self._call("context_window", {"id": session_id}, query=query))
 
     def rewrite_transcript(
         self, session_id: str, messages: Sequence[api.Message], *, idempotency_key: Optional[str] = None

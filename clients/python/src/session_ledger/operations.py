@@ -81,7 +81,7 @@ OPERATIONS: dict[str, Operation] = {
     "record_turn": Operation(
         "POST",
         "/v1/sessions/{id}/turns",
-        body=("messages", "usage", "status", "lease"),
+        body=("messages", "usage", "status", "lease", "strictToolResults"),
         nested={"messages": MESSAGE_FIELDS, "usage": USAGE_FIELDS},
     ),
     "start_turn": Operation("POST", "/v1/sessions/{id}/turns/start"),
@@ -89,6 +89,9 @@ OPERATIONS: dict[str, Operation] = {
     "destroy_session": Operation("DELETE", "/v1/sessions/{id}", query=("cascade",), safe_to_repeat=True),
     "get_transcript": Operation(
         "GET", "/v1/sessions/{id}/transcript", query=("includeDeleted", "slot"), safe_to_repeat=True
+    ),
+    "context_window": Operation(
+        "GET", "/v1/sessions/{id}/context-window", query=("format", "maxTokens"), safe_to_repeat=True
     ),
     "rewrite_transcript": Operation(
         "PUT", "/v1/sessions/{id}/transcript", body=("messages",), nested={"messages": MESSAGE_FIELDS}

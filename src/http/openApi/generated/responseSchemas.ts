@@ -67,6 +67,9 @@ export const operationResponseSchemas: Record<string, object> = {
   "getTranscript": {
     "$ref": "#/components/schemas/TranscriptResponse"
   },
+  "contextWindow": {
+    "$ref": "#/components/schemas/ContextWindowResponse"
+  },
   "rewriteTranscript": {
     "$ref": "#/components/schemas/RewriteTranscriptResponse"
   },
@@ -1690,6 +1693,842 @@ export const sharedResponseSchemas: Record<string, object> = {
       "user",
       "assistant",
       "tool"
+    ]
+  },
+  "ContextWindowResponse": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "format": {
+        "$ref": "#/components/schemas/ContextWindowFormat"
+      },
+      "request": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/OpenAiChatRequest"
+          },
+          {
+            "$ref": "#/components/schemas/OpenAiResponsesRequest"
+          },
+          {
+            "$ref": "#/components/schemas/AnthropicRequest"
+          },
+          {
+            "$ref": "#/components/schemas/GeminiRequest"
+          }
+        ]
+      },
+      "estimatedTokens": {
+        "type": "number"
+      },
+      "maxTokens": {
+        "type": [
+          "number",
+          "null"
+        ]
+      },
+      "withinBudget": {
+        "type": "boolean"
+      },
+      "cut": {
+        "type": "object",
+        "properties": {
+          "messages": {
+            "type": "number"
+          },
+          "estimatedTokens": {
+            "type": "number"
+          }
+        },
+        "required": [
+          "messages",
+          "estimatedTokens"
+        ]
+      },
+      "synthetic": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/SyntheticToolResult"
+        }
+      },
+      "dropped": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/DroppedMessage"
+        }
+      },
+      "revision": {
+        "type": "number"
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionId",
+      "format",
+      "request",
+      "estimatedTokens",
+      "maxTokens",
+      "withinBudget",
+      "cut",
+      "synthetic",
+      "dropped",
+      "revision",
+      "position"
+    ]
+  },
+  "ContextWindowFormat": {
+    "type": "string",
+    "enum": [
+      "openai-chat",
+      "openai-responses",
+      "anthropic",
+      "gemini"
+    ]
+  },
+  "OpenAiChatRequest": {
+    "type": "object",
+    "properties": {
+      "messages": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/ChatMessage"
+        }
+      }
+    },
+    "required": [
+      "messages"
+    ]
+  },
+  "ChatMessage": {
+    "anyOf": [
+      {
+        "type": "object",
+        "properties": {
+          "role": {
+            "type": "string",
+            "const": "system"
+          },
+          "content": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "role",
+          "content"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "role": {
+            "type": "string",
+            "const": "user"
+          },
+          "content": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/ChatContentPart"
+                }
+              }
+            ]
+          },
+          "name": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "role",
+          "content"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "role": {
+            "type": "string",
+            "const": "assistant"
+          },
+          "content": {
+            "type": [
+              "string",
+              "null"
+            ]
+          },
+          "name": {
+            "type": "string"
+          },
+          "tool_calls": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "id": {
+                  "type": "string"
+                },
+                "type": {
+                  "type": "string",
+                  "const": "function"
+                },
+                "function": {
+                  "type": "object",
+                  "properties": {
+                    "name": {
+                      "type": "string"
+                    },
+                    "arguments": {
+                      "type": "string"
+                    }
+                  },
+                  "required": [
+                    "name",
+                    "arguments"
+                  ]
+                }
+              },
+              "required": [
+                "id",
+                "type",
+                "function"
+              ]
+            }
+          }
+        },
+        "required": [
+          "role",
+          "content"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "role": {
+            "type": "string",
+            "const": "tool"
+          },
+          "tool_call_id": {
+            "type": "string"
+          },
+          "content": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "role",
+          "tool_call_id",
+          "content"
+        ]
+      }
+    ]
+  },
+  "ChatContentPart": {
+    "anyOf": [
+      {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "text"
+          },
+          "text": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "type",
+          "text"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "image_url"
+          },
+          "image_url": {
+            "type": "object",
+            "properties": {
+              "url": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "url"
+            ]
+          }
+        },
+        "required": [
+          "type",
+          "image_url"
+        ]
+      }
+    ]
+  },
+  "OpenAiResponsesRequest": {
+    "type": "object",
+    "properties": {
+      "input": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/ResponsesInputItem"
+        }
+      }
+    },
+    "required": [
+      "input"
+    ]
+  },
+  "ResponsesInputItem": {
+    "anyOf": [
+      {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "message"
+          },
+          "role": {
+            "type": "string",
+            "enum": [
+              "system",
+              "assistant"
+            ]
+          },
+          "content": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "type",
+          "role",
+          "content"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "message"
+          },
+          "role": {
+            "type": "string",
+            "const": "user"
+          },
+          "content": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/ResponsesInputPart"
+                }
+              }
+            ]
+          }
+        },
+        "required": [
+          "type",
+          "role",
+          "content"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "function_call"
+          },
+          "call_id": {
+            "type": "string"
+          },
+          "name": {
+            "type": "string"
+          },
+          "arguments": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "type",
+          "call_id",
+          "name",
+          "arguments"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "function_call_output"
+          },
+          "call_id": {
+            "type": "string"
+          },
+          "output": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "type",
+          "call_id",
+          "output"
+        ]
+      }
+    ]
+  },
+  "ResponsesInputPart": {
+    "anyOf": [
+      {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "input_text"
+          },
+          "text": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "type",
+          "text"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "input_image"
+          },
+          "image_url": {
+            "type": "string"
+          },
+          "detail": {
+            "type": "string",
+            "const": "auto"
+          }
+        },
+        "required": [
+          "type",
+          "image_url",
+          "detail"
+        ]
+      }
+    ]
+  },
+  "AnthropicRequest": {
+    "type": "object",
+    "properties": {
+      "system": {
+        "type": "string"
+      },
+      "messages": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/AnthropicMessage"
+        }
+      }
+    },
+    "required": [
+      "messages"
+    ]
+  },
+  "AnthropicMessage": {
+    "type": "object",
+    "properties": {
+      "role": {
+        "type": "string",
+        "enum": [
+          "user",
+          "assistant"
+        ]
+      },
+      "content": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/AnthropicBlock"
+        }
+      }
+    },
+    "required": [
+      "role",
+      "content"
+    ]
+  },
+  "AnthropicBlock": {
+    "anyOf": [
+      {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "text"
+          },
+          "text": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "type",
+          "text"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "image"
+          },
+          "source": {
+            "$ref": "#/components/schemas/AnthropicImageSource"
+          }
+        },
+        "required": [
+          "type",
+          "source"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "tool_use"
+          },
+          "id": {
+            "type": "string"
+          },
+          "name": {
+            "type": "string"
+          },
+          "input": {
+            "$ref": "#/components/schemas/JsonObject"
+          }
+        },
+        "required": [
+          "type",
+          "id",
+          "name",
+          "input"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "tool_result"
+          },
+          "tool_use_id": {
+            "type": "string"
+          },
+          "content": {
+            "type": "string"
+          },
+          "is_error": {
+            "type": "boolean",
+            "const": true
+          }
+        },
+        "required": [
+          "type",
+          "tool_use_id",
+          "content"
+        ]
+      }
+    ]
+  },
+  "AnthropicImageSource": {
+    "anyOf": [
+      {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "base64"
+          },
+          "media_type": {
+            "type": "string"
+          },
+          "data": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "type",
+          "media_type",
+          "data"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "const": "url"
+          },
+          "url": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "type",
+          "url"
+        ]
+      }
+    ]
+  },
+  "GeminiRequest": {
+    "type": "object",
+    "properties": {
+      "systemInstruction": {
+        "type": "object",
+        "properties": {
+          "parts": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "text": {
+                  "type": "string"
+                }
+              },
+              "required": [
+                "text"
+              ]
+            }
+          }
+        },
+        "required": [
+          "parts"
+        ]
+      },
+      "contents": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/GeminiContent"
+        }
+      }
+    },
+    "required": [
+      "contents"
+    ]
+  },
+  "GeminiContent": {
+    "type": "object",
+    "properties": {
+      "role": {
+        "type": "string",
+        "enum": [
+          "user",
+          "model"
+        ]
+      },
+      "parts": {
+        "type": "array",
+        "items": {
+          "$ref": "#/components/schemas/GeminiPart"
+        }
+      }
+    },
+    "required": [
+      "role",
+      "parts"
+    ]
+  },
+  "GeminiPart": {
+    "anyOf": [
+      {
+        "type": "object",
+        "properties": {
+          "text": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "text"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "inlineData": {
+            "type": "object",
+            "properties": {
+              "mimeType": {
+                "type": "string"
+              },
+              "data": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "mimeType",
+              "data"
+            ]
+          }
+        },
+        "required": [
+          "inlineData"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "fileData": {
+            "type": "object",
+            "properties": {
+              "fileUri": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "fileUri"
+            ]
+          }
+        },
+        "required": [
+          "fileData"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "functionCall": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string"
+              },
+              "name": {
+                "type": "string"
+              },
+              "args": {
+                "$ref": "#/components/schemas/JsonObject"
+              }
+            },
+            "required": [
+              "id",
+              "name",
+              "args"
+            ]
+          }
+        },
+        "required": [
+          "functionCall"
+        ]
+      },
+      {
+        "type": "object",
+        "properties": {
+          "functionResponse": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string"
+              },
+              "name": {
+                "type": "string"
+              },
+              "response": {
+                "anyOf": [
+                  {
+                    "type": "object",
+                    "properties": {
+                      "output": {
+                        "type": "string"
+                      }
+                    },
+                    "required": [
+                      "output"
+                    ]
+                  },
+                  {
+                    "type": "object",
+                    "properties": {
+                      "error": {
+                        "type": "string"
+                      }
+                    },
+                    "required": [
+                      "error"
+                    ]
+                  }
+                ]
+              }
+            },
+            "required": [
+              "id",
+              "name",
+              "response"
+            ]
+          }
+        },
+        "required": [
+          "functionResponse"
+        ]
+      }
+    ]
+  },
+  "SyntheticToolResult": {
+    "type": "object",
+    "properties": {
+      "toolCallId": {
+        "type": "string"
+      },
+      "reason": {
+        "type": "string",
+        "const": "interrupted"
+      }
+    },
+    "required": [
+      "toolCallId",
+      "reason"
+    ]
+  },
+  "DroppedMessage": {
+    "type": "object",
+    "properties": {
+      "messageIndex": {
+        "type": "number"
+      },
+      "toolCallId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "reason": {
+        "type": "string",
+        "enum": [
+          "no_matching_call",
+          "missing_tool_call_id",
+          "malformed_tool_call",
+          "duplicate_tool_call_id",
+          "empty_message"
+        ]
+      }
+    },
+    "required": [
+      "messageIndex",
+      "toolCallId",
+      "reason"
     ]
   },
   "RewriteTranscriptResponse": {

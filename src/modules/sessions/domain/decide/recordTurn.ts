@@ -3,6 +3,7 @@
 import type { MessageInput, SessionStreamEvent, TurnStatus, TurnUsage } from '../../../../events/session/sessionEvents.js';
 import { checkpointIdFor, requireLease, requireTranscriptRoom, requireWritable, storedMessages } from '../sessionRules.js';
 import type { SessionState } from '../sessionState.js';
+import { requireMatchingToolResults } from '../toolResultMatch.js';
 import { requireSessionUsageRoom } from '../usageLimits.js';
 
 export interface RecordTurn {
@@ -16,12 +17,15 @@ export interface RecordTurn {
   maxSessionTokens?: number;
   /** The lease its start answered: the turn is recorded only while that start's turn is still the one in flight. */
   lease?: number;
+  /** Refuse (400 TOOL_RESULT_MISMATCH) a turn whose tool results do not match calls. */
+  strictToolResults?: boolean;
 }
 
 export function decideRecordTurn(command: RecordTurn, state: SessionState): SessionStreamEvent[] {
   requireWritable(state);
   if (command.lease !== undefined) requireLease(state, command.lease);
   requireTranscriptRoom(state, command.messages.length, command.maxTranscriptMessages);
+  if (command.strictToolResults) requireMatchingToolResults(state, command.messages, command.status);
   requireSessionUsageRoom(state.sessionId, state.counters, command.usage, command.maxSessionTokens);
   const turnIndex = state.turnCount + 1;
   const revision = state.revision + 1;
