@@ -167,6 +167,7 @@ for (const backend of e2eBackends()) {
         ['POST', '/v1/sessions/{id}/items/pop', `/v1/sessions/${agentSessionId}/items/pop`],
         ['GET', '/v1/sessions/{id}/items/{itemId}', `/v1/sessions/${agentSessionId}/items/any-item`],
         ['GET', '/v1/sessions/{id}/values', `/v1/sessions/${agentSessionId}/values`],
+        ['GET', '/v1/sessions/{id}/context-window', `/v1/sessions/${sessionId}/context-window?format=anthropic`],
         ['PATCH', '/v1/sessions/{id}/values', `/v1/sessions/${agentSessionId}/values`, { delta: { step: 'globex' } }],
         ['GET', '/v1/jobs/{id}', `/v1/jobs/${jobId}`],
         ['PATCH', '/v1/jobs/{id}', `/v1/jobs/${jobId}`, { enabled: false }],
