@@ -27,7 +27,7 @@ import {
 } from './agentSessionRequests.js';
 import { agentSessionView } from './agentSessionView.js';
 import { type AgentSessionName, createAgentSession, findAgentSession } from './commands/createAgentSession.js';
-import type { ItemWriteContext } from './commands/itemWriteContext.js';
+import { type ItemWriteContext, itemWriteContextOf } from './commands/itemWriteContext.js';
 import { listAgentSessions } from './queries/agentSessionsQueries.js';
 
 const NamespaceParam = () => ApiParam({ name: 'namespace', description: '1-64 of A-Z a-z 0-9 _ . -' });
@@ -44,7 +44,7 @@ export class AgentSessionsController {
     @Inject(EVENT_STORE) store: EventStore,
     @Inject(READ_MODELS) private readonly readModels: DataSource,
   ) {
-    this.context = { streams: commandContext.streams, store, now: () => commandContext.now() };
+    this.context = itemWriteContextOf(commandContext, store);
   }
 
   @Put(':externalId')

@@ -21,7 +21,7 @@ import { appendItemsWithStatesSchema, validStateDeltas } from './agentStateReque
 import { itemView } from './agentSessionView.js';
 import { appendItems } from './commands/appendItems.js';
 import { clearItems } from './commands/clearItems.js';
-import type { ItemWriteContext } from './commands/itemWriteContext.js';
+import { type ItemWriteContext, itemWriteContextOf } from './commands/itemWriteContext.js';
 import { popItem } from './commands/popItem.js';
 import { ItemHistory } from './items/itemLookup.js';
 import { walkLiveItems } from './items/liveItems.js';
@@ -36,7 +36,7 @@ export class SessionItemsController {
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CONFIG) private readonly config: LedgerConfig,
   ) {
-    this.context = { streams: commandContext.streams, store, now: () => commandContext.now() };
+    this.context = itemWriteContextOf(commandContext, store);
   }
 
   @Post()

@@ -14,7 +14,7 @@ import { validSessionId } from '../sessions/sessionRequests.js';
 import { changeValuesRequestSchema, validStateDeltas } from './agentStateRequests.js';
 import { sessionStateView } from './agentStateView.js';
 import { changeSessionState } from './commands/changeAgentState.js';
-import type { ItemWriteContext } from './commands/itemWriteContext.js';
+import { type ItemWriteContext, itemWriteContextOf } from './commands/itemWriteContext.js';
 import { agentStateDecider } from './domain/agentStateDecider.js';
 
 @ApiTags('agent sessions')
@@ -27,7 +27,7 @@ export class SessionStateController {
     @Inject(EVENT_STORE) store: EventStore,
     @Inject(CONFIG) private readonly config: LedgerConfig,
   ) {
-    this.context = { streams: commandContext.streams, store, now: () => commandContext.now() };
+    this.context = itemWriteContextOf(commandContext, store);
   }
 
   @Get()

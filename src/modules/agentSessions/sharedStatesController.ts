@@ -13,7 +13,7 @@ import { validNamespace } from './agentSessionRequests.js';
 import { changeStateRequestSchema, validDelta, validStateId } from './agentStateRequests.js';
 import { sharedStateView } from './agentStateView.js';
 import { changeSharedState } from './commands/changeAgentState.js';
-import type { ItemWriteContext } from './commands/itemWriteContext.js';
+import { type ItemWriteContext, itemWriteContextOf } from './commands/itemWriteContext.js';
 import { agentStateDecider } from './domain/agentStateDecider.js';
 
 const NamespaceParam = () => ApiParam({ name: 'namespace', description: '1-64 of A-Z a-z 0-9 _ . -' });
@@ -29,7 +29,7 @@ export class SharedStatesController {
     @Inject(EVENT_STORE) store: EventStore,
     @Inject(CONFIG) private readonly config: LedgerConfig,
   ) {
-    this.context = { streams: commandContext.streams, store, now: () => commandContext.now() };
+    this.context = itemWriteContextOf(commandContext, store);
   }
 
   @Get(':stateId')

@@ -4,6 +4,7 @@ import type { EventStore } from '../../../events/eventStore.js';
 import { DuplicateEventIdError, WrongExpectedRevisionError } from '../../../events/eventStoreErrors.js';
 import type { SessionStreamEvent } from '../../../events/session/sessionEvents.js';
 import type { StreamStateStore } from '../../../events/streamStateStore.js';
+import type { CommandContext } from '../../commandContext.js';
 import { sessionDecider } from '../../sessions/domain/sessionDecider.js';
 import type { SessionState } from '../../sessions/domain/sessionState.js';
 
@@ -12,6 +13,11 @@ export interface ItemWriteContext {
   /** The log itself, for what the session's fold does not keep: the items, read backwards, and found by id. */
   store: EventStore;
   now(): string;
+}
+
+/** The context a controller hands its writes: the request's stores and clock. */
+export function itemWriteContextOf(commandContext: CommandContext, store: EventStore): ItemWriteContext {
+  return { streams: commandContext.streams, store, now: () => commandContext.now() };
 }
 
 /** The session decider deciding one command: what a route hands to `handle` (the fold, snapshots and restore points stay the decider's). */
