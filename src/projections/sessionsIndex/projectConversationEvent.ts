@@ -2,7 +2,7 @@
 import type { ConversationEvent } from '../../events/conversation/conversationEvents.js';
 import { evolveConversation, initialConversationState, type OpenConversation } from '../../modules/conversations/domain/conversationDecider.js';
 import type { ConversationEntryRow } from './conversationEntryRow.js';
-import { counterColumnsOf, countersOf, type SessionCounterColumns, zeroCounterColumns } from './sessionCounterColumns.js';
+import { countersOf, type SessionCounterColumns, zeroCounterColumns } from './sessionCounterColumns.js';
 import type { SessionsIndexRows } from './sessionsIndexRows.js';
 
 export function projectConversationEvent(tenant: string, sessionKey: string, event: ConversationEvent, rows: SessionsIndexRows): void {
@@ -23,7 +23,7 @@ function countersAfter(tenant: string, event: ConversationEvent, existing: Conve
   if (event.type === 'SessionBound') {
     // The session stream is written just after the conversation stream, so a new session has no record yet.
     const session = rows.session(tenant, event.data.sessionId);
-    return session ? counterColumnsOf(session.state) : zeroCounterColumns();
+    return session ? countersOf(session) : zeroCounterColumns();
   }
   if (event.type === 'ConversationOpened' || !existing) return zeroCounterColumns();
   return countersOf(existing);

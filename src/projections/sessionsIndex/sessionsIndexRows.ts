@@ -1,11 +1,9 @@
-// The sessions index's two tables for the length of a batch: conversation entries, and sessions kept as folded
-// states (turned into session_records rows once, when the batch is written) so a batch folds each event once.
+// The sessions index's two tables for the length of a batch: conversation entries and session records, read once,
+// folded event by event in memory, written back when the batch is.
 import { type EntityManager, In } from 'typeorm';
-import type { ExistingSession } from '../../modules/sessions/domain/sessionDecider.js';
 import { BatchRows } from '../batchRows.js';
 import { ConversationEntryEntity, type ConversationEntryRow } from './conversationEntryRow.js';
-import { recordRowOf, sessionStateOf } from './sessionRecordState.js';
-import { SessionRecordEntity } from './sessionRecordRow.js';
+import { SessionRecordEntity, type SessionRecordRow } from './sessionRecordRow.js';
 
 export interface SessionKeyRef {
   tenant: string;
@@ -17,20 +15,11 @@ export interface SessionIdRef {
   sessionId: string;
 }
 
-/** A session as the index folds it: its state (without transcript) and its live message count. */
-export interface IndexedSession {
-  state: ExistingSession;
-  messageCount: number;
-}
-
 const sessionRef = (tenant: string, sessionId: string) => `${tenant}\u0000${sessionId}`;
 
 export class SessionsIndexRows {
   private readonly entries = new BatchRows(ConversationEntryEntity, ['tenant', 'sessionKey']);
   private readonly records = new BatchRows(SessionRecordEntity, ['tenant', 'sessionId']);
-  /** Sessions this batch has read or moved; null: no record. */
-  private readonly sessions = new Map<string, IndexedSession | null>();
-  private readonly movedSessions = new Map<string, SessionIdRef>();
   /** Which entries point at a session, for the counters a session's turn moves onto its entry. */
   private readonly entryKeysBySession = new Map<string, Set<string>>();
 
@@ -68,29 +57,16 @@ export class SessionsIndexRows {
     return keys ? [...keys].map((sessionKey) => this.entries.get({ tenant, sessionKey })!) : [];
   }
 
-  session(tenant: string, sessionId: string): IndexedSession | null {
-    const ref = sessionRef(tenant, sessionId);
-    let session = this.sessions.get(ref);
-    if (session === undefined) {
-      const record = this.records.get({ tenant, sessionId });
-      session = record ? { state: sessionStateOf(record), messageCount: record.messageCount } : null;
-      this.sessions.set(ref, session);
-    }
-    return session;
+  /** The session's record as the batch has it so far; null before its SessionCreated. */
+  session(tenant: string, sessionId: string): SessionRecordRow | null {
+    return this.records.get({ tenant, sessionId });
   }
 
-  setSession(tenant: string, sessionId: string, session: IndexedSession): void {
-    const ref = sessionRef(tenant, sessionId);
-    this.sessions.set(ref, session);
-    this.movedSessions.set(ref, { tenant, sessionId });
+  setSession(row: SessionRecordRow): void {
+    this.records.set(row);
   }
 
   async flush(manager: EntityManager): Promise<void> {
-    for (const [ref, { tenant, sessionId }] of this.movedSessions) {
-      const { state, messageCount } = this.sessions.get(ref)!;
-      this.records.set({ ...recordRowOf(tenant, sessionId, state), messageCount });
-    }
-    this.movedSessions.clear();
     await this.entries.flush(manager);
     await this.records.flush(manager);
   }

@@ -53,7 +53,8 @@ export { rewoundTargetText } from './decide/rewindTranscript.js';
 // Rounding to micro-dollars keeps float sums from drifting differently in a replay.
 const addCost = (a: number, b: number) => Math.round((a + b) * 1e6) / 1e6;
 
-function addUsage(counters: SessionCounters, usage: TurnUsage): SessionCounters {
+/** A turn's usage added to the counters so far: the session's fold and the sessions index's row fold share it. */
+export function addUsage(counters: SessionCounters, usage: TurnUsage): SessionCounters {
   const inputTokens = counters.inputTokens + usage.inputTokens;
   const outputTokens = counters.outputTokens + usage.outputTokens;
   const cacheReadTokens = counters.cacheReadTokens + usage.cacheReadTokens;
