@@ -31,6 +31,11 @@ export default defineConfig({
     pool: 'forks',
     // Each file opens its own embedded PGlite (hundreds of MiB); two cores, so two at a time.
     maxWorkers: 2,
+    // A worker keeps the modules it has imported from one file to the next instead of importing the whole service
+    // again for each (measured: the suite's wall time 891 s → 524 s on this 2-core machine under the same load).
+    // Each file still starts its own service and database; a file that fakes timers puts them back in its own
+    // after-hooks, and no service setting is read from process.env in a test (startTestApp passes its own).
+    isolate: false,
     // initdb once per run, not once per file: test/support/pgliteTemplate.ts.
     globalSetup: ['test/support/pgliteTemplate.ts'],
     setupFiles: ['test/support/pgliteTemplateSetup.ts'],

@@ -1,0 +1,62 @@
+// One started service per backend under test, with the typed client the tests speak through: the set-up block every
+// e2e file would otherwise repeat. Raw HTTP (`service.request`) stays for what a client never sends: malformed bodies,
+// odd headers, paths spelled differently.
+import { afterAll, beforeAll, describe } from 'vitest';
+import { LedgerClient, type LedgerClientOptions } from '../../src/client/index.js';
+import { backendsUnderTest, type BackendLabel } from './testDatabases.js';
+import { startTestApp, type TestApp, type TestAppOptions } from './testApp.js';
+
+export interface Ledger {
+  readonly backend: BackendLabel;
+  /** The started service: its URL, raw requests, its infrastructure. */
+  readonly service: TestApp;
+  /**
+   * The typed client, as a user's code holds it, except that it neither retries nor adds an Idempotency-Key of its
+   * own: a test sees the service's first answer to exactly the request it wrote.
+   */
+  readonly client: LedgerClient;
+  /** Another client of the same service (its own read-your-writes position, its own options). */
+  newClient(options?: Partial<LedgerClientOptions>): LedgerClient;
+}
+
+/**
+ * `describe(title: backend)` for each backend under test (PGlite always, PostgreSQL when TEST_DATABASE_URL is set),
+ * the service started once for the block and closed after it. `ledger`'s fields are readable from the first hook or
+ * test on.
+ */
+export function forEachBackend(
+  title: string,
+  body: (ledger: Ledger) => void,
+  options: TestAppOptions | ((backend: BackendLabel) => TestAppOptions) = {},
+): void {
+  for (const backend of backendsUnderTest()) {
+    describe(`${title} (${backend})`, () => {
+      let started: { service: TestApp; client: LedgerClient } | undefined;
+      const running = () => {
+        if (!started) throw new Error(`the ${backend} service is not started yet: use ledger inside a hook or a test`);
+        return started;
+      };
+      const clientOf = (service: TestApp, extra: Partial<LedgerClientOptions> = {}) =>
+        new LedgerClient({ baseUrl: service.url, retry: { maxAttempts: 1 }, idempotencyKeys: false, ...extra });
+      const ledger: Ledger = {
+        backend,
+        get service() {
+          return running().service;
+        },
+        get client() {
+          return running().client;
+        },
+        newClient: (extra) => clientOf(running().service, extra),
+      };
+      beforeAll(async () => {
+        const service = await startTestApp(backend, typeof options === 'function' ? options(backend) : options);
+        started = { service, client: clientOf(service) };
+      }, 180_000);
+      afterAll(async () => {
+        await started?.service.close();
+        started = undefined;
+      });
+      body(ledger);
+    });
+  }
+}
