@@ -4,7 +4,7 @@ import type { Decider } from './decider.js';
 import type { AppendResult, EventMetadata, EventStore, JsonObject, NewEvent, RecordedEvent } from './eventStore.js';
 import { AppendClaimTakenError, StreamNotFoundError, WrongExpectedRevisionError } from './eventStoreErrors.js';
 import { currentIdempotentWrite, type IdempotentWrite } from './idempotentWrite.js';
-import { currentWriteFence } from './writeFence.js';
+import { currentWriteFence, type WriteFence } from './writeFence.js';
 import type { CachedState, LoadKind, StateCache } from './boundedStateCache.js';
 import { type SnapshotStore, snapshotVersionOf } from './snapshotStore.js';
 import { eventSchemaHistory } from './upcasting/eventSchemaVersions.js';
@@ -177,6 +177,37 @@ interface Tracked<State> {
   snapshotRevision: number;
 }
 
+/** The request's Idempotency-Key and which of its appends to the stream this is (see IdempotentWrite). */
+interface KeyedAppend {
+  keyed: IdempotentWrite;
+  number: number;
+}
+
+/** What the attempts of one decision carry from one to the next. */
+interface Attempts<State> {
+  /** The stream read anew because the attempt before found its cached state behind: the next decides on it. */
+  caughtUp: Tracked<State> | undefined;
+  /** The append before failed on a condition only (another stream the decision read): this stream's cached state still stands. */
+  ownStillCached: boolean;
+  /** Whether the streams the decision opens go in its append; off once one turned out to exist (the caller opens them). */
+  opening: boolean;
+}
+
+interface AttemptStart<State> {
+  tracked: Tracked<State>;
+  /** Decided on without a read of the stream: a refusal or a decision to write nothing stands only once a read agrees. */
+  fromCache: boolean;
+}
+
+/** The events decided, and the other streams the decision read (conditions of its append). */
+interface Decision<Event> {
+  events: Event[];
+  conditions: Map<string, DecisionCondition>;
+}
+
+/** Decide again: the state an attempt decided on, or one it read, was behind. */
+const AGAIN = Symbol('decide again');
+
 interface Start<State> {
   state: State;
   revision: number;
@@ -299,7 +330,10 @@ export class StreamStateStore {
     return result;
   }
 
-  /** handle, and the streams the decision opens (see StreamOpenings) in the same append where the store can. */
+  /**
+   * handle, and the streams the decision opens (see StreamOpenings) in the same append where the store can. Each
+   * attempt is load → decide → append; a conflict starts the next one, on the state the conflict showed behind.
+   */
   async handleOpening<
     State,
     Command,
@@ -316,139 +350,191 @@ export class StreamStateStore {
     current?: LoadedState<State>,
   ): Promise<CommandResult<State, Event> & { opened: Array<OpenedStream<OpenedState, OpenedEvent>> }> {
     const keyed = currentIdempotentWrite();
-    const append = keyed?.nextAppend(streamName);
-    if (keyed && keyed.recovering) {
-      const earlier = await this.earlierAttempt(streamName, decider, keyed, append!);
-      if (earlier) return { ...earlier, earlier: true, opened: [] };
-    }
-    let caughtUp: Tracked<State> | undefined = current && { loaded: current, snapshotRevision: this.loadedSnapshotRevision(current.state) };
+    const append: KeyedAppend | undefined = keyed && { keyed, number: keyed.nextAppend(streamName) };
+    // A keyed request sent again after its answer was lost: what an earlier attempt wrote is the answer.
+    const replayed = append && keyed!.recovering ? await this.earlierAttempt(streamName, decider, append) : undefined;
+    if (replayed) return { ...replayed, earlier: true, opened: [] };
     // The request's If-Match on this stream (see WriteFence), if it has one.
     const fence = currentWriteFence();
-    // Refused once (the opened stream existed after all): the caller opens it the slow way.
-    let opening = openings !== undefined && this.store.appendsToStreamsAtomically;
-    // A conflict on a condition only (another stream the decision read): this stream's cached state still stands.
-    let ownStillCached = false;
+    const attempts: Attempts<State> = {
+      caughtUp: current && { loaded: current, snapshotRevision: this.loadedSnapshotRevision(current.state) },
+      ownStillCached: false,
+      opening: openings !== undefined && this.store.appendsToStreamsAtomically,
+    };
     for (let attempt = 0; ; attempt++) {
-      // A cached state is decided on without the catch-up read: the append's expected revision proves it current
-      // (a conflict reloads). A decision on it that writes nothing or refuses stands only once that read agrees.
-      const cached = (attempt === 0 || ownStillCached) && !caughtUp ? this.cachedTracked<State>(streamName) : undefined;
-      ownStillCached = false;
-      const { loaded, snapshotRevision } = cached ?? caughtUp ?? (await this.loadTracked(streamName, decider));
-      caughtUp = undefined;
-      if (fence?.refuses(streamName, loaded.revision)) {
-        // A cached state may be behind: the precondition is judged on the stream as it stands.
-        if (cached && (caughtUp = await this.movedOn(streamName, decider, loaded.revision))) continue;
-        throw fence.failure(loaded.revision);
-      }
-      const conditions = new Map<string, DecisionCondition>();
-      let decided: Event[];
-      try {
-        const resolved =
-          typeof command === 'function'
-            ? await (command as (state: State, reads: DecisionReads) => Command | Promise<Command>)(loaded.state, this.decisionReads(streamName, conditions))
-            : command;
-        decided = decider.decide(resolved, loaded.state);
-      } catch (error) {
-        if (cached && (caughtUp = await this.movedOn(streamName, decider, loaded.revision))) continue;
-        if (await this.conditionsMoved(conditions)) continue;
-        throw error;
-      }
-      if (decided.length === 0) {
-        if (cached && (caughtUp = await this.movedOn(streamName, decider, loaded.revision))) continue;
-        if (await this.conditionsMoved(conditions)) continue;
-        return { ...loaded, events: [], written: false, opened: [] };
-      }
-      const toOpen = opening ? this.decideOpenings(openings!, decided) : [];
-      const newEvents = (stream: string, events: Array<{ type: string; data: object }>, appendNumber: number): NewEvent[] =>
-        events.map((event, index) => ({
-          ...(keyed ? { id: keyed.eventId(stream, appendNumber, index) } : {}),
-          type: event.type,
-          data: event.data as unknown as JsonObject,
-          metadata: { schemaVersion: eventSchemaHistory.currentVersion(event.type), ...metadata, ...(keyed ? { idempotencyKey: keyed.tag } : {}) },
-        }));
-      let appended: AppendResult;
-      let openedAppends: AppendResult[] = [];
-      try {
-        const own = {
-          streamName,
-          events: newEvents(streamName, decided, append!),
-          expectedRevision: loaded.revision < 0 ? ('no_stream' as const) : loaded.revision,
-        };
-        // A key still to be claimed goes with this append, in its statement (see IdempotentWrite.pendingClaim).
-        const claim = keyed?.pendingClaim;
-        if (toOpen.length === 0 && conditions.size === 0 && !claim) appended = await this.store.append(own.streamName, own.events, own.expectedRevision);
-        else {
-          const opened = toOpen.map((stream) => ({
-            streamName: stream.streamName,
-            events: newEvents(stream.streamName, stream.events, keyed ? keyed.nextAppend(stream.streamName) : 0),
-            expectedRevision: 'no_stream' as const,
-          }));
-          // A stream the decision both read and opens is checked by its opening's expectation (no stream).
-          const held = [...conditions]
-            .filter(([name]) => !toOpen.some((stream) => stream.streamName === name))
-            .map(([name, condition]) => ({
-              streamName: name,
-              events: [],
-              expectedRevision: condition.revision < 0 ? ('no_stream' as const) : condition.revision,
-            }));
-          [appended, ...openedAppends] = await this.store.appendToStreams([own, ...opened, ...held], claim);
-          openedAppends = openedAppends.slice(0, opened.length);
-        }
-      } catch (error) {
-        // Another request holds the key: nothing was appended and the cached states stand; the request claims anew.
-        if (error instanceof AppendClaimTakenError) throw error;
-        const conflict = error instanceof WrongExpectedRevisionError;
-        // A condition that no longer held: the state the decision read of that stream was behind, and only that one.
-        if (conflict && conditions.has(error.streamName)) ownStillCached = true;
-        else {
-          // Either way the cached state may be behind the log: a conflict says so, and an append that failed without
-          // an answer (a connection cut at commit) may have been written.
-          this.cache.delete(streamName);
-          for (const opened of toOpen) this.cache.delete(opened.streamName);
-        }
-        // The streams the decision read are caught up too (one read each for those it had from the cache; one read
-        // in the moment before the append is dropped if it refused), so the next attempt is not refused on them.
-        if (conflict) {
-          const refused = conditions.get(error.streamName);
-          if (refused && !refused.fromCache) this.cache.delete(error.streamName);
-          await this.conditionsMoved(conditions, true);
-        }
-        if (conflict && attempt < MAX_CONFLICT_RETRIES) {
-          if (!conditions.has(error.streamName) && error.streamName !== streamName) opening = false;
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
-          continue;
-        }
-        throw error;
-      }
-      if (appended.alreadyStored && keyed) {
+      const start = this.cachedStart<State>(streamName, attempt, attempts) ?? { tracked: await this.loadTracked(streamName, decider), fromCache: false };
+      const decision = await this.decideAttempt(streamName, decider, command, start, fence, attempts);
+      if (decision === AGAIN) continue;
+      const { loaded } = start.tracked;
+      if (decision.events.length === 0) return { ...loaded, events: [], written: false, opened: [] };
+      const toOpen = attempts.opening ? this.decideOpenings(openings!, decision.events) : [];
+      const appended = await this.appendAttempt(streamName, loaded, decision, toOpen, metadata, append, attempt, attempts);
+      if (appended === AGAIN) continue;
+      if (appended.own.alreadyStored && append) {
         // Another attempt of this request wrote this append first: answer what it wrote, never decide twice.
         this.cache.delete(streamName);
         for (const opened of toOpen) this.cache.delete(opened.streamName);
-        const earlier = await this.earlierAttempt(streamName, decider, keyed, append!);
+        const earlier = await this.earlierAttempt(streamName, decider, append);
         if (earlier) return { ...earlier, earlier: true, opened: [] };
       }
       fence?.settle(streamName);
-      const state = decided.reduce((folded, event) => foldEvent(decider, folded, event), loaded.state);
-      const revision = appended.nextExpectedRevision;
-      this.remember(decider, { state: loaded.state, revision: loaded.revision, position: loaded.position }, { state, revision, position: appended.position });
-      const snapshotted = await this.snapshotIfDue(streamName, decider, state, revision, appended.position, snapshotRevision);
-      this.cache.set(streamName, state, revision, appended.position, this.clock.now().getTime(), snapshotted);
-      const opened = toOpen.map((stream, index) => {
-        const { nextExpectedRevision, position } = openedAppends[index]!;
-        this.remember(openings!.decider, undefined, { state: stream.state, revision: nextExpectedRevision, position });
-        this.cache.set(stream.streamName, stream.state, nextExpectedRevision, position, this.clock.now().getTime(), -1);
-        return { streamName: stream.streamName, state: stream.state, revision: nextExpectedRevision, position, events: stream.events };
-      });
-      return {
-        state,
-        revision,
-        events: decided,
-        position: Math.max(appended.position, ...opened.map((stream) => stream.position)),
-        written: true,
-        source: loaded.source,
-        opened,
-      };
+      return this.settleAppend(streamName, decider, start.tracked, decision.events, appended, openings, toOpen);
     }
+  }
+
+  /**
+   * The state an attempt decides on without reading the stream: the one the attempt before caught up, or the cached
+   * state (on the first attempt, or after a conflict on another stream only), whose append's expected revision proves
+   * it current. undefined: load it.
+   */
+  private cachedStart<State>(streamName: string, attempt: number, attempts: Attempts<State>): AttemptStart<State> | undefined {
+    const cached = (attempt === 0 || attempts.ownStillCached) && !attempts.caughtUp ? this.cachedTracked<State>(streamName) : undefined;
+    attempts.ownStillCached = false;
+    const caughtUp = attempts.caughtUp;
+    attempts.caughtUp = undefined;
+    if (cached) return { tracked: cached, fromCache: true };
+    return caughtUp && { tracked: caughtUp, fromCache: false };
+  }
+
+  /**
+   * The request's precondition, then the decision. A refusal (of either) or a decision that writes nothing, made on a
+   * cached state or on another stream's cached state, stands only once a read agrees: AGAIN when one had moved on
+   * (caught up in `attempts` and the cache for the next attempt).
+   */
+  private async decideAttempt<State, Command, Event extends { type: string; data: object }>(
+    streamName: string,
+    decider: Decider<State, Command, Event>,
+    command: CommandOrDecision<State, Command>,
+    start: AttemptStart<State>,
+    fence: WriteFence | undefined,
+    attempts: Attempts<State>,
+  ): Promise<Decision<Event> | typeof AGAIN> {
+    const { loaded } = start.tracked;
+    const ownMovedOn = async () => start.fromCache && (attempts.caughtUp = await this.movedOn(streamName, decider, loaded.revision)) !== undefined;
+    if (fence?.refuses(streamName, loaded.revision)) {
+      // A cached state may be behind: the precondition is judged on the stream as it stands.
+      if (await ownMovedOn()) return AGAIN;
+      throw fence.failure(loaded.revision);
+    }
+    const conditions = new Map<string, DecisionCondition>();
+    let events: Event[];
+    try {
+      const resolved =
+        typeof command === 'function'
+          ? await (command as (state: State, reads: DecisionReads) => Command | Promise<Command>)(loaded.state, this.decisionReads(streamName, conditions))
+          : command;
+      events = decider.decide(resolved, loaded.state);
+    } catch (error) {
+      if ((await ownMovedOn()) || (await this.conditionsMoved(conditions))) return AGAIN;
+      throw error;
+    }
+    if (events.length === 0 && ((await ownMovedOn()) || (await this.conditionsMoved(conditions)))) return AGAIN;
+    return { events, conditions };
+  }
+
+  /**
+   * Appends the decision at the revision it was decided on: with the streams it opens and, as conditions, the
+   * revisions of the other streams it read, and the request's key claim when one is pending, in one append. AGAIN
+   * after a conflict (up to MAX_CONFLICT_RETRIES), with every cached state the conflict may show behind dropped or
+   * caught up.
+   */
+  private async appendAttempt<State, Event extends { type: string; data: object }, OpenedEvent extends { type: string; data: object }>(
+    streamName: string,
+    loaded: LoadedState<State>,
+    decision: Decision<Event>,
+    toOpen: ReadonlyArray<{ streamName: string; events: OpenedEvent[] }>,
+    metadata: EventMetadata,
+    append: KeyedAppend | undefined,
+    attempt: number,
+    attempts: Attempts<State>,
+  ): Promise<{ own: AppendResult; opened: AppendResult[] } | typeof AGAIN> {
+    const { conditions } = decision;
+    try {
+      const own = {
+        streamName,
+        events: this.newEvents(streamName, decision.events, metadata, append),
+        expectedRevision: loaded.revision < 0 ? ('no_stream' as const) : loaded.revision,
+      };
+      // A key still to be claimed goes with this append, in its statement (see IdempotentWrite.pendingClaim).
+      const claim = append?.keyed.pendingClaim;
+      if (toOpen.length === 0 && conditions.size === 0 && !claim) return { own: await this.store.append(own.streamName, own.events, own.expectedRevision), opened: [] };
+      const opened = toOpen.map((stream) => ({
+        streamName: stream.streamName,
+        events: this.newEvents(stream.streamName, stream.events, metadata, append && { keyed: append.keyed, number: append.keyed.nextAppend(stream.streamName) }),
+        expectedRevision: 'no_stream' as const,
+      }));
+      // A stream the decision both read and opens is checked by its opening's expectation (no stream).
+      const held = [...conditions]
+        .filter(([name]) => !toOpen.some((stream) => stream.streamName === name))
+        .map(([name, condition]) => ({ streamName: name, events: [], expectedRevision: condition.revision < 0 ? ('no_stream' as const) : condition.revision }));
+      const [ownAppended, ...openedAppends] = await this.store.appendToStreams([own, ...opened, ...held], claim);
+      return { own: ownAppended!, opened: openedAppends.slice(0, opened.length) };
+    } catch (error) {
+      // Another request holds the key: nothing was appended and the cached states stand; the request claims anew.
+      if (error instanceof AppendClaimTakenError) throw error;
+      const conflict = error instanceof WrongExpectedRevisionError;
+      // A condition that no longer held: the state the decision read of that stream was behind, and only that one.
+      if (conflict && conditions.has(error.streamName)) attempts.ownStillCached = true;
+      else {
+        // Either way the cached state may be behind the log: a conflict says so, and an append that failed without
+        // an answer (a connection cut at commit) may have been written.
+        this.cache.delete(streamName);
+        for (const opened of toOpen) this.cache.delete(opened.streamName);
+      }
+      if (!conflict) throw error;
+      // The streams the decision read are caught up too (one read each for those it had from the cache; one read
+      // in the moment before the append is dropped if it refused), so the next attempt is not refused on them.
+      const refused = conditions.get(error.streamName);
+      if (refused && !refused.fromCache) this.cache.delete(error.streamName);
+      await this.conditionsMoved(conditions, true);
+      if (attempt >= MAX_CONFLICT_RETRIES) throw error;
+      // An opened stream that exists after all: the caller opens it the slow way.
+      if (!conditions.has(error.streamName) && error.streamName !== streamName) attempts.opening = false;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
+      return AGAIN;
+    }
+  }
+
+  /** The new state and the opened streams', cached (with a snapshot when one is due) and answered. */
+  private async settleAppend<State, Command, Event extends { type: string; data: object }, OpenedState, OpenedCommand, OpenedEvent extends { type: string; data: object }>(
+    streamName: string,
+    decider: Decider<State, Command, Event>,
+    { loaded, snapshotRevision }: Tracked<State>,
+    events: Event[],
+    appended: { own: AppendResult; opened: AppendResult[] },
+    openings: StreamOpenings<Event, OpenedState, OpenedCommand, OpenedEvent> | undefined,
+    toOpen: ReadonlyArray<{ streamName: string; events: OpenedEvent[]; state: OpenedState }>,
+  ): Promise<CommandResult<State, Event> & { opened: Array<OpenedStream<OpenedState, OpenedEvent>> }> {
+    const state = events.reduce((folded, event) => foldEvent(decider, folded, event), loaded.state);
+    const revision = appended.own.nextExpectedRevision;
+    this.remember(decider, { state: loaded.state, revision: loaded.revision, position: loaded.position }, { state, revision, position: appended.own.position });
+    const snapshotted = await this.snapshotIfDue(streamName, decider, state, revision, appended.own.position, snapshotRevision);
+    this.cache.set(streamName, state, revision, appended.own.position, this.clock.now().getTime(), snapshotted);
+    const opened = toOpen.map((stream, index) => {
+      const { nextExpectedRevision, position } = appended.opened[index]!;
+      this.remember(openings!.decider, undefined, { state: stream.state, revision: nextExpectedRevision, position });
+      this.cache.set(stream.streamName, stream.state, nextExpectedRevision, position, this.clock.now().getTime(), -1);
+      return { streamName: stream.streamName, state: stream.state, revision: nextExpectedRevision, position, events: stream.events };
+    });
+    return {
+      state,
+      revision,
+      events,
+      position: Math.max(appended.own.position, ...opened.map((stream) => stream.position)),
+      written: true,
+      source: loaded.source,
+      opened,
+    };
+  }
+
+  /** Decided events as the store takes them: a keyed request's carry the ids its key gives this append. */
+  private newEvents(streamName: string, events: ReadonlyArray<{ type: string; data: object }>, metadata: EventMetadata, append: KeyedAppend | undefined): NewEvent[] {
+    return events.map((event, index) => ({
+      ...(append ? { id: append.keyed.eventId(streamName, append.number, index) } : {}),
+      type: event.type,
+      data: event.data as unknown as JsonObject,
+      metadata: { schemaVersion: eventSchemaHistory.currentVersion(event.type), ...metadata, ...(append ? { idempotencyKey: append.keyed.tag } : {}) },
+    }));
   }
 
   /**
@@ -515,8 +601,7 @@ export class StreamStateStore {
   private async earlierAttempt<State, Command, Event extends { type: string; data: object }>(
     streamName: string,
     decider: Decider<State, Command, Event>,
-    keyed: IdempotentWrite,
-    append: number,
+    { keyed, number: append }: KeyedAppend,
   ): Promise<CommandResult<State, Event> | undefined> {
     const first = await this.store.findEvent(streamName, keyed.eventId(streamName, append, 0));
     if (!first) return undefined;
