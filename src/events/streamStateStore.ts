@@ -457,10 +457,16 @@ export class StreamStateStore {
       };
       // A key still to be claimed goes with this append, in its statement (see IdempotentWrite.pendingClaim).
       const claim = append?.keyed.pendingClaim;
-      if (toOpen.length === 0 && conditions.size === 0 && !claim) return { own: await this.store.append(own.streamName, own.events, own.expectedRevision), opened: [] };
+      if (toOpen.length === 0 && conditions.size === 0 && !claim)
+        return { own: await this.store.append(own.streamName, own.events, own.expectedRevision), opened: [] };
       const opened = toOpen.map((stream) => ({
         streamName: stream.streamName,
-        events: this.newEvents(stream.streamName, stream.events, metadata, append && { keyed: append.keyed, number: append.keyed.nextAppend(stream.streamName) }),
+        events: this.newEvents(
+          stream.streamName,
+          stream.events,
+          metadata,
+          append && { keyed: append.keyed, number: append.keyed.nextAppend(stream.streamName) },
+        ),
         expectedRevision: 'no_stream' as const,
       }));
       // A stream the decision both read and opens is checked by its opening's expectation (no stream).
@@ -496,7 +502,14 @@ export class StreamStateStore {
   }
 
   /** The new state and the opened streams', cached (with a snapshot when one is due) and answered. */
-  private async settleAppend<State, Command, Event extends { type: string; data: object }, OpenedState, OpenedCommand, OpenedEvent extends { type: string; data: object }>(
+  private async settleAppend<
+    State,
+    Command,
+    Event extends { type: string; data: object },
+    OpenedState,
+    OpenedCommand,
+    OpenedEvent extends { type: string; data: object },
+  >(
     streamName: string,
     decider: Decider<State, Command, Event>,
     { loaded, snapshotRevision }: Tracked<State>,
@@ -528,7 +541,12 @@ export class StreamStateStore {
   }
 
   /** Decided events as the store takes them: a keyed request's carry the ids its key gives this append. */
-  private newEvents(streamName: string, events: ReadonlyArray<{ type: string; data: object }>, metadata: EventMetadata, append: KeyedAppend | undefined): NewEvent[] {
+  private newEvents(
+    streamName: string,
+    events: ReadonlyArray<{ type: string; data: object }>,
+    metadata: EventMetadata,
+    append: KeyedAppend | undefined,
+  ): NewEvent[] {
     return events.map((event, index) => ({
       ...(append ? { id: append.keyed.eventId(streamName, append.number, index) } : {}),
       type: event.type,

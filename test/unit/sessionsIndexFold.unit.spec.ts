@@ -129,7 +129,10 @@ describe('sessions index fold', () => {
         }
       }
       // A fork starts from a copy of its parent's state.
-      const forked: SessionStreamEvent = { type: 'SessionCreated', data: { ...created, sessionId: `f${seed}`, reason: 'fork', startingState: timelineOf(written) } };
+      const forked: SessionStreamEvent = {
+        type: 'SessionCreated',
+        data: { ...created, sessionId: `f${seed}`, reason: 'fork', startingState: timelineOf(written) },
+      };
       expect(evolveSessionRecord(null, forked), `fork of seed ${seed}`).toEqual(recordOf(existingSession(fold([forked]), `f${seed}`)));
     }
     // The histories reach far enough to mean something.

@@ -16,4 +16,3 @@ export function projectSessionEvent(tenant: string, sessionId: string, event: Se
   const moved = { ...countersOf(record), ...(event.type === 'RolledBack' ? {} : { updatedAt: new Date(event.data.at) }) };
   for (const entry of rows.entriesOf(tenant, sessionId)) rows.setEntry({ ...entry, ...moved });
 }
-
