@@ -180,7 +180,8 @@ function evolveOpenConversation(state: OpenConversation, event: Exclude<Conversa
   }
 }
 
-function withoutSessionScopedFields(carried: CarriedEntryFields | null): CarriedEntryFields | null {
+/** The carried fields that outlive a change of session (the sessions index's entry fold shares it). */
+export function withoutSessionScopedFields(carried: CarriedEntryFields | null): CarriedEntryFields | null {
   if (!carried) return null;
   const kept = Object.fromEntries(Object.entries(carried).filter(([key]) => !SESSION_SCOPED_CARRIED_FIELDS.includes(key))) as CarriedEntryFields;
   return Object.keys(kept).length > 0 ? kept : null;
