@@ -27,7 +27,7 @@ for (const backend of e2eBackends()) {
       afterAll(async () => {
         await service?.close();
       });
-      it('has no server-wide horizon on the embedded database: /ready carries no horizon check, reads wait only for the projections', async () => {
+      it('has no horizon held by other transactions on the embedded database: /ready carries no horizon check, reads wait only for the projections', async () => {
         const { sessionKey, position } = await written(service, '100');
         const ready = await service.request('GET', '/ready');
         expect(ready.status).toBe(200);
