@@ -19,9 +19,6 @@ if (withoutBrowser)
     `[vitest] no Chromium at ${CHROMIUM}: the browser tests (${BROWSER_TESTS.join(', ')}) do not run; apt-get install chromium, or set CHROMIUM_PATH`,
   );
 
-// These hold a transaction open on the shared PostgreSQL server on purpose, which holds back every reader of every
-// event log on that server (docs/operations.md): they run on their own, after everything else.
-const SERVER_WIDE_TESTS = ['test/e2e/logHorizon.e2e.spec.ts'];
 const EXCLUDED = [...configDefaults.exclude, 'test/torture/**', ...(withoutBrowser ? BROWSER_TESTS : [])];
 
 export default defineConfig({
@@ -41,9 +38,8 @@ export default defineConfig({
     setupFiles: ['test/support/pgliteTemplateSetup.ts'],
     testTimeout: 60_000,
     hookTimeout: 180_000,
-    projects: [
-      { extends: true, test: { name: 'suite', include: ['test/**/*.spec.ts'], exclude: [...EXCLUDED, ...SERVER_WIDE_TESTS] } },
-      { extends: true, test: { name: 'server-wide', include: SERVER_WIDE_TESTS, sequence: { groupOrder: 1 } } },
-    ],
+    // The tests that hold a transaction open on purpose (logHorizon, logReadHorizon) do it in databases of their own:
+    // a transaction holds back only the readers of logs in its own database (docs/operations.md), so they run with the rest.
+    include: ['test/**/*.spec.ts'],
   },
 });

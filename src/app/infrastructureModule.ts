@@ -27,9 +27,11 @@ import { STATE_CACHE } from '../events/boundedStateCache.js';
 @Module({})
 export class InfrastructureModule {
   static register({ config, logger, clock, infrastructure }: AppDependencies): DynamicModule {
-    // Only a PostgreSQL server has other sessions whose transactions can hold the log's readers back.
+    // Only a PostgreSQL server has other sessions whose transactions can hold the log's readers back (in its database).
     const logHorizon =
-      config.eventStore.kind === 'postgres' && infrastructure.eventStorePool ? new LogHorizonProbe(infrastructure.eventStorePool, clock) : null;
+      config.eventStore.kind === 'postgres' && infrastructure.eventStorePool
+        ? new LogHorizonProbe(infrastructure.eventStorePool, clock, config.eventStoreSchema)
+        : null;
     if (logHorizon) infrastructure.metrics.watchLogHorizon(logHorizon);
     const stateCache = new BoundedStateCache({
       maxEntries: config.cacheMaxEntries,

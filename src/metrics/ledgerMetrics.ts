@@ -104,7 +104,7 @@ export class LedgerMetrics {
   private readonly headPosition = this.registry.gauge('ledger_event_store_head_position', 'Position of the newest event a subscriber may read');
   private readonly horizonHeld = this.registry.gauge(
     'ledger_event_log_horizon_held_seconds',
-    'Seconds the oldest transaction running on the PostgreSQL server, in any database, has been open: readers of the log wait for it (pid "" for a prepared or hidden one)',
+    'Seconds the oldest transaction running in the log\'s PostgreSQL database has been open: readers of the log wait for it (pid "" for a prepared one)',
     ['pid', 'database'],
   );
 

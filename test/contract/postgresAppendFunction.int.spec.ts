@@ -51,7 +51,7 @@ for (const backend of testBackends()) {
       const applied = await database.pool.query<{ id: number }>(
         `SELECT id FROM "${database.schema}".schema_migrations WHERE component = 'event-store' ORDER BY id`,
       );
-      expect(applied.rows.map((row) => Number(row.id))).toEqual([1, 2, 3, 4, 5]);
+      expect(applied.rows.map((row) => Number(row.id))).toEqual([1, 2, 3, 4, 5, 6]);
       expect(await store.append('old-stream', [event(2)], 1)).toMatchObject({ nextExpectedRevision: 2 });
       expect((await store.readStream('old-stream')).map((recorded) => recorded.revision)).toEqual([0, 1, 2]);
     });

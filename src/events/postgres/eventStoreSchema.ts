@@ -122,6 +122,38 @@ export const eventStoreMigrations: readonly Migration[] = [
     // append to it waits for the condition's transaction. Appends that share no stream still never wait on each other.
     sql: appendToStreamsFunction('CREATE OR REPLACE FUNCTION', 'share'),
   },
+  {
+    id: 6,
+    name: 'read horizon of this database',
+    // Readers stop below the first position a transaction still running could fill in (docs/ARCHITECTURE.md). The
+    // server-wide snapshot xmin made a transaction in any other database of the server (a pg_dump of a neighbour)
+    // hold them. A transaction runs in one database for its whole life and cannot insert here from another, so
+    // the horizon is the least of the snapshot's xmax and every xid running at the snapshot except those proven to
+    // run in another database: a backend of pg_stat_activity, or a prepared transaction, that names it with another
+    // database. Proof only ever removes an xid: one that ended meanwhile or that nothing names keeps holding.
+    // pg_stat_activity is copied once per transaction, after the statement's snapshot was taken: a backend keeps its
+    // slot for life and only ever shows an xid it assigned itself, so a slot that names an xid of the snapshot was that
+    // transaction's backend when its database was read. STABLE: the function sees its caller's snapshot, so the
+    // horizon and the rows read with it are one snapshot's; call it once per statement as (SELECT …) and in a
+    // statement of its own transaction (an autocommit query), so that pg_stat_activity is copied after the snapshot.
+    sql: `
+      CREATE FUNCTION {schema}.first_unreadable_position() RETURNS bigint
+      LANGUAGE sql STABLE AS $horizon$
+        SELECT least(
+          pg_snapshot_xmax(snapshot.s)::text::bigint,
+          (SELECT min(running.xid::text::bigint) FROM pg_snapshot_xip(snapshot.s) AS running(xid)
+           WHERE NOT EXISTS (
+               SELECT FROM pg_stat_activity AS a
+               WHERE a.backend_xid::text::bigint = running.xid::text::bigint % 4294967296
+                 AND a.datid <> (SELECT d.oid FROM pg_database AS d WHERE d.datname = current_database()))
+             AND NOT EXISTS (
+               SELECT FROM pg_prepared_xacts AS p
+               WHERE p.transaction::text::bigint = running.xid::text::bigint % 4294967296 AND p.database <> current_database()))
+        ) << 16
+        FROM pg_current_snapshot() AS snapshot(s)
+      $horizon$;
+    `,
+  },
 ];
 
 /**

@@ -1,6 +1,7 @@
-// The event log's read horizon on PostgreSQL: the oldest transaction still running anywhere on the server, which
-// readers may not pass (postgresEventStore.ts), and who holds it.
+// The event log's read horizon on PostgreSQL: the oldest transaction still running that can append to the log (one
+// in the log's database), which readers may not pass (postgresEventStore.ts), and who holds it.
 import type { Clock } from '../../clock.js';
+import { quoteIdentifier } from '../../database/migrate.js';
 import type { SqlPool } from '../../database/sqlPool.js';
 
 /** Injection token of the PostgreSQL log's read horizon (LogHorizonProbe), or null on backends without one (PGlite, EventStoreDB). */
@@ -8,80 +9,86 @@ export const LOG_HORIZON = Symbol('LogHorizon');
 
 /** The transaction that keeps readers of the log from going further. */
 export interface HorizonHolder {
-  /** Its backend's process id; null when it is a prepared transaction, or this role may not see the backend (needs pg_read_all_stats). */
+  /** Its backend's process id; null when it is a prepared transaction, or it ended before it could be named. */
   pid: number | null;
-  /** The database it runs in, which need not be the log's: null when unknown. */
+  /** The database it runs in (the log's own: a transaction elsewhere on the server does not hold readers); null when unknown. */
   database: string | null;
-  /** Since it began (its backend's xact_start), or since this instance first saw the horizon stand there when the backend is hidden. */
+  /** Since it began (its backend's xact_start), or since this instance first saw the horizon stand there when that is hidden from this role. */
   heldSeconds: number;
 }
 
 export interface LogHorizon {
   /** Events at this position and after it are not readable yet (position = transaction id << 16 + index). */
   firstUnreadablePosition: number;
-  /** No transaction that has started could write at this position or after it (the next transaction id, shifted). */
+  /** Past every transaction that had ended: no committed write stands at this position or after it (the snapshot's xmax, shifted). */
   firstUnassignedPosition: number;
-  /** null: no transaction is running, nothing holds readers back. */
+  /** null: no transaction holds readers back. */
   holder: HorizonHolder | null;
 }
 
 interface HorizonRow {
-  xmin: string;
-  next_xid: string;
+  first_unreadable: string;
+  first_unassigned: string;
   pid: number | null;
   database: string | null;
   held_seconds: number | null;
-  holder_xid: string | null;
 }
 
-// The snapshot's xmin is the lowest transaction id still running, in any database of the server. Every running
-// transaction with an id shows in pg_stat_activity.backend_xid (visible to superusers and pg_read_all_stats) or in
-// pg_prepared_xacts; the oldest of them is the horizon unless the one that is older is hidden from this role.
-const HORIZON_SQL = `
-  SELECT h.xmin::text AS xmin, h.next_xid::text AS next_xid, r.pid, r.database, r.held_seconds, r.xid::text AS holder_xid
-  FROM (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin, pg_snapshot_xmax(pg_current_snapshot()) AS next_xid) AS h
-  LEFT JOIN LATERAL (
-    SELECT * FROM (
-      SELECT a.pid, a.datname::text AS database, extract(epoch FROM clock_timestamp() - a.xact_start)::float8 AS held_seconds, a.backend_xid AS xid
-      FROM pg_stat_activity AS a WHERE a.backend_xid IS NOT NULL
-      UNION ALL
-      SELECT NULL::int, p.database::text, extract(epoch FROM clock_timestamp() - p.prepared)::float8, p.transaction
-      FROM pg_prepared_xacts AS p
-    ) AS running ORDER BY age(running.xid) DESC LIMIT 1
-  ) AS r ON true`;
+const XID_MODULUS = 4294967296;
 
-const XID_MODULUS = 2n ** 32n;
+/**
+ * The horizon is the event store's own (event-store migration 6), read in the same statement as its holder: one
+ * snapshot, and one copy of pg_stat_activity. The holder is the transaction whose id the horizon is, found by its
+ * 32-bit backend_xid (visible to every role; xact_start is not without pg_read_all_stats) or as a prepared one.
+ */
+function horizonSql(schema: string): string {
+  return `
+  SELECT h.first_unreadable::text AS first_unreadable, h.first_unassigned::text AS first_unassigned, r.pid, r.database, r.held_seconds
+  FROM (
+    SELECT ${quoteIdentifier(schema)}.first_unreadable_position() AS first_unreadable,
+           pg_snapshot_xmax(pg_current_snapshot())::text::bigint << 16 AS first_unassigned
+  ) AS h
+  LEFT JOIN LATERAL (
+    SELECT a.pid, a.datname::text AS database, extract(epoch FROM clock_timestamp() - a.xact_start)::float8 AS held_seconds
+    FROM pg_stat_activity AS a WHERE a.backend_xid::text::bigint = (h.first_unreadable >> 16) % ${XID_MODULUS}
+    UNION ALL
+    SELECT NULL::int, p.database::text, extract(epoch FROM clock_timestamp() - p.prepared)::float8
+    FROM pg_prepared_xacts AS p WHERE p.transaction::text::bigint = (h.first_unreadable >> 16) % ${XID_MODULUS}
+    LIMIT 1
+  ) AS r ON h.first_unreadable < h.first_unassigned`;
+}
 
 export class LogHorizonProbe {
-  // A horizon whose holder this role cannot see is timed from when this instance first saw it stand still.
-  private firstSeen?: { xmin: string; at: number };
+  private readonly sql: string;
+  // A horizon whose holder's start this role cannot see is timed from when this instance first saw it stand still.
+  private firstSeen?: { position: string; at: number };
 
+  /** `schema`: the event store's (EVENT_STORE_SCHEMA), whose migrations define the horizon. */
   constructor(
     private readonly pool: SqlPool,
     private readonly clock: Clock,
-  ) {}
+    schema: string,
+  ) {
+    this.sql = horizonSql(schema);
+  }
 
   async read(): Promise<LogHorizon> {
-    const { rows } = await this.pool.query<HorizonRow>(HORIZON_SQL);
+    const { rows } = await this.pool.query<HorizonRow>(this.sql);
     const row = rows[0]!;
-    const firstUnreadablePosition = Number(BigInt(row.xmin) << 16n);
-    const firstUnassignedPosition = Number(BigInt(row.next_xid) << 16n);
-    if (row.xmin === row.next_xid) {
+    const firstUnreadablePosition = Number(row.first_unreadable);
+    const firstUnassignedPosition = Number(row.first_unassigned);
+    if (firstUnreadablePosition >= firstUnassignedPosition) {
       this.firstSeen = undefined;
       return { firstUnreadablePosition, firstUnassignedPosition, holder: null };
     }
-    // backend_xid is the 32-bit form of the 64-bit snapshot xmin.
-    if (row.holder_xid !== null && BigInt(row.holder_xid) === BigInt(row.xmin) % XID_MODULUS) {
+    const named = { pid: row.pid, database: row.database };
+    if (row.held_seconds !== null) {
       this.firstSeen = undefined;
-      return {
-        firstUnreadablePosition,
-        firstUnassignedPosition,
-        holder: { pid: row.pid, database: row.database, heldSeconds: Math.max(0, row.held_seconds ?? 0) },
-      };
+      return { firstUnreadablePosition, firstUnassignedPosition, holder: { ...named, heldSeconds: Math.max(0, row.held_seconds) } };
     }
     const now = this.clock.now().getTime();
-    if (this.firstSeen?.xmin !== row.xmin) this.firstSeen = { xmin: row.xmin, at: now };
-    return { firstUnreadablePosition, firstUnassignedPosition, holder: { pid: null, database: null, heldSeconds: (now - this.firstSeen.at) / 1000 } };
+    if (this.firstSeen?.position !== row.first_unreadable) this.firstSeen = { position: row.first_unreadable, at: now };
+    return { firstUnreadablePosition, firstUnassignedPosition, holder: { ...named, heldSeconds: (now - this.firstSeen.at) / 1000 } };
   }
 }
 
@@ -92,7 +99,7 @@ export function describeHorizonHolder(holder: HorizonHolder): string {
       ? `backend pid ${holder.pid}`
       : holder.database !== null
         ? 'a prepared transaction'
-        : 'a transaction this service cannot see (grant its role pg_read_all_stats to name it)';
+        : 'a transaction that ended before it could be named';
   const where = holder.database === null ? '' : ` in database "${holder.database}"`;
   return `${who}${where}, open for ${Math.round(holder.heldSeconds)} s`;
 }

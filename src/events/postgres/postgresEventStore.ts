@@ -69,6 +69,8 @@ export class PostgresEventStore implements EventStore {
   private readonly streamsTable: string;
   private readonly appendFunction: string;
   private readonly appendToStreamsFunction: string;
+  private readonly firstUnreadable: string;
+  private readonly readable: string;
   private readonly wakeups = new EventEmitter();
   private listener?: pg.Client;
   private listenerStarting?: Promise<void>;
@@ -86,6 +88,10 @@ export class PostgresEventStore implements EventStore {
     this.streamsTable = `${schema}.streams`;
     this.appendFunction = `${schema}.append_events`;
     this.appendToStreamsFunction = `${schema}.append_to_streams`;
+    // Below the snapshot's xmin every transaction has ended: the horizon (event-store migration 6, which reads
+    // pg_stat_activity) is computed only when a row reaches past it, once per statement (an initplan runs lazily).
+    this.firstUnreadable = `(SELECT ${schema}.first_unreadable_position())`;
+    this.readable = `CASE WHEN position < (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << 16) THEN true ELSE position < ${this.firstUnreadable} END`;
     this.wakeups.setMaxListeners(0);
   }
 
@@ -311,7 +317,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
-    // Below the oldest running transaction's id nothing can commit any more, so a reader that stops
+    // Below the horizon no transaction that can still append to this log is running, so a reader that stops
     // there never skips an event whose position was handed out before a later one committed.
     return this.guard(async () => {
       const result = await this.pool.query<EventRow>(
@@ -321,7 +327,7 @@ export class PostgresEventStore implements EventStore {
            SELECT position, stream_name, revision, event_id, type, data, metadata, created_at FROM ${this.table}
            WHERE position > $1 ORDER BY position LIMIT $2
          ) AS page
-         WHERE position < (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << 16)
+         WHERE ${this.readable}
          ORDER BY position`,
         [options.fromPosition ?? 0, options.maxCount ?? null],
       );
@@ -331,9 +337,7 @@ export class PostgresEventStore implements EventStore {
 
   async headPosition(): Promise<number> {
     return this.guard(async () => {
-      const result = await this.pool.query<{ head: string | null }>(
-        `SELECT max(position) AS head FROM ${this.table} WHERE position < (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << 16)`,
-      );
+      const result = await this.pool.query<{ head: string | null }>(`SELECT max(position) AS head FROM ${this.table} WHERE position < ${this.firstUnreadable}`);
       return Number(result.rows[0]?.head ?? 0);
     });
   }
@@ -396,7 +400,7 @@ export class PostgresEventStore implements EventStore {
     return this.guard(async () => {
       const result = await this.pool.query<{ count: string | number }>(
         `SELECT count(*) AS count FROM (SELECT position FROM ${this.table} WHERE position > $1 ORDER BY position LIMIT $2) AS pending
-         WHERE position < (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << 16)`,
+         WHERE ${this.readable}`,
         [position, cap],
       );
       return Number(result.rows[0]?.count ?? 0);

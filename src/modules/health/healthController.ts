@@ -61,7 +61,7 @@ export class HealthController {
     const projections = this.projections.localStates();
     const projectionsOk = projections.every((projection) => projection.state !== 'failed' && projection.state !== 'stopped');
     const ready = eventStore.ok && readModels.ok && projectionsOk;
-    // Degraded, not unready: the horizon is the server's, every instance sees the same one, writes still work,
+    // Degraded, not unready: the horizon is the database's, every instance sees the same one, writes still work,
     // and taking instances out of rotation would refuse those writes too without letting a single read through.
     const jobScheduler = this.jobSchedulerCheck();
     const degraded = (eventLogHorizon && !eventLogHorizon.ok) || (jobScheduler && !jobScheduler.ok);
@@ -95,7 +95,7 @@ export class HealthController {
     };
   }
 
-  /** Only on PostgreSQL: a transaction open longer than EVENT_LOG_HORIZON_STALL_SECONDS anywhere on the server. */
+  /** Only on PostgreSQL: a transaction open longer than EVENT_LOG_HORIZON_STALL_SECONDS in the log's database. */
   private async horizonCheck(): Promise<(Check & { holder?: { pid: number | null; database: string | null; heldSeconds: number } }) | undefined> {
     if (!this.logHorizon) return undefined;
     try {
