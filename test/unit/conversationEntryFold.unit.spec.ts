@@ -2,7 +2,7 @@
 // conversation's write-side state. Over seeded random histories of every conversation event type, in any order, the
 // entry must say what evolveConversation's state says: a rule changed on one side only fails here.
 import { describe, expect, it } from 'vitest';
-import type { ConversationEvent, QueuedMessage, SessionBindReason } from '../../src/events/conversation/conversationEvents.js';
+import type { CarriedEntryFields, ConversationEvent, QueuedMessage, SessionBindReason } from '../../src/events/conversation/conversationEvents.js';
 import type { SessionSource } from '../../src/events/conversation/sessionSource.js';
 import { evolveConversation, initialConversationState } from '../../src/modules/conversations/domain/conversationDecider.js';
 import type { ConversationState } from '../../src/modules/conversations/domain/conversationState.js';
@@ -101,7 +101,7 @@ function randomEvent(random: Random, at: string): ConversationEvent {
     case 16:
       return { type: 'QueuedMessageReplaced', data: { replacedId: 'm0', message: message(), placement } };
     default: {
-      const carried = random.pick([null, { model_override: 'gpt', expiry_finalized: true }, { prev_session_id: 's0' }]);
+      const carried = random.pick<CarriedEntryFields | null>([null, { model_override: 'gpt', expiry_finalized: true }, { prev_session_id: 's0' }]);
       const entry = {
         displayName: 'Imported',
         createdAt: at,
