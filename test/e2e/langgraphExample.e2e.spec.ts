@@ -21,9 +21,11 @@ describe('examples/langgraph', () => {
   it('stops at the approval in one process and resumes in the next', async () => {
     const env = { PATH: process.env.PATH, LEDGER_URL: service.url, THREAD_ID: 'ticket-17' };
     const opened = await run(process.execPath, [example, 'open', 'My parcel never came.'], { env });
-    expect(opened.stdout).toContain('ai: Proposed: refund 40 EUR for “My parcel never came.”.');
-    expect(opened.stdout).toContain('waiting for: {"question":"Approve the refund?"}');
-    expect(opened.stdout).toContain('resume it: THREAD_ID=ticket-17 node dist/examples/langgraph/main.js resume yes');
+    // The whole output on a failure: what the example printed says which step went wrong.
+    const printed = `stdout:\n${opened.stdout}\nstderr:\n${opened.stderr}`;
+    expect(opened.stdout, printed).toContain('ai: Proposed: refund 40 EUR for “My parcel never came.”.');
+    expect(opened.stdout, printed).toContain('waiting for: {"question":"Approve the refund?"}');
+    expect(opened.stdout, printed).toContain('resume it: THREAD_ID=ticket-17 node dist/examples/langgraph/main.js resume yes');
     const resumed = await run(process.execPath, [example, 'resume', 'yes'], { env });
     expect(resumed.stdout.split('\n').filter((line) => /^(human|ai):/.test(line))).toEqual([
       'human: My parcel never came.',
