@@ -2,7 +2,7 @@
 // e2e file would otherwise repeat. Raw HTTP (`service.request`) stays for what a client never sends: malformed bodies,
 // odd headers, paths spelled differently.
 import { afterAll, beforeAll, describe } from 'vitest';
-import { LedgerClient, type LedgerClientOptions } from '../../src/client/index.js';
+import { LedgerApiError, LedgerClient, type LedgerClientOptions } from '../../src/client/index.js';
 import { backendsUnderTest, type BackendLabel } from './testDatabases.js';
 import { startTestApp, type TestApp, type TestAppOptions } from './testApp.js';
 
@@ -59,4 +59,15 @@ export function forEachBackend(
       body(ledger);
     });
   }
+}
+
+/** The refusal a client call ends in: its status and code. A call that succeeds fails the test. */
+export async function refusalOf(call: Promise<unknown>): Promise<{ status: number; code: string }> {
+  try {
+    await call;
+  } catch (error) {
+    if (error instanceof LedgerApiError) return { status: error.status, code: error.code };
+    throw error;
+  }
+  throw new Error('expected the service to refuse the call, and it was carried out');
 }
