@@ -55,6 +55,7 @@ function liveMessageCount(current: number, event: SessionStreamEvent): number {
     case 'TurnStarted':
     case 'TurnAbandoned':
     case 'CheckpointCreated':
+    case 'CheckpointsExpired':
     case 'MemoryEntrySet':
     case 'MemoryEntryRemoved':
     case 'SlotCreated':

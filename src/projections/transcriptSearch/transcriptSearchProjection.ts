@@ -27,6 +27,7 @@ const searchedEventTypes: Record<SessionStreamEventType, boolean> = {
   TurnAbandoned: false,
   LastPromptTokensSet: false,
   CheckpointCreated: false,
+  CheckpointsExpired: false,
   MemoryEntrySet: false,
   MemoryEntryRemoved: false,
   SlotCreated: false,
