@@ -78,6 +78,45 @@ export interface EraseRequest {
   tenant?: string;
 }
 
+/** POST /v1/admin/retention: any part given replaces the configured RETENTION_* for this application (docs/retention.md). */
+export interface RetentionRequest {
+  /** Report what would expire and write nothing. */
+  dryRun?: boolean;
+  /** Days transcript content lives; null: for ever. */
+  contentDays?: number | null;
+  /** Platform → days (null: for ever), replacing RETENTION_CONTENT_DAYS_BY_PLATFORM. */
+  contentDaysByPlatform?: Record<string, number | null>;
+  /** Checkpoints each session keeps; null: all. */
+  keepCheckpoints?: number | null;
+}
+
+export interface RetentionResponse {
+  /** On retention-log and in the rewritten events' metadata (contentExpiredBy); null for a dry run. */
+  retentionId: string | null;
+  dryRun: boolean;
+  at: string;
+  policy: { contentDays: number | null; contentDaysByPlatform: Record<string, number | null>; keepCheckpoints: number | null };
+  content: {
+    sessions: Array<{
+      sessionId: string;
+      tenant: string | null;
+      platform: string;
+      cutoff: string;
+      eventsRewritten: number;
+      messagesExpired: number;
+      itemsExpired: number;
+    }>;
+    sessionsExpired: number;
+    eventsRewritten: number;
+    messagesExpired: number;
+    itemsExpired: number;
+  };
+  checkpoints: { sessions: Array<{ sessionId: string; tenant: string | null; checkpointIds: string[] }>; checkpointsExpired: number };
+  projectionsRebuilt: string[];
+  /** Read with minPosition to wait for the rebuilt search index; 0 when nothing was written. */
+  position: number;
+}
+
 export interface EraseResponse {
   erasureId: string;
   tenant: string | null;

@@ -72,7 +72,11 @@ for (const backend of e2eBackends()) {
       const head = await service.lastPosition();
       const dry = await ok(service, 'POST', '/v1/admin/retention', { dryRun: true });
       expect(await service.lastPosition()).toBe(head);
-      expect(dry).toMatchObject({ retentionId: null, dryRun: true, policy: { contentDays: 30, contentDaysByPlatform: { discord: 7, slack: null }, keepCheckpoints: 2 } });
+      expect(dry).toMatchObject({
+        retentionId: null,
+        dryRun: true,
+        policy: { contentDays: 30, contentDaysByPlatform: { discord: 7, slack: null }, keepCheckpoints: 2 },
+      });
       // Discord keeps 7 days: its first turn (two messages) goes. Telegram keeps 30, Slack for ever.
       expect(dry.content).toMatchObject({ sessionsExpired: 1, eventsRewritten: 1, messagesExpired: 2, itemsExpired: 0 });
       expect(dry.content.sessions).toEqual([
@@ -108,7 +112,9 @@ for (const backend of e2eBackends()) {
       expect(await search('dcnew2')).not.toEqual([]);
 
       // The expired checkpoints leave the listing; a rollback or fork to one is refused and writes nothing.
-      const listed = (await ok(service, 'GET', `/v1/sessions/${telegram}/checkpoints`)).checkpoints.map((checkpoint: { checkpointId: string }) => checkpoint.checkpointId);
+      const listed = (await ok(service, 'GET', `/v1/sessions/${telegram}/checkpoints`)).checkpoints.map(
+        (checkpoint: { checkpointId: string }) => checkpoint.checkpointId,
+      );
       expect(listed).toEqual(checkpointsBefore.slice(0, 2).map((checkpoint) => checkpoint.checkpointId));
       const revision = (await ok(service, 'GET', `/v1/sessions/${telegram}`)).revision;
       for (const [path, body] of [
@@ -117,7 +123,9 @@ for (const backend of e2eBackends()) {
       ] as const) {
         const refused = await service.request('POST', `/v1/sessions/${telegram}/${path}`, { body });
         expect(refused.status).toBe(409);
-        expect(refused.body).toMatchObject({ error: { code: 'CHECKPOINT_CONTENT_EXPIRED', details: { sessionId: telegram, checkpointId: manual.checkpointId } } });
+        expect(refused.body).toMatchObject({
+          error: { code: 'CHECKPOINT_CONTENT_EXPIRED', details: { sessionId: telegram, checkpointId: manual.checkpointId } },
+        });
       }
       expect((await ok(service, 'GET', `/v1/sessions/${telegram}`)).revision).toBe(revision);
       await ok(service, 'POST', `/v1/sessions/${telegram}/rollback`, { checkpointId: listed[1] });

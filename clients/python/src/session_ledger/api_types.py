@@ -1091,6 +1091,52 @@ class EraseResponse(TypedDict):
     position: int
 
 
+class RetentionPolicy(TypedDict):
+    contentDays: Optional[int]
+    contentDaysByPlatform: dict[str, Optional[int]]
+    keepCheckpoints: Optional[int]
+
+
+class ExpiredContent(TypedDict):
+    sessionId: str
+    tenant: Optional[str]
+    platform: str
+    cutoff: str
+    eventsRewritten: int
+    messagesExpired: int
+    itemsExpired: int
+
+
+class RetentionContent(TypedDict):
+    sessions: list[ExpiredContent]
+    sessionsExpired: int
+    eventsRewritten: int
+    messagesExpired: int
+    itemsExpired: int
+
+
+class ExpiredCheckpoints(TypedDict):
+    sessionId: str
+    tenant: Optional[str]
+    checkpointIds: list[str]
+
+
+class RetentionCheckpoints(TypedDict):
+    sessions: list[ExpiredCheckpoints]
+    checkpointsExpired: int
+
+
+class RetentionResponse(TypedDict):
+    retentionId: Optional[str]
+    dryRun: bool
+    at: str
+    policy: RetentionPolicy
+    content: RetentionContent
+    checkpoints: RetentionCheckpoints
+    projectionsRebuilt: list[str]
+    position: int
+
+
 class SnippetPart(TypedDict):
     text: str
     match: bool

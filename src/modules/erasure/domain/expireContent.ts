@@ -35,7 +35,10 @@ const isExpired = (message: StoredMessage, cutoff: string) => message.at < cutof
 function expiredMessage<Message extends StoredMessage>(message: Message, cutoff: string, counter: { messages: number }): Message {
   if (!isExpired(message, cutoff)) return message;
   const erased = erasedMessage(message);
-  const kept = 'slot' in message ? { ...erased, slot: (message as unknown as TranscriptMessage).slot, deleted: (message as unknown as TranscriptMessage).deleted } : erased;
+  const kept =
+    'slot' in message
+      ? { ...erased, slot: (message as unknown as TranscriptMessage).slot, deleted: (message as unknown as TranscriptMessage).deleted }
+      : erased;
   if (sameJson(kept, message)) return message;
   counter.messages += 1;
   return kept as Message;

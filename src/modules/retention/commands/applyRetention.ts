@@ -46,7 +46,15 @@ export interface RetentionReport {
   at: string;
   policy: { contentDays: number | null; contentDaysByPlatform: Record<string, number | null>; keepCheckpoints: number | null };
   content: {
-    sessions: Array<{ sessionId: string; tenant: string | null; platform: string; cutoff: string; eventsRewritten: number; messagesExpired: number; itemsExpired: number }>;
+    sessions: Array<{
+      sessionId: string;
+      tenant: string | null;
+      platform: string;
+      cutoff: string;
+      eventsRewritten: number;
+      messagesExpired: number;
+      itemsExpired: number;
+    }>;
     sessionsExpired: number;
     eventsRewritten: number;
     messagesExpired: number;

@@ -204,7 +204,10 @@ function evolveExistingSession(state: ExistingSession, event: Exclude<SessionStr
     case 'CheckpointsExpired': {
       const expired = new Set(event.data.checkpointIds);
       // Not activity: updatedAt stays, so retention never keeps a session from going idle.
-      return { ...state, checkpoints: mapItems(state.checkpoints, (checkpoint) => (expired.has(checkpoint.checkpointId) ? { ...checkpoint, contentExpired: true } : checkpoint)) };
+      return {
+        ...state,
+        checkpoints: mapItems(state.checkpoints, (checkpoint) => (expired.has(checkpoint.checkpointId) ? { ...checkpoint, contentExpired: true } : checkpoint)),
+      };
     }
     case 'RolledBack':
       // Items appended after the checkpoint are no longer in the history.

@@ -214,6 +214,9 @@ export function listCheckpoints(state: Pick<SessionState, 'checkpoints' | 'headC
   for (let id = state.headCheckpointId; id !== null && !onTimeline.has(id); id = byId.get(id)?.parentCheckpointId ?? null) onTimeline.add(id);
   return checkpoints
     .filter((checkpoint) => !checkpoint.contentExpired)
-    .map(({ parentCheckpointId: _parent, contentExpired: _expired, ...checkpoint }) => ({ ...checkpoint, onCurrentTimeline: onTimeline.has(checkpoint.checkpointId) }))
+    .map(({ parentCheckpointId: _parent, contentExpired: _expired, ...checkpoint }) => ({
+      ...checkpoint,
+      onCurrentTimeline: onTimeline.has(checkpoint.checkpointId),
+    }))
     .reverse();
 }
