@@ -110,10 +110,20 @@ export interface RetentionResponse {
     eventsRewritten: number;
     messagesExpired: number;
     itemsExpired: number;
+    /** True when `sessions` lists only the first 1,000 sessions; the totals always count every one. */
+    truncated: boolean;
   };
-  checkpoints: { sessions: Array<{ sessionId: string; tenant: string | null; checkpointIds: string[] }>; checkpointsExpired: number };
-  projectionsRebuilt: string[];
-  /** Read with minPosition to wait for the rebuilt search index; 0 when nothing was written. */
+  checkpoints: {
+    sessions: Array<{ sessionId: string; tenant: string | null; checkpointIds: string[] }>;
+    /** Sessions whose checkpoints expired (or would), every one. */
+    checkpointSessions: number;
+    checkpointsExpired: number;
+    /** True when `sessions` lists only the first 1,000 sessions; the totals always count every one. */
+    truncated: boolean;
+  };
+  /** Read models whose rows of the expired sessions were rebuilt from the rewritten events (the transcript search). */
+  projectionsRepaired: string[];
+  /** Read with minPosition to see the application's effect everywhere; 0 when nothing was written. */
   position: number;
 }
 

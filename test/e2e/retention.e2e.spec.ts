@@ -1,8 +1,10 @@
 // Retention over real HTTP with a ManualClock: old transcript content erased in place (skeleton kept), checkpoints
 // beyond the newest K expired (409 on rollback and fork), a dry run that writes nothing, the audit on retention-log,
 // applications at once and on two instances that neither fail nor erase twice.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
+import { PROJECTIONS, type ProjectionRunner } from '../../src/projections/projectionRunner.js';
+import { eventually } from '../support/eventually.js';
 import { RetentionScheduler } from '../../src/modules/retention/retentionScheduler.js';
 import { backendsUnderTest, uniqueSchema } from '../support/testDatabases.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
@@ -78,7 +80,7 @@ for (const backend of e2eBackends()) {
         policy: { contentDays: 30, contentDaysByPlatform: { discord: 7, slack: null }, keepCheckpoints: 2 },
       });
       // Discord keeps 7 days: its first turn (two messages) goes. Telegram keeps 30, Slack for ever.
-      expect(dry.content).toMatchObject({ sessionsExpired: 1, eventsRewritten: 1, messagesExpired: 2, itemsExpired: 0 });
+      expect(dry.content).toMatchObject({ sessionsExpired: 1, eventsRewritten: 1, messagesExpired: 2, itemsExpired: 0, truncated: false });
       expect(dry.content.sessions).toEqual([
         { sessionId: discord, tenant: null, platform: 'discord', cutoff: '2026-03-04T12:00:00.000Z', eventsRewritten: 1, messagesExpired: 2, itemsExpired: 0 },
       ]);
@@ -87,14 +89,45 @@ for (const backend of e2eBackends()) {
         .slice(2)
         .map((checkpoint) => checkpoint.checkpointId)
         .reverse();
-      expect(dry.checkpoints).toEqual({ sessions: [{ sessionId: telegram, tenant: null, checkpointIds: expiring }], checkpointsExpired: 2 });
+      expect(dry.checkpoints).toEqual({
+        sessions: [{ sessionId: telegram, tenant: null, checkpointIds: expiring }],
+        checkpointSessions: 1,
+        checkpointsExpired: 2,
+        truncated: false,
+      });
       expect(expiring).toContain(manual.checkpointId);
       expect(await contents(discord)).toEqual(['dcold1', 're dcold1', 'dcnew2', 're dcnew2']);
 
+      // The search index is repaired for the expired sessions alone, not rebuilt: its checkpoint never goes back.
+      const projections = service.app.get<ProjectionRunner>(PROJECTIONS);
+      const searchPosition = async () => (await projections.storedStatus('transcript-search')).position;
+      const headBefore = await service.lastPosition();
+      await eventually(searchPosition, (position) => position >= headBefore, 10_000);
+      const checkpointPositions: number[] = [];
+      let watching = true;
+      const watcher = (async () => {
+        while (watching) {
+          checkpointPositions.push(await searchPosition());
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      })();
+      const rebuild = vi.spyOn(projections, 'rebuild');
       const applied = await ok(service, 'POST', '/v1/admin/retention', {});
+      // Searched at once, without waiting for any position: the kept words of every session are there, the expired ones not.
+      const searchNow = async (word: string) => (await ok(service, 'GET', `/v1/search?q=${word}`)).hits as Array<{ sessionId: string }>;
+      expect(await searchNow('dcold1')).toEqual([]);
+      expect((await searchNow('dcnew2')).map((hit) => hit.sessionId)).toContain(discord);
+      expect((await searchNow('tgold1')).map((hit) => hit.sessionId)).toContain(telegram);
+      watching = false;
+      await watcher;
+      checkpointPositions.push(await searchPosition());
+      expect(rebuild).not.toHaveBeenCalled();
+      rebuild.mockRestore();
+      expect(checkpointPositions.every((position, index) => index === 0 || position >= checkpointPositions[index - 1]!)).toBe(true);
+      expect(checkpointPositions[0]).toBeGreaterThanOrEqual(headBefore);
       expect(applied.retentionId).toMatch(/^retention_[0-9a-f]{16}$/);
       expect({ content: applied.content, checkpoints: applied.checkpoints }).toEqual({ content: dry.content, checkpoints: dry.checkpoints });
-      expect(applied.projectionsRebuilt).toEqual(['transcript-search']);
+      expect(applied.projectionsRepaired).toEqual(['transcript-search']);
 
       // In place: roles, numbering, counters and the lifecycle stay; the old words, names and tool calls do not.
       expect(await contents(discord)).toEqual(['[erased]', '[erased]', 'dcnew2', 're dcnew2']);

@@ -40,7 +40,7 @@ export type RetentionResultData = {
   /** Checkpoints expired, over how many sessions (each session's own CheckpointsExpired event names them). */
   checkpointsExpired: number;
   checkpointSessions: number;
-  projectionsRebuilt: string[];
+  projectionsRepaired: string[];
 };
 
 export type RetentionCompletedData = { retentionId: string; result: RetentionResultData; at: string };

@@ -1113,6 +1113,7 @@ class RetentionContent(TypedDict):
     eventsRewritten: int
     messagesExpired: int
     itemsExpired: int
+    truncated: bool
 
 
 class ExpiredCheckpoints(TypedDict):
@@ -1123,7 +1124,9 @@ class ExpiredCheckpoints(TypedDict):
 
 class RetentionCheckpoints(TypedDict):
     sessions: list[ExpiredCheckpoints]
+    checkpointSessions: int
     checkpointsExpired: int
+    truncated: bool
 
 
 class RetentionResponse(TypedDict):
@@ -1133,7 +1136,7 @@ class RetentionResponse(TypedDict):
     policy: RetentionPolicy
     content: RetentionContent
     checkpoints: RetentionCheckpoints
-    projectionsRebuilt: list[str]
+    projectionsRepaired: list[str]
     position: int
 
 

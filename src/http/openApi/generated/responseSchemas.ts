@@ -6895,6 +6895,9 @@ export const sharedResponseSchemas: Record<string, object> = {
           },
           "itemsExpired": {
             "type": "number"
+          },
+          "truncated": {
+            "type": "boolean"
           }
         },
         "required": [
@@ -6902,7 +6905,8 @@ export const sharedResponseSchemas: Record<string, object> = {
           "sessionsExpired",
           "eventsRewritten",
           "messagesExpired",
-          "itemsExpired"
+          "itemsExpired",
+          "truncated"
         ]
       },
       "checkpoints": {
@@ -6936,16 +6940,24 @@ export const sharedResponseSchemas: Record<string, object> = {
               ]
             }
           },
+          "checkpointSessions": {
+            "type": "number"
+          },
           "checkpointsExpired": {
             "type": "number"
+          },
+          "truncated": {
+            "type": "boolean"
           }
         },
         "required": [
           "sessions",
-          "checkpointsExpired"
+          "checkpointSessions",
+          "checkpointsExpired",
+          "truncated"
         ]
       },
-      "projectionsRebuilt": {
+      "projectionsRepaired": {
         "type": "array",
         "items": {
           "type": "string"
@@ -6962,7 +6974,7 @@ export const sharedResponseSchemas: Record<string, object> = {
       "policy",
       "content",
       "checkpoints",
-      "projectionsRebuilt",
+      "projectionsRepaired",
       "position"
     ]
   }

@@ -59,19 +59,30 @@ export interface RetentionReport {
     eventsRewritten: number;
     messagesExpired: number;
     itemsExpired: number;
+    /** `sessions` lists the first LISTED_SESSIONS only; the totals count every one. */
+    truncated: boolean;
   };
-  checkpoints: { sessions: Array<{ sessionId: string; tenant: string | null; checkpointIds: string[] }>; checkpointsExpired: number };
-  /** Read models rebuilt because they held expired content (the transcript search). */
-  projectionsRebuilt: string[];
+  checkpoints: {
+    sessions: Array<{ sessionId: string; tenant: string | null; checkpointIds: string[] }>;
+    /** Sessions whose checkpoints expired, every one. */
+    checkpointSessions: number;
+    checkpointsExpired: number;
+    /** `sessions` lists the first LISTED_SESSIONS only; the totals count every one. */
+    truncated: boolean;
+  };
+  /** Read models whose rows of the expired sessions were built again because they held expired content (the transcript search). */
+  projectionsRepaired: string[];
   /** Position of the application's last write (0: nothing written): read with ?minPosition= to see its effect. */
   position: number;
 }
 
-/** The read model that copies transcript content: rebuilt from the rewritten log after content expires. */
+/** The read model that copies transcript content: its rows of the expired sessions are refolded from the rewritten log. */
 const CONTENT_PROJECTIONS = ['transcript-search'];
 /** Sessions per rewrite transaction: each holds its streams' append locks only that long. */
 const SESSIONS_PER_REWRITE = 50;
 const DAY_MS = 86_400_000;
+/** Sessions an answer lists, of each kind: the totals count every one, so a policy's first run over a large log answers in bounded size. */
+export const LISTED_SESSIONS = 1_000;
 
 function chunks<Item>(items: readonly Item[], size: number): Item[][] {
   const out: Item[][] = [];
@@ -158,6 +169,8 @@ export class ApplyRetentionHandler implements ICommandHandler<ApplyRetentionComm
     }
 
     const checkpointSessions: RetentionReport['checkpoints']['sessions'] = [];
+    let checkpointSessionCount = 0;
+    let checkpointsExpired = 0;
     if (policy.keepCheckpoints !== null) {
       const keep = policy.keepCheckpoints;
       for (const streamName of await tables.candidates.sessionsWithCheckpointsBeyond(keep)) {
@@ -173,7 +186,10 @@ export class ApplyRetentionHandler implements ICommandHandler<ApplyRetentionComm
           checkpointIds = (written && eventOfType(written.events, 'CheckpointsExpired')?.data.checkpointIds) || [];
           if (written?.written) position = Math.max(position, written.position);
         }
-        if (checkpointIds.length > 0) checkpointSessions.push({ ...sessionOf(streamName), checkpointIds });
+        if (checkpointIds.length === 0) continue;
+        checkpointSessionCount += 1;
+        checkpointsExpired += checkpointIds.length;
+        if (checkpointSessions.length < LISTED_SESSIONS) checkpointSessions.push({ ...sessionOf(streamName), checkpointIds });
       }
     }
 
@@ -187,7 +203,7 @@ export class ApplyRetentionHandler implements ICommandHandler<ApplyRetentionComm
         keepCheckpoints: policy.keepCheckpoints,
       },
       content: {
-        sessions: expired.map((session) => ({
+        sessions: expired.slice(0, LISTED_SESSIONS).map((session) => ({
           ...sessionOf(session.streamName),
           platform: session.platform,
           cutoff: session.cutoff,
@@ -196,13 +212,19 @@ export class ApplyRetentionHandler implements ICommandHandler<ApplyRetentionComm
           itemsExpired: session.itemsExpired,
         })),
         ...contentTotals(expired),
+        truncated: expired.length > LISTED_SESSIONS,
       },
-      checkpoints: { sessions: checkpointSessions, checkpointsExpired: checkpointSessions.reduce((sum, session) => sum + session.checkpointIds.length, 0) },
-      projectionsRebuilt: [],
+      checkpoints: {
+        sessions: checkpointSessions,
+        checkpointSessions: checkpointSessionCount,
+        checkpointsExpired,
+        truncated: checkpointSessionCount > LISTED_SESSIONS,
+      },
+      projectionsRepaired: [],
       position,
     };
-    if (dryRun || (expired.length === 0 && checkpointSessions.length === 0)) return report;
-    if (expired.length > 0) report.projectionsRebuilt = await this.forgetExpired(expired.map((session) => session.streamName));
+    if (dryRun || (expired.length === 0 && checkpointSessionCount === 0)) return report;
+    if (expired.length > 0) report.projectionsRepaired = await this.forgetExpired(expired.map((session) => session.streamName));
     report.position = Math.max(report.position, await this.complete(retentionId, resultOf(report), metadata));
     this.logger.info(resultOf(report), 'retention applied');
     return report;
@@ -215,11 +237,11 @@ export class ApplyRetentionHandler implements ICommandHandler<ApplyRetentionComm
     for (const retention of unfinished) {
       this.logger.warn({ retentionId: retention.retentionId }, 'finishing a retention application that was cut short');
       const sessions = retention.parts.flatMap((part) => part.sessions);
-      const projectionsRebuilt = await this.forgetExpired(sessions.map((session) => session.streamName));
+      const projectionsRepaired = await this.forgetExpired(sessions.map((session) => session.streamName));
       // The checkpoints it expired are in their sessions' own events; the completion counts what the log journals.
       await this.complete(
         retention.retentionId,
-        { retentionId: retention.retentionId, ...contentTotals(sessions), checkpointsExpired: 0, checkpointSessions: 0, projectionsRebuilt },
+        { retentionId: retention.retentionId, ...contentTotals(sessions), checkpointsExpired: 0, checkpointSessions: 0, projectionsRepaired },
         { actor: 'retention-resumption' },
       );
     }
@@ -228,7 +250,8 @@ export class ApplyRetentionHandler implements ICommandHandler<ApplyRetentionComm
 
   /**
    * The rewritten sessions leave this instance's cache and the snapshots (a snapshot checks only the position of its
-   * last event, which a rewrite does not move); other instances follow retention-log. The search index is rebuilt.
+   * last event, which a rewrite does not move); other instances follow retention-log. The search rows of those
+   * sessions alone are built again from their rewritten events: the rest of the index, and its checkpoint, stay.
    */
   private async forgetExpired(streamNames: readonly string[]): Promise<string[]> {
     const forget = async () => {
@@ -236,11 +259,11 @@ export class ApplyRetentionHandler implements ICommandHandler<ApplyRetentionComm
       await Promise.all(streamNames.map((name) => this.tables!.snapshots.delete(name)));
     };
     await forget();
-    const rebuilt = CONTENT_PROJECTIONS.filter((name) => this.projections.projectionNames.includes(name));
-    await Promise.all(rebuilt.map((name) => this.projections.rebuild(name)));
+    const repaired = CONTENT_PROJECTIONS.filter((name) => this.projections.projectionNames.includes(name));
+    for (const name of repaired) await this.projections.refold(name, streamNames, SESSIONS_PER_REWRITE);
     // Anything a request in flight cached or snapshotted from the old events meanwhile.
     await forget();
-    return rebuilt;
+    return repaired;
   }
 
   /** RetentionCompleted, its event id fixed by the application: two instances finishing one record it once. */
@@ -294,7 +317,7 @@ function resultOf(report: RetentionReport): RetentionResultData {
     messagesExpired: report.content.messagesExpired,
     itemsExpired: report.content.itemsExpired,
     checkpointsExpired: report.checkpoints.checkpointsExpired,
-    checkpointSessions: report.checkpoints.sessions.length,
-    projectionsRebuilt: report.projectionsRebuilt,
+    checkpointSessions: report.checkpoints.checkpointSessions,
+    projectionsRepaired: report.projectionsRepaired,
   };
 }
