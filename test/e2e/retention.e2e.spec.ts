@@ -267,8 +267,9 @@ for (const backend of e2eBackends()) {
       const cut = await service.infrastructure.eventStore.readStream('retention-log');
       expect(cut.map((event) => event.type)).toEqual(['RetentionApplied']);
       const retentionId = cut[0]!.data.retentionId;
-      const hits = async (app: TestApp, word: string) =>
-        [...new Set(((await ok(app, 'GET', `/v1/search?q=${word}`)).hits as Array<{ sessionId: string }>).map((hit) => hit.sessionId))];
+      const hits = async (app: TestApp, word: string) => [
+        ...new Set(((await ok(app, 'GET', `/v1/search?q=${word}`)).hits as Array<{ sessionId: string }>).map((hit) => hit.sessionId)),
+      ];
       // Left as the crash left it: the search still finds the expired words.
       expect(await hits(service, 'crashold1')).toEqual([discord]);
       await service.close();
@@ -277,7 +278,10 @@ for (const backend of e2eBackends()) {
         service = await start(true);
         await service.app.get(RetentionScheduler).settled();
         const log = await service.infrastructure.eventStore.readStream('retention-log');
-        expect(log.map((event) => event.type), life).toEqual(['RetentionApplied', 'RetentionCompleted']);
+        expect(
+          log.map((event) => event.type),
+          life,
+        ).toEqual(['RetentionApplied', 'RetentionCompleted']);
         expect(log[1]!.data).toMatchObject({ retentionId, result: { sessionsExpired: 1, messagesExpired: 2, projectionsRepaired: ['transcript-search'] } });
         expect(log[1]!.metadata).toMatchObject({ actor: 'retention-resumption' });
         expect(await hits(service, 'crashold1'), life).toEqual([]);
