@@ -224,6 +224,33 @@ for (const backend of e2eBackends()) {
       }
     });
 
+    it('a repair racing turns on the same sessions leaves the search rows a rebuild would build: none lost, none doubled', async () => {
+      const ids = [await session('discord'), await session('discord'), await session('discord')];
+      for (const id of ids) await turn(id, 'raceold');
+      clock.advance(8 * DAY);
+      let writing = true;
+      const writer = (async () => {
+        for (let round = 0; writing || round < 3; round++) for (const id of ids) await turn(id, `racenew${round}`);
+      })();
+      const applied = await ok(service, 'POST', '/v1/admin/retention', { keepCheckpoints: null });
+      writing = false;
+      await writer;
+      expect(applied.content.sessions.map((expired: { sessionId: string }) => expired.sessionId)).toEqual(expect.arrayContaining(ids));
+      const projections = service.app.get<ProjectionRunner>(PROJECTIONS);
+      const rows = async () => {
+        expect(await projections.waitForPosition(['transcript-search'], await service.lastPosition(), 30_000)).toBe(true);
+        const { dataSource, schema } = projections.options;
+        return dataSource.query(
+          `SELECT session_id, seq, ordinal, message_index, deleted, body FROM "${schema}".search_messages WHERE session_id = ANY($1) ORDER BY session_id, seq`,
+          [ids],
+        );
+      };
+      const repaired = await rows();
+      expect(repaired.filter((row: { body: string }) => row.body.includes('raceold'))).toEqual([]);
+      await projections.rebuild('transcript-search');
+      expect(await rows()).toEqual(repaired);
+    });
+
     it('refuses an empty policy and a bad one with a 400, and needs an admin token', async () => {
       const empty = await service.request('POST', '/v1/admin/retention', { body: { contentDays: null, contentDaysByPlatform: {}, keepCheckpoints: null } });
       expect(empty.status).toBe(400);
