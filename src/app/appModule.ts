@@ -18,6 +18,7 @@ import { GatewaysModule } from '../modules/gateways/gatewaysModule.js';
 import { HealthModule } from '../modules/health/healthModule.js';
 import { HermesImportModule } from '../modules/hermesImport/hermesImportModule.js';
 import { JobsModule } from '../modules/jobs/jobsModule.js';
+import { RetentionModule } from '../modules/retention/retentionModule.js';
 import { McpModule } from '../modules/mcp/mcpModule.js';
 import { RuntimeModule } from '../modules/runtime/runtimeModule.js';
 import { SearchModule } from '../modules/search/searchModule.js';
@@ -38,6 +39,7 @@ export class AppModule {
         HealthModule,
         AdminModule,
         ErasureModule.register(dependencies.infrastructure, dependencies.config),
+        RetentionModule.register(dependencies.infrastructure, dependencies.config),
         ConversationsModule,
         GatewaysModule,
         SessionsModule,

@@ -78,6 +78,55 @@ export interface EraseRequest {
   tenant?: string;
 }
 
+/** POST /v1/admin/retention: any part given replaces the configured RETENTION_* for this application (docs/retention.md). */
+export interface RetentionRequest {
+  /** Report what would expire and write nothing. */
+  dryRun?: boolean;
+  /** Days transcript content lives; null: for ever. */
+  contentDays?: number | null;
+  /** Platform → days (null: for ever), replacing RETENTION_CONTENT_DAYS_BY_PLATFORM. */
+  contentDaysByPlatform?: Record<string, number | null>;
+  /** Checkpoints each session keeps; null: all. */
+  keepCheckpoints?: number | null;
+}
+
+export interface RetentionResponse {
+  /** On retention-log and in the rewritten events' metadata (contentExpiredBy); null for a dry run. */
+  retentionId: string | null;
+  dryRun: boolean;
+  at: string;
+  policy: { contentDays: number | null; contentDaysByPlatform: Record<string, number | null>; keepCheckpoints: number | null };
+  content: {
+    sessions: Array<{
+      sessionId: string;
+      tenant: string | null;
+      platform: string;
+      cutoff: string;
+      eventsRewritten: number;
+      messagesExpired: number;
+      itemsExpired: number;
+    }>;
+    sessionsExpired: number;
+    eventsRewritten: number;
+    messagesExpired: number;
+    itemsExpired: number;
+    /** True when `sessions` lists only the first 1,000 sessions; the totals always count every one. */
+    truncated: boolean;
+  };
+  checkpoints: {
+    sessions: Array<{ sessionId: string; tenant: string | null; checkpointIds: string[] }>;
+    /** Sessions whose checkpoints expired (or would), every one. */
+    checkpointSessions: number;
+    checkpointsExpired: number;
+    /** True when `sessions` lists only the first 1,000 sessions; the totals always count every one. */
+    truncated: boolean;
+  };
+  /** Read models whose rows of the expired sessions were rebuilt from the rewritten events (the transcript search). */
+  projectionsRepaired: string[];
+  /** Read with minPosition to see the application's effect everywhere; 0 when nothing was written. */
+  position: number;
+}
+
 export interface EraseResponse {
   erasureId: string;
   tenant: string | null;

@@ -422,6 +422,10 @@ export class LedgerClient {
   eraseConversation(request: Admin.EraseRequest, options?: CallOptions) {
     return this.call('eraseConversation', {}, { body: request, ...options });
   }
+  /** Apply the retention policy now, or with dryRun report what it would expire (docs/retention.md). */
+  applyRetention(request: Admin.RetentionRequest = {}, options?: CallOptions) {
+    return this.call('applyRetention', {}, { body: request, ...options });
+  }
 
   health(options?: CallOptions) {
     return this.call('health', {}, options);

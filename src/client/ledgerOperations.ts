@@ -1,5 +1,5 @@
 // Every HTTP operation the client calls: method, path and the field names it sends. The drift test checks each against /openapi.json.
-import type { EraseRequest, PruneRequest, StreamsQuery } from './adminApiTypes.js';
+import type { EraseRequest, PruneRequest, RetentionRequest, StreamsQuery } from './adminApiTypes.js';
 import type { ContextWindowQuery } from './contextWindowApiTypes.js';
 import type {
   AgentSessionRequest,
@@ -376,6 +376,12 @@ export const ledgerOperations = {
   listStreams: { method: 'GET', path: '/v1/admin/streams', query: fieldsOf<StreamsQuery>()('category', 'limit', 'cursor'), safeToRepeat: true },
   pruneConversations: { method: 'POST', path: '/v1/admin/prune', body: fieldsOf<PruneRequest>()('maxAgeDays'), safeToRepeat: true },
   eraseConversation: { method: 'POST', path: '/v1/admin/erase', body: fieldsOf<EraseRequest>()('sessionKey', 'tenant'), safeToRepeat: true },
+  applyRetention: {
+    method: 'POST',
+    path: '/v1/admin/retention',
+    body: fieldsOf<RetentionRequest>()('dryRun', 'contentDays', 'contentDaysByPlatform', 'keepCheckpoints'),
+    safeToRepeat: true,
+  },
 
   lifecycleEvents: {
     method: 'GET',

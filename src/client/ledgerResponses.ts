@@ -117,4 +117,5 @@ export interface LedgerResponses {
   listStreams: Admin.StreamsPage;
   pruneConversations: Admin.PruneResponse;
   eraseConversation: Admin.EraseResponse;
+  applyRetention: Admin.RetentionResponse;
 }

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { type ApiToken, parseApiTokens } from './apiTokens.js';
 import { isKnownTimeZone } from './timeZone.js';
 import { queueFollowUpModes, type QueueFollowUps } from './queueFollowUps.js';
+import { MAX_RETENTION_DAYS, type RetentionSettings, retentionDaysByPlatformSchema } from './retentionSettings.js';
 import { noResetRules, resetPoliciesByPlatformSchema, resetPoliciesByTypeSchema, resetPolicySchema, type ResetRules } from './resetPolicySettings.js';
 
 /** Injection token of the LedgerConfig. */
@@ -92,6 +93,10 @@ const environmentSchema = z.object({
   AUTO_CONTINUE: booleanFlag.default(true),
   PRUNE_MAX_AGE_DAYS: z.coerce.number().int().min(1).max(36_500).optional(),
   PRUNE_INTERVAL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
+  RETENTION_CONTENT_DAYS: z.coerce.number().int().min(1).max(MAX_RETENTION_DAYS).optional(),
+  RETENTION_CONTENT_DAYS_BY_PLATFORM: z.string().optional(),
+  RETENTION_KEEP_CHECKPOINTS: z.coerce.number().int().min(0).max(1_000_000).optional(),
+  RETENTION_INTERVAL_MINUTES: z.coerce.number().int().min(0).max(10_080).default(60),
   MAX_MESSAGES_PER_TURN: z.coerce.number().int().min(1).max(100_000).default(1_000),
   MAX_MESSAGE_BYTES: z.coerce.number().int().min(64).max(1_073_741_824).default(262_144),
   MAX_TRANSCRIPT_MESSAGES: z.coerce.number().int().min(1).max(100_000_000).default(100_000),
@@ -183,6 +188,8 @@ export interface LedgerConfig {
   recovery: { recentActivitySeconds: number; stuckLoopThreshold: number; autoContinue: boolean };
   /** Scheduled prune: maxAgeDays null is off (POST /v1/admin/prune still works). */
   prune: { maxAgeDays: number | null; intervalMinutes: number };
+  /** Retention (docs/retention.md): all null is off (POST /v1/admin/retention may still give a policy of its own). */
+  retention: RetentionSettings;
   /** Bounds on what one request or one session may hold; each refusal has its own 4xx code. */
   limits: SessionLimits;
   /** How long an Idempotency-Key's answer is kept and replayed. */
@@ -313,6 +320,14 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     queue: { cap: env.QUEUE_CAP, followUps: env.QUEUE_FOLLOW_UPS ?? (env.QUEUE_MERGE_TEXT ? 'merge' : 'fifo') },
     recovery: { recentActivitySeconds: env.RECENT_ACTIVITY_SECONDS, stuckLoopThreshold: env.STUCK_LOOP_THRESHOLD, autoContinue: env.AUTO_CONTINUE },
     prune: { maxAgeDays: env.PRUNE_MAX_AGE_DAYS ?? null, intervalMinutes: env.PRUNE_INTERVAL_MINUTES },
+    retention: {
+      contentDays: env.RETENTION_CONTENT_DAYS ?? null,
+      contentDaysByPlatform: env.RETENTION_CONTENT_DAYS_BY_PLATFORM
+        ? jsonVariable('RETENTION_CONTENT_DAYS_BY_PLATFORM', env.RETENTION_CONTENT_DAYS_BY_PLATFORM, retentionDaysByPlatformSchema)
+        : new Map(),
+      keepCheckpoints: env.RETENTION_KEEP_CHECKPOINTS ?? null,
+      intervalMinutes: env.RETENTION_INTERVAL_MINUTES,
+    },
     limits: {
       messagesPerTurn: env.MAX_MESSAGES_PER_TURN,
       messageBytes: env.MAX_MESSAGE_BYTES,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type ResetPolicy, resetModes } from '../events/conversation/resetPolicy.js';
 import { chatTypes, type ChatType } from '../events/conversation/sessionSource.js';
 
-const platformName = z.string().regex(/^[a-z0-9_-]{1,32}$/, 'platform names match ^[a-z0-9_-]{1,32}$');
+export const platformName = z.string().regex(/^[a-z0-9_-]{1,32}$/, 'platform names match ^[a-z0-9_-]{1,32}$');
 
 /** Hermes' SessionResetPolicy defaults: off, and when turned on, a day of inactivity or 04:00. */
 export const defaultResetPolicy: ResetPolicy = {

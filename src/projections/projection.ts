@@ -21,6 +21,12 @@ export interface Projection {
    * taken to matter. Answer true when unsure: a wrong false leaves that event unapplied for good.
    */
   appliesTo?(event: RecordedEvent): boolean;
+  /**
+   * Deletes the rows built from these streams, for a projection whose rows of a stream depend on that stream's events
+   * alone: the runner then folds those streams' events again (`ProjectionRunner.refold`), after their events were
+   * rewritten in place, without replaying the whole log. Without it the projection can only be rebuilt.
+   */
+  forgetStreams?(streamNames: readonly string[], manager: EntityManager): Promise<void>;
 }
 
 /** An event a projection could not apply: `position` tells the runner where to stop. */

@@ -107,6 +107,11 @@ class ProjectionLoop {
   parked = new Set<string>();
   /** Rebuilds of this projection begun in this process: a failure seen before one parks nothing after it. */
   rebuilds = 0;
+  /**
+   * The stored count of targeted repairs (`refold`) as this loop last read it with the position: a batch commits
+   * only while it is unchanged, so a batch read before a repair (events since rewritten) is read again after it.
+   */
+  repairs = 0;
   /** The event the last failure named, and how many failures in a row named it. */
   private failedAt: number | null = null;
   private failuresAtEvent = 0;
@@ -283,10 +288,12 @@ export class ProjectionRunner {
   /** Reads the next batch after the stored position and applies it; returns how many events it applied. */
   async applyNextBatch(loop: ProjectionLoop): Promise<number> {
     if (!loop.positionKnown) {
-      const stored = await this.storedPosition(this.options.dataSource.manager, loop.projection.name, false);
-      // Back to an earlier position: a rebuild, maybe after an erasure rewrote events, so pages read before are stale.
-      if (stored < loop.position) this.pages.clear();
+      const { position: stored, repairs } = await this.storedCheckpoint(this.options.dataSource.manager, loop.projection.name, false);
+      // Back to an earlier position (a rebuild, maybe after an erasure rewrote events) or a repair since (events were
+      // rewritten in place): pages read before are stale.
+      if (stored < loop.position || repairs !== loop.repairs) this.pages.clear();
       loop.position = stored;
+      loop.repairs = repairs;
       loop.parked = await this.parkedStreams.load(this.options.dataSource.manager, loop.projection.name);
       loop.positionKnown = true;
     }
@@ -386,7 +393,7 @@ export class ProjectionRunner {
       // No row to write (events of other streams' kinds, e.g. a burst of turns for the jobs projection): the
       // checkpoint moves alone, in one statement that checks it as the transaction would. Nothing is applied, so
       // nothing can be applied twice, and the row lock lasts as long as the statement.
-      await this.moveCheckpoint(this.options.dataSource.manager, name, stored, last.position);
+      await this.moveCheckpoint(this.options.dataSource.manager, loop, stored, last.position);
       loop.position = last.position;
       loop.lastError = null;
       this.progress.emit('advanced', name, last.position);
@@ -395,7 +402,7 @@ export class ProjectionRunner {
     await this.options.dataSource.transaction(async (manager) => {
       // First, so the row stays locked for the whole batch as before: another owner's batch waits here, then finds
       // the checkpoint moved and rolls back; a rebuild waits for this batch to commit.
-      await this.moveCheckpoint(manager, name, stored, last.position);
+      await this.moveCheckpoint(manager, loop, stored, last.position);
       if (applicable.length < batch.length)
         await this.parkedStreams.noteSkipped(
           manager,
@@ -416,16 +423,17 @@ export class ProjectionRunner {
 
   /**
    * Moves the checkpoint from `from` to `to` and locks its row until the transaction ends, in one statement; throws
-   * CheckpointMoved, changing nothing, when the stored position is not `from` (a rebuild, or another owner's batch).
-   * A batch that waited for another's lock on the row compares with the position that batch committed.
+   * CheckpointMoved, changing nothing, when the stored position is not `from` (a rebuild, or another owner's batch)
+   * or a repair was made since the loop read it. A batch that waited for another's lock on the row compares with
+   * what that transaction committed.
    */
-  private async moveCheckpoint(manager: EntityManager, name: string, from: number, to: number): Promise<void> {
+  private async moveCheckpoint(manager: EntityManager, loop: ProjectionLoop, from: number, to: number): Promise<void> {
     const rows: Array<{ moved: number }> = await manager.query(
       `WITH moved AS (
          UPDATE ${this.checkpoints} SET position = $3, state = 'running', last_error = NULL, failed_position = NULL, updated_at = now()
-         WHERE name = $1 AND position = $2 RETURNING 1
+         WHERE name = $1 AND position = $2 AND repairs = $4 RETURNING 1
        ) SELECT count(*)::int AS moved FROM moved`,
-      [name, from, to],
+      [loop.projection.name, from, to, loop.repairs],
     );
     if (Number(rows[0]?.moved ?? 0) === 0) throw new CheckpointMoved();
   }
@@ -439,7 +447,7 @@ export class ProjectionRunner {
     const name = loop.projection.name;
     await this.options.dataSource.transaction(async (manager) => {
       // The events before the failing one committed, so the checkpoint rests just before it, where this loop put it.
-      await this.moveCheckpoint(manager, name, loop.position, error.position);
+      await this.moveCheckpoint(manager, loop, loop.position, error.position);
       // A rebuild begun since the failure (in this process; it sets the loop's position back to 0, so the check
       // above could match the position it stored) makes the failure stale: the replay applies the event anew.
       if (loop.rebuilds !== rebuildsBefore) throw new CheckpointMoved();
@@ -517,6 +525,56 @@ export class ProjectionRunner {
     loop.positionKnown = false;
     loop.poke();
     return this.status(name);
+  }
+
+  /**
+   * Builds a projection's rows of these streams again from their events in the log, after the events were rewritten
+   * in place (retention), instead of a rebuild: the rest of the read model stays, and so does its checkpoint. Each
+   * batch of streams is one transaction that holds the checkpoint row, as a batch of the projection does, so the
+   * projection's own batches come before or after it: the refold folds the streams' events up to the checkpoint, and
+   * the projection applies those after it. It counts a repair on the row, so a batch read before it (from events since
+   * rewritten) is read again instead of committed. Parked streams stay as they are (stale until a rebuild). Answers the
+   * streams refolded.
+   */
+  async refold(name: string, streamNames: readonly string[], streamsPerTransaction = 50): Promise<number> {
+    const loop = this.requireLoop(name);
+    if (!loop.projection.forgetStreams) throw new Error(`${name} cannot refold streams; rebuild it instead`);
+    let refolded = 0;
+    for (let at = 0; at < streamNames.length; at += streamsPerTransaction) {
+      refolded += await this.refoldBatch(loop, [...new Set(streamNames.slice(at, at + streamsPerTransaction))]);
+      this.pages.clear();
+      loop.positionKnown = false;
+    }
+    if (streamNames.length > 0) this.options.logger.info({ projection: name, streams: refolded }, 'projection refolded streams rewritten in place');
+    return refolded;
+  }
+
+  private async refoldBatch(loop: ProjectionLoop, streamNames: readonly string[]): Promise<number> {
+    const { projection } = loop;
+    for (let attempt = 1; ; attempt++) {
+      // Read before the transaction (one PGlite connection serves both databases): every event up to `visible` is in it.
+      const visible = await this.options.store.headPosition();
+      const read = (await this.options.store.readStreamTails(streamNames.map((streamName) => ({ streamName, fromRevision: 0 })))).flatMap(
+        (stream) => stream ?? [],
+      );
+      const refolded = await this.options.dataSource.transaction(async (manager) => {
+        const { position } = await this.storedCheckpoint(manager, projection.name, true);
+        // The projection went past what the read saw: read again.
+        if (position > visible) return null;
+        const parked = new Set((await this.parkedStreams.list(manager, projection.name, streamNames)).map((stream) => stream.streamName));
+        const streams = streamNames.filter((streamName) => !parked.has(streamName));
+        await projection.forgetStreams!(streams, manager);
+        // The events up to the checkpoint, which the projection applied; those after it are the projection's to apply.
+        const events = read
+          .filter((event) => event.position <= position && !parked.has(event.streamName))
+          .sort((left, right) => left.position - right.position);
+        if (events.length > 0) await projection.applyBatch(events, manager);
+        await manager.query(`UPDATE ${this.checkpoints} SET repairs = repairs + 1, updated_at = now() WHERE name = $1`, [projection.name]);
+        return streams.length;
+      });
+      if (refolded !== null) return refolded;
+      if (attempt >= 20) throw new Error(`${projection.name} moved on during each of 20 refolds; try again`);
+    }
   }
 
   /** What this instance's loops are doing, without touching the database (for /ready). */
@@ -618,8 +676,12 @@ export class ProjectionRunner {
   }
 
   private async storedPosition(manager: EntityManager, name: string, lock: boolean): Promise<number> {
-    const rows = await manager.query(`SELECT position FROM ${this.checkpoints} WHERE name = $1${lock ? ' FOR UPDATE' : ''}`, [name]);
-    return Number(rows[0]?.position ?? 0);
+    return (await this.storedCheckpoint(manager, name, lock)).position;
+  }
+
+  private async storedCheckpoint(manager: EntityManager, name: string, lock: boolean): Promise<{ position: number; repairs: number }> {
+    const rows = await manager.query(`SELECT position, repairs FROM ${this.checkpoints} WHERE name = $1${lock ? ' FOR UPDATE' : ''}`, [name]);
+    return { position: Number(rows[0]?.position ?? 0), repairs: Number(rows[0]?.repairs ?? 0) };
   }
 
   private requireLoop(name: string): ProjectionLoop {

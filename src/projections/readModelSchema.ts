@@ -318,4 +318,11 @@ export const readModelMigrations: readonly Migration[] = [
         ALTER COLUMN turn_index DROP NOT NULL, ALTER COLUMN slot DROP NOT NULL
     `,
   },
+  {
+    // Ids 1-16 belong to other read models. Counts the targeted repairs of a projection's rows (a refold of some
+    // streams after their events were rewritten in place): a batch read before one must not commit after it.
+    id: 17,
+    name: 'projection checkpoint repairs',
+    sql: `ALTER TABLE {schema}.projection_checkpoints ADD COLUMN repairs bigint NOT NULL DEFAULT 0`,
+  },
 ];

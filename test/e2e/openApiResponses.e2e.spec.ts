@@ -187,6 +187,8 @@ describe('answers ↔ the OpenAPI document', () => {
     await client.pruneConversations(0);
     await client.pruneConversations(3650);
     await client.eraseConversation({ sessionKey: runtimeKey });
+    await client.applyRetention({ dryRun: true, contentDays: 1, keepCheckpoints: 1 });
+    await client.applyRetention({ contentDays: 3650, keepCheckpoints: 1 });
     await client.rebuildProjection('jobs');
 
     expect(mismatches).toEqual([]);

@@ -97,10 +97,43 @@ describe('session decider: checkpoints', () => {
       .when(recordTurn('hi', 10))
       .thenState((state) => {
         expect(toArray(state.checkpoints)).toEqual([
-          { checkpointId: 'cp-1', label: null, revision: 1, turnIndex: 1, createdAt: at(10), auto: true, parentCheckpointId: null },
+          { checkpointId: 'cp-1', label: null, revision: 1, turnIndex: 1, createdAt: at(10), auto: true, parentCheckpointId: null, contentExpired: false },
         ]);
         expect(state.headCheckpointId).toBe('cp-1');
       }));
+
+  it('retention expires the checkpoints beyond the newest `keep`, oldest first, and then nothing more', () => {
+    session
+      .given(history)
+      .when({ type: 'ExpireCheckpoints', keep: 1, retentionId: 'retention_1', now: at(60) })
+      .then([{ type: 'CheckpointsExpired', data: { checkpointIds: ['cp-1', 'cp-2'], keep: 1, retentionId: 'retention_1', at: at(60) } }]);
+    const expired: SessionStreamEvent = {
+      type: 'CheckpointsExpired',
+      data: { checkpointIds: ['cp-1', 'cp-2'], keep: 1, retentionId: 'retention_1', at: at(60) },
+    };
+    session
+      .given([...history, expired])
+      .when({ type: 'ExpireCheckpoints', keep: 1, retentionId: 'retention_2', now: at(70) })
+      .then([]);
+    session
+      .given([...history, destroyed])
+      .when({ type: 'ExpireCheckpoints', keep: 0, retentionId: 'retention_3', now: at(70) })
+      .then([]);
+  });
+
+  it('an expired checkpoint leaves the listing, keeps the timeline links, is refused 409 to a rollback, and is not activity', () => {
+    const expired: SessionStreamEvent = { type: 'CheckpointsExpired', data: { checkpointIds: ['cp-2'], keep: 1, retentionId: 'retention_1', at: at(60) } };
+    const state = fold([...history, expired]);
+    expect(listCheckpoints(state).map((listed) => [listed.checkpointId, listed.onCurrentTimeline])).toEqual([
+      ['cp-4', true],
+      ['cp-1', true],
+    ]);
+    expect(state.updatedAt).toBe(fold(history).updatedAt);
+    session
+      .given([...history, expired])
+      .when(rollBack('cp-2', stateAt(2)))
+      .thenThrows({ type: ConflictError, code: 'CHECKPOINT_CONTENT_EXPIRED', status: 409 });
+  });
 
   it('takes no automatic checkpoint for a failed turn, or with auto-checkpointing off', () => {
     session

@@ -73,7 +73,7 @@ export interface RedactionOutcome {
   journalPosition?: number;
 }
 
-interface EventRow {
+export interface EventRow {
   position: string | number;
   stream_name: string;
   revision: string | number;
@@ -111,7 +111,7 @@ export class PostgresEventRedaction {
    */
   async rewrite(
     scope: RedactionScope,
-    journal?: (outcome: RedactionOutcome) => JournalEntry,
+    journal?: (outcome: RedactionOutcome) => JournalEntry | undefined,
     alongside?: (client: SqlClient) => Promise<void>,
   ): Promise<RedactionOutcome> {
     try {
@@ -119,8 +119,10 @@ export class PostgresEventRedaction {
         const outcome = await this.rewriteIn(client, scope);
         if (!outcome.found) return outcome;
         await alongside?.(client);
-        if (!journal) return outcome;
-        return { ...outcome, journalPosition: await this.append(client, journal(outcome)) };
+        // A journal may decline (undefined): a rewrite that changed nothing has nothing to record.
+        const entry = journal?.(outcome);
+        if (!entry) return outcome;
+        return { ...outcome, journalPosition: await this.append(client, entry) };
       });
     } catch (error) {
       if (isConnectionError(error)) throw new EventStoreUnavailableError('the event store database is unreachable', error);
@@ -254,7 +256,7 @@ export class PostgresEventRedaction {
   }
 }
 
-function toStoredEvent(row: EventRow): StoredEvent {
+export function toStoredEvent(row: EventRow): StoredEvent {
   return {
     position: Number(row.position),
     streamName: row.stream_name,

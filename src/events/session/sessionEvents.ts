@@ -103,6 +103,11 @@ export type SessionExecutionEvent =
   | { type: 'TurnAbandoned'; data: { turnIndex: number; startedAt: string; reason: TurnAbandonReason; gatewayId?: string; at: string } }
   | { type: 'CheckpointCreated'; data: { checkpointId: string; label: string | null; turnIndex: number; at: string } }
   /**
+   * Retention (docs/retention.md): these checkpoints, beyond the newest `keep`, leave the listings and can no longer be
+   * rolled back or forked from (409 CHECKPOINT_CONTENT_EXPIRED). Not activity: the session's updatedAt stays.
+   */
+  | { type: 'CheckpointsExpired'; data: { checkpointIds: string[]; keep: number; retentionId: string; at: string } }
+  /**
    * Schema v2 (see upcasting/rolledBackV2.ts): v1 carried the whole restored timeline, transcript included, which
    * made a rollback of a long session cost as much as the session; v2 carries the transcript as a change.
    */

@@ -55,6 +55,7 @@ const listed: Record<KnownEventType, true> = {
   SlotCreated: true,
   SlotSwitched: true,
   CheckpointCreated: true,
+  CheckpointsExpired: true,
   RolledBack: true,
   StatusNoted: true,
   SessionEnded: true,

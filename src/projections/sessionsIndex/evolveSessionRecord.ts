@@ -78,6 +78,7 @@ export function evolveSessionRecord(record: SessionRecord | null, event: Session
     case 'ItemsCleared':
       return { ...record, updatedAt: new Date(event.data.at) };
     case 'CheckpointCreated':
+    case 'CheckpointsExpired':
     case 'ChildSessionCreated':
       return record;
     default:

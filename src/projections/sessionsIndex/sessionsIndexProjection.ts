@@ -47,6 +47,8 @@ const sessionEventTypes: Record<SessionStreamEventType, boolean> = {
   TurnStarted: true,
   TurnAbandoned: true,
   CheckpointCreated: true,
+  // Retention's expiry of old checkpoints is not activity: the record (its updatedAt) stays as it was.
+  CheckpointsExpired: false,
   RolledBack: true,
   MemoryEntrySet: true,
   MemoryEntryRemoved: true,

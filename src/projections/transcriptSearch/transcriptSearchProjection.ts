@@ -27,6 +27,7 @@ const searchedEventTypes: Record<SessionStreamEventType, boolean> = {
   TurnAbandoned: false,
   LastPromptTokensSet: false,
   CheckpointCreated: false,
+  CheckpointsExpired: false,
   MemoryEntrySet: false,
   MemoryEntryRemoved: false,
   SlotCreated: false,
@@ -86,6 +87,18 @@ export const transcriptSearchProjection: Projection = {
     await messages.flush();
     await sessions.flush(manager);
     await keepSearchStatistics(manager, messages.table, qualifiedTable(manager, SearchMessageEntity, SEARCH_TERMS_INDEX), messages.inserted);
+  },
+  // A session's rows come from its own stream alone (a fork's copy of its parent's transcript is in its SessionCreated).
+  async forgetStreams(streamNames: readonly string[], manager: EntityManager) {
+    const sessions = streamNames.flatMap((streamName) => {
+      const { tenant, name } = streamScope(streamName);
+      return name.startsWith(sessionPrefix) ? [{ tenant, sessionId: name.slice(sessionPrefix.length) }] : [];
+    });
+    if (sessions.length === 0) return;
+    const keys = JSON.stringify(sessions);
+    const matching = `(tenant, session_id) IN (SELECT tenant, "sessionId" FROM json_to_recordset($1::json) AS k(tenant text, "sessionId" text))`;
+    await manager.query(`DELETE FROM ${qualifiedTable(manager, SearchMessageEntity)} WHERE ${matching}`, [keys]);
+    await manager.query(`DELETE FROM ${qualifiedTable(manager, SearchSessionEntity)} WHERE ${matching}`, [keys]);
   },
 };
 

@@ -1091,6 +1091,55 @@ class EraseResponse(TypedDict):
     position: int
 
 
+class RetentionPolicy(TypedDict):
+    contentDays: Optional[int]
+    contentDaysByPlatform: dict[str, Optional[int]]
+    keepCheckpoints: Optional[int]
+
+
+class ExpiredContent(TypedDict):
+    sessionId: str
+    tenant: Optional[str]
+    platform: str
+    cutoff: str
+    eventsRewritten: int
+    messagesExpired: int
+    itemsExpired: int
+
+
+class RetentionContent(TypedDict):
+    sessions: list[ExpiredContent]
+    sessionsExpired: int
+    eventsRewritten: int
+    messagesExpired: int
+    itemsExpired: int
+    truncated: bool
+
+
+class ExpiredCheckpoints(TypedDict):
+    sessionId: str
+    tenant: Optional[str]
+    checkpointIds: list[str]
+
+
+class RetentionCheckpoints(TypedDict):
+    sessions: list[ExpiredCheckpoints]
+    checkpointSessions: int
+    checkpointsExpired: int
+    truncated: bool
+
+
+class RetentionResponse(TypedDict):
+    retentionId: Optional[str]
+    dryRun: bool
+    at: str
+    policy: RetentionPolicy
+    content: RetentionContent
+    checkpoints: RetentionCheckpoints
+    projectionsRepaired: list[str]
+    position: int
+
+
 class SnippetPart(TypedDict):
     text: str
     match: bool

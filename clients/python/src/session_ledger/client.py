@@ -692,6 +692,21 @@ class LedgerClient:
         body = _present(sessionKey=session_key, tenant=tenant)
         return cast(api.EraseResponse, self._call("erase_conversation", body=body, idempotency_key=idempotency_key))
 
+    def apply_retention(
+        self,
+        *,
+        dry_run: bool = False,
+        content_days: Optional[int] = None,
+        content_days_by_platform: Optional[dict[str, Optional[int]]] = None,
+        keep_checkpoints: Optional[int] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> api.RetentionResponse:
+        """Applies the retention policy now (the configured RETENTION_*, or the parts given), or with dry_run reports what would expire."""
+        body = _present(
+            dryRun=dry_run, contentDays=content_days, contentDaysByPlatform=content_days_by_platform, keepCheckpoints=keep_checkpoints
+        )
+        return cast(api.RetentionResponse, self._call("apply_retention", body=body, idempotency_key=idempotency_key))
+
     # Runtime sessions
     def runtime_turn(
         self,

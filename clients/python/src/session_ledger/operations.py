@@ -185,6 +185,9 @@ OPERATIONS: dict[str, Operation] = {
     "rebuild_projection": Operation("POST", "/v1/admin/projections/{name}/rebuild"),
     "list_streams": Operation("GET", "/v1/admin/streams", query=("category", "limit", "cursor"), safe_to_repeat=True),
     "erase_conversation": Operation("POST", "/v1/admin/erase", body=("sessionKey", "tenant"), safe_to_repeat=True),
+    "apply_retention": Operation(
+        "POST", "/v1/admin/retention", body=("dryRun", "contentDays", "contentDaysByPlatform", "keepCheckpoints"), safe_to_repeat=True
+    ),
     # Runtime sessions (Codex / Claude Code threads bound to a conversation)
     "runtime_turn": Operation(
         "POST", "/v1/conversations/{key}/runtime/turns", body=("provider", "model", "input", "newSession")

@@ -284,6 +284,9 @@ export const operationResponseSchemas: Record<string, object> = {
   },
   "eraseConversation": {
     "$ref": "#/components/schemas/EraseResponse"
+  },
+  "applyRetention": {
+    "$ref": "#/components/schemas/RetentionResponse"
   }
 };
 
@@ -6788,6 +6791,190 @@ export const sharedResponseSchemas: Record<string, object> = {
       "jobsRemoved",
       "storedAnswersRemoved",
       "projectionsRebuilt",
+      "position"
+    ]
+  },
+  "RetentionResponse": {
+    "type": "object",
+    "properties": {
+      "retentionId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "dryRun": {
+        "type": "boolean"
+      },
+      "at": {
+        "type": "string"
+      },
+      "policy": {
+        "type": "object",
+        "properties": {
+          "contentDays": {
+            "type": [
+              "number",
+              "null"
+            ]
+          },
+          "contentDaysByPlatform": {
+            "type": "object",
+            "additionalProperties": {
+              "type": [
+                "number",
+                "null"
+              ]
+            }
+          },
+          "keepCheckpoints": {
+            "type": [
+              "number",
+              "null"
+            ]
+          }
+        },
+        "required": [
+          "contentDays",
+          "contentDaysByPlatform",
+          "keepCheckpoints"
+        ]
+      },
+      "content": {
+        "type": "object",
+        "properties": {
+          "sessions": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "sessionId": {
+                  "type": "string"
+                },
+                "tenant": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                },
+                "platform": {
+                  "type": "string"
+                },
+                "cutoff": {
+                  "type": "string"
+                },
+                "eventsRewritten": {
+                  "type": "number"
+                },
+                "messagesExpired": {
+                  "type": "number"
+                },
+                "itemsExpired": {
+                  "type": "number"
+                }
+              },
+              "required": [
+                "sessionId",
+                "tenant",
+                "platform",
+                "cutoff",
+                "eventsRewritten",
+                "messagesExpired",
+                "itemsExpired"
+              ]
+            }
+          },
+          "sessionsExpired": {
+            "type": "number"
+          },
+          "eventsRewritten": {
+            "type": "number"
+          },
+          "messagesExpired": {
+            "type": "number"
+          },
+          "itemsExpired": {
+            "type": "number"
+          },
+          "truncated": {
+            "type": "boolean"
+          }
+        },
+        "required": [
+          "sessions",
+          "sessionsExpired",
+          "eventsRewritten",
+          "messagesExpired",
+          "itemsExpired",
+          "truncated"
+        ]
+      },
+      "checkpoints": {
+        "type": "object",
+        "properties": {
+          "sessions": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "sessionId": {
+                  "type": "string"
+                },
+                "tenant": {
+                  "type": [
+                    "string",
+                    "null"
+                  ]
+                },
+                "checkpointIds": {
+                  "type": "array",
+                  "items": {
+                    "type": "string"
+                  }
+                }
+              },
+              "required": [
+                "sessionId",
+                "tenant",
+                "checkpointIds"
+              ]
+            }
+          },
+          "checkpointSessions": {
+            "type": "number"
+          },
+          "checkpointsExpired": {
+            "type": "number"
+          },
+          "truncated": {
+            "type": "boolean"
+          }
+        },
+        "required": [
+          "sessions",
+          "checkpointSessions",
+          "checkpointsExpired",
+          "truncated"
+        ]
+      },
+      "projectionsRepaired": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "position": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "retentionId",
+      "dryRun",
+      "at",
+      "policy",
+      "content",
+      "checkpoints",
+      "projectionsRepaired",
       "position"
     ]
   }

@@ -46,6 +46,7 @@ export const sessionRedactors: Redactors<SessionStreamEvent> = {
   TurnStarted: unchanged,
   TurnAbandoned: unchanged,
   CheckpointCreated: (data) => ({ checkpointId: data.checkpointId, label: erasedTextOrNull(data.label), turnIndex: data.turnIndex, at: data.at }),
+  CheckpointsExpired: unchanged,
   RolledBack: (data, context) => ({
     checkpointId: data.checkpointId,
     targetRevision: data.targetRevision,

@@ -21,6 +21,7 @@ import {
 import { type AbandonTurn, decideAbandonTurn } from './decide/abandonTurn.js';
 import { type CreateSlot, decideCreateSlot, decideSwitchSlot, type SwitchSlot } from './decide/contextSlots.js';
 import { type CreateCheckpoint, decideCreateCheckpoint } from './decide/createCheckpoint.js';
+import { decideExpireCheckpoints, type ExpireCheckpoints } from './decide/expireCheckpoints.js';
 import { type CreateSession, decideCreateSession } from './decide/createSession.js';
 import { decideDestroySession, type DestroySession } from './decide/destroySession.js';
 import { decideEndSession, decideReopenSession, type EndSession, type ReopenSession } from './decide/endSession.js';
@@ -70,7 +71,7 @@ export function addUsage(counters: SessionCounters, usage: TurnUsage): SessionCo
   };
 }
 
-function withCheckpoint(state: ExistingSession, checkpoint: Omit<CheckpointRecord, 'parentCheckpointId'>): ExistingSession {
+function withCheckpoint(state: ExistingSession, checkpoint: Omit<CheckpointRecord, 'parentCheckpointId' | 'contentExpired'>): ExistingSession {
   const record: CheckpointRecord = {
     checkpointId: checkpoint.checkpointId,
     label: checkpoint.label,
@@ -79,6 +80,7 @@ function withCheckpoint(state: ExistingSession, checkpoint: Omit<CheckpointRecor
     createdAt: checkpoint.createdAt,
     auto: checkpoint.auto,
     parentCheckpointId: state.headCheckpointId,
+    contentExpired: false,
   };
   return { ...state, checkpoints: appendItems(state.checkpoints, [record]), headCheckpointId: record.checkpointId };
 }
@@ -200,6 +202,14 @@ function evolveExistingSession(state: ExistingSession, event: Exclude<SessionStr
         createdAt: event.data.at,
         auto: false,
       });
+    case 'CheckpointsExpired': {
+      const expired = new Set(event.data.checkpointIds);
+      // Not activity: updatedAt stays, so retention never keeps a session from going idle.
+      return {
+        ...state,
+        checkpoints: mapItems(state.checkpoints, (checkpoint) => (expired.has(checkpoint.checkpointId) ? { ...checkpoint, contentExpired: true } : checkpoint)),
+      };
+    }
     case 'RolledBack':
       // Items appended after the checkpoint are no longer in the history.
       return { ...restoreTimeline(state, event.data.restored), itemsShrunkAt: state.revision, updatedAt: event.data.at };
@@ -240,6 +250,7 @@ export type SessionCommand =
   | EndSession
   | ReopenSession
   | CreateCheckpoint
+  | ExpireCheckpoints
   | RollBack
   | SetMemoryEntry
   | RemoveMemoryEntry
@@ -273,6 +284,8 @@ export function decideSession(command: SessionCommand, state: SessionState): Ses
       return decideReopenSession(command, state);
     case 'CreateCheckpoint':
       return decideCreateCheckpoint(command, state);
+    case 'ExpireCheckpoints':
+      return decideExpireCheckpoints(command, state);
     case 'RollBack':
       return decideRollBack(command, state);
     case 'SetMemoryEntry':
@@ -299,7 +312,7 @@ export const sessionDecider: Decider<SessionState, SessionCommand, SessionStream
   evolve: evolveSession,
   decide: decideSession,
   // Change it whenever SessionState changes shape: snapshots of another version are ignored and replaced.
-  snapshotVersion: 'session-state/7',
+  snapshotVersion: 'session-state/8',
   // A checkpoint's state is the one its event left: kept in memory, a rollback to the newest checkpoint replays nothing.
   isRestorePoint: (state) => lastItem(state.checkpoints)?.revision === state.revision,
 };

@@ -105,6 +105,13 @@ export function findCheckpoint(state: SessionState, checkpointId: string): Check
   // From the newest: a rollback most often goes back to one of the last few.
   const checkpoint = state.status === 'destroyed' ? undefined : findLastItem(state.checkpoints, (candidate) => candidate.checkpointId === checkpointId);
   if (!checkpoint) throw checkpointNotFound(state.sessionId, checkpointId);
+  // Its events may still be in the log, but retention gave it up: restoring or forking it would bring back what expired.
+  if (checkpoint.contentExpired) {
+    throw new ConflictError('CHECKPOINT_CONTENT_EXPIRED', `checkpoint ${checkpointId} of session ${state.sessionId} has expired under the retention policy`, {
+      sessionId: state.sessionId,
+      checkpointId,
+    });
+  }
   return checkpoint;
 }
 

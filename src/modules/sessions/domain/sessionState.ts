@@ -15,6 +15,8 @@ export interface CheckpointRecord {
   auto: boolean;
   /** The head of the timeline when it was taken: following these links from the head gives the current timeline. */
   parentCheckpointId: string | null;
+  /** Expired by retention (CheckpointsExpired): not listed, and a rollback or fork to it is refused. */
+  contentExpired: boolean;
 }
 
 /** What every session state holds, absent or not: the timeline (its two long lists as chunked lists) and the counts. */
@@ -200,17 +202,21 @@ export function upsertByName<Item extends { name: string }>(items: readonly Item
   return at < 0 ? [...rest, item] : [...rest.slice(0, at), item, ...rest.slice(at)];
 }
 
-export interface CheckpointListing extends Omit<CheckpointRecord, 'parentCheckpointId'> {
+export interface CheckpointListing extends Omit<CheckpointRecord, 'parentCheckpointId' | 'contentExpired'> {
   onCurrentTimeline: boolean;
 }
 
-/** Newest first, each marked by whether the current state descends from it. */
+/** Newest first, each marked by whether the current state descends from it; those retention expired are left out. */
 export function listCheckpoints(state: Pick<SessionState, 'checkpoints' | 'headCheckpointId'>): CheckpointListing[] {
   const checkpoints = toArray(state.checkpoints);
   const byId = new Map(checkpoints.map((checkpoint) => [checkpoint.checkpointId, checkpoint]));
   const onTimeline = new Set<string>();
   for (let id = state.headCheckpointId; id !== null && !onTimeline.has(id); id = byId.get(id)?.parentCheckpointId ?? null) onTimeline.add(id);
   return checkpoints
-    .map(({ parentCheckpointId: _parent, ...checkpoint }) => ({ ...checkpoint, onCurrentTimeline: onTimeline.has(checkpoint.checkpointId) }))
+    .filter((checkpoint) => !checkpoint.contentExpired)
+    .map(({ parentCheckpointId: _parent, contentExpired: _expired, ...checkpoint }) => ({
+      ...checkpoint,
+      onCurrentTimeline: onTimeline.has(checkpoint.checkpointId),
+    }))
     .reverse();
 }
