@@ -21,6 +21,14 @@ export interface StateCache {
   get<State>(streamName: string, now: number): CachedState<State> | undefined;
   set<State>(streamName: string, state: State, revision: number, position: number, now: number, snapshotRevision?: number): void;
   delete(streamName: string): void;
+  /**
+   * Drops a stream's entry because its stored events were rewritten in place (erasure, retention), which no revision
+   * shows: a state read before it and still being folded is not cached after it (StreamStateStore compares
+   * `invalidations` before and after).
+   */
+  invalidate(streamName: string): void;
+  /** How many invalidations this cache has had. */
+  readonly invalidations: number;
   dropIdle(cutoff: number): number;
   readonly size: number;
   /** Counts how a load was served, for the warm/resumed/cold figures. */
@@ -74,6 +82,7 @@ export class BoundedStateCache implements StateCache {
   private evictions = 0;
   private expired = 0;
   private tooLarge = 0;
+  private invalidationCount = 0;
   private readonly loads: Record<LoadKind, number> = { warm: 0, resumed: 0, cold: 0 };
 
   constructor(private readonly options: BoundedStateCacheOptions) {
@@ -114,6 +123,15 @@ export class BoundedStateCache implements StateCache {
 
   delete(streamName: string): void {
     this.remove(streamName);
+  }
+
+  invalidate(streamName: string): void {
+    this.invalidationCount += 1;
+    this.remove(streamName);
+  }
+
+  get invalidations(): number {
+    return this.invalidationCount;
   }
 
   /** Keeps a stream's entry against eviction and idle reclaim until as many `unpin`s (e.g. around a turn). */

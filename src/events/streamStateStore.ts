@@ -362,6 +362,7 @@ export class StreamStateStore {
       opening: openings !== undefined && this.store.appendsToStreamsAtomically,
     };
     for (let attempt = 0; ; attempt++) {
+      const invalidations = this.cache.invalidations;
       const start = this.cachedStart<State>(streamName, attempt, attempts) ?? { tracked: await this.loadTracked(streamName, decider), fromCache: false };
       const decision = await this.decideAttempt(streamName, decider, command, start, fence, attempts);
       if (decision === AGAIN) continue;
@@ -378,7 +379,7 @@ export class StreamStateStore {
         if (earlier) return { ...earlier, earlier: true, opened: [] };
       }
       fence?.settle(streamName);
-      return this.settleAppend(streamName, decider, start.tracked, decision.events, appended, openings, toOpen);
+      return this.settleAppend(streamName, decider, start.tracked, decision.events, appended, openings, toOpen, invalidations);
     }
   }
 
@@ -517,12 +518,17 @@ export class StreamStateStore {
     appended: { own: AppendResult; opened: AppendResult[] },
     openings: StreamOpenings<Event, OpenedState, OpenedCommand, OpenedEvent> | undefined,
     toOpen: ReadonlyArray<{ streamName: string; events: OpenedEvent[]; state: OpenedState }>,
+    /** The cache's invalidations when the state decided on was read. */
+    invalidations: number,
   ): Promise<CommandResult<State, Event> & { opened: Array<OpenedStream<OpenedState, OpenedEvent>> }> {
     const state = events.reduce((folded, event) => foldEvent(decider, folded, event), loaded.state);
     const revision = appended.own.nextExpectedRevision;
     this.remember(decider, { state: loaded.state, revision: loaded.revision, position: loaded.position }, { state, revision, position: appended.own.position });
     const snapshotted = await this.snapshotIfDue(streamName, decider, state, revision, appended.own.position, snapshotRevision);
-    this.cache.set(streamName, state, revision, appended.own.position, this.clock.now().getTime(), snapshotted);
+    // Decided on a state read before a rewrite in place (erasure, retention): correct in its revisions, not in what it
+    // holds, so it is not cached; the next load reads the stream as it is.
+    if (this.cache.invalidations === invalidations) this.cache.set(streamName, state, revision, appended.own.position, this.clock.now().getTime(), snapshotted);
+    else this.cache.delete(streamName);
     const opened = toOpen.map((stream, index) => {
       const { nextExpectedRevision, position } = appended.opened[index]!;
       this.remember(openings!.decider, undefined, { state: stream.state, revision: nextExpectedRevision, position });
@@ -568,6 +574,7 @@ export class StreamStateStore {
     events: ReadonlyArray<Event & { id?: string }>,
     metadata: EventMetadata,
   ): Promise<CommandResult<State, Event>> {
+    const invalidations = this.cache.invalidations;
     // The request's If-Match on this stream (see WriteFence): `loaded` is the state the events were decided on.
     const fence = currentWriteFence();
     if (fence?.refuses(streamName, loaded.revision)) throw fence.failure(loaded.revision);
@@ -595,7 +602,8 @@ export class StreamStateStore {
     const revision = appended.nextExpectedRevision;
     this.remember(decider, { state: loaded.state, revision: loaded.revision, position: loaded.position }, { state, revision, position: appended.position });
     const snapshotted = await this.snapshotIfDue(streamName, decider, state, revision, appended.position, this.loadedSnapshotRevision(loaded.state));
-    this.cache.set(streamName, state, revision, appended.position, this.clock.now().getTime(), snapshotted);
+    if (this.cache.invalidations === invalidations) this.cache.set(streamName, state, revision, appended.position, this.clock.now().getTime(), snapshotted);
+    else this.cache.delete(streamName);
     return { state, revision, events: decided, position: appended.position, written: true, source: loaded.source };
   }
 
@@ -707,6 +715,7 @@ export class StreamStateStore {
     prefetched?: { cached: CachedState<unknown>; tail: RecordedEvent[] | null },
   ): Promise<Tracked<State>> {
     const now = this.clock.now().getTime();
+    const invalidations = this.cache.invalidations;
     const cached = (prefetched?.cached as CachedState<State> | undefined) ?? this.cache.get<State>(streamName, now);
     if (cached && this.options.soleWriter) {
       if (isObject(cached.state)) this.snapshotRevisions.set(cached.state, cached.snapshotRevision);
@@ -738,7 +747,8 @@ export class StreamStateStore {
     if (revision < 0) return { loaded: { state, revision, position, source: 'cold' }, snapshotRevision: -1 };
     if (isObject(state) && !this.recent.has(state)) this.remember(decider, undefined, { state, revision, position });
     const snapshotRevision = await this.snapshotIfDue(streamName, decider, state, revision, position, start.snapshotRevision);
-    this.cache.set(streamName, state, revision, position, now, snapshotRevision);
+    // A stream rewritten in place while this load read it may have been read before the rewrite: not cached.
+    if (this.cache.invalidations === invalidations) this.cache.set(streamName, state, revision, position, now, snapshotRevision);
     if (isObject(state)) this.snapshotRevisions.set(state, snapshotRevision);
     return { loaded: { state, revision, position, source: cached ? 'warm' : 'resumed' }, snapshotRevision };
   }

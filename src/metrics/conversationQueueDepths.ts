@@ -70,6 +70,14 @@ export class QueueWatchingStateCache implements StateCache {
     this.inner.delete(streamName);
   }
 
+  invalidate(streamName: string): void {
+    this.inner.invalidate(streamName);
+  }
+
+  get invalidations(): number {
+    return this.inner.invalidations;
+  }
+
   dropIdle(cutoff: number): number {
     return this.inner.dropIdle(cutoff);
   }

@@ -44,7 +44,7 @@ export class ErasureCacheEviction implements OnApplicationBootstrap, OnModuleDes
       for (const erasure of erasures) {
         // The record names the streams only as they are now; the old conversation name is personal and not recorded,
         // so everything unpinned goes (a cache loses nothing), and the named streams even if pinned.
-        for (const name of erasure.streams) this.cache.delete(name);
+        for (const name of erasure.streams) this.cache.invalidate(name);
         this.cache.dropIdle(Number.POSITIVE_INFINITY);
       }
       return erasures.length;

@@ -95,7 +95,7 @@ export class RetentionScheduler implements OnApplicationBootstrap, OnModuleDestr
         this.seenRevision = event.revision;
         if (event.type !== 'RetentionApplied') continue;
         applied += 1;
-        for (const session of (event.data as unknown as RetentionAppliedData).sessions) this.cache.delete(session.streamName);
+        for (const session of (event.data as unknown as RetentionAppliedData).sessions) this.cache.invalidate(session.streamName);
       }
       return applied;
     });

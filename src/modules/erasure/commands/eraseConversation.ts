@@ -307,7 +307,7 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
   /** Drops every stream rewritten, under both names, from the snapshot store and this instance's cache. Other instances follow the erasure log. */
   private async forget(taken: Taken): Promise<void> {
     const names = [...new Set([...taken.names.keys(), ...taken.names.values()])];
-    for (const name of names) this.cache.delete(name);
+    for (const name of names) this.cache.invalidate(name);
     await Promise.all(names.map((name) => this.snapshots.delete(name)));
   }
 

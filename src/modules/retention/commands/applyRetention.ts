@@ -255,7 +255,7 @@ export class ApplyRetentionHandler implements ICommandHandler<ApplyRetentionComm
    */
   private async forgetExpired(streamNames: readonly string[]): Promise<string[]> {
     const forget = async () => {
-      for (const name of streamNames) this.cache.delete(name);
+      for (const name of streamNames) this.cache.invalidate(name);
       await Promise.all(streamNames.map((name) => this.tables!.snapshots.delete(name)));
     };
     await forget();
