@@ -108,8 +108,8 @@ class ProjectionLoop {
   /** Rebuilds of this projection begun in this process: a failure seen before one parks nothing after it. */
   rebuilds = 0;
   /**
-   * The stored count of targeted repairs (`refold`) as this loop last read it with the position: a batch commits
-   * only while it is unchanged, so a batch read before a repair (events since rewritten) is read again after it.
+   * The stored count of targeted repairs (`refold`) and rebuilds as this loop last read it with the position: a batch
+   * commits only while it is unchanged, so a batch read before either (events since rewritten) is read again after it.
    */
   repairs = 0;
   /** The event the last failure named, and how many failures in a row named it. */
@@ -513,7 +513,9 @@ export class ProjectionRunner {
       // A rebuild tries every parked stream again (after a fix, it applies; if not, it is parked again).
       await this.parkedStreams.clear(manager, name);
       await manager.query(
-        `UPDATE ${this.checkpoints} SET position = 0, state = 'rebuilding', last_error = NULL, failed_position = NULL, updated_at = now() WHERE name = $1`,
+        // Counted like a repair: a batch another instance read from position 0 before this reset (from events an
+        // erasure has since rewritten) finds the count moved and reads again, where the position alone would match.
+        `UPDATE ${this.checkpoints} SET position = 0, repairs = repairs + 1, state = 'rebuilding', last_error = NULL, failed_position = NULL, updated_at = now() WHERE name = $1`,
         [name],
       );
     });
