@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { type ApiToken, parseApiTokens } from './apiTokens.js';
 import { isKnownTimeZone } from './timeZone.js';
+import { erasureCrashSteps, type ErasureCrashStep } from './erasureCrashSteps.js';
 import { queueFollowUpModes, type QueueFollowUps } from './queueFollowUps.js';
 import { MAX_RETENTION_DAYS, type RetentionSettings, retentionDaysByPlatformSchema } from './retentionSettings.js';
 import { noResetRules, resetPoliciesByPlatformSchema, resetPoliciesByTypeSchema, resetPolicySchema, type ResetRules } from './resetPolicySettings.js';
@@ -106,6 +107,8 @@ const environmentSchema = z.object({
   JSON_MAX_DEPTH: z.coerce.number().int().min(8).max(1_000).default(64),
   MAX_TURN_TOKENS: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1_000_000_000),
   MAX_SESSION_TOKENS: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(1_000_000_000_000_000),
+  // Test-only: the process kills itself (SIGKILL) when an erasure reaches this step; see erasureCrashSteps.
+  ERASURE_TEST_CRASH_AT: z.enum(erasureCrashSteps).optional(),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -125,8 +128,10 @@ export interface LedgerConfig {
   logLevel: Environment['LOG_LEVEL'];
   bodyLimit: string;
   readWaitTimeoutMs: number;
-  /** A transaction anywhere on the PostgreSQL server open this long holds readers of the log back: /ready says degraded. */
+  /** A transaction in the ledger's PostgreSQL database open this long holds readers of the log back: /ready says degraded. */
   logHorizonStallSeconds: number;
+  /** Test-only (ERASURE_TEST_CRASH_AT): the erasure step at which the process kills itself, for crash tests. Unset in service. */
+  erasureTestCrashAt?: ErasureCrashStep;
   /** Server-sent event streams (lifecycle events and job fires together) one token, and the whole instance, may hold open. */
   eventStreams: { perToken: number; total: number };
   dbPoolSize: number;
@@ -277,6 +282,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Ledger
     bodyLimit: env.BODY_LIMIT,
     readWaitTimeoutMs: env.READ_WAIT_TIMEOUT_MS,
     logHorizonStallSeconds: env.EVENT_LOG_HORIZON_STALL_SECONDS,
+    ...(env.ERASURE_TEST_CRASH_AT ? { erasureTestCrashAt: env.ERASURE_TEST_CRASH_AT } : {}),
     eventStreams: { perToken: env.MAX_EVENT_STREAMS_PER_TOKEN, total: env.MAX_EVENT_STREAMS },
     dbPoolSize: env.DB_POOL_SIZE,
     projectionsEnabled: env.PROJECTIONS_ENABLED,

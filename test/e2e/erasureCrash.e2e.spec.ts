@@ -1,7 +1,9 @@
 // kill -9 in the middle of an erasure: the log was rewritten, the read models not yet. The next start finishes it,
 // and a retry of the request answers the erasure's result instead of 404.
 import { randomBytes, randomInt } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { ErasureCrashStep } from '../../src/config/erasureCrashSteps.js';
 import { eventually } from '../support/eventually.js';
 import { freePort, processStorage, ServiceProcess, type ProcessStorage } from '../support/serviceProcess.js';
 import { e2eBackends } from '../support/testApp.js';
@@ -94,4 +96,105 @@ for (const backend of e2eBackends()) {
       expect(again.body).toEqual(retried.body);
     });
   });
+}
+
+// The same, cut at each later step of the erasure (ERASURE_TEST_CRASH_AT, test-only): after a restart and a retry,
+// nothing names her, on either database layout: read models beside the log, or in a database of their own.
+const crashSteps: Record<'pglite' | 'postgres', ErasureCrashStep[]> = { pglite: ['rebuilt'], postgres: ['closed', 'settled', 'rebuilt', 'completed'] };
+
+for (const backend of e2eBackends()) {
+  describe(`erasure killed at each step (${backend})`, () => {
+    let storage: ProcessStorage;
+    let service: ServiceProcess | undefined;
+    afterAll(async () => {
+      await service?.kill();
+      await storage?.dispose();
+      await dropSeparateDatabases();
+    });
+
+    it('finishes after the restart whatever step the kill cut, and the retry answers it', { timeout: 240_000 }, async () => {
+      storage = processStorage(backend, 'erasesteps');
+      const port = await freePort();
+      const env = { ...storage.env, LOG_LEVEL: 'warn', RUNTIME_WATCHDOG_INTERVAL_MS: '0', JOB_TICK_INTERVAL_MS: '0' };
+      const call = async (method: string, path: string, body?: unknown) => {
+        const response = await fetch(`${service!.url}${path}`, {
+          method,
+          headers: body === undefined ? {} : { 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await response.text();
+        return { status: response.status, text, body: text ? JSON.parse(text) : undefined };
+      };
+      const steps = crashSteps[backend as 'pglite' | 'postgres'] ?? ['rebuilt'];
+      for (const [index, step] of steps.entries()) {
+        // On PostgreSQL, the later half with the read models in a database of their own (not one transaction with the log).
+        const layout = backend === 'postgres' && index % 2 === 1 ? await separateReadModels(storage) : {};
+        service = new ServiceProcess(port, { ...env, ...layout, ERASURE_TEST_CRASH_AT: step });
+        await service.start(120_000);
+        const marker = `zq${randomBytes(6).toString('hex')}`;
+        const chatId = String(randomInt(10 ** 9, 10 ** 10));
+        const source = { platform: 'telegram', chatType: 'dm', chatId, userId: chatId, userName: `Alice ${marker}` };
+        const { sessionKey, sessionId } = (await call('POST', '/v1/sessions/resolve', { source, gatewayId: 'gw' })).body;
+        const turn = await call('POST', `/v1/sessions/${sessionId}/turns`, { messages: [{ role: 'user', content: `hello ${marker}` }] });
+        expect(turn.status, turn.text).toBe(201);
+        const bystander = (
+          await call('POST', '/v1/sessions/resolve', {
+            source: { platform: 'telegram', chatType: 'dm', chatId: `bystander-${index}-${randomInt(10 ** 6)}` },
+            gatewayId: 'gw',
+          })
+        ).body;
+        expect((await call('GET', `/v1/sessions?limit=500&minPosition=${turn.body.position}`)).text).toContain(marker);
+
+        const cut = await call('POST', '/v1/admin/erase', { sessionKey }).then(
+          (answer) => answer,
+          (error: unknown) => error,
+        );
+        expect(cut, `the erase killed at ${step} got no answer`).toBeInstanceOf(Error);
+        await service.kill();
+
+        service = new ServiceProcess(port, { ...env, ...layout });
+        await service.start(120_000);
+        const retried = await call('POST', '/v1/admin/erase', { sessionKey });
+        expect(retried.status, `${step}: ${retried.text}`).toBe(200);
+        expect(retried.body.streams).toContain(`session-${sessionId}`);
+        const listed = await call('GET', `/v1/sessions?limit=500&minPosition=${retried.body.position}`);
+        expect(listed.status, listed.text).toBe(200);
+        expect(listed.text, step).toContain(bystander.sessionKey);
+        for (const value of [marker, sessionKey, chatId]) {
+          expect(listed.text, `${step}: the sessions list`).not.toContain(value);
+          expect((await call('GET', '/v1/export/sessions.json')).text, `${step}: the export`).not.toContain(value);
+        }
+        expect((await call('GET', `/v1/conversations/${enc(sessionKey)}`)).status, step).toBe(404);
+        expect((await call('GET', `/v1/sessions/${sessionId}/transcript`)).text, step).not.toContain(marker);
+        const found = await call('GET', `/v1/search?q=${marker}&minPosition=${retried.body.position}`);
+        expect(found.status, found.text).toBe(200);
+        expect(found.text.split(marker).length - 1, `${step}: search finds only the query`).toBeLessThanOrEqual(1);
+        await service.kill();
+      }
+    });
+  });
+}
+
+/** The read models in a database of their own on the same server (created once), its schema the storage's. */
+/** A database of its own for the read models, dropped with the file's other storage (`separateDatabases`). */
+async function separateReadModels(storage: ProcessStorage): Promise<Record<string, string>> {
+  const url = new URL(process.env.TEST_DATABASE_URL!);
+  const database = `${url.pathname.slice(1)}_erase_rm_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: url.toString() });
+  await client.connect();
+  await client.query(`CREATE DATABASE "${database}"`);
+  await client.end();
+  separateDatabases.push(database);
+  url.pathname = `/${database}`;
+  return { DATABASE_URL: url.toString(), READ_MODEL_SCHEMA: `${storage.eventStoreSchema.replace(/_es$/, '')}_rs` };
+}
+
+const separateDatabases: string[] = [];
+
+async function dropSeparateDatabases(): Promise<void> {
+  if (separateDatabases.length === 0) return;
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  for (const database of separateDatabases.splice(0)) await client.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+  await client.end();
 }

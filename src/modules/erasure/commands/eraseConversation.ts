@@ -9,6 +9,8 @@ import type { PostgresEventRedaction, RedactionScope, StoredEvent } from '../../
 import type { SnapshotStore } from '../../../events/snapshotStore.js';
 import type { SqlClient } from '../../../database/sqlPool.js';
 import { IdempotencyStore } from '../../../idempotency/idempotencyStore.js';
+import { CONFIG, type LedgerConfig } from '../../../config/config.js';
+import type { ErasureCrashStep } from '../../../config/erasureCrashSteps.js';
 import { EVENT_STORE } from '../../../events/eventStore.js';
 import { LOGGER } from '../../../logging/logger.js';
 import { PROJECTIONS } from '../../../projections/projectionRunner.js';
@@ -114,7 +116,13 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
     @Inject(PROJECTIONS) private readonly projections: ProjectionRunner,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly idempotencyKeys: IdempotencyStore,
+    @Inject(CONFIG) private readonly config: LedgerConfig,
   ) {}
+
+  /** Test-only (ERASURE_TEST_CRASH_AT): dies here, as kill -9 would, when the crash tests ask for this step. */
+  private crashPoint(step: ErasureCrashStep): void {
+    if (this.config.erasureTestCrashAt === step) process.kill(process.pid, 'SIGKILL');
+  }
 
   async execute({ sessionKey, tenant, metadata }: EraseConversationCommand): Promise<EraseConversationResult> {
     const redaction = this.requireRedaction();
@@ -150,6 +158,7 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
       answersAlongside,
     );
     if (!first.found) return this.earlierErasure(keyDigest, metadata);
+    this.crashPoint('recorded');
     // In another database: right after the rewrite (a crash in between leaves them to the resumed erasure's pass).
     if (!answersAlongside) storedAnswersRemoved = await this.forgetAnswers(context, taken);
     // From here on the erasure finishes even if this process dies: the next start, or a retry, picks it up.
@@ -214,6 +223,7 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
     const redaction = this.requireRedaction();
     await this.forget(taken);
     const { position: closedAt, ...closed } = await this.close(taken, metadata, resumed);
+    this.crashPoint('closed');
     for (let pass = 0; pass < MAX_SETTLE_PASSES; pass++) {
       const settle = await redaction.rewrite(this.scope(context, taken, { scan: false }));
       totals.eventsRewritten += settle.eventsRewritten;
@@ -221,11 +231,13 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
       if (settle.eventsRewritten === 0 && settle.streamsRenamed === 0) break;
     }
     await this.forget(taken);
+    this.crashPoint('settled');
 
     // The read models were built from the events as they were: every one is emptied and replayed from the rewritten log.
     // All at once, and nothing but the last forget after: on PGlite every later query waits behind the replays' batches.
     const projectionsRebuilt = this.projections.projectionNames;
     await Promise.all(projectionsRebuilt.map((name) => this.projections.rebuild(name)));
+    this.crashPoint('rebuilt');
     // Anything a request in flight cached or snapshotted from the old events while this ran.
     await this.forget(taken);
     // Answers recorded while this ran by keyed requests of the person's (a turn in flight during the rewrite), and on a
@@ -253,6 +265,7 @@ export class EraseConversationHandler implements ICommandHandler<EraseConversati
       [{ id: completionEventId(context.erasureId), type: 'PersonalDataErasureCompleted', data: completion, metadata: { ...metadata, schemaVersion: 1 } }],
       'any',
     );
+    this.crashPoint('completed');
     this.logger.info({ erasureId: context.erasureId, tenant: context.tenant, streams: result.streams.length, ...totals, ...closed }, 'personal data erased');
     return result;
   }
