@@ -180,6 +180,8 @@ def test_every_method_answers_what_its_return_type_says(client: LedgerClient) ->
     call("list_streams", category="conversation", limit=5)
     call("prune", 3650)
     call("erase_conversation", runtime_key)
+    call("apply_retention", dry_run=True, content_days=1, keep_checkpoints=1)
+    call("apply_retention", content_days=3650, keep_checkpoints=1)
     call("rebuild_projection", "stream-index")
 
     assert problems == []
