@@ -261,6 +261,16 @@ for (const backend of e2eBackends()) {
         expect(refused.body.error.code).toBe('VALIDATION_FAILED');
       }
     });
+
+    it('takes platforms named __proto__ and constructor in the body as platforms like any other', async () => {
+      const rawBody = '{"dryRun": true, "contentDaysByPlatform": {"__proto__": 3, "constructor": null}}';
+      const answer = await service.request('POST', '/v1/admin/retention', { rawBody, headers: { 'content-type': 'application/json' } });
+      expect(answer.status, answer.text).toBe(200);
+      expect(Object.entries(answer.body.policy.contentDaysByPlatform)).toEqual([
+        ['__proto__', 3],
+        ['constructor', null],
+      ]);
+    });
   });
 }
 

@@ -33,7 +33,7 @@ export class RetentionController {
     const policy: RetentionPolicy = {
       contentDays: body.contentDays !== undefined ? body.contentDays : configured.contentDays,
       // A Map: a platform named `constructor` is a platform like any other.
-      contentDaysByPlatform: body.contentDaysByPlatform ? new Map(Object.entries(body.contentDaysByPlatform)) : configured.contentDaysByPlatform,
+      contentDaysByPlatform: body.contentDaysByPlatform ?? configured.contentDaysByPlatform,
       keepCheckpoints: body.keepCheckpoints !== undefined ? body.keepCheckpoints : configured.keepCheckpoints,
     };
     if (retentionPolicyIsEmpty(policy)) {
