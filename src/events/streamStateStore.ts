@@ -352,7 +352,7 @@ export class StreamStateStore {
     const keyed = currentIdempotentWrite();
     const append: KeyedAppend | undefined = keyed && { keyed, number: keyed.nextAppend(streamName) };
     // A keyed request sent again after its answer was lost: what an earlier attempt wrote is the answer.
-    const replayed = append && keyed!.recovering ? await this.earlierAttempt(streamName, decider, append) : undefined;
+    const replayed = append?.keyed.recovering ? await this.earlierAttempt(streamName, decider, append) : undefined;
     if (replayed) return { ...replayed, earlier: true, opened: [] };
     // The request's If-Match on this stream (see WriteFence), if it has one.
     const fence = currentWriteFence();
@@ -525,10 +525,7 @@ export class StreamStateStore {
     const revision = appended.own.nextExpectedRevision;
     this.remember(decider, { state: loaded.state, revision: loaded.revision, position: loaded.position }, { state, revision, position: appended.own.position });
     const snapshotted = await this.snapshotIfDue(streamName, decider, state, revision, appended.own.position, snapshotRevision);
-    // Decided on a state read before a rewrite in place (erasure, retention): correct in its revisions, not in what it
-    // holds, so it is not cached; the next load reads the stream as it is.
-    if (this.cache.invalidations === invalidations) this.cache.set(streamName, state, revision, appended.own.position, this.clock.now().getTime(), snapshotted);
-    else this.cache.delete(streamName);
+    this.cacheUnlessInvalidated(invalidations, streamName, state, revision, appended.own.position, snapshotted);
     const opened = toOpen.map((stream, index) => {
       const { nextExpectedRevision, position } = appended.opened[index]!;
       this.remember(openings!.decider, undefined, { state: stream.state, revision: nextExpectedRevision, position });
@@ -544,6 +541,23 @@ export class StreamStateStore {
       source: loaded.source,
       opened,
     };
+  }
+
+  /**
+   * Caches a state read or decided since the cache counted `invalidations`. A rewrite in place (erasure, retention)
+   * counted since may have come after the read: the state is right in its revisions, not in what it holds, so it is
+   * dropped instead and the next load reads the stream as it is.
+   */
+  private cacheUnlessInvalidated(
+    invalidations: number,
+    streamName: string,
+    state: unknown,
+    revision: number,
+    position: number,
+    snapshotRevision: number,
+  ): void {
+    if (this.cache.invalidations === invalidations) this.cache.set(streamName, state, revision, position, this.clock.now().getTime(), snapshotRevision);
+    else this.cache.delete(streamName);
   }
 
   /** Decided events as the store takes them: a keyed request's carry the ids its key gives this append. */
@@ -602,8 +616,7 @@ export class StreamStateStore {
     const revision = appended.nextExpectedRevision;
     this.remember(decider, { state: loaded.state, revision: loaded.revision, position: loaded.position }, { state, revision, position: appended.position });
     const snapshotted = await this.snapshotIfDue(streamName, decider, state, revision, appended.position, this.loadedSnapshotRevision(loaded.state));
-    if (this.cache.invalidations === invalidations) this.cache.set(streamName, state, revision, appended.position, this.clock.now().getTime(), snapshotted);
-    else this.cache.delete(streamName);
+    this.cacheUnlessInvalidated(invalidations, streamName, state, revision, appended.position, snapshotted);
     return { state, revision, events: decided, position: appended.position, written: true, source: loaded.source };
   }
 
@@ -747,8 +760,7 @@ export class StreamStateStore {
     if (revision < 0) return { loaded: { state, revision, position, source: 'cold' }, snapshotRevision: -1 };
     if (isObject(state) && !this.recent.has(state)) this.remember(decider, undefined, { state, revision, position });
     const snapshotRevision = await this.snapshotIfDue(streamName, decider, state, revision, position, start.snapshotRevision);
-    // A stream rewritten in place while this load read it may have been read before the rewrite: not cached.
-    if (this.cache.invalidations === invalidations) this.cache.set(streamName, state, revision, position, now, snapshotRevision);
+    this.cacheUnlessInvalidated(invalidations, streamName, state, revision, position, snapshotRevision);
     if (isObject(state)) this.snapshotRevisions.set(state, snapshotRevision);
     return { loaded: { state, revision, position, source: cached ? 'warm' : 'resumed' }, snapshotRevision };
   }
