@@ -35,6 +35,19 @@ function recordingFetch() {
   return { fetch: wrapped, calls, bodies, dropAnswerOf: (call: RegExp) => (dropNext = call) };
 }
 
+/** Holds the next request whose body matches back for a moment before sending it. */
+function slowingFetch() {
+  let slow: RegExp | undefined;
+  const wrapped: typeof fetch = async (input, init) => {
+    if (slow !== undefined && typeof init?.body === 'string' && slow.test(init.body)) {
+      slow = undefined;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return fetch(input, init);
+  };
+  return { fetch: wrapped, slowNext: (body: RegExp) => (slow = body) };
+}
+
 for (const backend of e2eBackends()) {
   describe(`session-ledger/langgraph: ${backend}`, () => {
     let service: TestApp;
@@ -96,6 +109,46 @@ for (const backend of e2eBackends()) {
       ]);
       // The newest checkpoint of the namespace reads the same writes.
       expect((await checkpointer.getTuple({ configurable: { thread_id: 'writes', checkpoint_ns: 'sub:1' } }))?.pendingWrites).toEqual(tuple?.pendingWrites);
+    });
+
+    it("finds a checkpoint's writes that reached the ledger before it: LangGraph does not wait for a put before the writes", async () => {
+      const slowing = slowingFetch();
+      const writer = saver({ fetch: slowing.fetch });
+      const thread = { configurable: { thread_id: 'early-writes', checkpoint_ns: '' } };
+      const at = (checkpoint: { id: string }) => ({ configurable: { ...thread.configurable, checkpoint_id: checkpoint.id } });
+      const [first, second, third] = [checkpointWith({ value: 1 }), checkpointWith({ value: 2 }), checkpointWith({ value: 3 })];
+      // The write stored before its checkpoint's put is called (LangGraph's put waits for the one before it).
+      await writer.putWrites(at(first), [[INTERRUPT, 'first']], 'task-1');
+      await writer.put(thread, first, metadata, first.channel_versions);
+      // The put under way, slowed down, when the write comes.
+      slowing.slowNext(/"langgraph\.checkpoint"/);
+      const secondPut = writer.put(at(first), second, metadata, second.channel_versions);
+      await Promise.all([secondPut, writer.putWrites(at(second), [[INTERRUPT, 'second']], 'task-2')]);
+      // The write under way, slowed down, when the put comes.
+      slowing.slowNext(/"langgraph\.write"/);
+      const thirdWrite = writer.putWrites(at(third), [[INTERRUPT, 'third']], 'task-3');
+      await Promise.all([thirdWrite, writer.put(at(second), third, metadata, third.channel_versions)]);
+
+      // Another process reads the thread: nothing this writer remembers helps it.
+      const reader = new LedgerCheckpointSaver({ url: service.url, namespace: writer.namespace });
+      expect((await reader.getTuple(thread))?.pendingWrites).toEqual([['task-3', INTERRUPT, 'third']]);
+      for (const [checkpoint, task, value] of [
+        [first, 'task-1', 'first'],
+        [second, 'task-2', 'second'],
+        [third, 'task-3', 'third'],
+      ] as const)
+        expect((await reader.getTuple(at(checkpoint)))?.pendingWrites).toEqual([[task, INTERRUPT, value]]);
+      const listed = [];
+      for await (const tuple of reader.list(thread)) listed.push([tuple.checkpoint.id, tuple.pendingWrites]);
+      expect(listed).toEqual([
+        [third.id, [['task-3', INTERRUPT, 'third']]],
+        [second.id, [['task-2', INTERRUPT, 'second']]],
+        [first.id, [['task-1', INTERRUPT, 'first']]],
+      ]);
+      const sessionId = (await reader.ledgerSessionId('early-writes'))!;
+      const types = (await service.request('GET', `/v1/sessions/${sessionId}/items`)).body.items.map((entry: { item: { type: string } }) => entry.item.type);
+      // What the walk must handle: the first checkpoint's write comes before it.
+      expect(types.indexOf('langgraph.write')).toBeLessThan(types.indexOf('langgraph.checkpoint'));
     });
 
     it('stores a write whose answer was lost once: the retry carries the same Idempotency-Key', async () => {

@@ -21,6 +21,12 @@ export interface CheckpointItem extends JsonObject {
   source: string | null;
   step: number | null;
   wroteChannels: string[];
+  /**
+   * The index of the first of this checkpoint's writes stored before it, when some were: LangGraph does not wait for a
+   * checkpoint's put before it puts the writes of its tasks, so a write can reach the ledger first. Null, or absent
+   * from a checkpoint stored before this field was, when none was.
+   */
+  writesFrom: number | null;
 }
 
 export interface ChannelItem extends JsonObject {

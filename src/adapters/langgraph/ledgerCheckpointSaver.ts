@@ -45,6 +45,11 @@ import {
 import { messageItems } from './messageItems.js';
 import { metadataContains } from './metadataFilter.js';
 
+const checkpointKey = (threadId: string, ns: string, checkpointId: string) => JSON.stringify([threadId, ns, checkpointId]);
+
+/** The lowest index where a checkpoint's writes can be: after it, or from the first written before it. */
+const lowestWriteIndex = (checkpoint: CheckpointItem, index: number) => Math.min(checkpoint.writesFrom ?? index + 1, index + 1);
+
 export interface LedgerCheckpointSaverOptions extends LedgerConnectionOptions {
   /** Savers of different namespaces never see each other's threads (default `langgraph`). */
   namespace?: string;
@@ -58,8 +63,20 @@ const WALK_PAGES = [32, 200, 1_000];
 const CACHED_ITEMS = 5_000;
 /** Message ids remembered per thread as stored. */
 const MESSAGES_REMEMBERED = 10_000;
+/** Checkpoints remembered as stored, and checkpoints whose writes came before their put, by this saver. */
+const CHECKPOINTS_REMEMBERED = 1_000;
 
 type LedgerItem = JsonObject & { id?: string };
+
+/**
+ * A checkpoint this saver has not finished storing: its writes put before its put (their first index, once stored),
+ * or its put under way.
+ */
+interface UnsettledCheckpoint {
+  earlyWrites: Set<Promise<void>>;
+  writesFrom?: number;
+  put?: Promise<unknown>;
+}
 
 interface FoundCheckpoint {
   item: CheckpointItem;
@@ -82,6 +99,14 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
   private readonly found = new Map<string, HistoryItem>();
   /** The message items this saver stored, by thread: a thread's session never loses one (its history only grows). */
   private readonly messagesStored = new Map<string, Set<string>>();
+  /**
+   * LangGraph puts a checkpoint and the writes of its tasks without waiting for one another: a write can reach the
+   * ledger before its checkpoint. A put waits for the writes already under way and names the first one's index; a
+   * write put while its checkpoint's put is under way waits for it.
+   */
+  private readonly unsettled = new Map<string, UnsettledCheckpoint>();
+  /** Checkpoints this saver stored or found: their writes go straight to the ledger. */
+  private readonly settled = new Set<string>();
 
   constructor(private readonly options: LedgerCheckpointSaverOptions) {
     super(options.serde);
@@ -99,7 +124,7 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
     if (checkpointId) {
       const stored = await this.item(session, checkpointItemId(ns, checkpointId), 'getTuple');
       if (stored === undefined || !isItemOfType<CheckpointItem>(stored.item, 'langgraph.checkpoint')) return undefined;
-      const writes = await this.writesSince(session, stored.index, ns, checkpointId, 'getTuple');
+      const writes = await this.writesOf(session, stored.item, stored.index, 'getTuple');
       return this.tuple(session, threadId, { item: stored.item, index: stored.index, writes }, 'getTuple');
     }
     // A namespace that never had a checkpoint (a subgraph's first run) is answered by one look-up, not by a walk.
@@ -137,6 +162,27 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
     if (threadId === undefined || threadId === null)
       throw new Error('LedgerCheckpointSaver.put: config.configurable.thread_id is missing: every checkpoint belongs to a thread');
     const ns = (config.configurable?.['checkpoint_ns'] as string | undefined) ?? '';
+    const key = checkpointKey(String(threadId), ns, checkpoint.id);
+    const unsettled = this.unsettledCheckpoint(key);
+    const stored = this.store(threadId, ns, unsettled, config, checkpoint, metadata, newVersions);
+    unsettled.put = stored;
+    try {
+      return await stored;
+    } finally {
+      this.unsettled.delete(key);
+      this.rememberSettled(key);
+    }
+  }
+
+  private async store(
+    threadId: string | number,
+    ns: string,
+    unsettled: UnsettledCheckpoint,
+    config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    newVersions: ChannelVersions,
+  ): Promise<RunnableConfig> {
     const parentCheckpointId = (config.configurable?.['checkpoint_id'] as string | undefined) || null;
     const { channel_values: values, ...rest } = copyCheckpoint(checkpoint);
     const written = Object.entries(newVersions);
@@ -162,7 +208,10 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
       source: typeof metadata.source === 'string' ? metadata.source : null,
       step: typeof metadata.step === 'number' ? metadata.step : null,
       wroteChannels: written.map(([channel]) => channel),
+      writesFrom: null,
     };
+    await Promise.allSettled(unsettled.earlyWrites);
+    item.writesFrom = unsettled.writesFrom ?? null;
     const namespaceItem = { id: namespaceItemId(ns), type: 'langgraph.namespace', checkpointNs: ns };
     // The checkpoint goes last: until it is stored nothing refers to the channel values before it, so a call cut short
     // leaves no checkpoint half-written, and its retry stores each value once.
@@ -193,7 +242,24 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
         return idx >= 0 ? { id: writeItemId(ns, checkpointId, taskId, idx), ...write } : write;
       }),
     );
-    if (items.length > 0) await this.append(String(threadId), items, 'putWrites');
+    if (items.length === 0) return;
+    const key = checkpointKey(String(threadId), ns, checkpointId);
+    if (this.settled.has(key)) return void (await this.append(String(threadId), items, 'putWrites'));
+    const unsettled = this.unsettledCheckpoint(key);
+    if (unsettled.put !== undefined) {
+      // After the put, whatever its outcome: a failed put fails LangGraph's run on its own.
+      await unsettled.put.then(
+        () => undefined,
+        () => undefined,
+      );
+      return void (await this.append(String(threadId), items, 'putWrites'));
+    }
+    // The checkpoint may not be stored yet: its put, when it comes, names where these writes are.
+    const written = this.append(String(threadId), items, 'putWrites').then((first) => {
+      if (first !== undefined && (unsettled.writesFrom === undefined || first < unsettled.writesFrom)) unsettled.writesFrom = first;
+    });
+    unsettled.earlyWrites.add(written);
+    await written;
   }
 
   /**
@@ -226,6 +292,7 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
   private async tuple(session: string, threadId: string | number, found: FoundCheckpoint, operation: string): Promise<CheckpointTuple> {
     const { item } = found;
     const ns = item.checkpointNs;
+    this.rememberSettled(checkpointKey(String(threadId), ns, item.checkpointId));
     const checkpoint = (await this.load(item.checkpoint)) as Checkpoint;
     checkpoint.channel_values = await this.channelValues(session, ns, checkpoint.channel_versions, operation);
     const parentCheckpointId = item.parentCheckpointId;
@@ -267,7 +334,10 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
   /** Checkpoints of format 1-3 kept the sends of their parent's tasks as writes: LangGraph reads them as a channel now. */
   private async migratePendingSends(session: string, checkpoint: Checkpoint, ns: string, parentCheckpointId: string, operation: string): Promise<void> {
     const parent = await this.item(session, checkpointItemId(ns, parentCheckpointId), operation);
-    const writes = parent === undefined ? [] : await this.writesSince(session, parent.index, ns, parentCheckpointId, operation);
+    const writes =
+      parent === undefined || !isItemOfType<CheckpointItem>(parent.item, 'langgraph.checkpoint')
+        ? []
+        : await this.writesOf(session, parent.item, parent.index, operation);
     const sends = (await this.pendingWrites(writes)).filter(([, channel]) => channel === TASKS).map(([, , value]) => value);
     checkpoint.channel_values[TASKS] = sends;
     const versions = Object.values(checkpoint.channel_versions);
@@ -293,8 +363,18 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
    * the session's history read backwards a page at a time, so a reader that stops early reads only the newest pages.
    */
   private async *checkpointsNewestFirst(session: string, ns: string | undefined, operation: string): AsyncGenerator<FoundCheckpoint> {
-    // Writes met on the way, by checkpoint, until their checkpoint is met (every write comes after its checkpoint).
+    // Writes met on the way, by checkpoint, until their checkpoint and the writes stored before it (its writesFrom) are met.
     const writes = new Map<string, WriteItem[]>();
+    // Checkpoints met, newest first, each given out once the walk has passed the first of its writes.
+    const met: Array<{ key: string; item: CheckpointItem; index: number; lowest: number }> = [];
+    const complete = function* (reached: number) {
+      while (met.length > 0 && (reached <= met[0]!.lowest || reached === -1)) {
+        const { key, item, index } = met.shift()!;
+        const own = writes.get(key) ?? [];
+        writes.delete(key);
+        yield { item, index, writes: own };
+      }
+    };
     for await (const entry of this.newestFirst(session, operation)) {
       const { item } = entry;
       if (isItemOfType<WriteItem>(item, 'langgraph.write')) {
@@ -304,20 +384,25 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
         else seen.push(item);
       } else if (isItemOfType<CheckpointItem>(item, 'langgraph.checkpoint')) {
         const key = JSON.stringify([item.checkpointNs, item.checkpointId]);
-        const own = writes.get(key) ?? [];
-        writes.delete(key);
-        if (ns !== undefined && item.checkpointNs !== ns) continue;
+        if (ns !== undefined && item.checkpointNs !== ns) {
+          writes.delete(key);
+          continue;
+        }
         this.remember(session, entry);
-        yield { item, index: entry.index, writes: own };
+        met.push({ key, item, index: entry.index, lowest: lowestWriteIndex(item, entry.index) });
       }
+      yield* complete(entry.index);
     }
+    yield* complete(-1);
   }
 
-  /** The writes stored for one checkpoint: every write comes after its checkpoint, so the walk stops at its index. */
-  private async writesSince(session: string, index: number, ns: string, checkpointId: string, operation: string): Promise<WriteItem[]> {
+  /** The writes stored for one checkpoint: after it, or from its `writesFrom` on, so the walk stops there. */
+  private async writesOf(session: string, checkpoint: CheckpointItem, index: number, operation: string): Promise<WriteItem[]> {
+    const { checkpointNs: ns, checkpointId } = checkpoint;
+    const lowest = lowestWriteIndex(checkpoint, index);
     const writes: WriteItem[] = [];
     for await (const { item, index: at } of this.newestFirst(session, operation)) {
-      if (at <= index) break;
+      if (at < lowest) break;
       if (isItemOfType<WriteItem>(item, 'langgraph.write') && item.checkpointNs === ns && item.checkpointId === checkpointId) writes.push(item);
     }
     return writes;
@@ -411,21 +496,44 @@ export class LedgerCheckpointSaver extends BaseCheckpointSaver {
     return session;
   }
 
-  /** The items in order, in requests bounded by count and size; a thread deleted meanwhile by another process starts anew. */
-  private async append(threadId: string, items: LedgerItem[], operation: string): Promise<void> {
+  /**
+   * The items in order, in requests bounded by count and size; a thread deleted meanwhile by another process starts
+   * anew. Answers the index of the first item appended (undefined when every item was stored already).
+   */
+  private async append(threadId: string, items: LedgerItem[], operation: string): Promise<number | undefined> {
+    let first: number | undefined;
     for (const batch of itemBatches(items)) {
       const send = async () => {
         const session = await this.openSession(threadId, operation);
-        await this.call(operation, () => this.client.appendItems(session, { items: batch, idField: 'id' }));
+        return this.call(operation, () => this.client.appendItems(session, { items: batch, idField: 'id' }));
       };
+      let answer;
       try {
-        await send();
+        answer = await send();
       } catch (error) {
         if (!(error instanceof LedgerApiError && error.code === 'SESSION_DESTROYED')) throw error;
         this.forgetThread(threadId);
-        await send();
+        answer = await send();
       }
+      first ??= answer.items.find((appended) => appended.index !== null)?.index ?? undefined;
     }
+    return first;
+  }
+
+  private unsettledCheckpoint(key: string): UnsettledCheckpoint {
+    let unsettled = this.unsettled.get(key);
+    if (unsettled === undefined) {
+      // Bounded: a checkpoint whose put never came (its run failed) is forgotten after this many others.
+      if (this.unsettled.size >= CHECKPOINTS_REMEMBERED) this.unsettled.delete(this.unsettled.keys().next().value!);
+      unsettled = { earlyWrites: new Set() };
+      this.unsettled.set(key, unsettled);
+    }
+    return unsettled;
+  }
+
+  private rememberSettled(key: string): void {
+    if (this.settled.size >= CHECKPOINTS_REMEMBERED) this.settled.delete(this.settled.keys().next().value!);
+    this.settled.add(key);
   }
 
   private call<Result>(operation: string, send: () => Promise<Result>): Promise<Result> {
