@@ -31,7 +31,7 @@ function nestLogger(logger: Logger): LoggerService {
 
 /**
  * Longest path parameter the router takes. find-my-way's default (100 characters) would make a longer session key a
- * 404; the URL as a whole is bounded by Node's header limit (HEADERS_TOO_LARGE) as before.
+ * 404; the URL as a whole is bounded by Node's header limit (HEADERS_TOO_LARGE).
  */
 const MAX_PARAM_LENGTH = 65_536;
 

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { LedgerError } from '../errors/ledgerError.js';
 import { requestPath } from './httpTypes.js';
 
-/** Methods whose body means something; a body on GET, HEAD or OPTIONS is ignored as before. */
+/** Methods whose body means something; a body on GET, HEAD or OPTIONS is ignored. */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Every method a route of the service may take, in the order `Allow` lists them. */

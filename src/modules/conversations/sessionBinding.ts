@@ -1,32 +1,11 @@
 // After a conversation binds a session: create the new session's stream, end the one left, reopen one switched back to.
 import { type ConversationEvent, conversationStreamName } from '../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../events/eventStore.js';
-import { type SessionStreamEvent, sessionStreamName } from '../../events/session/sessionEvents.js';
-import type { StreamOpenings } from '../../events/streamStateStore.js';
+import { sessionStreamName } from '../../events/session/sessionEvents.js';
 import type { CommandContext } from '../commandContext.js';
-import { type SessionCommand, sessionDecider } from '../sessions/domain/sessionDecider.js';
-import type { SessionState } from '../sessions/domain/sessionState.js';
+import { sessionDecider } from '../sessions/domain/sessionDecider.js';
 import { conversationDecider } from './domain/conversationDecider.js';
 import { sessionFollowUpsOf } from './sessionFollowUps.js';
-
-/**
- * The sessions a binding creates, for the conversation's append to write with it where the store appends to several
- * streams in one transaction (StreamStateStore.handleOpening): a new session then never exists bound but unwritten.
- */
-export function sessionsOpenedBy(
-  sessionKey: string,
-  tenant: string | undefined,
-): StreamOpenings<ConversationEvent, SessionState, SessionCommand, SessionStreamEvent> {
-  return {
-    decider: sessionDecider,
-    streamsOpenedBy: (events) =>
-      events.flatMap((event) =>
-        sessionFollowUpsOf(sessionKey, event)
-          .filter(({ command }) => command.type === 'CreateSession')
-          .map(({ sessionId, command }) => ({ streamName: sessionStreamName(sessionId, tenant), command })),
-      ),
-  };
-}
 
 /**
  * The conversation stream is the point of decision (its expected revision picks one winner), so the

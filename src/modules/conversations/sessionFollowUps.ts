@@ -1,7 +1,10 @@
-// What the sessions must do after a conversation event: the one rule, used by requests and by the Hermes import alike.
+// What the sessions must do after a conversation event: the one rule, used by requests and by the Hermes import alike,
+// and the session streams a binding opens in the conversation's own append.
 import type { ConversationEvent } from '../../events/conversation/conversationEvents.js';
-import type { SessionEndReason } from '../../events/session/sessionEvents.js';
-import type { SessionCommand } from '../sessions/domain/sessionDecider.js';
+import { type SessionEndReason, type SessionStreamEvent, sessionStreamName } from '../../events/session/sessionEvents.js';
+import type { StreamOpenings } from '../../events/streamStateStore.js';
+import { type SessionCommand, sessionDecider } from '../sessions/domain/sessionDecider.js';
+import type { SessionState } from '../sessions/domain/sessionState.js';
 
 export interface SessionFollowUp {
   /** The session stream the command goes to. */
@@ -29,4 +32,23 @@ export function sessionFollowUpsOf(sessionKey: string, event: ConversationEvent)
     followUps.push({ sessionId: previousSessionId, command: { type: 'EndSession', reason: endReason, now: at } });
   }
   return followUps;
+}
+
+/**
+ * The sessions a binding creates, for the conversation's append to write with it where the store appends to several
+ * streams in one transaction (StreamStateStore.handleOpening): a new session then never exists bound but unwritten.
+ */
+export function sessionsOpenedBy(
+  sessionKey: string,
+  tenant: string | undefined,
+): StreamOpenings<ConversationEvent, SessionState, SessionCommand, SessionStreamEvent> {
+  return {
+    decider: sessionDecider,
+    streamsOpenedBy: (events) =>
+      events.flatMap((event) =>
+        sessionFollowUpsOf(sessionKey, event)
+          .filter(({ command }) => command.type === 'CreateSession')
+          .map(({ sessionId, command }) => ({ streamName: sessionStreamName(sessionId, tenant), command })),
+      ),
+  };
 }

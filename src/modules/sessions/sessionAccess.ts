@@ -1,11 +1,9 @@
-// What every session route needs: a session's folded state for a read, or a change made on behalf of a request.
-import type { CommandBus } from '@nestjs/cqrs';
+// What every session route reading a session needs: its folded state, or SESSION_NOT_FOUND.
 import type { Request } from '../../http/httpTypes.js';
 import { requestTenant } from '../../http/auth.js';
 import { sessionStreamName } from '../../events/session/sessionEvents.js';
 import type { LoadedState } from '../../events/streamStateStore.js';
-import { type CommandContext, requestMetadata } from '../commandContext.js';
-import { ChangeSessionCommand, type SessionChange, type SessionChangeResult } from './commands/changeSession.js';
+import type { CommandContext } from '../commandContext.js';
 import { sessionDecider, sessionNotFound } from './domain/sessionDecider.js';
 import type { ExistingSession } from './domain/sessionState.js';
 import { validSessionId } from './sessionRequests.js';
@@ -16,8 +14,4 @@ export async function loadSession(commandContext: CommandContext, id: string, re
   const { state } = loaded;
   if (state.status === 'absent') throw sessionNotFound(id);
   return { ...loaded, state };
-}
-
-export function changeSession(commands: CommandBus, id: string, change: SessionChange, request: Request): Promise<SessionChangeResult> {
-  return commands.execute(new ChangeSessionCommand(validSessionId(id), change, requestMetadata(request)));
 }

@@ -11,7 +11,8 @@ import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.
 import { ClaimWithFirstAppend } from '../../idempotency/claimWithFirstAppend.js';
 import { CommandContext, requestMetadata } from '../commandContext.js';
 import { DestroySessionCommand, type DestroySessionResult } from './commands/destroySession.js';
-import { changeSession, loadSession } from './sessionAccess.js';
+import { changeSession } from './commands/changeSession.js';
+import { loadSession } from './sessionAccess.js';
 import { destroyQuerySchema, rewindRequestSchema, rewriteRequestSchema, transcriptQuerySchema, turnRequestSchema, validSessionId } from './sessionRequests.js';
 import { toArray } from './domain/chunkedList.js';
 import { liveMessageCount, sessionSummary } from './sessionStateView.js';

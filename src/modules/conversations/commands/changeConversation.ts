@@ -20,7 +20,8 @@ import {
   type OpenConversation,
 } from '../domain/conversationDecider.js';
 import { conversationEntry, type ConversationEntry } from '../conversationEntry.js';
-import { followSessionBinding, sessionsOpenedBy } from '../sessionBinding.js';
+import { followSessionBinding } from '../sessionBinding.js';
+import { sessionsOpenedBy } from '../sessionFollowUps.js';
 
 export type ConversationChange =
   /** keepRuntime: leave the runtime binding; force: interrupt a runtime turn in flight instead of refusing (409 RUNTIME_BUSY). */

@@ -18,7 +18,8 @@ import type { SessionState } from '../../sessions/domain/sessionState.js';
 import type { DecisionReads, LoadedState } from '../../../events/streamStateStore.js';
 import { automaticBindReasons, boundConversation, type ConversationState, conversationDecider } from '../domain/conversationDecider.js';
 import { conversationEntry, type ConversationEntry } from '../conversationEntry.js';
-import { followSessionBinding, sessionsOpenedBy } from '../sessionBinding.js';
+import { followSessionBinding } from '../sessionBinding.js';
+import { sessionsOpenedBy } from '../sessionFollowUps.js';
 
 export interface ResolveOptions {
   groupSessionsPerUser?: boolean;

@@ -1,6 +1,6 @@
 // Changes to one session stream: turns, transcript, memory, slots, checkpoints and rollback. A completed turn also clears the conversation's resume mark.
 import { Inject } from '@nestjs/common';
-import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { Command, type CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
 import type { LedgerConfig } from '../../../config/config.js';
 import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
@@ -10,7 +10,9 @@ import { eventOfType } from '../../../events/eventOfType.js';
 import { type ConversationCommand, type ConversationState, conversationDecider } from '../../conversations/domain/conversationDecider.js';
 import type { DecisionReads, LoadedState } from '../../../events/streamStateStore.js';
 import { LedgerMetrics } from '../../../metrics/ledgerMetrics.js';
-import { CommandContext } from '../../commandContext.js';
+import type { Request } from '../../../http/httpTypes.js';
+import { CommandContext, requestMetadata } from '../../commandContext.js';
+import { validSessionId } from '../sessionRequests.js';
 import {
   type ExistingSession,
   existingSession,
@@ -45,6 +47,11 @@ export class ChangeSessionCommand extends Command<SessionChangeResult> {
   ) {
     super();
   }
+}
+
+/** A route's change to the session `id` names, on behalf of its request (the token's tenant, the request's metadata). */
+export function changeSession(commands: CommandBus, id: string, change: SessionChange, request: Request): Promise<SessionChangeResult> {
+  return commands.execute(new ChangeSessionCommand(validSessionId(id), change, requestMetadata(request)));
 }
 
 export interface SessionChangeResult {
