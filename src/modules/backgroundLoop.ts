@@ -1,4 +1,5 @@
-// The skeleton every background loop of an instance shares (the reset sweep, the runtime watchdog, the job ticker):
+// The skeleton every background loop of an instance shares (the reset sweep, the runtime watchdog, the job ticker,
+// scheduled prune and retention, the followers of the erasure and retention logs):
 // runs one at a time, a timer that waits `intervalMs` after one run ends before the next, a start-up run in the
 // background before the first timed one, and a stop that waits for the run in progress.
 

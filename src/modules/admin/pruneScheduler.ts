@@ -9,6 +9,7 @@ import { CLOCK } from '../../clock.js';
 import { CONFIG } from '../../config/config.js';
 import { LOGGER } from '../../logging/logger.js';
 import type { Logger } from '../../logging/logger.js';
+import { BackgroundLoop } from '../backgroundLoop.js';
 import { CommandContext } from '../commandContext.js';
 import { PruneConversationsCommand, type PruneConversationsResult } from '../conversations/commands/pruneConversations.js';
 import { pruneScheduleDecider, pruneSlot } from './pruneScheduleDecider.js';
@@ -27,8 +28,7 @@ export interface PruneRun {
 export class PruneScheduler implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly instance = randomBytes(4).toString('hex');
   private readonly logger: Logger;
-  private timer?: NodeJS.Timeout;
-  private running: Promise<unknown> = Promise.resolve();
+  private readonly loop: BackgroundLoop;
 
   constructor(
     private readonly commands: CommandBus,
@@ -38,29 +38,27 @@ export class PruneScheduler implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(LOGGER) logger: Logger,
   ) {
     this.logger = logger.child({ component: 'prune-scheduler' });
+    this.loop = new BackgroundLoop(
+      {
+        intervalMs: config.prune.maxAgeDays === null ? 0 : Math.min(CHECK_EVERY_MS, config.prune.intervalMinutes * 60_000),
+        onError: (error) => this.logger.error({ err: error }, 'scheduled prune failed; the next slot retries'),
+      },
+      () => this.runDue(),
+    );
   }
 
   onApplicationBootstrap(): void {
     if (this.config.prune.maxAgeDays === null) return;
-    this.timer = setInterval(
-      () => {
-        this.runDue().catch((error: unknown) => this.logger.error({ err: error }, 'scheduled prune failed; the next slot retries'));
-      },
-      Math.min(CHECK_EVERY_MS, this.config.prune.intervalMinutes * 60_000),
-    );
-    this.timer.unref();
+    void this.loop.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 
   /** Claims the current slot and prunes if the claim is this instance's; null when scheduled prune is off. Tests call it. */
   runDue(): Promise<PruneRun | null> {
-    const run = this.running.then(() => this.claimAndPrune());
-    this.running = run.catch(() => undefined);
-    return run;
+    return this.loop.serially(() => this.claimAndPrune());
   }
 
   private async claimAndPrune(): Promise<PruneRun | null> {

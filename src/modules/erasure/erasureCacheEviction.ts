@@ -6,6 +6,7 @@ import { EVENT_STORE } from '../../events/eventStore.js';
 import { LOGGER } from '../../logging/logger.js';
 import { STATE_CACHE } from '../../events/boundedStateCache.js';
 import type { Logger } from '../../logging/logger.js';
+import { BackgroundLoop } from '../backgroundLoop.js';
 import { erasuresAfter } from './erasureRecord.js';
 
 // Erasures are rare and reading one short stream is cheap: a look every few seconds bounds how long a stale state survives.
@@ -13,15 +14,19 @@ const POLL_INTERVAL_MS = 2_000;
 
 @Injectable()
 export class ErasureCacheEviction implements OnApplicationBootstrap, OnModuleDestroy {
-  private timer?: NodeJS.Timeout;
+  private readonly loop: BackgroundLoop;
   private seenRevision = -1;
-  private polling = false;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(STATE_CACHE) private readonly cache: StateCache,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.loop = new BackgroundLoop(
+      { intervalMs: POLL_INTERVAL_MS, onError: (error) => this.logger.debug({ err: error }, 'erasure log not read; trying again') },
+      () => this.poll(),
+    );
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     // EventStoreDB cannot erase, so there is nothing to follow there.
@@ -30,33 +35,30 @@ export class ErasureCacheEviction implements OnApplicationBootstrap, OnModuleDes
     this.seenRevision = await erasuresAfter(this.store, -1)
       .then((read) => read.revision)
       .catch(() => -1);
-    this.timer = setInterval(() => void this.poll(), POLL_INTERVAL_MS);
-    this.timer.unref();
+    void this.loop.start();
   }
 
-  /** Returns how many new erasures were applied to the cache. */
-  async poll(): Promise<number> {
-    if (this.polling) return 0;
-    this.polling = true;
-    try {
-      const { erasures, revision } = await erasuresAfter(this.store, this.seenRevision);
-      this.seenRevision = revision;
-      for (const erasure of erasures) {
-        // The record names the streams only as they are now; the old conversation name is personal and not recorded,
-        // so everything unpinned goes (a cache loses nothing), and the named streams even if pinned.
-        for (const name of erasure.streams) this.cache.invalidate(name);
-        this.cache.dropIdle(Number.POSITIVE_INFINITY);
+  /** Returns how many new erasures were applied to the cache (0 when the log could not be read: the next look retries). */
+  poll(): Promise<number> {
+    return this.loop.serially(async () => {
+      try {
+        const { erasures, revision } = await erasuresAfter(this.store, this.seenRevision);
+        this.seenRevision = revision;
+        for (const erasure of erasures) {
+          // The record names the streams only as they are now; the old conversation name is personal and not recorded,
+          // so everything unpinned goes (a cache loses nothing), and the named streams even if pinned.
+          for (const name of erasure.streams) this.cache.invalidate(name);
+          this.cache.dropIdle(Number.POSITIVE_INFINITY);
+        }
+        return erasures.length;
+      } catch (error) {
+        this.logger.debug({ err: error }, 'erasure log not read; trying again');
+        return 0;
       }
-      return erasures.length;
-    } catch (error) {
-      this.logger.debug({ err: error }, 'erasure log not read; trying again');
-      return 0;
-    } finally {
-      this.polling = false;
-    }
+    });
   }
 
-  onModuleDestroy(): void {
-    if (this.timer) clearInterval(this.timer);
+  async onModuleDestroy(): Promise<void> {
+    await this.loop.stop();
   }
 }
