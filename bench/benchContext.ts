@@ -7,10 +7,10 @@ import { BenchService } from './service/benchService.js';
 import { createServiceStorage, type ServiceBackend, type ServiceStorage } from './service/serviceStorage.js';
 
 /** The issue's five measurements; its third (growth) is two parts here: conversations in the store, and one session's length. */
-export const PART_NAMES = ['store', 'http', 'growth', 'sessions', 'rebuild', 'memory', 'streams', 'search', 'items'] as const;
+export const PART_NAMES = ['store', 'http', 'growth', 'sessions', 'rebuild', 'memory', 'streams', 'search', 'items', 'peers'] as const;
 export type PartName = (typeof PART_NAMES)[number];
 /** What `npm run bench` runs with no part named: growth (a million conversations) and memory (a soak) run when named. */
-export const DEFAULT_PARTS: readonly PartName[] = ['store', 'http', 'sessions', 'rebuild', 'streams', 'search', 'items'];
+export const DEFAULT_PARTS: readonly PartName[] = ['store', 'http', 'sessions', 'rebuild', 'streams', 'search', 'items', 'peers'];
 
 export interface BenchOptions {
   parts: PartName[];
@@ -20,6 +20,8 @@ export interface BenchOptions {
   connections: number;
   /** Seconds per timed HTTP scenario. */
   durationSeconds: number;
+  /** Seconds per figure of the peers part (issue #33's run took 8; `--duration` sets both). */
+  peerDurationSeconds: number;
   /** Conversations in the store for the HTTP figures and the small end of the growth comparison. */
   smallConversations: number;
   /** The large end of the growth comparison. */
@@ -38,9 +40,9 @@ export interface BenchOptions {
   writeResults: boolean;
 }
 
-const USAGE = `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [memory] [streams] [search]   (none: all but growth and memory)
-  --backends pglite,postgres   (default: pglite, and postgres when BENCH_DATABASE_URL is set)
-  --duration <s>               seconds per timed HTTP scenario (10)
+const USAGE = `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [memory] [streams] [search] [items] [peers]   (none: all but growth and memory)
+  --backends pglite,postgres   (default: pglite, and postgres when BENCH_DATABASE_URL is set; the peers part's libraries run in the postgres pass)
+  --duration <s>               seconds per timed HTTP scenario (10; per figure of the peers part, 8)
   --connections <n>            load generator connections, and the raw baseline's clients (16)
   --conversations <n>          conversations behind the HTTP figures and the small end of growth (1000)
   --large-conversations <n>    the large end of growth (1000000)
@@ -96,6 +98,7 @@ export function parseBenchOptions(argv: readonly string[], env: NodeJS.ProcessEn
     postgresUrl,
     connections: number(values.connections, 16, 'connections'),
     durationSeconds: number(values.duration, 10, 'duration'),
+    peerDurationSeconds: number(values.duration, 8, 'duration'),
     smallConversations: number(values.conversations, 1_000, 'conversations'),
     largeConversations: number(values['large-conversations'], 1_000_000, 'large-conversations'),
     memoryConversations: number(values['memory-conversations'], 100_000, 'memory-conversations'),

@@ -75,3 +75,10 @@ export function renderTable(rows: readonly (readonly string[])[], align: readonl
       .trimEnd();
   return [line(rows[0]!), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }
+
+/** The value below which `share` (0–1) of `values` fall, by nearest rank; NaN for none. */
+export function percentile(values: readonly number[], share: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(share * sorted.length) - 1))]!;
+}

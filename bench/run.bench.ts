@@ -1,4 +1,4 @@
-// `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [memory] [streams] [search] [items]`: every figure of the performance issue, each beside its
+// `npm run bench -- [store] [http] [growth] [sessions] [rebuild] [memory] [streams] [search] [items] [peers]`: every figure of the performance issue, each beside its
 // same-run baseline as a ratio, with a verdict against the issue's target. PGlite always; PostgreSQL with BENCH_DATABASE_URL.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { BenchContext, parseBenchOptions, type PartName } from './benchContext.js';
@@ -7,6 +7,7 @@ import { growthPart } from './parts/growthPart.js';
 import { httpPart } from './parts/httpPart.js';
 import { itemHistoryPart } from './parts/itemHistoryPart.js';
 import { memoryPart } from './parts/memoryPart.js';
+import { peersPart } from './parts/peersPart.js';
 import { rebuildPart } from './parts/rebuildPart.js';
 import { searchPart } from './parts/searchPart.js';
 import { sessionLengthPart } from './parts/sessionLengthPart.js';
@@ -24,6 +25,7 @@ const PARTS: Record<PartName, (context: BenchContext) => Promise<Figure[]>> = {
   streams: streamsPart,
   search: searchPart,
   items: itemHistoryPart,
+  peers: peersPart,
 };
 
 async function main(): Promise<void> {

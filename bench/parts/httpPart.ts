@@ -1,21 +1,15 @@
 // Part 2, the service over HTTP (issue #20): autocannon in a child process against the built service in another, 16 clients.
 import { type BenchContext, SEEDED_TURNS } from '../benchContext.js';
+import { HERMES } from '../hermesReference.js';
 import { atLeastShare, atLeastTimes, atMostTimes, exactly, type Figure } from '../report.js';
 import { BenchService } from '../service/benchService.js';
 import type { LoadResult, LoadScenario } from '../service/loadScenario.js';
-import { rawInsertRate } from '../service/rawInsertRate.js';
+import { RAW_TRANSACTIONS, rawInsertRate } from '../service/rawInsertRate.js';
 import { runLoad } from '../service/runLoad.js';
 import type { ServiceBackend } from '../service/serviceStorage.js';
 
 /** Conversations resolved before the clock starts, so their conversation and session states are cached. */
 const WARM_CONVERSATIONS = 100;
-/** One-row transactions per raw baseline run (it runs before the service starts and after it stops). */
-const RAW_TRANSACTIONS: Record<ServiceBackend, number> = { postgres: 5_000, pglite: 2_000 };
-/**
- * Hermes' own SessionStore (gateway/session.py) on the same workload and the same kind of machine, as issue #20
- * quotes it: 500 conversations created, 2 turns each, then a warm resolve each, 16 clients.
- */
-const HERMES = { conversations: 500, turnsEach: 2, createsPerSecond: 36, turnsPerSecond: 18, warmResolvesPerSecond: 19, target: 100 };
 
 export async function httpPart(context: BenchContext): Promise<Figure[]> {
   const figures: Figure[] = [];

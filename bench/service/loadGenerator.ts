@@ -1,6 +1,7 @@
 // The load generator process: reads a LoadSpec on stdin, runs autocannon against the service, prints a LoadResult.
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { TURN } from '../turnMessages.js';
 import type { ConversationPick, LoadResult, LoadScenario, LoadSpec } from './loadScenario.js';
 
 interface AutocannonRequest {
@@ -33,10 +34,10 @@ const sessionIds: string[] = [];
 const JSON_HEADERS = { 'content-type': 'application/json' };
 const TURN_BODY = JSON.stringify({
   messages: [
-    { role: 'user', content: 'could you check why the nightly build failed and summarise it for me?' },
-    { role: 'assistant', content: 'the nightly build failed in the e2e stage: a fixture server did not start in time; a rerun passed.' },
+    { role: 'user', content: TURN.user },
+    { role: 'assistant', content: TURN.reply },
   ],
-  usage: { inputTokens: 1_400, outputTokens: 120, costUsd: 0.0031 },
+  usage: TURN.usage,
 });
 
 /** Indices in order, wrapping around: with `amount` equal to the pick's size, each conversation once. */

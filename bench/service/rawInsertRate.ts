@@ -11,6 +11,9 @@ import { RawBaseline, rawPglite, rawPostgres } from '../rawBaseline.js';
 import { planWorkload } from '../workload.js';
 import type { ServiceBackend } from './serviceStorage.js';
 
+/** One-row transactions per raw baseline run (the http and peers parts run one before the service starts and one after it stops). */
+export const RAW_TRANSACTIONS: Record<ServiceBackend, number> = { postgres: 5_000, pglite: 2_000 };
+
 /**
  * Transactions/s of `clients` concurrent clients, each looping BEGIN / one-row INSERT / COMMIT into a bare table:
  * `pg` with one connection per client, or PGlite's `db.query` on a data folder of its own (one connection, as the

@@ -67,3 +67,25 @@ describe('optional agent frameworks', () => {
     expect(sources('src/adapters/adk').some(({ text }) => imports(text).some((entry) => entry.from === '@google/adk' && !entry.typeOnly))).toBe(true);
   });
 });
+
+describe("the libraries the bench's peers part compares the ledger with", () => {
+  const PEER_STORES = ['@langchain/langgraph-checkpoint-postgres', '@mikro-orm/postgresql'];
+
+  it('are dev dependencies of the bench, never dependencies of the service', () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    for (const name of PEER_STORES) {
+      expect(manifest.devDependencies[name], name).toMatch(/^\d+\.\d+\.\d+$/);
+      expect(manifest.dependencies[name], name).toBeUndefined();
+      expect(manifest.peerDependencies[name], name).toBeUndefined();
+    }
+  });
+
+  it('are imported by no file under src/', () => {
+    const found = sources('src').flatMap(({ file, text }) =>
+      [...imports(text).map((entry) => entry.from), ...[...text.matchAll(/import\(\s*'([^']+)'\s*\)/g)].map((match) => match[1]!)]
+        .filter((from) => PEER_STORES.some((name) => from === name || from.startsWith(`${name}/`)))
+        .map((from) => `${file}: ${from}`),
+    );
+    expect(found).toEqual([]);
+  });
+});
