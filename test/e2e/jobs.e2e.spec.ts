@@ -172,6 +172,11 @@ for (const backend of e2eBackends()) {
       const second = await call('GET', `/v1/jobs?limit=1&cursor=${first.body.nextCursor}`);
       expect(second.body.jobs[0].id > first.body.jobs[0].id).toBe(true);
       expect((await call('GET', '/v1/jobs?cursor=!!')).body.error.code).toBe('INVALID_CURSOR');
+      // Well-formed, but not a cursor this service handed out: a job id no job can have, a member it never writes.
+      for (const forged of [{ after: 'no spaces allowed' }, { after: 'daily', offset: 1 }, 'daily']) {
+        const cursor = Buffer.from(JSON.stringify(forged)).toString('base64url');
+        expect((await call('GET', `/v1/jobs?cursor=${cursor}`)).body.error.code).toBe('INVALID_CURSOR');
+      }
 
       const removed = await call('DELETE', `/v1/jobs/${created.id}`);
       expect(removed.status).toBe(200);

@@ -1,6 +1,7 @@
 // Reads of the jobs read model: the listing (by id, cursor-paginated) and the ticker's due jobs.
 import { type DataSource, LessThanOrEqual, MoreThan, Not, type FindOptionsWhere } from 'typeorm';
-import { ValidationError } from '../../../errors/ledgerError.js';
+import { z } from 'zod';
+import { opaqueCursorCodec } from '../../../http/opaqueCursor.js';
 import { JobEntity, type JobRow } from '../../../projections/jobs/jobRow.js';
 import { isJobId } from '../jobId.js';
 
@@ -58,12 +59,12 @@ export async function scheduledJobs(readModels: DataSource, after: { tenant: str
   return rows.map((row) => ({ jobId: row.jobId, nextRunAt: row.nextRunAt!.toISOString(), ...(row.tenant ? { tenant: row.tenant } : {}) }));
 }
 
-export function encodeJobsCursor(jobId: string): string {
-  return Buffer.from(jobId).toString('base64url');
-}
+/** A page of jobs ends at a job id: the next page starts after it. */
+const jobsCursor = opaqueCursorCodec(
+  z.strictObject({ after: z.string().refine(isJobId) }),
+  (jobId: string) => ({ after: jobId }),
+  (json) => json.after,
+);
 
-export function decodeJobsCursor(cursor: string): string {
-  const jobId = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  if (!isJobId(jobId)) throw new ValidationError('cursor is not one this service handed out', { cursor }, 'INVALID_CURSOR');
-  return jobId;
-}
+export const encodeJobsCursor = (jobId: string): string => jobsCursor.encode(jobId);
+export const decodeJobsCursor = (cursor: string): string => jobsCursor.decode(cursor);
