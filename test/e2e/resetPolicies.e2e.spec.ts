@@ -3,23 +3,17 @@
 import { CommandBus } from '@nestjs/cqrs';
 import { expect, it } from 'vitest';
 import type { ResolveRequest } from '../../src/client/index.js';
-import { ManualClock } from '../../src/clock.js';
 import { ExpireConversationCommand } from '../../src/modules/conversations/commands/expireConversation.js';
 import { ConversationResetSweep } from '../../src/modules/conversations/conversationResetSweep.js';
+import { clockPerBackend } from '../support/backendClocks.js';
 import { forEachBackend } from '../support/forEachBackend.js';
 import { readServerSentEvents } from '../support/serverSentEvents.js';
 import { sourceOn } from '../support/sources.js';
-import type { BackendLabel } from '../support/testDatabases.js';
 
 const enc = encodeURIComponent;
 const THREE_SECONDS = 0.05;
 
-/** Each backend's service runs on its own clock. */
-const clocks = new Map<BackendLabel, ManualClock>();
-const clockOf = (backend: BackendLabel) => {
-  if (!clocks.has(backend)) clocks.set(backend, new ManualClock(new Date('2026-03-01T12:00:00Z')));
-  return clocks.get(backend)!;
-};
+const clockOf = clockPerBackend(new Date('2026-03-01T12:00:00Z'));
 
 forEachBackend(
   'reset policies',

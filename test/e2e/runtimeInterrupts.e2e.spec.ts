@@ -1,21 +1,15 @@
 // An interrupting message reaches the running runtime turn: InterruptRequested, shown and streamed; the next turn waits for the worker or the heartbeat timeout.
 import { expect, it } from 'vitest';
 import type { WorkerEvent } from '../../src/client/index.js';
-import { ManualClock } from '../../src/clock.js';
 import { RuntimeWatchdog } from '../../src/modules/runtime/runtimeWatchdog.js';
+import { clockPerBackend } from '../support/backendClocks.js';
 import { apiErrorOf, forEachBackend } from '../support/forEachBackend.js';
 import { readServerSentEvents } from '../support/serverSentEvents.js';
 import { telegramSource } from '../support/sources.js';
-import type { BackendLabel } from '../support/testDatabases.js';
 
 const enc = encodeURIComponent;
 
-/** Each backend's service runs on its own clock. */
-const clocks = new Map<BackendLabel, ManualClock>();
-const clockOf = (backend: BackendLabel) => {
-  if (!clocks.has(backend)) clocks.set(backend, new ManualClock(new Date('2026-06-01T12:00:00Z')));
-  return clocks.get(backend)!;
-};
+const clockOf = clockPerBackend(new Date('2026-06-01T12:00:00Z'));
 
 forEachBackend(
   'runtime interrupts',
