@@ -1,32 +1,28 @@
 // GET /v1/sessions/{id}/context-window over real HTTP: a turn cut by kill -9 (a call recorded, its result never)
 // answered synthetically in every provider format, the stored transcript untouched, the maxTokens cut, bad input;
 // and POST /turns with strictToolResults, which refuses such a history before it is written.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LedgerClient } from '../../src/client/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { AnthropicRequest, RecordTurnRequest } from '../../src/client/index.js';
 import { CONTEXT_WINDOW_FORMATS } from '../../src/modules/sessions/contextWindow/contextWindow.js';
 import { call } from '../support/contextWindowHistories.js';
+import { apiErrorOf, forEachBackend, refusalOf } from '../support/forEachBackend.js';
 import { providerProblems } from '../support/providerRequests.js';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { telegramSource } from '../support/sources.js';
 
-for (const backend of e2eBackends()) {
-  describe(`context window: ${backend}`, () => {
-    let service: TestApp;
-    let client: LedgerClient;
+forEachBackend(
+  'context window',
+  (ledger) => {
     let sessionId: string;
     let chat = 0;
 
     const newSession = async () => {
-      const resolved = await service.request('POST', '/v1/sessions/resolve', {
-        body: { source: { platform: 'telegram', chatType: 'dm', chatId: `ctx-${++chat}` } },
-      });
-      expect(resolved.status).toBe(201);
-      return resolved.body.sessionId as string;
+      const resolved = await ledger.client.resolveSession({ source: telegramSource(`ctx-${++chat}`) });
+      expect(resolved.created).toBe(true);
+      return resolved.sessionId;
     };
-    const turn = async (id: string, body: object) => expect((await service.request('POST', `/v1/sessions/${id}/turns`, { body })).status).toBe(201);
+    const turn = (id: string, body: RecordTurnRequest) => ledger.client.recordTurn(id, body);
 
     beforeAll(async () => {
-      service = await startTestApp(backend, { env: { RUNTIME_WATCHDOG_INTERVAL_MS: '0', JOB_TICK_INTERVAL_MS: '0' } });
-      client = new LedgerClient({ baseUrl: service.url });
       sessionId = await newSession();
       await turn(sessionId, {
         messages: [
@@ -54,40 +50,40 @@ for (const backend of e2eBackends()) {
         ],
       });
     });
-    afterAll(async () => {
-      await service?.close();
-    });
 
     it('every format answers both orphaned calls with synthetic results the provider takes; the stored transcript is unchanged', async () => {
-      const before = await service.request('GET', `/v1/sessions/${sessionId}/transcript`);
+      const { client } = ledger;
+      const before = await client.getTranscript(sessionId);
       for (const format of CONTEXT_WINDOW_FORMATS) {
         const window = await client.contextWindow(sessionId, { format });
         expect(window).toMatchObject({ sessionId, format, maxTokens: null, withinBudget: true, cut: { messages: 0, estimatedTokens: 0 }, dropped: [] });
-        expect(window.revision).toBe(before.body.revision);
+        expect(window.revision).toBe(before.revision);
         expect(window.synthetic).toEqual([
           { toolCallId: 'call_flight', reason: 'interrupted' },
           { toolCallId: 'call_hotel', reason: 'interrupted' },
         ]);
         expect(providerProblems(format, window.request)).toEqual([]);
       }
-      const after = await service.request('GET', `/v1/sessions/${sessionId}/transcript`);
-      expect(after.body).toEqual(before.body);
-      expect(after.body.messages.filter((message: { role: string }) => message.role === 'tool')).toEqual([]);
+      const after = await client.getTranscript(sessionId);
+      expect(after).toEqual(before);
+      expect(after.messages.filter((message) => message.role === 'tool')).toEqual([]);
     });
 
     it('maxTokens cuts the oldest turn whole and keeps the system text; the answer says what was cut', async () => {
+      const { client } = ledger;
       const whole = await client.contextWindow(sessionId, { format: 'anthropic' });
-      const cut = await service.request('GET', `/v1/sessions/${sessionId}/context-window?format=anthropic&maxTokens=${whole.estimatedTokens - 100}`);
-      expect(cut.status).toBe(200);
+      const cut = await client.contextWindow(sessionId, { format: 'anthropic', maxTokens: whole.estimatedTokens - 100 });
       // The 2,000-character user message (504 tokens) and the reply to it (6) go; the system text stays.
-      expect(cut.body.cut).toEqual({ messages: 2, estimatedTokens: 504 + 6 });
-      expect(cut.body.estimatedTokens).toBe(whole.estimatedTokens - 510);
-      expect(cut.body.request.system).toBe('You are a travel agent.');
-      expect(cut.body.request.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Book the flight and the hotel.' }] });
-      expect(providerProblems('anthropic', cut.body.request)).toEqual([]);
+      expect(cut.cut).toEqual({ messages: 2, estimatedTokens: 504 + 6 });
+      expect(cut.estimatedTokens).toBe(whole.estimatedTokens - 510);
+      const request = cut.request as AnthropicRequest;
+      expect(request.system).toBe('You are a travel agent.');
+      expect(request.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Book the flight and the hotel.' }] });
+      expect(providerProblems('anthropic', cut.request)).toEqual([]);
     });
 
     it("only the current slot's live messages: rewound and other slots' messages stay out", async () => {
+      const { client } = ledger;
       const id = await newSession();
       await turn(id, {
         messages: [
@@ -101,9 +97,9 @@ for (const backend of e2eBackends()) {
           { role: 'assistant', content: 'two' },
         ],
       });
-      expect((await service.request('POST', `/v1/sessions/${id}/rewind`, { body: { turns: 1 } })).status).toBe(200);
-      expect((await service.request('POST', `/v1/sessions/${id}/slots`, { body: { name: 'side' } })).status).toBe(201);
-      expect((await service.request('POST', `/v1/sessions/${id}/slots/side/switch`)).status).toBe(200);
+      await client.rewind(id, { turns: 1 });
+      await client.createSlot(id, 'side');
+      await client.switchSlot(id, 'side');
       await turn(id, {
         messages: [
           { role: 'user', content: 'in the side slot' },
@@ -117,7 +113,7 @@ for (const backend of e2eBackends()) {
           { role: 'assistant', content: 'side' },
         ],
       });
-      expect((await service.request('POST', `/v1/sessions/${id}/slots/main/switch`)).status).toBe(200);
+      await client.switchSlot(id, 'main');
       const main = await client.contextWindow(id, { format: 'openai-chat' });
       expect(main.request).toEqual({
         messages: [
@@ -128,78 +124,86 @@ for (const backend of e2eBackends()) {
     });
 
     it('an unknown format, a bad maxTokens or an unknown query field answer 400 VALIDATION_FAILED; an unknown session 404', async () => {
+      // Raw: queries the typed client never sends.
       for (const query of ['format=claude', 'format=gemini&maxTokens=0', 'format=gemini&maxTokens=ten', '', 'format=gemini&max=5']) {
-        const answer = await service.request('GET', `/v1/sessions/${sessionId}/context-window?${query}`);
+        const answer = await ledger.service.request('GET', `/v1/sessions/${sessionId}/context-window?${query}`);
         expect([query, answer.status, answer.body.error.code]).toEqual([query, 400, 'VALIDATION_FAILED']);
       }
-      const missing = await service.request('GET', '/v1/sessions/20260101_000000_deadbeef/context-window?format=gemini');
-      expect([missing.status, missing.body.error.code]).toEqual([404, 'SESSION_NOT_FOUND']);
+      expect(await refusalOf(ledger.client.contextWindow('20260101_000000_deadbeef', { format: 'gemini' }))).toEqual({
+        status: 404,
+        code: 'SESSION_NOT_FOUND',
+      });
     });
 
     describe('POST /turns with strictToolResults', () => {
-      const revisionOf = async (id: string) => (await service.request('GET', `/v1/sessions/${id}`)).body.revision as number;
-      const strictTurn = (id: string, body: object) => service.request('POST', `/v1/sessions/${id}/turns`, { body: { strictToolResults: true, ...body } });
+      const revisionOf = async (id: string) => (await ledger.client.getSession(id)).revision;
+      const strictTurn = (id: string, body: RecordTurnRequest) => ledger.client.recordTurn(id, { strictToolResults: true, ...body });
+      const mismatchesOf = (refused: { details: unknown }) => (refused.details as { mismatches: unknown }).mismatches;
 
       it('refuses a result with no call, one without toolCallId and a completed turn leaving its call open: 400, nothing written', async () => {
         const id = await newSession();
         const revision = await revisionOf(id);
-        const refused = await strictTurn(id, {
-          messages: [
-            { role: 'user', content: 'go' },
-            { role: 'assistant', content: null, toolCalls: [call('call_a', 'f', {}), call('call_b', 'g', {})] },
-            { role: 'tool', toolCallId: 'call_a', content: 'a' },
-            { role: 'tool', toolCallId: 'call_nobody_made', content: '?' },
-            { role: 'tool', content: 'no id' },
-          ],
-        });
-        expect([refused.status, refused.body.error.code]).toEqual([400, 'TOOL_RESULT_MISMATCH']);
-        expect(refused.body.error.details.mismatches).toEqual([
+        const refused = await apiErrorOf(
+          strictTurn(id, {
+            messages: [
+              { role: 'user', content: 'go' },
+              { role: 'assistant', content: null, toolCalls: [call('call_a', 'f', {}), call('call_b', 'g', {})] },
+              { role: 'tool', toolCallId: 'call_a', content: 'a' },
+              { role: 'tool', toolCallId: 'call_nobody_made', content: '?' },
+              { role: 'tool', content: 'no id' },
+            ],
+          }),
+        );
+        expect([refused.status, refused.code]).toEqual([400, 'TOOL_RESULT_MISMATCH']);
+        expect(mismatchesOf(refused)).toEqual([
           { message: 3, toolCallId: 'call_nobody_made', reason: 'no_matching_call' },
           { message: 4, toolCallId: null, reason: 'missing_tool_call_id' },
           { message: 1, toolCallId: 'call_b', reason: 'unanswered_call' },
         ]);
         expect(await revisionOf(id)).toBe(revision);
-        const duplicate = await strictTurn(id, {
-          messages: [
-            { role: 'user', content: 'go' },
-            { role: 'assistant', content: null, toolCalls: [call('call_c', 'f', {})] },
-            { role: 'tool', toolCallId: 'call_c', content: 'c' },
-            { role: 'tool', toolCallId: 'call_c', content: 'c again' },
-          ],
-        });
-        expect(duplicate.body.error.details.mismatches).toEqual([{ message: 3, toolCallId: 'call_c', reason: 'no_matching_call' }]);
+        const duplicate = await apiErrorOf(
+          strictTurn(id, {
+            messages: [
+              { role: 'user', content: 'go' },
+              { role: 'assistant', content: null, toolCalls: [call('call_c', 'f', {})] },
+              { role: 'tool', toolCallId: 'call_c', content: 'c' },
+              { role: 'tool', toolCallId: 'call_c', content: 'c again' },
+            ],
+          }),
+        );
+        expect(mismatchesOf(duplicate)).toEqual([{ message: 3, toolCallId: 'call_c', reason: 'no_matching_call' }]);
         expect(await revisionOf(id)).toBe(revision);
         // The same turn without the flag is recorded as before: strictness is the caller's choice.
-        expect(
-          (await service.request('POST', `/v1/sessions/${id}/turns`, { body: { messages: [{ role: 'tool', toolCallId: 'call_x', content: '?' }] } })).status,
-        ).toBe(201);
+        await turn(id, { messages: [{ role: 'tool', toolCallId: 'call_x', content: '?' }] });
       });
 
       it('an interrupted turn may leave its call open, and a later strict turn may answer it; the window then needs no synthetic result', async () => {
+        const { client } = ledger;
         const id = await newSession();
-        const interrupted = await strictTurn(id, {
+        await strictTurn(id, {
           status: 'interrupted',
           messages: [
             { role: 'user', content: 'look it up' },
             { role: 'assistant', content: null, toolCalls: [call('call_late', 'lookup', {})] },
           ],
         });
-        expect(interrupted.status).toBe(201);
         expect((await client.contextWindow(id, { format: 'gemini' })).synthetic).toEqual([{ toolCallId: 'call_late', reason: 'interrupted' }]);
-        const answered = await strictTurn(id, {
+        await strictTurn(id, {
           messages: [
             { role: 'tool', toolCallId: 'call_late', content: 'found it' },
             { role: 'assistant', content: 'Found it.' },
           ],
         });
-        expect(answered.status).toBe(201);
         const window = await client.contextWindow(id, { format: 'gemini' });
         expect(window.synthetic).toEqual([]);
         expect(providerProblems('gemini', window.request)).toEqual([]);
         // Answered once, the call is closed: a second answer is refused.
-        const again = await strictTurn(id, { messages: [{ role: 'tool', toolCallId: 'call_late', content: 'again' }] });
-        expect([again.status, again.body.error.code]).toEqual([400, 'TOOL_RESULT_MISMATCH']);
+        expect(await refusalOf(strictTurn(id, { messages: [{ role: 'tool', toolCallId: 'call_late', content: 'again' }] }))).toEqual({
+          status: 400,
+          code: 'TOOL_RESULT_MISMATCH',
+        });
       });
     });
-  });
-}
+  },
+  { env: { RUNTIME_WATCHDOG_INTERVAL_MS: '0', JOB_TICK_INTERVAL_MS: '0' } },
+);

@@ -1,43 +1,29 @@
 // Every configurable limit over real HTTP: its own 4xx code, and a refused request writes nothing.
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { expect, it } from 'vitest';
+import type { MessageInput } from '../../src/client/index.js';
+import { forEachBackend } from '../support/forEachBackend.js';
+import { sourceOn } from '../support/sources.js';
 
 const enc = encodeURIComponent;
 
-for (const backend of e2eBackends()) {
-  describe(`limits: ${backend}`, () => {
-    let service: TestApp;
+forEachBackend(
+  'limits',
+  (ledger) => {
     let chat = 0;
 
-    beforeAll(async () => {
-      service = await startTestApp(backend, {
-        env: {
-          BODY_LIMIT: '16kb',
-          MAX_MESSAGES_PER_TURN: '3',
-          MAX_MESSAGE_BYTES: '512',
-          MAX_TRANSCRIPT_MESSAGES: '6',
-          QUEUE_CAP: '2',
-          MAX_CHILDREN_PER_SESSION: '2',
-          MAX_TREE_DEPTH: '2',
-          JOB_TICK_INTERVAL_MS: '0',
-        },
-      });
-    });
-    afterAll(async () => {
-      await service?.close();
-    });
-
     const newSession = async () => {
-      const resolved = await service.request('POST', '/v1/sessions/resolve', {
-        body: { source: { platform: 'cli', chatType: 'dm', chatId: `limits-${++chat}` } },
-      });
-      expect(resolved.status).toBe(201);
-      return resolved.body as { sessionId: string; sessionKey: string };
+      const resolved = await ledger.client.resolveSession({ source: sourceOn('cli', `limits-${++chat}`) });
+      expect(resolved.created).toBe(true);
+      return resolved;
     };
-    const messages = (count: number, content = 'hi') => Array.from({ length: count }, () => ({ role: 'user', content }));
+    const messages = (count: number, content = 'hi') => Array.from({ length: count }, (): MessageInput => ({ role: 'user', content }));
+    const turn = (sessionId: string, count: number, content?: string) => ledger.client.recordTurn(sessionId, { messages: messages(count, content) });
 
-    /** Sends a request the service must refuse with `status` and `code`, and checks the log did not move. */
+    /**
+     * Sends a request the service must refuse with `status` and `code`, and checks the log did not move. Raw: the
+     * error body itself must carry the requestId (the typed client falls back to the X-Request-Id header).
+     */
     const refused = async (
       status: number,
       code: string,
@@ -45,12 +31,12 @@ for (const backend of e2eBackends()) {
       path: string,
       options: { body?: unknown; rawBody?: string; headers?: Record<string, string> },
     ) => {
-      const before = await service.lastPosition();
-      const response = await service.request(method, path, options);
+      const before = await ledger.service.lastPosition();
+      const response = await ledger.service.request(method, path, options);
       expect(response.status, response.text).toBe(status);
       expect(response.body.error.code).toBe(code);
       expect(response.body.error.requestId).toEqual(expect.any(String));
-      expect(await service.lastPosition()).toBe(before);
+      expect(await ledger.service.lastPosition()).toBe(before);
       return response;
     };
 
@@ -63,8 +49,8 @@ for (const backend of e2eBackends()) {
 
     it('body size: a Content-Length beyond BODY_LIMIT is refused with 413 at once, before any of the body is read', async () => {
       const { sessionId } = await newSession();
-      const before = await service.lastPosition();
-      const { port } = new URL(service.url);
+      const before = await ledger.service.lastPosition();
+      const { port } = new URL(ledger.service.url);
       const started = Date.now();
       // Declares 100 MB and sends 16 bytes of it: the answer must not wait for the rest.
       const answer = await new Promise<string>((resolve, reject) => {
@@ -91,12 +77,12 @@ for (const backend of e2eBackends()) {
       const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: string; message: string; details: unknown } };
       expect(body.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', details: { limit: 16_384, contentLength: 100_000_000 } });
       expect(body.error.message).toMatch(/BODY_LIMIT/);
-      expect(await service.lastPosition()).toBe(before);
+      expect(await ledger.service.lastPosition()).toBe(before);
     });
 
     it('messages per turn: 413 TOO_MANY_MESSAGES beyond MAX_MESSAGES_PER_TURN', async () => {
       const { sessionId } = await newSession();
-      expect((await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: messages(3) } })).status).toBe(201);
+      await turn(sessionId, 3);
       const response = await refused(413, 'TOO_MANY_MESSAGES', 'POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: messages(4) } });
       expect(response.body.error.details).toEqual({ count: 4, limit: 3 });
     });
@@ -104,7 +90,7 @@ for (const backend of e2eBackends()) {
     it('message size: 413 MESSAGE_TOO_LARGE beyond MAX_MESSAGE_BYTES, counted in UTF-8 bytes, in turns, rewrites and the queue', async () => {
       const { sessionId, sessionKey } = await newSession();
       // 150 three-byte characters: 450 bytes of content, under 512 with the JSON around it only as ASCII would be.
-      expect((await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: messages(1, '€'.repeat(150)) } })).status).toBe(201);
+      await turn(sessionId, 1, '€'.repeat(150));
       const tooBig = '€'.repeat(200);
       const response = await refused(413, 'MESSAGE_TOO_LARGE', 'POST', `/v1/sessions/${sessionId}/turns`, {
         body: { messages: [...messages(1), { role: 'user', content: tooBig }] },
@@ -116,42 +102,47 @@ for (const backend of e2eBackends()) {
 
     it('transcript length: 409 TRANSCRIPT_FULL beyond MAX_TRANSCRIPT_MESSAGES, soft-deleted messages included; a reset starts afresh', async () => {
       const { sessionId, sessionKey } = await newSession();
-      for (let turn = 0; turn < 2; turn++)
-        expect((await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: messages(3) } })).status).toBe(201);
+      for (let index = 0; index < 2; index++) await turn(sessionId, 3);
       const response = await refused(409, 'TRANSCRIPT_FULL', 'POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: messages(1) } });
       expect(response.body.error.details).toMatchObject({ held: 6, adding: 1, limit: 6 });
-      expect((await service.request('POST', `/v1/sessions/${sessionId}/rewind`, { body: { turns: 1 } })).status).toBe(200);
+      await ledger.client.rewind(sessionId, { turns: 1 });
       await refused(409, 'TRANSCRIPT_FULL', 'POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: messages(1) } });
-      const reset = await service.request('POST', `/v1/conversations/${enc(sessionKey)}/reset`, { body: {} });
-      expect(reset.status).toBe(200);
-      expect((await service.request('POST', `/v1/sessions/${reset.body.sessionId}/turns`, { body: { messages: messages(3) } })).status).toBe(201);
+      const reset = await ledger.client.resetConversation(sessionKey);
+      await turn(reset.sessionId, 3);
     });
 
     it('queue depth: 429 QUEUE_FULL beyond QUEUE_CAP', async () => {
       const { sessionKey } = await newSession();
-      for (let index = 0; index < 2; index++) {
-        expect(
-          (await service.request('POST', `/v1/conversations/${enc(sessionKey)}/queue`, { body: { message: { text: `m${index}` }, mode: 'queue' } })).status,
-        ).toBe(202);
-      }
+      for (let index = 0; index < 2; index++) await ledger.client.enqueue(sessionKey, { message: { text: `m${index}` }, mode: 'queue' });
       await refused(429, 'QUEUE_FULL', 'POST', `/v1/conversations/${enc(sessionKey)}/queue`, { body: { message: { text: 'one too many' }, mode: 'queue' } });
     });
 
     it('children per session: 409 TOO_MANY_CHILDREN beyond MAX_CHILDREN_PER_SESSION, forks included', async () => {
       const { sessionId } = await newSession();
-      expect((await service.request('POST', `/v1/sessions/${sessionId}/children`, { body: { agentName: 'a' } })).status).toBe(201);
-      expect((await service.request('POST', `/v1/sessions/${sessionId}/fork`, { body: {} })).status).toBe(201);
+      await ledger.client.createChild(sessionId, { agentName: 'a' });
+      await ledger.client.forkSession(sessionId);
       await refused(409, 'TOO_MANY_CHILDREN', 'POST', `/v1/sessions/${sessionId}/children`, { body: { agentName: 'b' } });
       await refused(409, 'TOO_MANY_CHILDREN', 'POST', `/v1/sessions/${sessionId}/fork`, { body: {} });
     });
 
     it('tree depth: 409 TREE_TOO_DEEP below MAX_TREE_DEPTH', async () => {
       const { sessionId: root } = await newSession();
-      const first = await service.request('POST', `/v1/sessions/${root}/children`, { body: { agentName: 'one' } });
-      const second = await service.request('POST', `/v1/sessions/${first.body.sessionId}/fork`, { body: {} });
-      expect(second.status).toBe(201);
-      const response = await refused(409, 'TREE_TOO_DEEP', 'POST', `/v1/sessions/${second.body.sessionId}/children`, { body: { agentName: 'three' } });
+      const first = await ledger.client.createChild(root, { agentName: 'one' });
+      const second = await ledger.client.forkSession(first.sessionId);
+      const response = await refused(409, 'TREE_TOO_DEEP', 'POST', `/v1/sessions/${second.sessionId}/children`, { body: { agentName: 'three' } });
       expect(response.body.error.details).toMatchObject({ depth: 3, limit: 2 });
     });
-  });
-}
+  },
+  {
+    env: {
+      BODY_LIMIT: '16kb',
+      MAX_MESSAGES_PER_TURN: '3',
+      MAX_MESSAGE_BYTES: '512',
+      MAX_TRANSCRIPT_MESSAGES: '6',
+      QUEUE_CAP: '2',
+      MAX_CHILDREN_PER_SESSION: '2',
+      MAX_TREE_DEPTH: '2',
+      JOB_TICK_INTERVAL_MS: '0',
+    },
+  },
+);

@@ -1,42 +1,31 @@
 // Projection faults: a failing projection stops at the event before the fault, shows it (admin, log, /ready), retries, never skips; the others keep going.
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { forEachBackend, refusalOf } from '../support/forEachBackend.js';
+import { sourceOn } from '../support/sources.js';
+import type { BackendLabel } from '../support/testDatabases.js';
 
-interface ProjectionStatus {
-  name: string;
-  position: number;
-  state: string;
-  lastError: string | null;
-  failedPosition: number | null;
-  consecutiveFailures: number;
-  failingSince: string | null;
-}
+/** Each backend's service's JSON log lines. */
+const logLinesOf = new Map<BackendLabel, Array<Record<string, unknown>>>();
+const collectLog = (backend: BackendLabel) => {
+  const lines: Array<Record<string, unknown>> = [];
+  logLinesOf.set(backend, lines);
+  return new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+};
 
-for (const backend of e2eBackends()) {
-  describe(`projection faults: ${backend}`, () => {
-    let service: TestApp;
-    const logLines: Array<Record<string, unknown>> = [];
+forEachBackend(
+  'projection faults',
+  (ledger) => {
     let chat = 0;
+    const logLines = () => logLinesOf.get(ledger.backend)!;
 
-    beforeAll(async () => {
-      const destination = new Writable({
-        write(chunk, _encoding, done) {
-          for (const line of String(chunk).split('\n')) if (line.trim()) logLines.push(JSON.parse(line));
-          done();
-        },
-      });
-      service = await startTestApp(backend, {
-        env: { LOG_LEVEL: 'error', JOB_TICK_INTERVAL_MS: '0', READ_WAIT_TIMEOUT_MS: '2000', PROJECTION_PARK_AFTER_FAILURES: '0' },
-        logDestination: destination,
-      });
-    });
-    afterAll(async () => {
-      await service?.close();
-    });
-
-    const status = async (name: string): Promise<ProjectionStatus> => (await service.request('GET', `/v1/admin/projections/${name}`)).body;
+    const status = (name: string) => ledger.client.getProjection(name);
     const until = async <T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> => {
       for (let attempt = 0; attempt < 300; attempt++) {
         const value = await probe();
@@ -46,15 +35,14 @@ for (const backend of e2eBackends()) {
       throw new Error(`timed out waiting for ${what}`);
     };
     const resolve = async () => {
-      const response = await service.request('POST', '/v1/sessions/resolve', {
-        body: { source: { platform: 'cli', chatType: 'dm', chatId: `faults-${backend}-${++chat}` } },
-      });
-      expect(response.status).toBe(201);
-      return response.body as { sessionId: string; sessionKey: string; position: number };
+      const resolved = await ledger.client.resolveSession({ source: sourceOn('cli', `faults-${ledger.backend}-${++chat}`) });
+      expect(resolved.created).toBe(true);
+      return resolved;
     };
-    const schema = () => `"${service.config.readModelSchema}"`;
+    const schema = () => `"${ledger.service.config.readModelSchema}"`;
 
     it('a transient fault (its table gone) fails only that projection, which retries and then applies every event it missed', async () => {
+      const { client, service } = ledger;
       const before = await resolve();
       await until(
         () => status('sessions-index'),
@@ -79,9 +67,9 @@ for (const backend of e2eBackends()) {
         failedPosition = failing.failedPosition!;
         expect(failing.failingSince).toEqual(expect.any(String));
         // Another projection went on: the stream index has the new conversation and session.
-        const streams = await service.request('GET', `/v1/admin/streams?limit=1000&minPosition=${during.position}`);
-        expect(streams.status).toBe(200);
-        expect(JSON.stringify(streams.body)).toContain(during.sessionId);
+        const streams = await client.listStreams({ limit: 1000 }, { minPosition: during.position });
+        expect(JSON.stringify(streams)).toContain(during.sessionId);
+        // Raw: the typed client throws on a 503 and keeps none of the checks it answers.
         const ready = await service.request('GET', '/ready');
         expect(ready.status).toBe(503);
         expect(ready.body.checks.projections.states).toContainEqual(expect.objectContaining({ name: 'sessions-index', state: 'failed' }));
@@ -94,24 +82,25 @@ for (const backend of e2eBackends()) {
         'sessions-index to recover',
       );
       expect(recovered).toMatchObject({ lastError: null, failedPosition: null, consecutiveFailures: 0, failingSince: null });
-      expect((await service.request('GET', `/v1/sessions/${during.sessionId}/record?minPosition=${during.position}`)).body).toMatchObject({
+      expect(await client.sessionRecord(during.sessionId, { minPosition: during.position })).toMatchObject({
         sessionId: during.sessionId,
         status: 'active',
       });
-      expect(logLines).toContainEqual(
+      expect(logLines()).toContainEqual(
         expect.objectContaining({ level: 50, projection: 'sessions-index', failedPosition, msg: expect.stringMatching(/retrying without skipping/) }),
       );
-      expect((await service.request('GET', '/ready')).status).toBe(200);
+      await client.ready();
     });
 
     it('with parking off, an event a projection cannot apply (a second SessionCreated on one stream) stops it there for good, while the others keep going', async () => {
+      const { client, service } = ledger;
       const { sessionId, position } = await resolve();
       await until(
         () => status('session-tree'),
         (projection) => projection.position >= position,
         'session-tree to apply the session',
       );
-      const created = (await service.request('GET', `/v1/sessions/${sessionId}/events?limit=1`)).body.events[0];
+      const created = (await client.sessionEvents(sessionId, { limit: 1 })).events[0]!;
       expect(created.type).toBe('SessionCreated');
       // The decider never writes this (a session is created once); the tree's row for the id already exists.
       const poison = await service.infrastructure.eventStore.append(
@@ -121,8 +110,7 @@ for (const backend of e2eBackends()) {
       );
 
       const after = await resolve();
-      const child = await service.request('POST', `/v1/sessions/${after.sessionId}/children`, { body: { agentName: 'late' } });
-      expect(child.status).toBe(201);
+      const child = await client.createChild(after.sessionId, { agentName: 'late' });
 
       const failing = await until(
         () => status('session-tree'),
@@ -137,11 +125,12 @@ for (const backend of e2eBackends()) {
       for (const name of ['stream-index', 'sessions-index', 'jobs', 'runtime-sessions']) {
         const other = await until(
           () => status(name),
-          (projection) => projection.position >= child.body.position,
+          (projection) => projection.position >= child.position,
           `${name} to pass the poison`,
         );
         expect(other.state).not.toBe('failed');
       }
+      // Raw: the index's entry at the path the typed client does not use.
       expect((await service.request('GET', `/v1/sessions/by-key/${encodeURIComponent(after.sessionKey)}?minPosition=${after.position}`)).status).toBe(200);
 
       // Never skipped: retries keep failing at the same event, and reads of the tree say it has not caught up.
@@ -152,10 +141,15 @@ for (const backend of e2eBackends()) {
       );
       expect(later.position).toBe(failing.position);
       expect(later.failedPosition).toBe(poison.position);
-      const children = await service.request('GET', `/v1/sessions/${after.sessionId}/children?minPosition=${child.body.position}`, { headers: {} });
-      expect(children.status).toBe(503);
-      expect(children.body.error.code).toBe('PROJECTION_NOT_CAUGHT_UP');
-      expect(logLines.filter((line) => line.projection === 'session-tree' && line.failedPosition === poison.position).length).toBeGreaterThanOrEqual(2);
+      expect(await refusalOf(client.listChildren(after.sessionId, {}, { minPosition: child.position }))).toEqual({
+        status: 503,
+        code: 'PROJECTION_NOT_CAUGHT_UP',
+      });
+      expect(logLines().filter((line) => line.projection === 'session-tree' && line.failedPosition === poison.position).length).toBeGreaterThanOrEqual(2);
     });
-  });
-}
+  },
+  (backend) => ({
+    env: { LOG_LEVEL: 'error', JOB_TICK_INTERVAL_MS: '0', READ_WAIT_TIMEOUT_MS: '2000', PROJECTION_PARK_AFTER_FAILURES: '0' },
+    logDestination: collectLog(backend),
+  }),
+);

@@ -1,7 +1,8 @@
 // Free-form JSON fields given a million-element array or a million-key object, each just under BODY_LIMIT: every
 // field takes it or refuses it with a 4xx naming its limit, never a 500.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { beforeAll, expect, it } from 'vitest';
+import { forEachBackend } from '../support/forEachBackend.js';
+import { sourceOn } from '../support/sources.js';
 
 const enc = encodeURIComponent;
 const BODY_LIMIT_BYTES = 12 * 1024 * 1024;
@@ -32,41 +33,35 @@ function millionKeyObject(): string {
   return padded('{', '}', entries, (extra) => entry(0, extra));
 }
 
-for (const backend of e2eBackends()) {
-  describe(`wide JSON values: ${backend}`, () => {
-    let service: TestApp;
+forEachBackend(
+  'wide JSON values',
+  (ledger) => {
     let chat = 0;
     const shapes: Array<[string, string]> = [];
 
-    beforeAll(async () => {
-      service = await startTestApp(backend, { env: { BODY_LIMIT: String(BODY_LIMIT_BYTES), JOB_TICK_INTERVAL_MS: '0' } });
+    beforeAll(() => {
       shapes.push(['a million-element array', millionElementArray()], ['a million-key object', millionKeyObject()]);
-    });
-    afterAll(async () => {
-      await service?.close();
     });
 
     const newSession = async () => {
-      const resolved = await service.request('POST', '/v1/sessions/resolve', {
-        body: { source: { platform: 'cli', chatType: 'dm', chatId: `wide-${++chat}` } },
-      });
-      expect(resolved.status).toBe(201);
-      return resolved.body as { sessionId: string; sessionKey: string };
+      const resolved = await ledger.client.resolveSession({ source: sourceOn('cli', `wide-${++chat}`) });
+      expect(resolved.created).toBe(true);
+      return resolved;
     };
 
-    /** Sends the raw body: accepted with `accepted`, or refused with 4xx `code` naming the limit; nothing written on a refusal. */
+    /** Sends the raw body (as built, byte for byte, which the typed client never sends): accepted with `accepted`, or refused with 4xx `code` naming the limit; nothing written on a refusal. */
     const sendWide = async (method: string, path: string, body: string, expected: { accepted: number } | { code: string; limit: RegExp }) => {
       expect(body.length).toBeLessThan(BODY_LIMIT_BYTES);
       expect(body.length).toBeGreaterThan(BODY_LIMIT_BYTES - 2 * ENVELOPE);
-      const before = await service.lastPosition();
-      const answer = await service.request(method, path, { rawBody: body, headers: { 'content-type': 'application/json' } });
+      const before = await ledger.service.lastPosition();
+      const answer = await ledger.service.request(method, path, { rawBody: body, headers: { 'content-type': 'application/json' } });
       if ('accepted' in expected) {
         expect(answer.status, `${method} ${path}: ${answer.text.slice(0, 300)}`).toBe(expected.accepted);
         return answer;
       }
       expect([answer.status, answer.body?.error?.code], `${method} ${path}: ${answer.text.slice(0, 300)}`).toEqual([413, expected.code]);
       expect(answer.body.error.message).toMatch(expected.limit);
-      expect(await service.lastPosition()).toBe(before);
+      expect(await ledger.service.lastPosition()).toBe(before);
       return answer;
     };
 
@@ -74,8 +69,8 @@ for (const backend of e2eBackends()) {
       const { sessionId } = await newSession();
       // The array last, to read it back.
       for (const [, value] of [...shapes].reverse()) await sendWide('PUT', `/v1/sessions/${sessionId}/memory/wide`, `{"value":${value}}`, { accepted: 200 });
-      const read = await service.request('GET', `/v1/sessions/${sessionId}/memory`);
-      expect(JSON.stringify(read.body.entries[0].value)).toBe(shapes[0]![1]);
+      const read = await ledger.client.sessionMemory(sessionId);
+      expect(JSON.stringify(read.entries[0]!.value)).toBe(shapes[0]![1]);
     });
 
     it(
@@ -91,5 +86,6 @@ for (const backend of e2eBackends()) {
         await sendWide('POST', `/v1/conversations/${enc(sessionKey)}/queue`, `{"message":{"text":"x","metadata":${object}}}`, tooLarge);
       },
     );
-  });
-}
+  },
+  { env: { BODY_LIMIT: String(BODY_LIMIT_BYTES), JOB_TICK_INTERVAL_MS: '0' } },
+);

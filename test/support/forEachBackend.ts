@@ -63,10 +63,16 @@ export function forEachBackend(
 
 /** The refusal a client call ends in: its status and code. A call that succeeds fails the test. */
 export async function refusalOf(call: Promise<unknown>): Promise<{ status: number; code: string }> {
+  const { status, code } = await apiErrorOf(call);
+  return { status, code };
+}
+
+/** The whole error a refused client call throws, for a test that reads its message or details too. A call that succeeds fails the test. */
+export async function apiErrorOf(call: Promise<unknown>): Promise<LedgerApiError> {
   try {
     await call;
   } catch (error) {
-    if (error instanceof LedgerApiError) return { status: error.status, code: error.code };
+    if (error instanceof LedgerApiError) return error;
     throw error;
   }
   throw new Error('expected the service to refuse the call, and it was carried out');
