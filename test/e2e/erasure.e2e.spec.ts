@@ -1,6 +1,5 @@
 // Erasure over real HTTP: a person's words and ids leave every table of the log and the read models, the skeleton stays, and nobody else is touched.
 import { randomBytes, randomInt } from 'node:crypto';
-import { CommandBus } from '@nestjs/cqrs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quoteIdentifier } from '../../src/database/migrate.js';
 import type { SqlPool } from '../../src/database/sqlPool.js';
@@ -10,7 +9,7 @@ import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { gatewayStreamName } from '../../src/events/gateway/gatewayEvents.js';
 import { STATE_CACHE } from '../../src/events/boundedStateCache.js';
 import { createLogger } from '../../src/logging/logger.js';
-import { ResolveSessionCommand } from '../../src/modules/conversations/commands/resolveSession.js';
+import { ResolveSessionCommand, ResolveSessionHandler } from '../../src/modules/conversations/resolveSession.js';
 import { ErasureCacheEviction } from '../../src/modules/erasure/erasureCacheEviction.js';
 import { ERASURE_LOG_STREAM } from '../../src/events/erasure/erasureLogEvents.js';
 import { allProjections } from '../../src/projections/allProjections.js';
@@ -340,7 +339,7 @@ for (const backend of e2eBackends()) {
         }
       }
       // A conversation a resolve took such an id for, before they were refused: written past the edge's check.
-      const stored = await service.app.get(CommandBus).execute(
+      const stored = await service.app.get(ResolveSessionHandler).resolve(
         new ResolveSessionCommand({ ...source, chatType: 'dm', isBot: false, roleAuthorized: false, chatId: `77\n${source.chatId}` }, {}, false, 'default', {
           actor: 'test',
         }),

@@ -3,11 +3,10 @@ import { Module } from '@nestjs/common';
 import { ChangeConversationHandler } from './commands/changeConversation.js';
 import { ExpireConversationHandler } from './commands/expireConversation.js';
 import { PruneConversationsHandler } from './commands/pruneConversations.js';
-import { ResolveSessionHandler } from './commands/resolveSession.js';
 import { SetLastPromptTokensHandler } from './commands/setLastPromptTokens.js';
 import { ConversationResetSweep } from './conversationResetSweep.js';
 import { ConversationsController } from './conversationsController.js';
-import { ResolveSessionController } from './resolveSessionController.js';
+import { ResolveSessionController, ResolveSessionHandler } from './resolveSession.js';
 import { QueueController } from './queueController.js';
 
 @Module({

@@ -1,25 +1,33 @@
-// Resolve: get or create the session a message belongs to, race-free across requests and instances.
-import { Command, CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import type { ResetPolicy } from '../../../events/conversation/resetPolicy.js';
-import { endRuntimeAfterPolicyReset } from './expireConversation.js';
-import { effectiveResetPolicy } from '../resetPolicy/effectiveResetPolicy.js';
-import { policyResetMayBeDue, type SessionWork } from '../resetPolicy/policyExpiry.js';
-import { autoResetNotice } from '../resetPolicy/resetNotice.js';
-import { loadSessionWork } from '../sessionWork.js';
-import { type ConversationEvent, conversationStreamName } from '../../../events/conversation/conversationEvents.js';
-import type { EventMetadata } from '../../../events/eventStore.js';
-import { sessionStreamName } from '../../../events/session/sessionEvents.js';
-import { CommandContext } from '../../commandContext.js';
-import { type SessionKeyOptions, sessionKeyFor } from '../../sessions/domain/sessionKey.js';
-import { earlierSessionKeysFor } from '../../sessions/domain/sessionKeyAliases.js';
-import type { SessionSource } from '../../../events/conversation/sessionSource.js';
-import { sessionDecider } from '../../sessions/domain/sessionDecider.js';
-import type { SessionState } from '../../sessions/domain/sessionState.js';
-import type { DecisionReads, LoadedState } from '../../../events/streamStateStore.js';
-import { automaticBindReasons, boundConversation, type ConversationState, conversationDecider } from '../domain/conversationDecider.js';
-import { conversationEntry, type ConversationEntry } from '../conversationEntry.js';
-import { followSessionBinding } from '../sessionBinding.js';
-import { sessionsOpenedBy } from '../sessionFollowUps.js';
+// POST /v1/sessions/resolve: get or create the session a message belongs to (Hermes' get_or_create_session), race-free
+// across requests and instances. The route and its one handler, with no command bus between them: nothing else resolves.
+import { Controller, Injectable, Post, Req, Res } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { z } from 'zod';
+import type { Request, Response } from '../../http/httpTypes.js';
+import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
+import { ClaimWithFirstAppend } from '../../idempotency/claimWithFirstAppend.js';
+import type { ResetPolicy } from '../../events/conversation/resetPolicy.js';
+import { endRuntimeAfterPolicyReset } from './commands/expireConversation.js';
+import { effectiveResetPolicy } from './resetPolicy/effectiveResetPolicy.js';
+import { policyResetMayBeDue, type SessionWork } from './resetPolicy/policyExpiry.js';
+import { autoResetNotice } from './resetPolicy/resetNotice.js';
+import { loadSessionWork } from './sessionWork.js';
+import { type ConversationEvent, conversationStreamName } from '../../events/conversation/conversationEvents.js';
+import type { EventMetadata } from '../../events/eventStore.js';
+import { sessionStreamName } from '../../events/session/sessionEvents.js';
+import { CommandContext, requestMetadata } from '../commandContext.js';
+import { resolveRequestSchema } from './conversationRequests.js';
+import { type SessionKeyOptions, sessionKeyFor } from '../sessions/domain/sessionKey.js';
+import { earlierSessionKeysFor } from '../sessions/domain/sessionKeyAliases.js';
+import type { SessionSource } from '../../events/conversation/sessionSource.js';
+import { sessionDecider } from '../sessions/domain/sessionDecider.js';
+import type { SessionState } from '../sessions/domain/sessionState.js';
+import type { DecisionReads, LoadedState } from '../../events/streamStateStore.js';
+import { automaticBindReasons, boundConversation, type ConversationState, conversationDecider } from './domain/conversationDecider.js';
+import { conversationEntry, type ConversationEntry } from './conversationEntry.js';
+import { followSessionBinding } from './sessionBinding.js';
+import { sessionsOpenedBy } from './sessionFollowUps.js';
 
 export interface ResolveOptions {
   groupSessionsPerUser?: boolean;
@@ -35,7 +43,7 @@ export interface ResolveActivity {
   backgroundProcessSince: string | null;
 }
 
-export class ResolveSessionCommand extends Command<ResolveSessionResult> {
+export class ResolveSessionCommand {
   constructor(
     readonly source: SessionSource,
     readonly options: ResolveOptions,
@@ -43,9 +51,7 @@ export class ResolveSessionCommand extends Command<ResolveSessionResult> {
     readonly gatewayId: string,
     readonly metadata: EventMetadata,
     readonly activity?: ResolveActivity,
-  ) {
-    super();
-  }
+  ) {}
 }
 
 export interface ResolveSessionResult {
@@ -65,14 +71,14 @@ export interface ResolveSessionResult {
   position: number;
 }
 
-@CommandHandler(ResolveSessionCommand)
-export class ResolveSessionHandler implements ICommandHandler<ResolveSessionCommand> {
+@Injectable()
+export class ResolveSessionHandler {
   constructor(
     private readonly commandContext: CommandContext,
     private readonly commands: CommandBus,
   ) {}
 
-  async execute(command: ResolveSessionCommand): Promise<ResolveSessionResult> {
+  async resolve(command: ResolveSessionCommand): Promise<ResolveSessionResult> {
     const { commandContext } = this;
     const settings = commandContext.settings;
     const isolation = {
@@ -238,4 +244,28 @@ export class ResolveSessionHandler implements ICommandHandler<ResolveSessionComm
  */
 function consumedFreshReset(events: readonly ConversationEvent[]): boolean {
   return events.some((event) => event.type === 'ConversationTouched' && event.data.freshResetConsumed === true);
+}
+
+@ApiTags('conversations')
+@Controller('v1')
+export class ResolveSessionController {
+  constructor(private readonly handler: ResolveSessionHandler) {}
+
+  @Post('sessions/resolve')
+  @ClaimWithFirstAppend()
+  @ApiResponse({ status: 201, description: 'a session was created' })
+  @ApiResponse({ status: 200, description: "the conversation's current session" })
+  @ApiOperation({ summary: 'Get or create the session a message belongs to (201 when created, 200 otherwise)' })
+  @DocumentedBody(resolveRequestSchema, undefined, { source: { platform: 'telegram', chatType: 'dm', chatId: '12345', userId: '12345', userName: 'Alice' } })
+  async resolve(
+    @ValidBody(resolveRequestSchema) body: z.infer<typeof resolveRequestSchema>,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<ResolveSessionResult> {
+    const result = await this.handler.resolve(
+      new ResolveSessionCommand(body.source, body.options, body.forceNew, body.gatewayId, requestMetadata(request), body.activity),
+    );
+    response.status(result.created ? 201 : 200);
+    return result;
+  }
 }
