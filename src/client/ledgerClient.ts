@@ -178,7 +178,8 @@ export class LedgerClient {
   createCheckpoint(sessionId: string, request: Api.CreateCheckpointRequest = {}, options?: CallOptions) {
     return this.call('createCheckpoint', { id: sessionId }, { body: request, ...options });
   }
-  listCheckpoints(sessionId: string, query: { before?: string; limit?: number } = {}, options?: CallOptions) {
+  /** Newest first; `before` is the previous page's `nextBefore` (a revision). */
+  listCheckpoints(sessionId: string, query: { before?: number | string; limit?: number } = {}, options?: CallOptions) {
     return this.call('listCheckpoints', { id: sessionId }, { query, ...options });
   }
   rollback(sessionId: string, checkpointId: string, options?: CallOptions) {

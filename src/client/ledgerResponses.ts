@@ -16,7 +16,11 @@ export interface RewriteTranscriptResponse {
 
 export interface CreateCheckpointResponse {
   checkpointId: string;
+  label: string | null;
+  /** The revision whose state the checkpoint names. */
   revision: number;
+  /** The turns recorded when it was taken. */
+  turnIndex: number;
   position: number;
 }
 

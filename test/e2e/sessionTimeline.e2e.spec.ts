@@ -89,7 +89,7 @@ forEachBackend('session timeline', (ledger) => {
     expect(listed.checkpoints[2]).toMatchObject({ label: 'mine', turnIndex: 1, revision: manual.revision, createdAt: expect.any(String) });
     const page = await client.listCheckpoints(sessionId, { limit: 3 });
     expect(page.checkpoints).toHaveLength(3);
-    const rest = await client.listCheckpoints(sessionId, { limit: 3, before: String(page.nextBefore) });
+    const rest = await client.listCheckpoints(sessionId, { limit: 3, before: page.nextBefore! });
     expect(rest.checkpoints.map((checkpoint) => checkpoint.checkpointId)).toEqual([turnOne.checkpointId]);
     expect(rest.nextBefore).toBeNull();
 

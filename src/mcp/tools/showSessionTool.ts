@@ -27,7 +27,7 @@ export const showSessionTool = ledgerTool({
     const session = await client.getSession(args.sessionId);
     // The tree is a read model: waiting for the session's own last event shows a fork made by the call before this one.
     const [checkpoints, tree] = await Promise.all([
-      client.listCheckpoints(args.sessionId, { limit: 20, before: args.checkpointsBefore === undefined ? undefined : String(args.checkpointsBefore) }),
+      client.listCheckpoints(args.sessionId, { limit: 20, before: args.checkpointsBefore }),
       client.sessionTree(args.sessionId, { limit: 50 }, { minPosition: session.position }),
     ]);
     const summary = {

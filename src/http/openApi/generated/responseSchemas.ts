@@ -2593,7 +2593,16 @@ export const sharedResponseSchemas: Record<string, object> = {
       "checkpointId": {
         "type": "string"
       },
+      "label": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
       "revision": {
+        "type": "number"
+      },
+      "turnIndex": {
         "type": "number"
       },
       "position": {
@@ -2602,7 +2611,9 @@ export const sharedResponseSchemas: Record<string, object> = {
     },
     "required": [
       "checkpointId",
+      "label",
       "revision",
+      "turnIndex",
       "position"
     ]
   },
