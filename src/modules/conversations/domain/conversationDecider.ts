@@ -19,8 +19,10 @@ import { policyExpiry, type SessionWork, touchIntervalSecondsUnder } from '../re
 import { noResetRules, type ResetRules } from '../../../config/resetPolicySettings.js';
 import { type BoundConversation, type ConversationState, initialConversationState, type OpenConversation } from './conversationState.js';
 import type { QueueFollowUps } from '../../../config/queueFollowUps.js';
+import { bind, clearQueue, conversationNotFound, queueDepth, waitingContinuation } from './conversationRules.js';
 
 export { initialConversationState } from './conversationState.js';
+export { conversationNotFound, queueDepth, waitingContinuation } from './conversationRules.js';
 export type { AbsentConversation, BoundConversation, ConversationState, OpenConversation, UnboundConversation } from './conversationState.js';
 
 export type ConversationCommand =
@@ -190,26 +192,10 @@ export function withoutSessionScopedFields(carried: CarriedEntryFields | null): 
 /** Binding reasons Hermes counts as automatic resets (was_auto_reset). */
 export const automaticBindReasons: readonly SessionBindReason[] = ['suspended', 'resume_expired', 'idle', 'daily'];
 
-export function conversationNotFound(): NotFoundError {
-  return new NotFoundError('CONVERSATION_NOT_FOUND', 'no conversation has this session key');
-}
-
 /** The conversation a resolve left: decideConversation binds a session whenever it opens a conversation, so this throws only for one never opened. */
 export function boundConversation(state: ConversationState): BoundConversation {
   if (state.status === 'absent' || state.sessionId === null) throw conversationNotFound();
   return state;
-}
-
-function bind(
-  state: ConversationState,
-  sessionId: string,
-  reason: SessionBindReason,
-  previousHadActivity: boolean,
-  origin: SessionSource,
-  gatewayId: string,
-  at: string,
-): ConversationEvent {
-  return { type: 'SessionBound', data: { sessionId, reason, previousSessionId: state.sessionId, previousHadActivity, origin, gatewayId, at } };
 }
 
 export function decideConversation(command: ConversationCommand, state: ConversationState): ConversationEvent[] {
@@ -377,12 +363,6 @@ export function decideConversation(command: ConversationCommand, state: Conversa
   }
 }
 
-/** A continuation waits at the overflow's head and is taken before the slot. */
-export function waitingContinuation(state: ConversationState): QueuedMessage | undefined {
-  const head = state.queue.overflow[0];
-  return head?.kind === 'auto_continue' ? head : undefined;
-}
-
 /** What the agent reads as the continuation's user message: why it is running, and what it was doing. */
 export function continuationText(continuation: AutoContinuation): string {
   const lines = [
@@ -403,23 +383,6 @@ function reportedWithResolve(state: ConversationState, command: Extract<Conversa
     events.push({ type: 'BackgroundActivityReported', data: { backgroundProcessSince: command.backgroundProcessSince, at: command.now } });
   }
   return events;
-}
-
-/**
- * A slot-scoped clear (a suspend, /stop) takes what would run next: a waiting continuation, and the slot's message or,
- * with the slot taken, the overflow's oldest. Hermes' /stop discards its pending slot, which its drain keeps filled
- * with the next message in line. A reset takes everything.
- */
-function clearQueue(state: ConversationState, scope: 'slot' | 'all', reason: string, at: string): ConversationEvent[] {
-  const continuation = waitingContinuation(state);
-  const next = state.queue.slot ?? state.queue.overflow.find((message) => message !== continuation) ?? null;
-  const discarded = scope === 'slot' ? [continuation ?? null, next] : [state.queue.slot, ...state.queue.overflow];
-  const discardedIds = discarded.filter((message): message is QueuedMessage => message !== null).map((message) => message.id);
-  return discardedIds.length === 0 ? [] : [{ type: 'QueueCleared', data: { scope, reason, discardedIds, at } }];
-}
-
-export function queueDepth(state: ConversationState): number {
-  return state.queue.overflow.length + (state.queue.slot ? 1 : 0);
 }
 
 /** The follow-up a later one may join: the slot's, or the overflow's last, never an explicitly /queue'd message. */
