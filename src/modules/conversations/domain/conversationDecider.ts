@@ -11,45 +11,18 @@ import {
   type SessionBindReason,
 } from '../../../events/conversation/conversationEvents.js';
 import { type Decider, unknownEventType } from '../../../events/decider.js';
-import type { SessionSource } from '../../../events/conversation/sessionSource.js';
-import type { SessionIsolationFlags } from '../../sessions/domain/sessionIsolation.js';
-import type { ResetPolicy } from '../../../events/conversation/resetPolicy.js';
-import { effectiveResetPolicy } from '../resetPolicy/effectiveResetPolicy.js';
-import { policyExpiry, type SessionWork, touchIntervalSecondsUnder } from '../resetPolicy/policyExpiry.js';
-import { noResetRules, type ResetRules } from '../../../config/resetPolicySettings.js';
 import { type BoundConversation, type ConversationState, initialConversationState, type OpenConversation } from './conversationState.js';
 import type { QueueFollowUps } from '../../../config/queueFollowUps.js';
 import { bind, clearQueue, conversationNotFound, queueDepth, waitingContinuation } from './conversationRules.js';
+import { decideResolveSession, type ResolveSession } from './decide/resolveSession.js';
+import { decideExpireSession, type ExpireSession } from './decide/expireSession.js';
 
 export { initialConversationState } from './conversationState.js';
 export { conversationNotFound, queueDepth, waitingContinuation } from './conversationRules.js';
 export type { AbsentConversation, BoundConversation, ConversationState, OpenConversation, UnboundConversation } from './conversationState.js';
 
 export type ConversationCommand =
-  | {
-      type: 'ResolveSession';
-      sessionKey: string;
-      source: SessionSource;
-      gatewayId: string;
-      forceNew: boolean;
-      /** The isolation settings this resolve keyed the source with (the request's, else the server's); kept when it opens the conversation. */
-      isolation?: SessionIsolationFlags;
-      /** Used only if the decision creates a session. */
-      newSessionId: string;
-      /** Whether the current session has had a turn; asked only when a reset may happen. */
-      currentSessionHadActivity: boolean;
-      /** This resolve's options.resetPolicy: undefined keeps the conversation's own, null drops it. */
-      resetPolicy?: ResetPolicy | null;
-      /** This resolve's activity.backgroundProcessSince: undefined reports nothing. */
-      backgroundProcessSince?: string | null;
-      /** The server's reset policies; none given: nothing resets by policy (the importer's replays). */
-      resetRules?: ResetRules;
-      /** The current session's work, read only when the policy may have expired it; without it nothing resets. */
-      sessionWork?: SessionWork | null;
-      freshnessSeconds: number;
-      touchIntervalSeconds: number;
-      now: string;
-    }
+  | ResolveSession
   | { type: 'ResetConversation'; newSessionId: string; currentSessionHadActivity: boolean; now: string; displayName?: string }
   | { type: 'SwitchSession'; sessionId: string; now: string }
   | { type: 'SuspendConversation'; reason: string; now: string }
@@ -61,8 +34,7 @@ export type ConversationCommand =
   /** A gateway start's continuation for a conversation to resume: at the head of the queue, once per boot. */
   | { type: 'QueueContinuation'; messageId: string; continuation: AutoContinuation; now: string }
   | { type: 'PruneConversation'; olderThan: string; now: string }
-  /** The reset sweep: end the current session if its policy expired it and nothing keeps it busy. */
-  | { type: 'ExpireSession'; resetRules: ResetRules; sessionWork: SessionWork | null; now: string }
+  | ExpireSession
   /** Only the importer sends it: the entry as the imported gateway last wrote it. */
   | { type: 'ImportRoutingEntry'; entry: Omit<ImportedRoutingEntry, 'at'>; now: string };
 
@@ -200,75 +172,10 @@ export function boundConversation(state: ConversationState): BoundConversation {
 
 export function decideConversation(command: ConversationCommand, state: ConversationState): ConversationEvent[] {
   switch (command.type) {
-    case 'ResolveSession': {
-      const { source, gatewayId, now } = command;
-      if (state.status === 'absent') {
-        return [
-          {
-            type: 'ConversationOpened',
-            data: {
-              sessionKey: command.sessionKey,
-              origin: source,
-              displayName: source.chatName ?? null,
-              gatewayId,
-              at: now,
-              ...(command.isolation === undefined ? {} : { isolation: command.isolation }),
-            },
-          },
-          { ...bind(state, command.newSessionId, 'new', false, source, gatewayId, now) },
-          ...reportedWithResolve(initialConversationState(), command),
-        ];
-      }
-      const reported = reportedWithResolve(state, command);
-      const rebind = (reason: SessionBindReason, hadActivity: boolean) => [
-        ...reported,
-        bind(state, command.newSessionId, reason, hadActivity, source, gatewayId, now),
-      ];
-      if (command.forceNew) return rebind('forced', command.currentSessionHadActivity);
-      // Suspended beats resume-pending: /stop is a hard sweep.
-      if (state.suspended) return rebind('suspended', command.currentSessionHadActivity);
-      // The reset sweep already ended the session: this message starts the new one.
-      if (state.expired) return rebind(state.expired.reason, state.expired.hadActivity);
-      if (state.resumePending && state.lastResumeMarkedAt) {
-        const ageSeconds = (Date.parse(now) - Date.parse(state.lastResumeMarkedAt)) / 1000;
-        if (command.freshnessSeconds > 0 && ageSeconds > command.freshnessSeconds) return rebind('resume_expired', command.currentSessionHadActivity);
-      }
-      const own = command.resetPolicy !== undefined ? command.resetPolicy : state.resetPolicy;
-      const resetRules = command.resetRules ?? noResetRules;
-      const policy = effectiveResetPolicy(resetRules, state.origin, own);
-      if (command.sessionWork && command.sessionWork.sessionId === state.sessionId) {
-        const backgroundProcessSince = command.backgroundProcessSince !== undefined ? command.backgroundProcessSince : state.backgroundProcessSince;
-        const expiry = policyExpiry(
-          policy,
-          { updatedAt: state.updatedAt, queuedMessages: queueDepth(state), backgroundProcessSince },
-          command.sessionWork,
-          now,
-          resetRules.timeZone,
-        );
-        if (expiry.expired) return rebind(expiry.reason, expiry.hadActivity);
-      }
-      const idleSeconds = (Date.parse(now) - Date.parse(state.updatedAt)) / 1000;
-      if (state.gatewayId !== gatewayId || state.isFreshReset || idleSeconds >= touchIntervalSecondsUnder(policy, command.touchIntervalSeconds)) {
-        const touched = { gatewayId, at: now, ...(state.isFreshReset ? { freshResetConsumed: true as const } : {}) };
-        return [...reported, { type: 'ConversationTouched', data: touched }];
-      }
-      return reported;
-    }
-    case 'ExpireSession': {
-      if (state.status === 'absent' || state.suspended || state.expired || state.sessionId === null) return [];
-      if (command.sessionWork === null || command.sessionWork.sessionId !== state.sessionId) return [];
-      const policy = effectiveResetPolicy(command.resetRules, state.origin, state.resetPolicy);
-      const expiry = policyExpiry(
-        policy,
-        { updatedAt: state.updatedAt, queuedMessages: queueDepth(state), backgroundProcessSince: state.backgroundProcessSince },
-        command.sessionWork,
-        command.now,
-        command.resetRules.timeZone,
-      );
-      if (!expiry.expired) return [];
-      const { reason, hadActivity, lastActivityAt } = expiry;
-      return [{ type: 'SessionExpired', data: { sessionId: state.sessionId, reason, hadActivity, lastActivityAt, at: command.now } }];
-    }
+    case 'ResolveSession':
+      return decideResolveSession(command, state);
+    case 'ExpireSession':
+      return decideExpireSession(command, state);
     case 'ResetConversation': {
       if (state.status === 'absent') throw conversationNotFound();
       const bound = bind(state, command.newSessionId, 'reset', command.currentSessionHadActivity, state.origin, state.gatewayId, command.now);
@@ -371,18 +278,6 @@ export function continuationText(continuation: AutoContinuation): string {
   ];
   if (continuation.interruptedText) lines.push(`The interrupted request was: ${continuation.interruptedText}`);
   return lines.join('\n');
-}
-
-/** What a resolve reports besides the message (its own reset policy, its background processes), recorded when it changes. */
-function reportedWithResolve(state: ConversationState, command: Extract<ConversationCommand, { type: 'ResolveSession' }>): ConversationEvent[] {
-  const events: ConversationEvent[] = [];
-  if (command.resetPolicy !== undefined && JSON.stringify(command.resetPolicy) !== JSON.stringify(state.resetPolicy)) {
-    events.push({ type: 'ResetPolicySet', data: { policy: command.resetPolicy, at: command.now } });
-  }
-  if (command.backgroundProcessSince !== undefined && command.backgroundProcessSince !== state.backgroundProcessSince) {
-    events.push({ type: 'BackgroundActivityReported', data: { backgroundProcessSince: command.backgroundProcessSince, at: command.now } });
-  }
-  return events;
 }
 
 /** The follow-up a later one may join: the slot's, or the overflow's last, never an explicitly /queue'd message. */
