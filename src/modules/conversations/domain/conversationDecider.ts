@@ -1,5 +1,5 @@
 // The conversation decider: resolve precedence (suspended > resumePending > existing), reset, switch, suspend, resume marks.
-import { ConflictError, LedgerError, NotFoundError } from '../../../errors/ledgerError.js';
+import { ConflictError, LedgerError } from '../../../errors/ledgerError.js';
 import {
   type AutoContinuation,
   type CarriedEntryFields,
@@ -13,9 +13,12 @@ import {
 import { type Decider, unknownEventType } from '../../../events/decider.js';
 import { type BoundConversation, type ConversationState, initialConversationState, type OpenConversation } from './conversationState.js';
 import type { QueueFollowUps } from '../../../config/queueFollowUps.js';
-import { bind, clearQueue, conversationNotFound, queueDepth, waitingContinuation } from './conversationRules.js';
+import { clearQueue, conversationNotFound, queueDepth, waitingContinuation } from './conversationRules.js';
 import { decideResolveSession, type ResolveSession } from './decide/resolveSession.js';
 import { decideExpireSession, type ExpireSession } from './decide/expireSession.js';
+import { decideResetConversation, type ResetConversation } from './decide/resetConversation.js';
+import { decideSwitchSession, type SwitchSession } from './decide/switchSession.js';
+import { decideSuspendConversation, type SuspendConversation } from './decide/suspendConversation.js';
 
 export { initialConversationState } from './conversationState.js';
 export { conversationNotFound, queueDepth, waitingContinuation } from './conversationRules.js';
@@ -23,9 +26,9 @@ export type { AbsentConversation, BoundConversation, ConversationState, OpenConv
 
 export type ConversationCommand =
   | ResolveSession
-  | { type: 'ResetConversation'; newSessionId: string; currentSessionHadActivity: boolean; now: string; displayName?: string }
-  | { type: 'SwitchSession'; sessionId: string; now: string }
-  | { type: 'SuspendConversation'; reason: string; now: string }
+  | ResetConversation
+  | SwitchSession
+  | SuspendConversation
   | { type: 'MarkResumePending'; reason: ResumeReason; now: string }
   | { type: 'ClearResumePending'; reason: 'turn_completed' | 'manual' | 'drained'; sessionId?: string; now: string }
   | { type: 'CountRestartInterruption'; bootId: string; stuckThreshold: number; now: string }
@@ -176,27 +179,12 @@ export function decideConversation(command: ConversationCommand, state: Conversa
       return decideResolveSession(command, state);
     case 'ExpireSession':
       return decideExpireSession(command, state);
-    case 'ResetConversation': {
-      if (state.status === 'absent') throw conversationNotFound();
-      const bound = bind(state, command.newSessionId, 'reset', command.currentSessionHadActivity, state.origin, state.gatewayId, command.now);
-      const renamed: ConversationEvent =
-        command.displayName === undefined || bound.type !== 'SessionBound' ? bound : { ...bound, data: { ...bound.data, displayName: command.displayName } };
-      return [renamed, ...clearQueue(state, 'all', 'reset', command.now)];
-    }
-    case 'SwitchSession': {
-      if (state.status === 'absent') throw conversationNotFound();
-      if (!state.sessionIds.includes(command.sessionId)) {
-        throw new NotFoundError('SESSION_NOT_FOUND', `session ${command.sessionId} is not a session of this conversation`, { sessionId: command.sessionId });
-      }
-      if (state.sessionId === command.sessionId) return [];
-      return [bind(state, command.sessionId, 'switch', false, state.origin, state.gatewayId, command.now)];
-    }
-    case 'SuspendConversation': {
-      if (state.status === 'absent') throw conversationNotFound();
-      if (state.suspended) return [];
-      // /stop discards the message that would run next, as Hermes' does; the rest of the queue stays.
-      return [{ type: 'Suspended', data: { reason: command.reason, at: command.now } }, ...clearQueue(state, 'slot', 'suspend', command.now)];
-    }
+    case 'ResetConversation':
+      return decideResetConversation(command, state);
+    case 'SwitchSession':
+      return decideSwitchSession(command, state);
+    case 'SuspendConversation':
+      return decideSuspendConversation(command, state);
     case 'MarkResumePending': {
       if (state.status === 'absent') throw conversationNotFound();
       if (state.suspended)
