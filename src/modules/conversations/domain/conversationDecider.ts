@@ -1,24 +1,26 @@
 // The conversation decider: resolve precedence (suspended > resumePending > existing), reset, switch, suspend, resume marks.
-import { ConflictError, LedgerError } from '../../../errors/ledgerError.js';
+import { LedgerError } from '../../../errors/ledgerError.js';
 import {
   type AutoContinuation,
   type CarriedEntryFields,
   type ConversationEvent,
   type ImportedRoutingEntry,
   type QueuedMessage,
-  type ResumeReason,
   SESSION_SCOPED_CARRIED_FIELDS,
   type SessionBindReason,
 } from '../../../events/conversation/conversationEvents.js';
 import { type Decider, unknownEventType } from '../../../events/decider.js';
 import { type BoundConversation, type ConversationState, initialConversationState, type OpenConversation } from './conversationState.js';
 import type { QueueFollowUps } from '../../../config/queueFollowUps.js';
-import { clearQueue, conversationNotFound, queueDepth, waitingContinuation } from './conversationRules.js';
+import { conversationNotFound, queueDepth, waitingContinuation } from './conversationRules.js';
 import { decideResolveSession, type ResolveSession } from './decide/resolveSession.js';
 import { decideExpireSession, type ExpireSession } from './decide/expireSession.js';
 import { decideResetConversation, type ResetConversation } from './decide/resetConversation.js';
 import { decideSwitchSession, type SwitchSession } from './decide/switchSession.js';
 import { decideSuspendConversation, type SuspendConversation } from './decide/suspendConversation.js';
+import { decideMarkResumePending, type MarkResumePending } from './decide/markResumePending.js';
+import { decideClearResumePending, type ClearResumePending } from './decide/clearResumePending.js';
+import { decideCountRestartInterruption, type CountRestartInterruption } from './decide/countRestartInterruption.js';
 
 export { initialConversationState } from './conversationState.js';
 export { conversationNotFound, queueDepth, waitingContinuation } from './conversationRules.js';
@@ -29,9 +31,9 @@ export type ConversationCommand =
   | ResetConversation
   | SwitchSession
   | SuspendConversation
-  | { type: 'MarkResumePending'; reason: ResumeReason; now: string }
-  | { type: 'ClearResumePending'; reason: 'turn_completed' | 'manual' | 'drained'; sessionId?: string; now: string }
-  | { type: 'CountRestartInterruption'; bootId: string; stuckThreshold: number; now: string }
+  | MarkResumePending
+  | ClearResumePending
+  | CountRestartInterruption
   | { type: 'EnqueueMessage'; message: QueuedMessage; cap: number; followUps: QueueFollowUps; now: string }
   | { type: 'DequeueMessage'; now: string }
   /** A gateway start's continuation for a conversation to resume: at the head of the queue, once per boot. */
@@ -185,31 +187,12 @@ export function decideConversation(command: ConversationCommand, state: Conversa
       return decideSwitchSession(command, state);
     case 'SuspendConversation':
       return decideSuspendConversation(command, state);
-    case 'MarkResumePending': {
-      if (state.status === 'absent') throw conversationNotFound();
-      if (state.suspended)
-        throw new ConflictError('CONVERSATION_SUSPENDED', 'a suspended conversation cannot be marked for resume; its next message starts a new session');
-      return [{ type: 'ResumeMarked', data: { reason: command.reason, at: command.now } }];
-    }
-    case 'ClearResumePending': {
-      if (state.status === 'absent') throw conversationNotFound();
-      const clearsCounter = command.reason === 'turn_completed' && state.interruptedStarts > 0;
-      if (!state.resumePending && !clearsCounter) return [];
-      // A turn of a session the key no longer points at says nothing about the current one.
-      if (command.sessionId !== undefined && command.sessionId !== state.sessionId) return [];
-      return [{ type: 'ResumeCleared', data: { reason: command.reason, at: command.now } }];
-    }
-    case 'CountRestartInterruption': {
-      if (state.status === 'absent' || state.suspended || state.lastInterruptedBootId === command.bootId) return [];
-      const count = state.interruptedStarts + 1;
-      const counted: ConversationEvent = { type: 'RestartInterrupted', data: { bootId: command.bootId, count, at: command.now } };
-      // Active across this many unclean starts in a row: likely the agent crashes the gateway. A clean slate.
-      if (count >= command.stuckThreshold) {
-        return [counted, { type: 'Suspended', data: { reason: 'stuck_loop', at: command.now } }, ...clearQueue(state, 'slot', 'stuck_loop', command.now)];
-      }
-      if (state.resumePending) return [counted];
-      return [counted, { type: 'ResumeMarked', data: { reason: 'restart_interrupted', at: command.now } }];
-    }
+    case 'MarkResumePending':
+      return decideMarkResumePending(command, state);
+    case 'ClearResumePending':
+      return decideClearResumePending(command, state);
+    case 'CountRestartInterruption':
+      return decideCountRestartInterruption(command, state);
     case 'EnqueueMessage':
       if (state.status === 'absent') throw conversationNotFound();
       return enqueue(state, command.message, command.cap, command.followUps);
