@@ -1,18 +1,14 @@
-// The conversation decider: resolve precedence (suspended > resumePending > existing), reset, switch, suspend, resume marks.
-import { LedgerError } from '../../../errors/ledgerError.js';
+// The conversation decider: the state a conversation's events fold to (`evolve`), and `decide`, which hands each
+// command to its own rule under decide/ (resolve, reset, switch, suspend, resume marks, the queue, prune, expiry, import).
 import {
-  type AutoContinuation,
   type CarriedEntryFields,
   type ConversationEvent,
-  type ImportedRoutingEntry,
-  type QueuedMessage,
   SESSION_SCOPED_CARRIED_FIELDS,
   type SessionBindReason,
 } from '../../../events/conversation/conversationEvents.js';
 import { type Decider, unknownEventType } from '../../../events/decider.js';
 import { type BoundConversation, type ConversationState, initialConversationState, type OpenConversation } from './conversationState.js';
-import type { QueueFollowUps } from '../../../config/queueFollowUps.js';
-import { conversationNotFound, queueDepth, waitingContinuation } from './conversationRules.js';
+import { conversationNotFound } from './conversationRules.js';
 import { decideResolveSession, type ResolveSession } from './decide/resolveSession.js';
 import { decideExpireSession, type ExpireSession } from './decide/expireSession.js';
 import { decideResetConversation, type ResetConversation } from './decide/resetConversation.js';
@@ -21,6 +17,11 @@ import { decideSuspendConversation, type SuspendConversation } from './decide/su
 import { decideMarkResumePending, type MarkResumePending } from './decide/markResumePending.js';
 import { decideClearResumePending, type ClearResumePending } from './decide/clearResumePending.js';
 import { decideCountRestartInterruption, type CountRestartInterruption } from './decide/countRestartInterruption.js';
+import { decideEnqueueMessage, type EnqueueMessage } from './decide/enqueueMessage.js';
+import { decideDequeueMessage, type DequeueMessage } from './decide/dequeueMessage.js';
+import { decideQueueContinuation, type QueueContinuation } from './decide/queueContinuation.js';
+import { decidePruneConversation, type PruneConversation } from './decide/pruneConversation.js';
+import { decideImportRoutingEntry, type ImportRoutingEntry } from './decide/importRoutingEntry.js';
 
 export { initialConversationState } from './conversationState.js';
 export { conversationNotFound, queueDepth, waitingContinuation } from './conversationRules.js';
@@ -34,14 +35,12 @@ export type ConversationCommand =
   | MarkResumePending
   | ClearResumePending
   | CountRestartInterruption
-  | { type: 'EnqueueMessage'; message: QueuedMessage; cap: number; followUps: QueueFollowUps; now: string }
-  | { type: 'DequeueMessage'; now: string }
-  /** A gateway start's continuation for a conversation to resume: at the head of the queue, once per boot. */
-  | { type: 'QueueContinuation'; messageId: string; continuation: AutoContinuation; now: string }
-  | { type: 'PruneConversation'; olderThan: string; now: string }
+  | EnqueueMessage
+  | DequeueMessage
+  | QueueContinuation
+  | PruneConversation
   | ExpireSession
-  /** Only the importer sends it: the entry as the imported gateway last wrote it. */
-  | { type: 'ImportRoutingEntry'; entry: Omit<ImportedRoutingEntry, 'at'>; now: string };
+  | ImportRoutingEntry;
 
 export function evolveConversation(state: ConversationState, event: ConversationEvent): ConversationState {
   if (event.type === 'ConversationOpened') {
@@ -175,6 +174,7 @@ export function boundConversation(state: ConversationState): BoundConversation {
   return state;
 }
 
+/** Which rule decides a command: each is a function of the command and the state alone, in its own file under decide/. */
 export function decideConversation(command: ConversationCommand, state: ConversationState): ConversationEvent[] {
   switch (command.type) {
     case 'ResolveSession':
@@ -194,103 +194,20 @@ export function decideConversation(command: ConversationCommand, state: Conversa
     case 'CountRestartInterruption':
       return decideCountRestartInterruption(command, state);
     case 'EnqueueMessage':
-      if (state.status === 'absent') throw conversationNotFound();
-      return enqueue(state, command.message, command.cap, command.followUps);
-    case 'DequeueMessage': {
-      if (state.status === 'absent') throw conversationNotFound();
-      const continuation = waitingContinuation(state);
-      if (continuation) return [{ type: 'MessageDequeued', data: { messageId: continuation.id, from: 'overflow', at: command.now } }];
-      const next = state.queue.slot ?? state.queue.overflow[0];
-      if (!next) return [];
-      return [{ type: 'MessageDequeued', data: { messageId: next.id, from: state.queue.slot ? 'slot' : 'overflow', at: command.now } }];
-    }
-    case 'QueueContinuation': {
-      if (state.status === 'absent' || state.suspended) return [];
-      // Once per boot, and never two waiting: a repeated or later start finds the first one still at the head.
-      if (state.lastContinuationBootId === command.continuation.bootId || waitingContinuation(state)) return [];
-      const message: QueuedMessage = {
-        id: command.messageId,
-        mode: 'queue',
-        text: continuationText(command.continuation),
-        media: [],
-        sender: null,
-        metadata: null,
-        queuedAt: command.now,
-        kind: 'auto_continue',
-        continuation: command.continuation,
-      };
-      return [{ type: 'ContinuationQueued', data: { message } }];
-    }
-    case 'PruneConversation': {
-      if (state.status === 'absent' || state.suspended) return [];
-      if (state.queue.slot || state.queue.overflow.length > 0) return [];
-      // Hermes' prune_old_entries never drops a session with an active background process; the reset guard's
-      // bg_process_max_age_hours cut-off is for resets only: a pruned key would lose the process's conversation.
-      if (state.backgroundProcessSince !== null) return [];
-      if (Date.parse(state.updatedAt) >= Date.parse(command.olderThan)) return [];
-      return [{ type: 'ConversationPruned', data: { idleSince: state.updatedAt, at: command.now } }];
-    }
-    case 'ImportRoutingEntry': {
-      if (state.status === 'absent') throw conversationNotFound();
-      return [{ type: 'RoutingEntryImported', data: { ...command.entry, at: command.now } }];
-    }
+      return decideEnqueueMessage(command, state);
+    case 'DequeueMessage':
+      return decideDequeueMessage(command, state);
+    case 'QueueContinuation':
+      return decideQueueContinuation(command, state);
+    case 'PruneConversation':
+      return decidePruneConversation(command, state);
+    case 'ImportRoutingEntry':
+      return decideImportRoutingEntry(command, state);
     default: {
       const unknown: never = command;
       return unknown;
     }
   }
-}
-
-/** What the agent reads as the continuation's user message: why it is running, and what it was doing. */
-export function continuationText(continuation: AutoContinuation): string {
-  const lines = [
-    `[System note: your previous turn was interrupted by a gateway restart (${continuation.reason}); the gateway is back online. ` +
-      'Continue the interrupted work from the transcript, or tell the user briefly what was done and what was cut short.]',
-  ];
-  if (continuation.interruptedText) lines.push(`The interrupted request was: ${continuation.interruptedText}`);
-  return lines.join('\n');
-}
-
-/** The follow-up a later one may join: the slot's, or the overflow's last, never an explicitly /queue'd message. */
-function waitingFollowUp(state: ConversationState): { message: QueuedMessage; placement: 'slot' | 'overflow' } | null {
-  const { slot, overflow } = state.queue;
-  if (slot?.mode === 'interrupt') return { message: slot, placement: 'slot' };
-  const tail = overflow.at(-1);
-  return tail?.mode === 'interrupt' ? { message: tail, placement: 'overflow' } : null;
-}
-
-/** `fifo` joins only where media are involved (Hermes merges a photo burst, an album, a caption into its pending event). */
-function joinsWaiting(waiting: QueuedMessage, incoming: QueuedMessage, followUps: QueueFollowUps): boolean {
-  return followUps !== 'fifo' || waiting.media.length > 0 || incoming.media.length > 0;
-}
-
-/** The later message absorbs the waiting one: media added; text appended after a newline, or replacing it (`replace`). */
-function coalesce(waiting: QueuedMessage, incoming: QueuedMessage, followUps: QueueFollowUps): QueuedMessage {
-  const appended = followUps !== 'replace' && waiting.text && incoming.text ? `${waiting.text}\n${incoming.text}` : null;
-  return { ...incoming, text: appended ?? incoming.text ?? waiting.text, media: [...waiting.media, ...incoming.media] };
-}
-
-function isWaiting(state: ConversationState, messageId: string): boolean {
-  return state.queue.slot?.id === messageId || state.queue.overflow.some((message) => message.id === messageId);
-}
-
-function enqueue(state: ConversationState, message: QueuedMessage, cap: number, followUps: QueueFollowUps): ConversationEvent[] {
-  const { slot, overflow } = state.queue;
-  // A gateway sending the same message again (a retry without an Idempotency-Key) queues it once.
-  if (isWaiting(state, message.id)) return [];
-  if (message.mode === 'interrupt') {
-    const waiting = waitingFollowUp(state);
-    if (waiting && joinsWaiting(waiting.message, message, followUps)) {
-      const joined = coalesce(waiting.message, message, followUps);
-      return [{ type: 'QueuedMessageReplaced', data: { replacedId: waiting.message.id, message: joined, placement: waiting.placement } }];
-    }
-  }
-  // An empty slot takes the message only when nothing waits in the overflow: FIFO order holds.
-  if (!slot && overflow.length === 0) return [{ type: 'MessageQueued', data: { message, placement: 'slot' } }];
-  if (queueDepth(state) >= cap) {
-    throw new LedgerError('QUEUE_FULL', `the queue of this conversation holds ${cap} messages; wait for the agent to take some`, 429, { cap });
-  }
-  return [{ type: 'MessageQueued', data: { message, placement: 'overflow' } }];
 }
 
 export const conversationDecider: Decider<ConversationState, ConversationCommand, ConversationEvent> = {
