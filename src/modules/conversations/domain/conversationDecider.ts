@@ -1,68 +1,46 @@
-// The conversation decider: resolve precedence (suspended > resumePending > existing), reset, switch, suspend, resume marks.
-import { ConflictError, LedgerError, NotFoundError } from '../../../errors/ledgerError.js';
+// The conversation decider: the state a conversation's events fold to (`evolve`), and `decide`, which hands each
+// command to its own rule under decide/ (resolve, reset, switch, suspend, resume marks, the queue, prune, expiry, import).
 import {
-  type AutoContinuation,
   type CarriedEntryFields,
   type ConversationEvent,
-  type ImportedRoutingEntry,
-  type QueuedMessage,
-  type ResumeReason,
   SESSION_SCOPED_CARRIED_FIELDS,
   type SessionBindReason,
 } from '../../../events/conversation/conversationEvents.js';
 import { type Decider, unknownEventType } from '../../../events/decider.js';
-import type { SessionSource } from '../../../events/conversation/sessionSource.js';
-import type { SessionIsolationFlags } from '../../sessions/domain/sessionIsolation.js';
-import type { ResetPolicy } from '../../../events/conversation/resetPolicy.js';
-import { effectiveResetPolicy } from '../resetPolicy/effectiveResetPolicy.js';
-import { policyExpiry, type SessionWork, touchIntervalSecondsUnder } from '../resetPolicy/policyExpiry.js';
-import { noResetRules, type ResetRules } from '../../../config/resetPolicySettings.js';
 import { type BoundConversation, type ConversationState, initialConversationState, type OpenConversation } from './conversationState.js';
-import type { QueueFollowUps } from '../../../config/queueFollowUps.js';
+import { conversationNotFound } from './conversationRules.js';
+import { decideResolveSession, type ResolveSession } from './decide/resolveSession.js';
+import { decideExpireSession, type ExpireSession } from './decide/expireSession.js';
+import { decideResetConversation, type ResetConversation } from './decide/resetConversation.js';
+import { decideSwitchSession, type SwitchSession } from './decide/switchSession.js';
+import { decideSuspendConversation, type SuspendConversation } from './decide/suspendConversation.js';
+import { decideMarkResumePending, type MarkResumePending } from './decide/markResumePending.js';
+import { decideClearResumePending, type ClearResumePending } from './decide/clearResumePending.js';
+import { decideCountRestartInterruption, type CountRestartInterruption } from './decide/countRestartInterruption.js';
+import { decideEnqueueMessage, type EnqueueMessage } from './decide/enqueueMessage.js';
+import { decideDequeueMessage, type DequeueMessage } from './decide/dequeueMessage.js';
+import { decideQueueContinuation, type QueueContinuation } from './decide/queueContinuation.js';
+import { decidePruneConversation, type PruneConversation } from './decide/pruneConversation.js';
+import { decideImportRoutingEntry, type ImportRoutingEntry } from './decide/importRoutingEntry.js';
 
 export { initialConversationState } from './conversationState.js';
+export { conversationNotFound, queueDepth, waitingContinuation } from './conversationRules.js';
 export type { AbsentConversation, BoundConversation, ConversationState, OpenConversation, UnboundConversation } from './conversationState.js';
 
 export type ConversationCommand =
-  | {
-      type: 'ResolveSession';
-      sessionKey: string;
-      source: SessionSource;
-      gatewayId: string;
-      forceNew: boolean;
-      /** The isolation settings this resolve keyed the source with (the request's, else the server's); kept when it opens the conversation. */
-      isolation?: SessionIsolationFlags;
-      /** Used only if the decision creates a session. */
-      newSessionId: string;
-      /** Whether the current session has had a turn; asked only when a reset may happen. */
-      currentSessionHadActivity: boolean;
-      /** This resolve's options.resetPolicy: undefined keeps the conversation's own, null drops it. */
-      resetPolicy?: ResetPolicy | null;
-      /** This resolve's activity.backgroundProcessSince: undefined reports nothing. */
-      backgroundProcessSince?: string | null;
-      /** The server's reset policies; none given: nothing resets by policy (the importer's replays). */
-      resetRules?: ResetRules;
-      /** The current session's work, read only when the policy may have expired it; without it nothing resets. */
-      sessionWork?: SessionWork | null;
-      freshnessSeconds: number;
-      touchIntervalSeconds: number;
-      now: string;
-    }
-  | { type: 'ResetConversation'; newSessionId: string; currentSessionHadActivity: boolean; now: string; displayName?: string }
-  | { type: 'SwitchSession'; sessionId: string; now: string }
-  | { type: 'SuspendConversation'; reason: string; now: string }
-  | { type: 'MarkResumePending'; reason: ResumeReason; now: string }
-  | { type: 'ClearResumePending'; reason: 'turn_completed' | 'manual' | 'drained'; sessionId?: string; now: string }
-  | { type: 'CountRestartInterruption'; bootId: string; stuckThreshold: number; now: string }
-  | { type: 'EnqueueMessage'; message: QueuedMessage; cap: number; followUps: QueueFollowUps; now: string }
-  | { type: 'DequeueMessage'; now: string }
-  /** A gateway start's continuation for a conversation to resume: at the head of the queue, once per boot. */
-  | { type: 'QueueContinuation'; messageId: string; continuation: AutoContinuation; now: string }
-  | { type: 'PruneConversation'; olderThan: string; now: string }
-  /** The reset sweep: end the current session if its policy expired it and nothing keeps it busy. */
-  | { type: 'ExpireSession'; resetRules: ResetRules; sessionWork: SessionWork | null; now: string }
-  /** Only the importer sends it: the entry as the imported gateway last wrote it. */
-  | { type: 'ImportRoutingEntry'; entry: Omit<ImportedRoutingEntry, 'at'>; now: string };
+  | ResolveSession
+  | ResetConversation
+  | SwitchSession
+  | SuspendConversation
+  | MarkResumePending
+  | ClearResumePending
+  | CountRestartInterruption
+  | EnqueueMessage
+  | DequeueMessage
+  | QueueContinuation
+  | PruneConversation
+  | ExpireSession
+  | ImportRoutingEntry;
 
 export function evolveConversation(state: ConversationState, event: ConversationEvent): ConversationState {
   if (event.type === 'ConversationOpened') {
@@ -190,278 +168,46 @@ export function withoutSessionScopedFields(carried: CarriedEntryFields | null): 
 /** Binding reasons Hermes counts as automatic resets (was_auto_reset). */
 export const automaticBindReasons: readonly SessionBindReason[] = ['suspended', 'resume_expired', 'idle', 'daily'];
 
-export function conversationNotFound(): NotFoundError {
-  return new NotFoundError('CONVERSATION_NOT_FOUND', 'no conversation has this session key');
-}
-
 /** The conversation a resolve left: decideConversation binds a session whenever it opens a conversation, so this throws only for one never opened. */
 export function boundConversation(state: ConversationState): BoundConversation {
   if (state.status === 'absent' || state.sessionId === null) throw conversationNotFound();
   return state;
 }
 
-function bind(
-  state: ConversationState,
-  sessionId: string,
-  reason: SessionBindReason,
-  previousHadActivity: boolean,
-  origin: SessionSource,
-  gatewayId: string,
-  at: string,
-): ConversationEvent {
-  return { type: 'SessionBound', data: { sessionId, reason, previousSessionId: state.sessionId, previousHadActivity, origin, gatewayId, at } };
-}
-
+/** Which rule decides a command: each is a function of the command and the state alone, in its own file under decide/. */
 export function decideConversation(command: ConversationCommand, state: ConversationState): ConversationEvent[] {
   switch (command.type) {
-    case 'ResolveSession': {
-      const { source, gatewayId, now } = command;
-      if (state.status === 'absent') {
-        return [
-          {
-            type: 'ConversationOpened',
-            data: {
-              sessionKey: command.sessionKey,
-              origin: source,
-              displayName: source.chatName ?? null,
-              gatewayId,
-              at: now,
-              ...(command.isolation === undefined ? {} : { isolation: command.isolation }),
-            },
-          },
-          { ...bind(state, command.newSessionId, 'new', false, source, gatewayId, now) },
-          ...reportedWithResolve(initialConversationState(), command),
-        ];
-      }
-      const reported = reportedWithResolve(state, command);
-      const rebind = (reason: SessionBindReason, hadActivity: boolean) => [
-        ...reported,
-        bind(state, command.newSessionId, reason, hadActivity, source, gatewayId, now),
-      ];
-      if (command.forceNew) return rebind('forced', command.currentSessionHadActivity);
-      // Suspended beats resume-pending: /stop is a hard sweep.
-      if (state.suspended) return rebind('suspended', command.currentSessionHadActivity);
-      // The reset sweep already ended the session: this message starts the new one.
-      if (state.expired) return rebind(state.expired.reason, state.expired.hadActivity);
-      if (state.resumePending && state.lastResumeMarkedAt) {
-        const ageSeconds = (Date.parse(now) - Date.parse(state.lastResumeMarkedAt)) / 1000;
-        if (command.freshnessSeconds > 0 && ageSeconds > command.freshnessSeconds) return rebind('resume_expired', command.currentSessionHadActivity);
-      }
-      const own = command.resetPolicy !== undefined ? command.resetPolicy : state.resetPolicy;
-      const resetRules = command.resetRules ?? noResetRules;
-      const policy = effectiveResetPolicy(resetRules, state.origin, own);
-      if (command.sessionWork && command.sessionWork.sessionId === state.sessionId) {
-        const backgroundProcessSince = command.backgroundProcessSince !== undefined ? command.backgroundProcessSince : state.backgroundProcessSince;
-        const expiry = policyExpiry(
-          policy,
-          { updatedAt: state.updatedAt, queuedMessages: queueDepth(state), backgroundProcessSince },
-          command.sessionWork,
-          now,
-          resetRules.timeZone,
-        );
-        if (expiry.expired) return rebind(expiry.reason, expiry.hadActivity);
-      }
-      const idleSeconds = (Date.parse(now) - Date.parse(state.updatedAt)) / 1000;
-      if (state.gatewayId !== gatewayId || state.isFreshReset || idleSeconds >= touchIntervalSecondsUnder(policy, command.touchIntervalSeconds)) {
-        const touched = { gatewayId, at: now, ...(state.isFreshReset ? { freshResetConsumed: true as const } : {}) };
-        return [...reported, { type: 'ConversationTouched', data: touched }];
-      }
-      return reported;
-    }
-    case 'ExpireSession': {
-      if (state.status === 'absent' || state.suspended || state.expired || state.sessionId === null) return [];
-      if (command.sessionWork === null || command.sessionWork.sessionId !== state.sessionId) return [];
-      const policy = effectiveResetPolicy(command.resetRules, state.origin, state.resetPolicy);
-      const expiry = policyExpiry(
-        policy,
-        { updatedAt: state.updatedAt, queuedMessages: queueDepth(state), backgroundProcessSince: state.backgroundProcessSince },
-        command.sessionWork,
-        command.now,
-        command.resetRules.timeZone,
-      );
-      if (!expiry.expired) return [];
-      const { reason, hadActivity, lastActivityAt } = expiry;
-      return [{ type: 'SessionExpired', data: { sessionId: state.sessionId, reason, hadActivity, lastActivityAt, at: command.now } }];
-    }
-    case 'ResetConversation': {
-      if (state.status === 'absent') throw conversationNotFound();
-      const bound = bind(state, command.newSessionId, 'reset', command.currentSessionHadActivity, state.origin, state.gatewayId, command.now);
-      const renamed: ConversationEvent =
-        command.displayName === undefined || bound.type !== 'SessionBound' ? bound : { ...bound, data: { ...bound.data, displayName: command.displayName } };
-      return [renamed, ...clearQueue(state, 'all', 'reset', command.now)];
-    }
-    case 'SwitchSession': {
-      if (state.status === 'absent') throw conversationNotFound();
-      if (!state.sessionIds.includes(command.sessionId)) {
-        throw new NotFoundError('SESSION_NOT_FOUND', `session ${command.sessionId} is not a session of this conversation`, { sessionId: command.sessionId });
-      }
-      if (state.sessionId === command.sessionId) return [];
-      return [bind(state, command.sessionId, 'switch', false, state.origin, state.gatewayId, command.now)];
-    }
-    case 'SuspendConversation': {
-      if (state.status === 'absent') throw conversationNotFound();
-      if (state.suspended) return [];
-      // /stop discards the message that would run next, as Hermes' does; the rest of the queue stays.
-      return [{ type: 'Suspended', data: { reason: command.reason, at: command.now } }, ...clearQueue(state, 'slot', 'suspend', command.now)];
-    }
-    case 'MarkResumePending': {
-      if (state.status === 'absent') throw conversationNotFound();
-      if (state.suspended)
-        throw new ConflictError('CONVERSATION_SUSPENDED', 'a suspended conversation cannot be marked for resume; its next message starts a new session');
-      return [{ type: 'ResumeMarked', data: { reason: command.reason, at: command.now } }];
-    }
-    case 'ClearResumePending': {
-      if (state.status === 'absent') throw conversationNotFound();
-      const clearsCounter = command.reason === 'turn_completed' && state.interruptedStarts > 0;
-      if (!state.resumePending && !clearsCounter) return [];
-      // A turn of a session the key no longer points at says nothing about the current one.
-      if (command.sessionId !== undefined && command.sessionId !== state.sessionId) return [];
-      return [{ type: 'ResumeCleared', data: { reason: command.reason, at: command.now } }];
-    }
-    case 'CountRestartInterruption': {
-      if (state.status === 'absent' || state.suspended || state.lastInterruptedBootId === command.bootId) return [];
-      const count = state.interruptedStarts + 1;
-      const counted: ConversationEvent = { type: 'RestartInterrupted', data: { bootId: command.bootId, count, at: command.now } };
-      // Active across this many unclean starts in a row: likely the agent crashes the gateway. A clean slate.
-      if (count >= command.stuckThreshold) {
-        return [counted, { type: 'Suspended', data: { reason: 'stuck_loop', at: command.now } }, ...clearQueue(state, 'slot', 'stuck_loop', command.now)];
-      }
-      if (state.resumePending) return [counted];
-      return [counted, { type: 'ResumeMarked', data: { reason: 'restart_interrupted', at: command.now } }];
-    }
+    case 'ResolveSession':
+      return decideResolveSession(command, state);
+    case 'ExpireSession':
+      return decideExpireSession(command, state);
+    case 'ResetConversation':
+      return decideResetConversation(command, state);
+    case 'SwitchSession':
+      return decideSwitchSession(command, state);
+    case 'SuspendConversation':
+      return decideSuspendConversation(command, state);
+    case 'MarkResumePending':
+      return decideMarkResumePending(command, state);
+    case 'ClearResumePending':
+      return decideClearResumePending(command, state);
+    case 'CountRestartInterruption':
+      return decideCountRestartInterruption(command, state);
     case 'EnqueueMessage':
-      if (state.status === 'absent') throw conversationNotFound();
-      return enqueue(state, command.message, command.cap, command.followUps);
-    case 'DequeueMessage': {
-      if (state.status === 'absent') throw conversationNotFound();
-      const continuation = waitingContinuation(state);
-      if (continuation) return [{ type: 'MessageDequeued', data: { messageId: continuation.id, from: 'overflow', at: command.now } }];
-      const next = state.queue.slot ?? state.queue.overflow[0];
-      if (!next) return [];
-      return [{ type: 'MessageDequeued', data: { messageId: next.id, from: state.queue.slot ? 'slot' : 'overflow', at: command.now } }];
-    }
-    case 'QueueContinuation': {
-      if (state.status === 'absent' || state.suspended) return [];
-      // Once per boot, and never two waiting: a repeated or later start finds the first one still at the head.
-      if (state.lastContinuationBootId === command.continuation.bootId || waitingContinuation(state)) return [];
-      const message: QueuedMessage = {
-        id: command.messageId,
-        mode: 'queue',
-        text: continuationText(command.continuation),
-        media: [],
-        sender: null,
-        metadata: null,
-        queuedAt: command.now,
-        kind: 'auto_continue',
-        continuation: command.continuation,
-      };
-      return [{ type: 'ContinuationQueued', data: { message } }];
-    }
-    case 'PruneConversation': {
-      if (state.status === 'absent' || state.suspended) return [];
-      if (state.queue.slot || state.queue.overflow.length > 0) return [];
-      // Hermes' prune_old_entries never drops a session with an active background process; the reset guard's
-      // bg_process_max_age_hours cut-off is for resets only: a pruned key would lose the process's conversation.
-      if (state.backgroundProcessSince !== null) return [];
-      if (Date.parse(state.updatedAt) >= Date.parse(command.olderThan)) return [];
-      return [{ type: 'ConversationPruned', data: { idleSince: state.updatedAt, at: command.now } }];
-    }
-    case 'ImportRoutingEntry': {
-      if (state.status === 'absent') throw conversationNotFound();
-      return [{ type: 'RoutingEntryImported', data: { ...command.entry, at: command.now } }];
-    }
+      return decideEnqueueMessage(command, state);
+    case 'DequeueMessage':
+      return decideDequeueMessage(command, state);
+    case 'QueueContinuation':
+      return decideQueueContinuation(command, state);
+    case 'PruneConversation':
+      return decidePruneConversation(command, state);
+    case 'ImportRoutingEntry':
+      return decideImportRoutingEntry(command, state);
     default: {
       const unknown: never = command;
       return unknown;
     }
   }
-}
-
-/** A continuation waits at the overflow's head and is taken before the slot. */
-export function waitingContinuation(state: ConversationState): QueuedMessage | undefined {
-  const head = state.queue.overflow[0];
-  return head?.kind === 'auto_continue' ? head : undefined;
-}
-
-/** What the agent reads as the continuation's user message: why it is running, and what it was doing. */
-export function continuationText(continuation: AutoContinuation): string {
-  const lines = [
-    `[System note: your previous turn was interrupted by a gateway restart (${continuation.reason}); the gateway is back online. ` +
-      'Continue the interrupted work from the transcript, or tell the user briefly what was done and what was cut short.]',
-  ];
-  if (continuation.interruptedText) lines.push(`The interrupted request was: ${continuation.interruptedText}`);
-  return lines.join('\n');
-}
-
-/** What a resolve reports besides the message (its own reset policy, its background processes), recorded when it changes. */
-function reportedWithResolve(state: ConversationState, command: Extract<ConversationCommand, { type: 'ResolveSession' }>): ConversationEvent[] {
-  const events: ConversationEvent[] = [];
-  if (command.resetPolicy !== undefined && JSON.stringify(command.resetPolicy) !== JSON.stringify(state.resetPolicy)) {
-    events.push({ type: 'ResetPolicySet', data: { policy: command.resetPolicy, at: command.now } });
-  }
-  if (command.backgroundProcessSince !== undefined && command.backgroundProcessSince !== state.backgroundProcessSince) {
-    events.push({ type: 'BackgroundActivityReported', data: { backgroundProcessSince: command.backgroundProcessSince, at: command.now } });
-  }
-  return events;
-}
-
-/**
- * A slot-scoped clear (a suspend, /stop) takes what would run next: a waiting continuation, and the slot's message or,
- * with the slot taken, the overflow's oldest. Hermes' /stop discards its pending slot, which its drain keeps filled
- * with the next message in line. A reset takes everything.
- */
-function clearQueue(state: ConversationState, scope: 'slot' | 'all', reason: string, at: string): ConversationEvent[] {
-  const continuation = waitingContinuation(state);
-  const next = state.queue.slot ?? state.queue.overflow.find((message) => message !== continuation) ?? null;
-  const discarded = scope === 'slot' ? [continuation ?? null, next] : [state.queue.slot, ...state.queue.overflow];
-  const discardedIds = discarded.filter((message): message is QueuedMessage => message !== null).map((message) => message.id);
-  return discardedIds.length === 0 ? [] : [{ type: 'QueueCleared', data: { scope, reason, discardedIds, at } }];
-}
-
-export function queueDepth(state: ConversationState): number {
-  return state.queue.overflow.length + (state.queue.slot ? 1 : 0);
-}
-
-/** The follow-up a later one may join: the slot's, or the overflow's last, never an explicitly /queue'd message. */
-function waitingFollowUp(state: ConversationState): { message: QueuedMessage; placement: 'slot' | 'overflow' } | null {
-  const { slot, overflow } = state.queue;
-  if (slot?.mode === 'interrupt') return { message: slot, placement: 'slot' };
-  const tail = overflow.at(-1);
-  return tail?.mode === 'interrupt' ? { message: tail, placement: 'overflow' } : null;
-}
-
-/** `fifo` joins only where media are involved (Hermes merges a photo burst, an album, a caption into its pending event). */
-function joinsWaiting(waiting: QueuedMessage, incoming: QueuedMessage, followUps: QueueFollowUps): boolean {
-  return followUps !== 'fifo' || waiting.media.length > 0 || incoming.media.length > 0;
-}
-
-/** The later message absorbs the waiting one: media added; text appended after a newline, or replacing it (`replace`). */
-function coalesce(waiting: QueuedMessage, incoming: QueuedMessage, followUps: QueueFollowUps): QueuedMessage {
-  const appended = followUps !== 'replace' && waiting.text && incoming.text ? `${waiting.text}\n${incoming.text}` : null;
-  return { ...incoming, text: appended ?? incoming.text ?? waiting.text, media: [...waiting.media, ...incoming.media] };
-}
-
-function isWaiting(state: ConversationState, messageId: string): boolean {
-  return state.queue.slot?.id === messageId || state.queue.overflow.some((message) => message.id === messageId);
-}
-
-function enqueue(state: ConversationState, message: QueuedMessage, cap: number, followUps: QueueFollowUps): ConversationEvent[] {
-  const { slot, overflow } = state.queue;
-  // A gateway sending the same message again (a retry without an Idempotency-Key) queues it once.
-  if (isWaiting(state, message.id)) return [];
-  if (message.mode === 'interrupt') {
-    const waiting = waitingFollowUp(state);
-    if (waiting && joinsWaiting(waiting.message, message, followUps)) {
-      const joined = coalesce(waiting.message, message, followUps);
-      return [{ type: 'QueuedMessageReplaced', data: { replacedId: waiting.message.id, message: joined, placement: waiting.placement } }];
-    }
-  }
-  // An empty slot takes the message only when nothing waits in the overflow: FIFO order holds.
-  if (!slot && overflow.length === 0) return [{ type: 'MessageQueued', data: { message, placement: 'slot' } }];
-  if (queueDepth(state) >= cap) {
-    throw new LedgerError('QUEUE_FULL', `the queue of this conversation holds ${cap} messages; wait for the agent to take some`, 429, { cap });
-  }
-  return [{ type: 'MessageQueued', data: { message, placement: 'overflow' } }];
 }
 
 export const conversationDecider: Decider<ConversationState, ConversationCommand, ConversationEvent> = {
