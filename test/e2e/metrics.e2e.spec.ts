@@ -1,11 +1,13 @@
 // GET /metrics over real HTTP: the Prometheus text format, and the figures it reports after real requests, appends and conflicts.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
+import type { LedgerClient } from '../../src/client/index.js';
 import type { BoundedStateCache } from '../../src/events/boundedStateCache.js';
 import { WrongExpectedRevisionError } from '../../src/events/eventStoreErrors.js';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { STATE_CACHE } from '../../src/events/boundedStateCache.js';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { forEachBackend, refusalOf } from '../support/forEachBackend.js';
+import { sourceOn, telegramSource } from '../support/sources.js';
 
 const TOKEN = 'metrics-e2e-token-0123456789';
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -75,23 +77,24 @@ function parseExposition(text: string): Exposition {
   };
 }
 
-for (const backend of e2eBackends()) {
-  describe(`metrics: ${backend}`, () => {
-    let service: TestApp;
+forEachBackend(
+  'metrics',
+  (ledger) => {
+    /** The typed client with the service's token. */
+    let client: LedgerClient;
     let chat = 0;
-    const call = (method: string, path: string, body?: unknown) => service.request(method, path, { body, headers: auth });
     const scrape = async () => {
-      const response = await fetch(`${service.url}/metrics`, { headers: auth });
+      const response = await fetch(`${ledger.service.url}/metrics`, { headers: auth });
       expect(response.status).toBe(200);
       return parseExposition(await response.text());
     };
     const newConversation = async () => {
-      const resolved = await call('POST', '/v1/sessions/resolve', { source: { platform: 'telegram', chatType: 'dm', chatId: `metrics-${backend}-${++chat}` } });
-      expect(resolved.status).toBe(201);
-      return resolved.body as { sessionId: string; sessionKey: string };
+      const resolved = await client.resolveSession({ source: telegramSource(`metrics-${ledger.backend}-${++chat}`) });
+      expect(resolved.created).toBe(true);
+      return resolved;
     };
     const turn = (sessionId: string) =>
-      call('POST', `/v1/sessions/${sessionId}/turns`, {
+      client.recordTurn(sessionId, {
         messages: [
           { role: 'user', content: 'hi' },
           { role: 'assistant', content: 'hello' },
@@ -99,12 +102,8 @@ for (const backend of e2eBackends()) {
         usage: { inputTokens: 3, outputTokens: 2 },
       });
 
-    beforeAll(async () => {
-      // No ticker and no watchdog sweep: nothing but the test appends or loads, so the deltas are exact.
-      service = await startTestApp(backend, { env: { API_TOKEN: TOKEN, JOB_TICK_INTERVAL_MS: '0', RUNTIME_WATCHDOG_INTERVAL_MS: '0' } });
-    });
-    afterAll(async () => {
-      await service?.close();
+    beforeAll(() => {
+      client = ledger.newClient({ token: TOKEN });
     });
 
     it('every counter family has a sample from the start, so rate() and alerts read 0 instead of no data', async () => {
@@ -130,16 +129,17 @@ for (const backend of e2eBackends()) {
 
     it('counts error answers by code and status, and tokens and cost by platform', async () => {
       const before = await scrape();
-      expect((await call('GET', '/v1/sessions/20260101_000000_deadbeef')).status).toBe(404);
-      expect((await call('GET', '/v1/events/stream?types=Bogus')).status).toBe(400);
-      expect((await service.request('GET', '/v1/sessions')).status).toBe(401);
+      expect((await refusalOf(client.getSession('20260101_000000_deadbeef'))).status).toBe(404);
+      // The event stream's refusal comes before any event: asked raw.
+      expect((await ledger.service.request('GET', '/v1/events/stream?types=Bogus', { headers: auth })).status).toBe(400);
+      expect((await refusalOf(ledger.client.listSessions())).status).toBe(401);
       const { sessionId } = await newConversation();
-      const discord = await call('POST', '/v1/sessions/resolve', { source: { platform: 'discord', chatType: 'dm', chatId: `metrics-${backend}-usage` } });
-      await call('POST', `/v1/sessions/${sessionId}/turns`, {
+      const discord = await client.resolveSession({ source: sourceOn('discord', `metrics-${ledger.backend}-usage`) });
+      await client.recordTurn(sessionId, {
         messages: [{ role: 'user', content: 'hi' }],
         usage: { inputTokens: 10, outputTokens: 4, cacheReadTokens: 2, costUsd: 0.25 },
       });
-      await call('POST', `/v1/sessions/${discord.body.sessionId}/turns`, {
+      await client.recordTurn(discord.sessionId, {
         messages: [{ role: 'user', content: 'hi' }],
         usage: { inputTokens: 7, costUsd: 0.5 },
       });
@@ -157,13 +157,14 @@ for (const backend of e2eBackends()) {
     });
 
     it('needs a token, and answers the Prometheus text format with every family declared and histograms well formed', async () => {
-      const anonymous = await service.request('GET', '/metrics');
+      // /metrics is no operation of the typed client: it is read raw, as Prometheus reads it.
+      const anonymous = await ledger.service.request('GET', '/metrics');
       expect(anonymous.status).toBe(401);
       expect(anonymous.body.error.code).toBe('UNAUTHORIZED');
 
       const { sessionId } = await newConversation();
       await turn(sessionId);
-      const response = await fetch(`${service.url}/metrics`, { headers: auth });
+      const response = await fetch(`${ledger.service.url}/metrics`, { headers: auth });
       expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
       const exposition = parseExposition(await response.text());
       for (const [name, type] of [
@@ -201,11 +202,11 @@ for (const backend of e2eBackends()) {
     it('counts requests by route template and status class, never by raw path', async () => {
       const before = await scrape();
       const { sessionId } = await newConversation();
-      expect((await turn(sessionId)).status).toBe(201);
-      expect((await turn(sessionId)).status).toBe(201);
-      expect((await call('GET', `/v1/sessions/${sessionId}`)).status).toBe(200);
-      expect((await call('GET', '/v1/sessions/20200101_000000_deadbeef')).status).toBe(404);
-      expect((await call('GET', `/no/such/route/${sessionId}`)).status).toBe(404);
+      await turn(sessionId);
+      await turn(sessionId);
+      await client.getSession(sessionId);
+      expect((await refusalOf(client.getSession('20200101_000000_deadbeef'))).status).toBe(404);
+      expect((await ledger.service.request('GET', `/no/such/route/${sessionId}`, { headers: auth })).status).toBe(404);
       const after = await scrape();
       const delta = (labels: Record<string, string>) => after.value('ledger_http_requests_total', labels) - before.value('ledger_http_requests_total', labels);
 
@@ -225,15 +226,14 @@ for (const backend of e2eBackends()) {
       const { sessionId } = await newConversation();
       await turn(sessionId);
       // A write at a revision the stream has left behind: the compare-and-set refusing, as when two requests race.
-      await expect(service.infrastructure.eventStore.append(sessionStreamName(sessionId), [{ type: 'MetricsProbe', data: {} }], 0)).rejects.toBeInstanceOf(
-        WrongExpectedRevisionError,
-      );
+      const { eventStore } = ledger.service.infrastructure;
+      await expect(eventStore.append(sessionStreamName(sessionId), [{ type: 'MetricsProbe', data: {} }], 0)).rejects.toBeInstanceOf(WrongExpectedRevisionError);
       // An event id already stored in another stream: a caller bug the store refuses.
       const id = randomUUID();
-      await service.infrastructure.eventStore.append(`metrics-${backend}-a`, [{ id, type: 'MetricsProbe', data: {} }], 'no_stream');
-      await expect(
-        service.infrastructure.eventStore.append(`metrics-${backend}-b`, [{ id, type: 'MetricsProbe', data: {} }], 'no_stream'),
-      ).rejects.toMatchObject({ code: 'DUPLICATE_EVENT_ID' });
+      await eventStore.append(`metrics-${ledger.backend}-a`, [{ id, type: 'MetricsProbe', data: {} }], 'no_stream');
+      await expect(eventStore.append(`metrics-${ledger.backend}-b`, [{ id, type: 'MetricsProbe', data: {} }], 'no_stream')).rejects.toMatchObject({
+        code: 'DUPLICATE_EVENT_ID',
+      });
       const after = await scrape();
       const delta = (name: string, labels: Record<string, string>) => after.value(name, labels) - before.value(name, labels);
 
@@ -251,11 +251,10 @@ for (const backend of e2eBackends()) {
 
     it('counts job fires once per slot', async () => {
       const before = await scrape();
-      expect((await call('POST', '/v1/jobs', { id: `metrics-${backend}`, schedule: 'every 1m', prompt: 'tick' })).status).toBe(201);
-      const fired = await call('POST', `/v1/jobs/metrics-${backend}/fire`, {});
-      expect(fired.status).toBe(200);
-      const again = await call('POST', `/v1/jobs/metrics-${backend}/fire`, { slot: fired.body.slot });
-      expect(again.status).toBe(409);
+      const jobId = `metrics-${ledger.backend}`;
+      await client.createJob({ id: jobId, schedule: 'every 1m', prompt: 'tick' });
+      const fired = await client.fireJob(jobId, {});
+      expect((await refusalOf(client.fireJob(jobId, { slot: fired.slot }))).status).toBe(409);
       const after = await scrape();
       expect(after.value('ledger_job_fires_total') - before.value('ledger_job_fires_total')).toBe(1);
       const firedEvents = (exposition: Exposition) => exposition.value('ledger_events_appended_total', { category: 'job', type: 'JobFired' });
@@ -267,11 +266,11 @@ for (const backend of e2eBackends()) {
       await turn(sessionId);
       const before = await scrape();
       const loads = (exposition: Exposition, kind: string) => exposition.value('ledger_state_loads_total', { kind });
-      await call('GET', `/v1/sessions/${sessionId}`);
-      await call('GET', `/v1/sessions/${sessionId}`);
-      service.app.get<symbol, BoundedStateCache>(STATE_CACHE).delete(sessionStreamName(sessionId));
-      await call('GET', `/v1/sessions/${sessionId}`);
-      expect((await call('GET', '/v1/sessions/20200101_000000_cafebabe')).status).toBe(404);
+      await client.getSession(sessionId);
+      await client.getSession(sessionId);
+      ledger.service.app.get<symbol, BoundedStateCache>(STATE_CACHE).delete(sessionStreamName(sessionId));
+      await client.getSession(sessionId);
+      expect((await refusalOf(client.getSession('20200101_000000_cafebabe'))).status).toBe(404);
       const after = await scrape();
       expect(loads(after, 'warm') - loads(before, 'warm')).toBe(2);
       expect(loads(after, 'resumed') - loads(before, 'resumed')).toBe(1);
@@ -279,18 +278,19 @@ for (const backend of e2eBackends()) {
       expect(after.value('ledger_state_cache_entries')).toBeGreaterThan(0);
       expect(after.value('ledger_state_cache_bytes')).toBeGreaterThan(0);
 
-      const enqueue = (key: string, text: string) => call('POST', `/v1/conversations/${encodeURIComponent(key)}/queue`, { message: { text }, mode: 'queue' });
+      const enqueue = (key: string, text: string) => client.enqueue(key, { message: { text }, mode: 'queue' });
       const busy = await newConversation();
       const other = await newConversation();
-      for (const text of ['one', 'two', 'three']) expect((await enqueue(busy.sessionKey, text)).status).toBe(202);
-      expect((await enqueue(other.sessionKey, 'alone')).status).toBe(202);
+      for (const text of ['one', 'two', 'three']) await enqueue(busy.sessionKey, text);
+      await enqueue(other.sessionKey, 'alone');
       let exposition = await scrape();
       expect(exposition.value('ledger_queue_messages')).toBe(4);
       expect(exposition.value('ledger_queue_conversations')).toBe(2);
       expect(exposition.value('ledger_queue_depth_max')).toBe(3);
 
-      expect((await call('POST', `/v1/conversations/${encodeURIComponent(busy.sessionKey)}/queue/next`)).status).toBe(200);
-      expect((await call('POST', `/v1/conversations/${encodeURIComponent(other.sessionKey)}/queue/next`)).status).toBe(200);
+      // 200 with a message, not 204 with none.
+      expect(await client.nextQueued(busy.sessionKey)).not.toBeNull();
+      expect(await client.nextQueued(other.sessionKey)).not.toBeNull();
       exposition = await scrape();
       expect(exposition.value('ledger_queue_messages')).toBe(2);
       expect(exposition.value('ledger_queue_conversations')).toBe(1);
@@ -311,6 +311,7 @@ for (const backend of e2eBackends()) {
 
     // Last: it stops the projections of this app.
     it('reports each projection caught up, then the lag while it is stopped', async () => {
+      const { service } = ledger;
       const runner = service.infrastructure.projections;
       const written = await service.lastPosition();
       expect(await runner.waitForPosition(runner.projectionNames, written, 20_000)).toBe(true);
@@ -334,7 +335,7 @@ for (const backend of e2eBackends()) {
 
       await runner.stop();
       await service.infrastructure.eventStore.append(
-        `metrics-lag-${backend}`,
+        `metrics-lag-${ledger.backend}`,
         [1, 2, 3].map(() => ({ type: 'MetricsProbe', data: {} })),
         'no_stream',
       );
@@ -348,5 +349,7 @@ for (const backend of e2eBackends()) {
         )
         .toEqual(runner.projectionNames.map(() => 3));
     });
-  });
-}
+  },
+  // No ticker and no watchdog sweep: nothing but the test appends or loads, so the deltas are exact.
+  { env: { API_TOKEN: TOKEN, JOB_TICK_INTERVAL_MS: '0', RUNTIME_WATCHDOG_INTERVAL_MS: '0' } },
+);

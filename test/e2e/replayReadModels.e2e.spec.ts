@@ -1,16 +1,17 @@
 // Replaying the whole log into a fresh read-model database gives exactly the live read models, whatever the batch size.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { quoteIdentifier } from '../../src/database/migrate.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { allProjections } from '../../src/projections/allProjections.js';
 import { SoleOwnerLease } from '../../src/projections/projectionLease.js';
 import { ProjectionRunner } from '../../src/projections/projectionRunner.js';
 import { openReadModelDatabase } from '../../src/projections/readModelDatabase.js';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { clockPerBackend } from '../support/backendClocks.js';
+import { forEachBackend } from '../support/forEachBackend.js';
+import { sourceOn } from '../support/sources.js';
 import { openPgliteDatabase, openPostgresDatabase, type TestDatabase } from '../support/testDatabases.js';
 
-const enc = encodeURIComponent;
+const clockOf = clockPerBackend(new Date());
 
 async function tableRows(query: (sql: string) => Promise<unknown[]>, schema: string): Promise<Record<string, unknown[]>> {
   const rows: Record<string, unknown[]> = {};
@@ -23,17 +24,15 @@ async function tableRows(query: (sql: string) => Promise<unknown[]>, schema: str
   return rows;
 }
 
-for (const backend of e2eBackends()) {
-  describe(`replay into a fresh read-model database: ${backend}`, () => {
-    let service: TestApp;
+forEachBackend(
+  'replay into a fresh read-model database',
+  (ledger) => {
     // Where the replays go: a database of the same kind, so that values compare type for type (pg gives bigints as strings).
     let replayDatabase: TestDatabase;
-    const clock = new ManualClock(new Date());
+    const clock = clockOf(ledger.backend);
 
     beforeAll(async () => {
-      replayDatabase = backend === 'postgres' ? await openPostgresDatabase(process.env.TEST_DATABASE_URL!) : await openPgliteDatabase();
-      // No ticker: the test fires its job itself.
-      service = await startTestApp(backend, { clock, env: { JOB_TICK_INTERVAL_MS: '0' } });
+      replayDatabase = ledger.backend === 'postgres' ? await openPostgresDatabase(process.env.TEST_DATABASE_URL!) : await openPgliteDatabase();
     });
 
     /** Replays the whole log into a fresh read-model schema, in batches of `batchSize`, and drops the schema after. */
@@ -42,7 +41,7 @@ for (const backend of e2eBackends()) {
       const schema = `${replayDatabase.schema}_replay_${++replays}`;
       const fresh = await openReadModelDatabase(replayDatabase.pool, schema, allProjections);
       const runner = new ProjectionRunner({
-        store: service.infrastructure.eventStore,
+        store: ledger.service.infrastructure.eventStore,
         dataSource: fresh,
         schema,
         projections: allProjections,
@@ -62,28 +61,28 @@ for (const backend of e2eBackends()) {
     }
 
     afterAll(async () => {
-      await service?.close();
       await replayDatabase?.dispose();
     });
 
     it('rebuilds every projection from position 0 to the same rows', async () => {
+      const { client, service } = ledger;
       // A varied history: creates, turns, resets, switches, suspends, marks, queue traffic.
       for (let chat = 0; chat < 6; chat++) {
-        const source = { platform: chat % 2 ? 'telegram' : 'discord', chatType: 'dm', chatId: `replay-${chat}` };
-        const { body } = await service.request('POST', '/v1/sessions/resolve', { body: { source, gatewayId: `gw-${chat % 2}` } });
-        const key = enc(body.sessionKey);
-        await service.request('POST', `/v1/sessions/${body.sessionId}/turns`, {
-          body: { messages: [{ role: 'user', content: `hi ${chat}` }], usage: { inputTokens: chat + 1, outputTokens: 2, costUsd: 0.01 * chat } },
+        const source = sourceOn(chat % 2 ? 'telegram' : 'discord', `replay-${chat}`);
+        const { sessionId, sessionKey } = await client.resolveSession({ source, gatewayId: `gw-${chat % 2}` });
+        await client.recordTurn(sessionId, {
+          messages: [{ role: 'user', content: `hi ${chat}` }],
+          usage: { inputTokens: chat + 1, outputTokens: 2, costUsd: 0.01 * chat },
         });
         if (chat % 3 === 0) {
-          const reset = await service.request('POST', `/v1/conversations/${key}/reset`);
-          await service.request('POST', `/v1/sessions/${reset.body.sessionId}/turns`, { body: { messages: [{ role: 'user', content: 'after reset' }] } });
-          await service.request('POST', `/v1/conversations/${key}/switch`, { body: { sessionId: body.sessionId } });
+          const reset = await client.resetConversation(sessionKey);
+          await client.recordTurn(reset.sessionId, { messages: [{ role: 'user', content: 'after reset' }] });
+          await client.switchSession(sessionKey, sessionId);
         }
-        if (chat % 3 === 1) await service.request('POST', `/v1/conversations/${key}/suspend`);
-        if (chat % 3 === 2) await service.request('POST', `/v1/conversations/${key}/resume-pending`, { body: { reason: 'restart_timeout' } });
-        await service.request('POST', `/v1/conversations/${key}/queue`, { body: { message: { text: 'later' }, mode: 'queue' } });
-        await service.request('POST', `/v1/sessions/${body.sessionId}/rewind`, { body: { turns: 1 } });
+        if (chat % 3 === 1) await client.suspendConversation(sessionKey);
+        if (chat % 3 === 2) await client.markResumePending(sessionKey, 'restart_timeout');
+        await client.enqueue(sessionKey, { message: { text: 'later' }, mode: 'queue' });
+        await client.rewind(sessionId, { turns: 1 });
       }
       const head = await service.lastPosition();
       const names = service.infrastructure.projections.projectionNames;
@@ -95,56 +94,52 @@ for (const backend of e2eBackends()) {
     });
 
     it('gives the same rows in batches of 1, 3 and 64: every table, every kind of event', async () => {
-      const ok = async (method: string, path: string, body?: object) => {
-        const response = await service.request(method, path, body === undefined ? {} : { body });
-        expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
-        return response.body;
-      };
+      const { client, service } = ledger;
+      // Every call below must succeed: a refusal throws.
       const turn = (sessionId: string, text: string, tokens = 1) =>
-        ok('POST', `/v1/sessions/${sessionId}/turns`, { messages: [{ role: 'user', content: text }], usage: { inputTokens: tokens, outputTokens: 1 } });
+        client.recordTurn(sessionId, { messages: [{ role: 'user', content: text }], usage: { inputTokens: tokens, outputTokens: 1 } });
       // Checkpoints, rollback, memory, slots, children, a fork, a destroyed parent whose child becomes a root.
-      const a = await ok('POST', '/v1/sessions/resolve', { source: { platform: 'cli', chatType: 'dm', chatId: 'batches-a' } });
+      const a = await client.resolveSession({ source: sourceOn('cli', 'batches-a') });
       await turn(a.sessionId, 'one', 3);
-      const checkpoint = await ok('POST', `/v1/sessions/${a.sessionId}/checkpoints`, { label: 'before' });
+      const checkpoint = await client.createCheckpoint(a.sessionId, { label: 'before' });
       await turn(a.sessionId, 'two', 5);
-      await ok('POST', `/v1/sessions/${a.sessionId}/rollback`, { checkpointId: checkpoint.checkpointId });
-      await ok('PUT', `/v1/sessions/${a.sessionId}/memory/colour`, { value: 'blue', metadata: {} });
-      await ok('POST', `/v1/sessions/${a.sessionId}/slots`, { name: 'side' });
-      const child = await ok('POST', `/v1/sessions/${a.sessionId}/children`, { agentName: 'helper' });
-      const grandchild = await ok('POST', `/v1/sessions/${child.sessionId}/children`, { agentName: 'helper-of-helper' });
+      await client.rollback(a.sessionId, checkpoint.checkpointId);
+      await client.setMemory(a.sessionId, 'colour', { value: 'blue', metadata: {} });
+      await client.createSlot(a.sessionId, 'side');
+      const child = await client.createChild(a.sessionId, { agentName: 'helper' });
+      const grandchild = await client.createChild(child.sessionId, { agentName: 'helper-of-helper' });
       await turn(grandchild.sessionId, 'deep');
-      await ok('POST', `/v1/sessions/${a.sessionId}/fork`, { checkpointId: checkpoint.checkpointId });
-      await ok('DELETE', `/v1/sessions/${child.sessionId}`);
+      await client.forkSession(a.sessionId, { checkpointId: checkpoint.checkpointId });
+      await client.destroySession(child.sessionId);
       // Reset and switch back: the entry takes the counters of the session it is bound to again.
-      const b = await ok('POST', '/v1/sessions/resolve', { source: { platform: 'cli', chatType: 'dm', chatId: 'batches-b' } });
+      const b = await client.resolveSession({ source: sourceOn('cli', 'batches-b') });
       await turn(b.sessionId, 'first', 7);
-      const bKey = encodeURIComponent(b.sessionKey);
-      const reset = await ok('POST', `/v1/conversations/${bKey}/reset`);
+      const reset = await client.resetConversation(b.sessionKey);
       await turn(reset.sessionId, 'second', 11);
-      await ok('POST', `/v1/conversations/${bKey}/switch`, { sessionId: b.sessionId });
+      await client.switchSession(b.sessionKey, b.sessionId);
       await turn(b.sessionId, 'third', 13);
       // Sessions by external id and their items: appended, popped, cleared, rolled back, forked, one deleted.
-      const agent = await ok('PUT', '/v1/namespaces/replay/sessions/first', { agentName: 'helper', metadata: { tier: 'gold' } });
-      await ok('POST', `/v1/sessions/${agent.sessionId}/items`, {
+      const agent = await client.putAgentSession('replay', 'first', { agentName: 'helper', metadata: { tier: 'gold' } });
+      await client.appendItems(agent.sessionId, {
         items: [
           { id: 'i1', text: 'one' },
           { id: 'i2', text: 'two' },
         ],
       });
-      const itemsCheckpoint = await ok('POST', `/v1/sessions/${agent.sessionId}/checkpoints`, { label: 'two items' });
-      await ok('POST', `/v1/sessions/${agent.sessionId}/items/pop`);
-      await ok('POST', `/v1/sessions/${agent.sessionId}/rollback`, { checkpointId: itemsCheckpoint.checkpointId });
-      await ok('POST', `/v1/sessions/${agent.sessionId}/fork`, {});
-      const other = await ok('PUT', '/v1/namespaces/replay/sessions/second', {});
-      await ok('POST', `/v1/sessions/${other.sessionId}/items`, { items: [{ text: 'x' }] });
-      await ok('DELETE', `/v1/sessions/${other.sessionId}/items`);
-      await ok('DELETE', '/v1/namespaces/replay/sessions/second');
+      const itemsCheckpoint = await client.createCheckpoint(agent.sessionId, { label: 'two items' });
+      await client.popItem(agent.sessionId);
+      await client.rollback(agent.sessionId, itemsCheckpoint.checkpointId);
+      await client.forkSession(agent.sessionId, {});
+      const other = await client.putAgentSession('replay', 'second', {});
+      await client.appendItems(other.sessionId, { items: [{ text: 'x' }] });
+      await client.clearItems(other.sessionId);
+      await client.deleteAgentSession('replay', 'second');
       // Jobs.
       // A slot up to 120 s ahead may be fired now.
-      const job = await ok('POST', '/v1/jobs', { prompt: 'soon', schedule: 'in 1m' });
-      await ok('POST', `/v1/jobs/${job.id}/fire`, {});
-      const gone = await ok('POST', '/v1/jobs', { prompt: 'once', schedule: '0 10 * * *' });
-      await ok('DELETE', `/v1/jobs/${gone.id}`);
+      const job = await client.createJob({ prompt: 'soon', schedule: 'in 1m' });
+      await client.fireJob(job.id, {});
+      const gone = await client.createJob({ prompt: 'once', schedule: '0 10 * * *' });
+      await client.deleteJob(gone.id);
       // Pruned entries, and one opened again right after its prune. The prune's candidates come from the index, which
       // a turn does not wait for: it is caught up first.
       const projected = service.infrastructure.projections.waitForPosition(
@@ -154,11 +149,11 @@ for (const backend of e2eBackends()) {
       );
       expect(await projected).toBe(true);
       clock.advance(30 * 86_400_000);
-      const pruned = await ok('POST', '/v1/admin/prune', { maxAgeDays: 7 });
+      const pruned = await client.pruneConversations(7);
       expect(pruned.pruned.length).toBeGreaterThan(0);
-      const again = await ok('POST', '/v1/sessions/resolve', { source: { platform: 'cli', chatType: 'dm', chatId: 'batches-b' } });
+      const again = await client.resolveSession({ source: sourceOn('cli', 'batches-b') });
       // After the clock's jump, so that the watchdog finds nothing stale to interrupt while the replays run.
-      await ok('POST', `/v1/conversations/${encodeURIComponent(again.sessionKey)}/runtime/turns`, { provider: 'codex', model: 'gpt', input: 'go' });
+      await client.runtimeTurn(again.sessionKey, { provider: 'codex', model: 'gpt', input: 'go' });
 
       const head = await service.lastPosition();
       const names = service.infrastructure.projections.projectionNames;
@@ -169,5 +164,7 @@ for (const backend of e2eBackends()) {
       }
       for (const batchSize of [1, 3, 64]) expect(await replay(names, head, batchSize), `batches of ${batchSize}`).toEqual(live);
     });
-  });
-}
+  },
+  // No ticker: the test fires its job itself.
+  (backend) => ({ clock: clockOf(backend), env: { JOB_TICK_INTERVAL_MS: '0' } }),
+);

@@ -1,13 +1,14 @@
 // The sessions index over real HTTP: recent-first listing with cursor pages and filters, lookups, 404s, the sessions.json export, minPosition.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
+import { beforeAll, expect, it } from 'vitest';
 import { type ConversationEvent, conversationStreamName } from '../../src/events/conversation/conversationEvents.js';
 import type { NewEvent } from '../../src/events/eventStore.js';
 import { type SessionTranscriptEvent, sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import type { SessionSource } from '../../src/events/conversation/sessionSource.js';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { clockPerBackend } from '../support/backendClocks.js';
+import { forEachBackend, refusalOf } from '../support/forEachBackend.js';
 
 const enc = encodeURIComponent;
+const clockOf = clockPerBackend(new Date('2026-03-01T10:00:00Z'));
 const at = (minute: number) => new Date(Date.UTC(2026, 2, 1, 9, minute)).toISOString();
 
 interface Seeded {
@@ -45,20 +46,23 @@ const seeded: Seeded[] = [
   },
 ];
 
-for (const backend of e2eBackends()) {
-  describe(`sessions index queries: ${backend}`, () => {
-    let service: TestApp;
+forEachBackend(
+  'sessions index queries',
+  (ledger) => {
     let head = 0;
-    const clock = new ManualClock(new Date('2026-03-01T10:00:00Z'));
+    const clock = clockOf(ledger.backend);
 
     const append = async (streamName: string, events: Array<ConversationEvent | SessionTranscriptEvent>) => {
-      const { position } = await service.infrastructure.eventStore.append(streamName, events as unknown as NewEvent[], 'any');
+      const { position } = await ledger.service.infrastructure.eventStore.append(streamName, events as unknown as NewEvent[], 'any');
       head = position;
     };
-    const get = (path: string) => service.request('GET', `${path}${path.includes('?') ? '&' : '?'}minPosition=${head}`);
+    // The log is written straight to the store, past the client: every read asks for its head (X-Min-Position).
+    const atHead = () => ({ minPosition: head });
+    const sessionKeys = (page: { sessions: Array<{ sessionKey: string }> }) => page.sessions.map((entry) => entry.sessionKey);
+    /** Raw, for what the typed client never sends (a query value of the wrong type, an unknown parameter, a path spelling). */
+    const get = (path: string) => ledger.service.request('GET', `${path}${path.includes('?') ? '&' : '?'}minPosition=${head}`);
 
     beforeAll(async () => {
-      service = await startTestApp(backend, { clock, env: { READ_WAIT_TIMEOUT_MS: '1000' } });
       for (const { key, sessionId, origin, minute } of seeded) {
         await append(conversationStreamName(key), [
           { type: 'ConversationOpened', data: { sessionKey: key, origin, displayName: origin.chatName ?? null, gatewayId: 'gw-1', at: at(minute) } },
@@ -84,21 +88,17 @@ for (const backend of e2eBackends()) {
       };
       await append(sessionStreamName(seeded[0]!.sessionId), [turn]);
     });
-    afterAll(async () => {
-      await service?.close();
-    });
 
     it('lists entries by most recent activity, ties by session key', async () => {
-      const response = await get('/v1/sessions');
-      expect(response.status).toBe(200);
-      expect(response.body.sessions.map((entry: { sessionKey: string }) => entry.sessionKey)).toEqual([
+      const response = await ledger.client.listSessions({}, atHead());
+      expect(sessionKeys(response)).toEqual([
         'agent:main:telegram:dm:111',
         'agent:main:telegram:dm:a%3Ab/c',
         'agent:main:telegram:group:222:u1',
         'agent:main:discord:group:333:u2',
       ]);
-      expect(response.body.nextCursor).toBeNull();
-      expect(response.body.sessions[0]).toEqual({
+      expect(response.nextCursor).toBeNull();
+      expect(response.sessions[0]).toEqual({
         sessionKey: 'agent:main:telegram:dm:111',
         sessionId: '20260301_095000_00000001',
         createdAt: at(50),
@@ -128,7 +128,7 @@ for (const backend of e2eBackends()) {
         lastPromptTokens: 12,
         turnCount: 1,
       });
-      expect(response.body.sessions[1].costStatus).toBe('unknown');
+      expect(response.sessions[1]!.costStatus).toBe('unknown');
     });
 
     it('pages with an opaque cursor until nextCursor is null', async () => {
@@ -136,43 +136,34 @@ for (const backend of e2eBackends()) {
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const page: { status: number; body: { sessions: Array<{ sessionKey: string }>; nextCursor: string | null } } = await get(
-          `/v1/sessions?limit=1${cursor ? `&cursor=${cursor}` : ''}`,
-        );
-        expect(page.status).toBe(200);
-        keys.push(...page.body.sessions.map((entry) => entry.sessionKey));
-        cursor = page.body.nextCursor;
+        const page = await ledger.client.listSessions({ limit: 1, ...(cursor ? { cursor } : {}) }, atHead());
+        keys.push(...sessionKeys(page));
+        cursor = page.nextCursor;
         pages += 1;
       } while (cursor);
       expect(pages).toBe(4);
-      expect(keys).toEqual((await get('/v1/sessions')).body.sessions.map((entry: { sessionKey: string }) => entry.sessionKey));
-      const firstTwo = await get('/v1/sessions?limit=2');
-      expect(firstTwo.body.sessions).toHaveLength(2);
-      expect(firstTwo.body.nextCursor).toEqual(expect.any(String));
+      expect(keys).toEqual(sessionKeys(await ledger.client.listSessions({}, atHead())));
+      const firstTwo = await ledger.client.listSessions({ limit: 2 }, atHead());
+      expect(firstTwo.sessions).toHaveLength(2);
+      expect(firstTwo.nextCursor).toEqual(expect.any(String));
     });
 
     it('filters by platform and by recent activity against the injected clock', async () => {
-      const discord = await get('/v1/sessions?platform=discord');
-      expect(discord.body.sessions.map((entry: { sessionKey: string }) => entry.sessionKey)).toEqual(['agent:main:discord:group:333:u2']);
+      const { client } = ledger;
+      const discord = await client.listSessions({ platform: 'discord' }, atHead());
+      expect(sessionKeys(discord)).toEqual(['agent:main:discord:group:333:u2']);
       // The clock says 10:00: five minutes back is 09:55.
-      const recent = await get('/v1/sessions?activeMinutes=5&platform=telegram');
-      expect(recent.body.sessions.map((entry: { sessionKey: string }) => entry.sessionKey)).toEqual([
-        'agent:main:telegram:dm:111',
-        'agent:main:telegram:dm:a%3Ab/c',
-        'agent:main:telegram:group:222:u1',
-      ]);
+      const recent = await client.listSessions({ activeMinutes: 5, platform: 'telegram' }, atHead());
+      expect(sessionKeys(recent)).toEqual(['agent:main:telegram:dm:111', 'agent:main:telegram:dm:a%3Ab/c', 'agent:main:telegram:group:222:u1']);
       clock.advance(60_000);
-      expect((await get('/v1/sessions?activeMinutes=2')).body.sessions.map((entry: { sessionKey: string }) => entry.sessionKey)).toEqual([
-        'agent:main:telegram:dm:111',
-      ]);
+      expect(sessionKeys(await client.listSessions({ activeMinutes: 2 }, atHead()))).toEqual(['agent:main:telegram:dm:111']);
     });
 
     it('refuses a malformed cursor and out-of-range query values with 400', async () => {
-      const badCursor = await get('/v1/sessions?cursor=not-a-cursor');
-      expect(badCursor.status).toBe(400);
-      expect(badCursor.body.error.code).toBe('INVALID_CURSOR');
-      expect((await get('/v1/sessions?limit=501')).body.error.code).toBe('VALIDATION_FAILED');
-      expect((await get('/v1/sessions?limit=0')).status).toBe(400);
+      const { client } = ledger;
+      expect(await refusalOf(client.listSessions({ cursor: 'not-a-cursor' }, atHead()))).toEqual({ status: 400, code: 'INVALID_CURSOR' });
+      expect((await refusalOf(client.listSessions({ limit: 501 }, atHead()))).code).toBe('VALIDATION_FAILED');
+      expect((await refusalOf(client.listSessions({ limit: 0 }, atHead()))).status).toBe(400);
       expect((await get('/v1/sessions?activeMinutes=soon')).status).toBe(400);
       expect((await get('/v1/sessions?surprise=1')).status).toBe(400);
     });
@@ -185,12 +176,12 @@ for (const backend of e2eBackends()) {
         forged('0000-01-01T00:00:00.000Z', 'agent:main:cli:dm:1'),
         forged('9999-12-31T23:59:59.999-23:59', 'agent:main:cli:dm:1'),
       ]) {
-        const answer = await get(`/v1/sessions?cursor=${cursor}`);
-        expect([answer.status, answer.body.error?.code], `${Buffer.from(cursor, 'base64url').toString()}: ${answer.text}`).toEqual([400, 'INVALID_CURSOR']);
+        const answer = await refusalOf(ledger.client.listSessions({ cursor }, atHead()));
+        expect(answer, Buffer.from(cursor, 'base64url').toString()).toEqual({ status: 400, code: 'INVALID_CURSOR' });
       }
       // The earliest and the latest dates the database holds are cursors like any other.
       for (const updatedAt of ['0001-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z'])
-        expect((await get(`/v1/sessions?cursor=${forged(updatedAt, 'agent:main:cli:dm:1')}`)).status).toBe(200);
+        await ledger.client.listSessions({ cursor: forged(updatedAt, 'agent:main:cli:dm:1') }, atHead());
     });
 
     it('finds an entry by its URL-encoded key at /v1/conversations/{key}/entry and at its first path /v1/sessions/by-key/{key}, or answers 404 CONVERSATION_NOT_FOUND', async () => {
@@ -205,9 +196,9 @@ for (const backend of e2eBackends()) {
     });
 
     it('serves a session record, or answers 404 SESSION_NOT_FOUND', async () => {
-      const record = await get('/v1/sessions/20260301_095000_00000001/record');
-      expect(record.status).toBe(200);
-      expect(record.body).toEqual({
+      const { client } = ledger;
+      const record = await client.sessionRecord('20260301_095000_00000001', atHead());
+      expect(record).toEqual({
         sessionId: '20260301_095000_00000001',
         sessionKey: 'agent:main:telegram:dm:111',
         status: 'active',
@@ -229,16 +220,13 @@ for (const backend of e2eBackends()) {
         turnInFlightSince: null,
         lastAbandonedTurn: null,
       });
-      const missing = await get('/v1/sessions/20260301_000000_deadbeef/record');
-      expect(missing.status).toBe(404);
-      expect(missing.body.error.code).toBe('SESSION_NOT_FOUND');
+      expect(await refusalOf(client.sessionRecord('20260301_000000_deadbeef', atHead()))).toEqual({ status: 404, code: 'SESSION_NOT_FOUND' });
     });
 
     it("exports the index in Hermes' sessions.json shape", async () => {
-      const response = await get('/v1/export/sessions.json');
-      expect(response.status).toBe(200);
-      expect(Object.keys(response.body).sort()).toEqual(seeded.map((entry) => entry.key).sort());
-      expect(response.body['agent:main:telegram:dm:111']).toMatchObject({
+      const exported = await ledger.client.exportSessionsJson(atHead());
+      expect(Object.keys(exported).sort()).toEqual(seeded.map((entry) => entry.key).sort());
+      expect(exported['agent:main:telegram:dm:111']).toMatchObject({
         session_key: 'agent:main:telegram:dm:111',
         session_id: '20260301_095000_00000001',
         created_at: at(50),
@@ -266,9 +254,10 @@ for (const backend of e2eBackends()) {
         },
       ]);
       expect((await get(`/v1/sessions/by-key/${enc(key)}`)).body.sessionId).toBe(sessionId);
-      const future = await service.request('GET', `/v1/sessions?minPosition=${head + 1_000_000}`);
+      const future = await ledger.service.request('GET', `/v1/sessions?minPosition=${head + 1_000_000}`);
       expect(future.status).toBe(503);
       expect(future.body.error.code).toBe('PROJECTION_NOT_CAUGHT_UP');
     });
-  });
-}
+  },
+  (backend) => ({ clock: clockOf(backend), env: { READ_WAIT_TIMEOUT_MS: '1000' } }),
+);
