@@ -249,10 +249,18 @@ export interface SessionView {
   /** Items in the session's item history (GET /v1/sessions/{id}/items). */
   itemCount: number;
   parentSessionId: string | null;
+  /** A child's or a fork's agent, as it was spawned; null for a conversation's session. */
+  agentName: string | null;
+  metadata: JsonObject;
+  /** The session and checkpoint a fork was taken from; null otherwise. */
+  forkOf: ForkOrigin | null;
   currentSlot: string;
+  /** The turn count when the transcript was last rewritten (how a summary lands), else null. */
+  lastSummaryTurn: number | null;
   turnInFlight: { turnIndex: number; startedAt: string } | null;
   /** The newest started turn given up unrecorded (`timeout` or `gateway_restart`), else null. */
   lastAbandonedTurn: AbandonedTurn | null;
+  destroyedAt: string | null;
   revision: number;
   position: number;
 }

@@ -585,9 +585,14 @@ class SessionView(TypedDict):
     messageCount: int
     itemCount: int
     parentSessionId: Optional[str]
+    agentName: Optional[str]
+    metadata: JsonObject
+    forkOf: Optional["ForkOrigin"]
     currentSlot: str
+    lastSummaryTurn: Optional[int]
     turnInFlight: Optional[TurnInFlight]
     lastAbandonedTurn: Optional[AbandonedTurn]
+    destroyedAt: Optional[str]
     revision: int
     position: int
 

@@ -1523,8 +1523,33 @@ export const sharedResponseSchemas: Record<string, object> = {
           "null"
         ]
       },
+      "agentName": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "metadata": {
+        "$ref": "#/components/schemas/JsonObject"
+      },
+      "forkOf": {
+        "anyOf": [
+          {
+            "$ref": "#/components/schemas/ForkOrigin"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
       "currentSlot": {
         "type": "string"
+      },
+      "lastSummaryTurn": {
+        "type": [
+          "number",
+          "null"
+        ]
       },
       "turnInFlight": {
         "anyOf": [
@@ -1558,6 +1583,12 @@ export const sharedResponseSchemas: Record<string, object> = {
           }
         ]
       },
+      "destroyedAt": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
       "revision": {
         "type": "number"
       },
@@ -1580,11 +1611,38 @@ export const sharedResponseSchemas: Record<string, object> = {
       "messageCount",
       "itemCount",
       "parentSessionId",
+      "agentName",
+      "metadata",
+      "forkOf",
       "currentSlot",
+      "lastSummaryTurn",
       "turnInFlight",
       "lastAbandonedTurn",
+      "destroyedAt",
       "revision",
       "position"
+    ]
+  },
+  "ForkOrigin": {
+    "type": "object",
+    "properties": {
+      "sessionId": {
+        "type": "string"
+      },
+      "checkpointId": {
+        "type": [
+          "string",
+          "null"
+        ]
+      },
+      "revision": {
+        "type": "number"
+      }
+    },
+    "required": [
+      "sessionId",
+      "checkpointId",
+      "revision"
     ]
   },
   "AbandonedTurn": {
@@ -2840,28 +2898,6 @@ export const sharedResponseSchemas: Record<string, object> = {
       "turnInFlight",
       "lastAbandonedTurn",
       "state"
-    ]
-  },
-  "ForkOrigin": {
-    "type": "object",
-    "properties": {
-      "sessionId": {
-        "type": "string"
-      },
-      "checkpointId": {
-        "type": [
-          "string",
-          "null"
-        ]
-      },
-      "revision": {
-        "type": "number"
-      }
-    },
-    "required": [
-      "sessionId",
-      "checkpointId",
-      "revision"
     ]
   },
   "SessionTimeline": {
