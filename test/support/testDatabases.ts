@@ -1,5 +1,7 @@
-// Isolated databases for tests: a fresh in-memory PGlite, or a fresh schema on the PostgreSQL of TEST_DATABASE_URL.
+// Isolated databases for tests: a fresh in-memory PGlite, or a fresh schema (or a database of its own) on the
+// PostgreSQL of TEST_DATABASE_URL.
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { PglitePool } from '../../src/database/pglitePool.js';
 import { PostgresPool } from '../../src/database/postgresPool.js';
 import type { SqlPool } from '../../src/database/sqlPool.js';
@@ -36,6 +38,34 @@ export async function openPostgresDatabase(connectionString: string, max = 10): 
   };
 }
 
+/**
+ * A database of its own on the test server, dropped by `dispose`. The log's readers wait for every transaction running
+ * in their database, so a test that counts what they read must not share one with the other files running beside it.
+ */
+export async function openOwnPostgresDatabase(connectionString: string, max = 10): Promise<TestDatabase> {
+  const name = `ledger_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(connectionString);
+  url.pathname = `/${name}`;
+  const own = await openPostgresDatabase(url.toString(), max);
+  return {
+    ...own,
+    async dispose() {
+      await own.pool.end();
+      await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    },
+  };
+}
+
 export type BackendLabel = 'pglite' | 'postgres';
 
 /**
@@ -53,8 +83,12 @@ export function backendsUnderTest(): BackendLabel[] {
   return (['pglite', 'postgres'] as const).filter((label) => labels.includes(label));
 }
 
-/** Every backend a database test should run on here (backendsUnderTest). */
-export function testBackends(): Array<{ label: BackendLabel; open: () => Promise<TestDatabase> }> {
+/**
+ * Every backend a database test should run on here (backendsUnderTest). `ownDatabase`: on PostgreSQL, a database of
+ * its own (openOwnPostgresDatabase) rather than a schema in the shared one.
+ */
+export function testBackends(options: { ownDatabase?: boolean } = {}): Array<{ label: BackendLabel; open: () => Promise<TestDatabase> }> {
   const url = process.env.TEST_DATABASE_URL;
-  return backendsUnderTest().map((label) => (label === 'pglite' ? { label, open: openPgliteDatabase } : { label, open: () => openPostgresDatabase(url!) }));
+  const openPostgres = options.ownDatabase ? openOwnPostgresDatabase : openPostgresDatabase;
+  return backendsUnderTest().map((label) => (label === 'pglite' ? { label, open: openPgliteDatabase } : { label, open: () => openPostgres(url!) }));
 }
