@@ -15,9 +15,9 @@ import {
   type SessionKey,
   type SessionStoreEntry,
 } from '@anthropic-ai/claude-agent-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LedgerSessionStore, LedgerUnavailableError } from '../../src/adapters/claudeAgentSdk/index.js';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { forEachBackend } from '../support/forEachBackend.js';
 
 const TOKEN = 'claude-agent-sdk-test-token';
 const FIXTURE = join(import.meta.dirname, '../fixtures/claude-code');
@@ -40,24 +40,22 @@ async function claudeConfigDir(): Promise<string> {
   return configDir;
 }
 
-for (const backend of e2eBackends()) {
-  describe(`session-ledger/claude-agent-sdk: ${backend}`, () => {
-    let service: TestApp;
+forEachBackend(
+  'session-ledger/claude-agent-sdk',
+  (ledger) => {
     let configDir: string;
     const previousConfigDir = process.env.CLAUDE_CONFIG_DIR;
     /** A store of its own namespace: nothing another test wrote is seen. */
     const freshStore = (options: { retry?: { maxAttempts: number; baseDelayMs: number; maxDelayMs: number }; fetch?: typeof fetch } = {}) =>
-      new LedgerSessionStore({ url: service.url, token: TOKEN, namespace: `claude-${randomUUID().slice(0, 8)}`, ...options });
+      new LedgerSessionStore({ url: ledger.service.url, token: TOKEN, namespace: `claude-${randomUUID().slice(0, 8)}`, ...options });
 
     beforeAll(async () => {
-      service = await startTestApp(backend, { env: { API_TOKEN: TOKEN } });
       configDir = await claudeConfigDir();
       process.env.CLAUDE_CONFIG_DIR = configDir;
     });
     afterAll(async () => {
       if (previousConfigDir === undefined) delete process.env.CLAUDE_CONFIG_DIR;
       else process.env.CLAUDE_CONFIG_DIR = previousConfigDir;
-      await service?.close();
       await rm(configDir, { recursive: true, force: true });
     });
 
@@ -198,7 +196,7 @@ for (const backend of e2eBackends()) {
       expect(await store.load(key)).toEqual([{ type: 'user', uuid: 'm-2' }]);
 
       // Deleted by another store (another host) while this one keeps writing: the next append starts it again.
-      const elsewhere = new LedgerSessionStore({ url: service.url, token: TOKEN, namespace: store.namespace });
+      const elsewhere = new LedgerSessionStore({ url: ledger.service.url, token: TOKEN, namespace: store.namespace });
       await elsewhere.delete(key);
       await store.append(key, [{ type: 'user', uuid: 'm-3' }]);
       expect(await elsewhere.load(key)).toEqual([{ type: 'user', uuid: 'm-3' }]);
@@ -288,5 +286,6 @@ for (const backend of e2eBackends()) {
       await expect(store.listSubkeys(key)).rejects.toThrow(url);
       await expect(store.delete(key)).rejects.toThrow(url);
     });
-  });
-}
+  },
+  { env: { API_TOKEN: TOKEN } },
+);
