@@ -3,9 +3,9 @@
 // in every scope, temp: included) run on both, and every observable answer compared, ids and times aside.
 import { createEvent, InMemorySessionService, type BaseSessionService, type Session } from '@google/adk';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { LedgerSessionService } from '../../src/adapters/adk/index.js';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { forEachBackend } from '../support/forEachBackend.js';
 
 const TOKEN = 'adk-differential-token';
 const USERS = ['alice', 'bob/2', 'c%3'];
@@ -128,27 +128,20 @@ async function run(service: BaseSessionService, appName: string, op: Operation, 
   }
 }
 
-for (const backend of e2eBackends()) {
-  describe(`session-ledger/adk against ADK's InMemorySessionService: ${backend}`, () => {
-    let service: TestApp;
+forEachBackend(
+  "session-ledger/adk against ADK's InMemorySessionService",
+  (ledger) => {
     let runs = 0;
     /** Across all runs: events both services stored, and reads that answered some. */
     let eventsAppended = 0;
     let eventsRead = 0;
 
-    beforeAll(async () => {
-      service = await startTestApp(backend, { env: { API_TOKEN: TOKEN } });
-    });
-    afterAll(async () => {
-      await service?.close();
-    });
-
     it('answers every random sequence of operations as ADK does', { timeout: 240_000 }, async () => {
       await fc.assert(
         fc.asyncProperty(fc.array(operation, { minLength: 5, maxLength: 30 }), async (operations) => {
-          const appName = `app ${backend} ${++runs}`;
+          const appName = `app ${ledger.backend} ${++runs}`;
           const reference = new InMemorySessionService();
-          const ledger = new LedgerSessionService({ url: service.url, token: TOKEN, namespace: 'adk-differential' });
+          const adapter = new LedgerSessionService({ url: ledger.service.url, token: TOKEN, namespace: 'adk-differential' });
           const existing = new Set<string>();
           // Appends so far to each session id, for the next event's id; the times of its events, for afterTimestamp.
           const appendedTo = new Map<string, number>();
@@ -173,7 +166,7 @@ for (const backend of e2eBackends()) {
             const known = eventTimes.get(id) ?? [];
             const times = { now: Date.now(), after: (index: number) => known[index % (known.length + 1)] ?? Date.now() };
             const expected = await run(reference, appName, op, appendedTo.get(id) ?? 0, times);
-            const actual = await run(ledger, appName, op, appendedTo.get(id) ?? 0, times);
+            const actual = await run(adapter, appName, op, appendedTo.get(id) ?? 0, times);
             expect(actual, `step ${step}: ${JSON.stringify(op)}`).toEqual(expected);
             if (op.kind === 'append' && typeof expected === 'object' && expected && 'appended' in expected) {
               appendedTo.set(id, (appendedTo.get(id) ?? 0) + 1);
@@ -189,5 +182,6 @@ for (const backend of e2eBackends()) {
       expect(eventsAppended).toBeGreaterThan(15);
       expect(eventsRead).toBeGreaterThan(3);
     });
-  });
-}
+  },
+  { env: { API_TOKEN: TOKEN } },
+);
