@@ -6,9 +6,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LedgerClient } from '../../src/client/index.js';
+import type { LedgerClient } from '../../src/client/index.js';
+import { forEachBackend, refusalOf } from '../support/forEachBackend.js';
 import { runLedgerCli } from '../support/ledgerCli.js';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
 const WRITER = 'mcp-writer-token-0001';
 const READER = 'mcp-reader-token-0001';
@@ -26,9 +26,9 @@ const jsonOf = (answer: unknown): any => {
   return JSON.parse(textOf(answer));
 };
 
-for (const backend of e2eBackends()) {
-  describe(`MCP server: ${backend}`, () => {
-    let service: TestApp;
+forEachBackend(
+  'MCP server',
+  (ledger) => {
     let writer: LedgerClient;
     let chatSession: string;
     let longSession: string;
@@ -39,10 +39,10 @@ for (const backend of e2eBackends()) {
     async function connect(via: Via, token: string): Promise<Client> {
       const transport: Transport =
         via === 'http'
-          ? new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } })
+          ? new StreamableHTTPClientTransport(new URL(`${ledger.service.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } })
           : new StdioClientTransport({
               command: process.execPath,
-              args: [BIN, 'mcp', '--url', service.url],
+              args: [BIN, 'mcp', '--url', ledger.service.url],
               // The token from LEDGER_TOKEN, as a host's configuration gives it.
               env: { PATH: process.env.PATH ?? '', LEDGER_TOKEN: token },
               stderr: 'pipe',
@@ -54,9 +54,8 @@ for (const backend of e2eBackends()) {
     }
 
     beforeAll(async () => {
-      service = await startTestApp(backend, { env: { API_TOKEN, JOB_TICK_INTERVAL_MS: '0' } });
-      writer = new LedgerClient({ baseUrl: service.url, token: WRITER });
-      const acme = new LedgerClient({ baseUrl: service.url, token: ACME });
+      writer = ledger.newClient({ token: WRITER });
+      const acme = ledger.newClient({ token: ACME });
 
       const chat = await writer.resolveSession({ source: { platform: 'telegram', chatType: 'dm', chatId: 'mcp-1', userName: 'Ada' } });
       chatSession = chat.sessionId;
@@ -102,7 +101,6 @@ for (const backend of e2eBackends()) {
 
     afterAll(async () => {
       await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
-      await service?.close();
     });
 
     for (const via of ['http', 'stdio'] as const) {
@@ -317,18 +315,21 @@ for (const backend of e2eBackends()) {
         params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
       };
       const headers = { accept: 'application/json, text/event-stream' };
-      const anonymous = await service.request('POST', '/mcp', { body: initialize, headers });
+      const anonymous = await ledger.service.request('POST', '/mcp', { body: initialize, headers });
       expect(anonymous.status).toBe(401);
       expect(anonymous.body.error.code).toBe('UNAUTHORIZED');
-      const wrong = await service.request('POST', '/mcp', { body: initialize, headers: { ...headers, authorization: 'Bearer not-a-token-of-this-service' } });
+      const wrong = await ledger.service.request('POST', '/mcp', {
+        body: initialize,
+        headers: { ...headers, authorization: 'Bearer not-a-token-of-this-service' },
+      });
       expect(wrong.status).toBe(401);
-      const stream = await service.request('GET', '/mcp', { headers: { ...headers, authorization: `Bearer ${WRITER}` } });
+      const stream = await ledger.service.request('GET', '/mcp', { headers: { ...headers, authorization: `Bearer ${WRITER}` } });
       expect(stream.status).toBe(405);
       expect(stream.headers.get('allow')).toBe('POST');
     });
 
     it('session-ledger mcp refuses at start a token the ledger refuses (exit 2) and a missing --url (exit 2), on stderr', async () => {
-      const refused = await runLedgerCli({}, ['mcp', '--url', service.url, '--token', 'not-a-token-of-this-service']);
+      const refused = await runLedgerCli({}, ['mcp', '--url', ledger.service.url, '--token', 'not-a-token-of-this-service']);
       expect(refused.code).toBe(2);
       expect(refused.stdout).toBe('');
       expect(JSON.parse(refused.stderr).error.code).toBe('UNAUTHORIZED');
@@ -339,8 +340,9 @@ for (const backend of e2eBackends()) {
 
     it('GET /v1/whoami answers the token as the service sees it', async () => {
       expect(await writer.whoami()).toEqual({ name: 'writer', scope: 'write', tenant: null });
-      expect(await new LedgerClient({ baseUrl: service.url, token: ACME }).whoami()).toEqual({ name: 'acme-bot', scope: 'write', tenant: 'acme' });
-      expect((await service.request('GET', '/v1/whoami')).status).toBe(401);
+      expect(await ledger.newClient({ token: ACME }).whoami()).toEqual({ name: 'acme-bot', scope: 'write', tenant: 'acme' });
+      expect((await refusalOf(ledger.client.whoami())).status).toBe(401);
     });
-  });
-}
+  },
+  { env: { API_TOKEN, JOB_TICK_INTERVAL_MS: '0' } },
+);
