@@ -1,8 +1,8 @@
 // The typed client's session-tree, memory, slot, job-edit, runtime and admin methods against the real service: what
 // each answers, and that every write carries an Idempotency-Key so a lost answer is retried without a second write.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { LedgerClient, ledgerOperations, type Operation } from '../../src/client/index.js';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { forEachBackend } from '../support/forEachBackend.js';
 
 /** Real fetch, keeping each request's method, path and Idempotency-Key. */
 function recordingFetch() {
@@ -22,20 +22,17 @@ function operationOf(method: string, path: string): string | undefined {
   )?.[0];
 }
 
-for (const backend of e2eBackends()) {
-  describe(`typed client, session trees, runtime and admin: ${backend}`, () => {
-    let service: TestApp;
+forEachBackend(
+  'typed client, session trees, runtime and admin',
+  (ledger) => {
     let chat = 0;
     const recording = recordingFetch();
     let client: LedgerClient;
-    const resolve = () => client.resolveSession({ source: { platform: 'web', chatType: 'dm', chatId: `${backend}-wrapped-${++chat}` } });
+    const resolve = () => client.resolveSession({ source: { platform: 'web', chatType: 'dm', chatId: `${ledger.backend}-wrapped-${++chat}` } });
 
-    beforeAll(async () => {
-      service = await startTestApp(backend, { env: { JOB_TICK_INTERVAL_MS: '0' } });
-      client = new LedgerClient({ baseUrl: service.url, fetch: recording.fetch });
-    }, 120_000);
-    afterAll(async () => {
-      await service?.close();
+    beforeAll(() => {
+      // The client under test with its own defaults (retries, an Idempotency-Key on every write), not forEachBackend's.
+      client = new LedgerClient({ baseUrl: ledger.service.url, fetch: recording.fetch });
     });
 
     it('forks and spawns children, lists children and parent, pages the tree, and destroys a subtree', async () => {
@@ -103,7 +100,7 @@ for (const backend of e2eBackends()) {
 
     it('searches transcripts: hits by rank with marked snippets, or grouped by session', async () => {
       const { sessionId, sessionKey } = await resolve();
-      const word = `zebra${backend}${chat}`;
+      const word = `zebra${ledger.backend}${chat}`;
       await client.recordTurn(sessionId, {
         messages: [
           { role: 'user', content: `where do ${word} live?` },
@@ -249,12 +246,13 @@ for (const backend of e2eBackends()) {
         await response.arrayBuffer();
         throw new TypeError('fetch failed', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) });
       };
-      const lossy = new LedgerClient({ baseUrl: service.url, fetch: losing, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+      const lossy = new LedgerClient({ baseUrl: ledger.service.url, fetch: losing, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
       loseNext = true;
       expect(await lossy.createSlot(sessionId, 'drafts')).toMatchObject({ name: 'drafts' });
       expect(keys).toHaveLength(2);
       expect(keys[1]).toBe(keys[0]);
       expect((await client.sessionSlots(sessionId)).slots.map((slot) => slot.name)).toEqual(['drafts', 'main']);
     });
-  });
-}
+  },
+  { env: { JOB_TICK_INTERVAL_MS: '0' } },
+);
