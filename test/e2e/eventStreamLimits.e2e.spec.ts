@@ -2,14 +2,14 @@
 // too slow for the tail falls back to the log without a gap or a repeat.
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { EVENT_STREAMS } from '../../src/http/serverSentEventStreams.js';
 import { ServerSentEventStreams } from '../../src/http/serverSentEventStreams.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { eventually } from '../support/eventually.js';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { forEachBackend } from '../support/forEachBackend.js';
 
 const ADMIN = 'ops-secret-0123456789abcdef';
 const ACME = 'acme-secret-0123456789abcdef';
@@ -76,16 +76,16 @@ const positionsIn = (text: string, type: string) =>
     .filter((block) => block.includes(`\nevent: ${type}\n`))
     .map((block) => Number(/^id: (\d+)$/m.exec(block)![1]));
 
-for (const backend of e2eBackends()) {
-  describe(`event stream limits and the shared tail: ${backend}`, () => {
-    let service: TestApp;
+forEachBackend(
+  'event stream limits and the shared tail',
+  (ledger) => {
     const held: HeldStream[] = [];
     const open = async (path: string, token: string, headers?: Record<string, string>) => {
-      const stream = await hold(`${service.url}${path}`, token, headers);
+      const stream = await hold(`${ledger.service.url}${path}`, token, headers);
       held.push(stream);
       return stream;
     };
-    const streams = () => service.app.get<ServerSentEventStreams>(EVENT_STREAMS);
+    const streams = () => ledger.service.app.get<ServerSentEventStreams>(EVENT_STREAMS);
     const logText: string[] = [];
     const logDestination = new Writable({
       write(chunk, _encoding, done) {
@@ -94,14 +94,8 @@ for (const backend of e2eBackends()) {
       },
     });
 
-    beforeAll(async () => {
-      service = await startTestApp(backend, {
-        env: { API_TOKEN, MAX_EVENT_STREAMS_PER_TOKEN: '2', MAX_EVENT_STREAMS: '3', JOB_TICK_INTERVAL_MS: '0' },
-      });
-    });
-    afterAll(async () => {
+    afterAll(() => {
       for (const stream of held) stream.close();
-      await service?.close();
     });
 
     it('refuses a stream beyond the per-token and the instance limit with 429 TOO_MANY_EVENT_STREAMS and Retry-After, and takes one again once another closed', async () => {
@@ -141,7 +135,12 @@ for (const backend of e2eBackends()) {
     it('delivers every event, in order, once, to a stream too slow for the tail: it catches up from the log', { timeout: 60_000 }, async () => {
       // The service's own streams, with a small queue and a filter that stalls on its first event (as a session-key
       // lookup on a busy database does), served over real HTTP.
-      const slowStreams = new ServerSentEventStreams(service.infrastructure.eventStore, createLogger('debug', logDestination), { perToken: 10, total: 10 }, 10);
+      const slowStreams = new ServerSentEventStreams(
+        ledger.service.infrastructure.eventStore,
+        createLogger('debug', logDestination),
+        { perToken: 10, total: 10 },
+        10,
+      );
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
       let stalled = false;
@@ -164,11 +163,11 @@ for (const backend of e2eBackends()) {
       await server.listen({ port: 0, host: '127.0.0.1' });
       const port = (server.server.address() as AddressInfo).port;
       try {
-        const from = await service.infrastructure.eventStore.headPosition();
+        const from = await ledger.service.infrastructure.eventStore.headPosition();
         const slow = await hold(`http://127.0.0.1:${port}/stream?from=${from}`, 'unused');
         expect(slow.status).toBe(200);
         const count = 60;
-        const first = await service.infrastructure.eventStore.append(
+        const first = await ledger.service.infrastructure.eventStore.append(
           'acme~conversation-slow-reader',
           [{ type: 'BenchNoise', data: { index: 0 } }],
           'no_stream',
@@ -179,7 +178,7 @@ for (const backend of e2eBackends()) {
           10_000,
         );
         // While the stream is held on its first event, far more than its queue holds arrive through the tail.
-        const rest = await service.infrastructure.eventStore.append(
+        const rest = await ledger.service.infrastructure.eventStore.append(
           'acme~conversation-slow-reader',
           Array.from({ length: count - 1 }, (_, index) => ({ type: 'BenchNoise', data: { index: index + 1 } })),
           0,
@@ -198,5 +197,6 @@ for (const backend of e2eBackends()) {
         void server.close();
       }
     });
-  });
-}
+  },
+  { env: { API_TOKEN, MAX_EVENT_STREAMS_PER_TOKEN: '2', MAX_EVENT_STREAMS: '3', JOB_TICK_INTERVAL_MS: '0' } },
+);
