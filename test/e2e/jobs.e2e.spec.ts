@@ -6,11 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LedgerApiError, type CreateJobRequest, type LedgerClient } from '../../src/client/index.js';
 import { ManualClock } from '../../src/clock.js';
 import { JobFiresStreamController } from '../../src/modules/jobs/delivery/jobFiresStreamController.js';
 import { JobTicker } from '../../src/modules/jobs/jobTicker.js';
+import { clockPerBackend } from '../support/backendClocks.js';
+import { apiErrorOf, forEachBackend, refusalOf } from '../support/forEachBackend.js';
 import { readServerSentEvents } from '../support/serverSentEvents.js';
-import { uniqueSchema } from '../support/testDatabases.js';
+import { backendsUnderTest, uniqueSchema } from '../support/testDatabases.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
 
 const TOKEN = 'jobs-e2e-token-0123456789';
@@ -87,34 +90,45 @@ async function eventually<T>(probe: () => Promise<T>, check: (value: T) => boole
   return value;
 }
 
-for (const backend of e2eBackends()) {
-  describe(`jobs: ${backend}`, () => {
-    let service: TestApp;
+// A Monday; the tests only ever move it forward.
+const clockOf = clockPerBackend(new Date('2026-01-05T07:58:00.000Z'));
+// Each backend's service delivers to a receiver of its own, listening before the service starts.
+const receivers = new Map(
+  await Promise.all(
+    backendsUnderTest().map(async (backend) => {
+      const failFirstAttemptOf = new Set<string>();
+      return [backend, { failFirstAttemptOf, receiver: await startWebhookReceiver(failFirstAttemptOf) }] as const;
+    }),
+  ),
+);
+
+/** A call's answer, or the refusal it ended in, for the races that expect both. */
+const outcomeOf = <T>(call: Promise<T>): Promise<{ body?: T; refusal?: { status: number; code: string } }> =>
+  call.then(
+    (body) => ({ body }),
+    (error: unknown) => {
+      if (error instanceof LedgerApiError) return { refusal: { status: error.status, code: error.code } };
+      throw error;
+    },
+  );
+
+forEachBackend(
+  'jobs',
+  (ledger) => {
+    const clock = clockOf(ledger.backend);
+    const { failFirstAttemptOf, receiver } = receivers.get(ledger.backend)!;
+    let client: LedgerClient;
     let ticker: JobTicker;
-    let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
-    const failFirstAttemptOf = new Set<string>();
-    // A Monday; the tests only ever move it forward.
-    const clock = new ManualClock(new Date('2026-01-05T07:58:00.000Z'));
-    const call = (method: string, path: string, body?: unknown) => service.request(method, path, { body, headers: auth });
-    const createJob = async (job: object) => {
-      const response = await call('POST', '/v1/jobs', job);
-      expect(response.status, response.text).toBe(201);
-      return response.body;
-    };
-    const jobEvents = async (jobId: string) => service.infrastructure.eventStore.readStream(`job-${jobId}`);
+    const createJob = (job: CreateJobRequest) => client.createJob(job);
+    const jobEvents = async (jobId: string) => ledger.service.infrastructure.eventStore.readStream(`job-${jobId}`);
     const firedSlots = async (jobId: string) => (await jobEvents(jobId)).filter((event) => event.type === 'JobFired').map((event) => event.data.slot as string);
 
-    beforeAll(async () => {
-      receiver = await startWebhookReceiver(failFirstAttemptOf);
-      service = await startTestApp(backend, {
-        clock,
-        env: { API_TOKEN: TOKEN, JOB_TICK_INTERVAL_MS: '0', JOBS_WEBHOOK_URL: receiver.url, JOBS_WEBHOOK_SECRET: SECRET },
-      });
-      ticker = service.app.get(JobTicker);
+    beforeAll(() => {
+      client = ledger.newClient({ token: TOKEN });
+      ticker = ledger.service.app.get(JobTicker);
     });
     afterAll(async () => {
-      await service?.close();
-      await receiver?.close();
+      await receiver.close();
     });
 
     it('creates, reads, lists (with filters and cursor) and removes jobs', async () => {
@@ -143,9 +157,8 @@ for (const backend of e2eBackends()) {
         lastStatus: null,
         lastError: null,
       });
-      const read = await call('GET', `/v1/jobs/${created.id}`);
-      expect(read.status).toBe(200);
-      expect(read.body).toMatchObject({ id: created.id, recentFires: [], revision: 0 });
+      // The job's route answers 200 and nothing else when it succeeds.
+      expect(await client.getJob(created.id)).toMatchObject({ id: created.id, recentFires: [], revision: 0 });
 
       const paused = await createJob({ id: 'paused-one', skill: 'noop', schedule: 'every 2h', enabled: false });
       expect(paused).toMatchObject({
@@ -158,60 +171,59 @@ for (const backend of e2eBackends()) {
         scheduleKind: 'interval',
       });
 
-      const listed = await call('GET', `/v1/jobs?minPosition=${paused.position}`);
-      expect(listed.status).toBe(200);
-      const ids = listed.body.jobs.map((job: { id: string }) => job.id);
+      const listed = await client.listJobs({}, { minPosition: paused.position });
+      const ids = listed.jobs.map((job) => job.id);
       expect(ids).toEqual(expect.arrayContaining([created.id, 'paused-one']));
       expect([...ids].sort()).toEqual(ids);
-      const disabled = await call('GET', '/v1/jobs?enabled=false');
-      expect(disabled.body.jobs.map((job: { id: string }) => job.id)).toContain('paused-one');
-      expect(disabled.body.jobs.every((job: { enabled: boolean }) => !job.enabled)).toBe(true);
-      const first = await call('GET', '/v1/jobs?limit=1');
-      expect(first.body.jobs).toHaveLength(1);
-      expect(first.body.nextCursor).toEqual(expect.any(String));
-      const second = await call('GET', `/v1/jobs?limit=1&cursor=${first.body.nextCursor}`);
-      expect(second.body.jobs[0].id > first.body.jobs[0].id).toBe(true);
-      expect((await call('GET', '/v1/jobs?cursor=!!')).body.error.code).toBe('INVALID_CURSOR');
+      const disabled = await client.listJobs({ enabled: false });
+      expect(disabled.jobs.map((job) => job.id)).toContain('paused-one');
+      expect(disabled.jobs.every((job) => !job.enabled)).toBe(true);
+      const first = await client.listJobs({ limit: 1 });
+      expect(first.jobs).toHaveLength(1);
+      expect(first.nextCursor).toEqual(expect.any(String));
+      const second = await client.listJobs({ limit: 1, cursor: first.nextCursor! });
+      expect(second.jobs[0]!.id > first.jobs[0]!.id).toBe(true);
+      expect((await refusalOf(client.listJobs({ cursor: '!!' }))).code).toBe('INVALID_CURSOR');
       // Well-formed, but not a cursor this service handed out: a job id no job can have, a member it never writes.
       for (const forged of [{ after: 'no spaces allowed' }, { after: 'daily', offset: 1 }, 'daily']) {
         const cursor = Buffer.from(JSON.stringify(forged)).toString('base64url');
-        expect((await call('GET', `/v1/jobs?cursor=${cursor}`)).body.error.code).toBe('INVALID_CURSOR');
+        expect((await refusalOf(client.listJobs({ cursor }))).code).toBe('INVALID_CURSOR');
       }
 
-      const removed = await call('DELETE', `/v1/jobs/${created.id}`);
-      expect(removed.status).toBe(200);
-      expect(removed.body).toMatchObject({ id: created.id, removed: true });
-      expect((await call('GET', `/v1/jobs/${created.id}`)).body.error.code).toBe('JOB_NOT_FOUND');
-      expect((await call('DELETE', `/v1/jobs/${created.id}`)).status).toBe(404);
-      const after = await call('GET', `/v1/jobs?minPosition=${removed.body.position}&limit=500`);
-      expect(after.body.jobs.map((job: { id: string }) => job.id)).not.toContain(created.id);
+      // The delete route answers 200 and nothing else when it succeeds.
+      const removed = await client.deleteJob(created.id);
+      expect(removed).toMatchObject({ id: created.id, removed: true });
+      expect((await refusalOf(client.getJob(created.id))).code).toBe('JOB_NOT_FOUND');
+      expect((await refusalOf(client.deleteJob(created.id))).status).toBe(404);
+      const after = await client.listJobs({ limit: 500 }, { minPosition: removed.position });
+      expect(after.jobs.map((job) => job.id)).not.toContain(created.id);
     });
 
     it('refuses invalid jobs at the edge', async () => {
-      const expectError = async (job: object, status: number, code: string) => {
-        const response = await call('POST', '/v1/jobs', job);
-        expect(response.status, response.text).toBe(status);
-        expect(response.body.error.code).toBe(code);
+      const expectError = async (job: CreateJobRequest, status: number, code: string) => {
+        expect(await refusalOf(client.createJob(job))).toEqual({ status, code });
       };
       await expectError({ schedule: '0 8 * * *' }, 400, 'VALIDATION_FAILED');
       await expectError({ skill: 'x', schedule: '0 25 * * *' }, 400, 'INVALID_SCHEDULE');
       await expectError({ skill: 'x', schedule: '2026-01-05T07:55:00Z' }, 400, 'SCHEDULE_IN_PAST');
       await expectError({ skill: 'x', schedule: '0 8 * * *', timeZone: 'Europe/Atlantis' }, 400, 'INVALID_TIME_ZONE');
       await expectError({ skill: 'x', schedule: 'every 10s' }, 400, 'INVALID_SCHEDULE');
-      await expectError({ skill: 'x', schedule: '0 8 * * *', surprise: true }, 400, 'VALIDATION_FAILED');
+      // An unknown field: a body the typed client never sends.
+      const surprise = await ledger.service.request('POST', '/v1/jobs', { body: { skill: 'x', schedule: '0 8 * * *', surprise: true }, headers: auth });
+      expect([surprise.status, surprise.body.error.code], surprise.text).toEqual([400, 'VALIDATION_FAILED']);
       await createJob({ id: 'taken', skill: 'x', schedule: '0 8 * * *' });
       await expectError({ id: 'taken', skill: 'x', schedule: '0 9 * * *' }, 409, 'JOB_EXISTS');
-      const unauthenticated = await service.request('POST', '/v1/jobs', { body: { skill: 'x', schedule: '0 8 * * *' } });
-      expect(unauthenticated.status).toBe(401);
+      // The forEachBackend client holds no token.
+      expect((await refusalOf(ledger.client.createJob({ skill: 'x', schedule: '0 8 * * *' }))).status).toBe(401);
     });
 
     it("imports Hermes' jobs.json, once", async () => {
-      const imported = await call('POST', '/v1/jobs/import', seedJobsJson);
-      expect(imported.status, imported.text).toBe(200);
-      expect(imported.body.created.map((job: { id: string }) => job.id)).toEqual(['daily-news-summary', 'weekly-code-review', 'health-check']);
-      expect(imported.body.existing).toEqual([]);
-      const news = await call('GET', '/v1/jobs/daily-news-summary');
-      expect(news.body).toMatchObject({
+      // The import route answers 200 and nothing else when it succeeds.
+      const imported = await client.importJobs(seedJobsJson);
+      expect(imported.created.map((job) => job.id)).toEqual(['daily-news-summary', 'weekly-code-review', 'health-check']);
+      expect(imported.existing).toEqual([]);
+      const news = await client.getJob('daily-news-summary');
+      expect(news).toMatchObject({
         name: 'daily-news-summary',
         description: '每天早上 8 点抓取 AI 行业新闻并生成摘要',
         skill: 'ai-news-summarizer',
@@ -221,36 +233,41 @@ for (const backend of e2eBackends()) {
         deliverTo: { platform: 'telegram', chatId: '-1001234567890', threadId: null },
         nextRunAt: '2026-01-05T08:00:00.000Z',
       });
-      const weekly = await call('GET', '/v1/jobs/weekly-code-review');
-      expect(weekly.body.nextRunAt).toBe('2026-01-05T10:00:00.000Z');
-      const again = await call('POST', '/v1/jobs/import', seedJobsJson);
-      expect(again.body).toMatchObject({ created: [], existing: ['daily-news-summary', 'weekly-code-review', 'health-check'] });
+      const weekly = await client.getJob('weekly-code-review');
+      expect(weekly.nextRunAt).toBe('2026-01-05T10:00:00.000Z');
+      const again = await client.importJobs(seedJobsJson);
+      expect(again).toMatchObject({ created: [], existing: ['daily-news-summary', 'weekly-code-review', 'health-check'] });
 
-      const broken = await call('POST', '/v1/jobs/import', {
-        jobs: [
-          { id: 'fine-one', schedule: '0 8 * * *', skill: 'x' },
-          { id: 'bad-one', schedule: 'often', skill: 'x' },
-        ],
-      });
+      const broken = await refusalOf(
+        client.importJobs({
+          jobs: [
+            { id: 'fine-one', schedule: '0 8 * * *', skill: 'x' },
+            { id: 'bad-one', schedule: 'often', skill: 'x' },
+          ],
+        }),
+      );
       expect(broken.status).toBe(400);
-      expect((await call('GET', '/v1/jobs/fine-one')).status).toBe(404);
-      const missingSchedule = await call('POST', '/v1/jobs/import', { jobs: [{ id: 'no-schedule', skill: 'x' }] });
+      expect((await refusalOf(client.getJob('fine-one'))).status).toBe(404);
+      const missingSchedule = await apiErrorOf(client.importJobs({ jobs: [{ id: 'no-schedule', skill: 'x' }] }));
       expect(missingSchedule.status).toBe(400);
-      expect(missingSchedule.body.error.details[0].path).toBe('jobs.0.schedule');
-      const twice = await call('POST', '/v1/jobs/import', {
-        jobs: [
-          { id: 'dup', schedule: '0 8 * * *', skill: 'x' },
-          { id: 'dup', schedule: '0 9 * * *', skill: 'x' },
-        ],
-      });
-      expect(twice.body.error.code).toBe('DUPLICATE_JOB_ID');
+      expect(missingSchedule.details).toMatchObject([{ path: 'jobs.0.schedule' }]);
+      const twice = await refusalOf(
+        client.importJobs({
+          jobs: [
+            { id: 'dup', schedule: '0 8 * * *', skill: 'x' },
+            { id: 'dup', schedule: '0 9 * * *', skill: 'x' },
+          ],
+        }),
+      );
+      expect(twice.code).toBe('DUPLICATE_JOB_ID');
     });
 
     it('lets exactly one of 20 concurrent fires of a slot win; the 19 others get 409 ALREADY_FIRED', async () => {
       const job = await createJob({ skill: 'race', schedule: '0 9 * * *' });
       clock.set(new Date('2026-01-05T09:00:00.000Z'));
-      const responses = await Promise.all(Array.from({ length: 20 }, () => call('POST', `/v1/jobs/${job.id}/fire`, { slot: '2026-01-05T09:00:00Z' })));
-      const winners = responses.filter((response) => response.status === 200);
+      // A fire answers 200 and nothing else when it succeeds.
+      const responses = await Promise.all(Array.from({ length: 20 }, () => outcomeOf(client.fireJob(job.id, { slot: '2026-01-05T09:00:00Z' }))));
+      const winners = responses.filter((response) => response.body);
       expect(winners).toHaveLength(1);
       expect(winners[0]!.body).toMatchObject({
         jobId: job.id,
@@ -259,9 +276,9 @@ for (const backend of e2eBackends()) {
         nextRunAt: '2026-01-06T09:00:00.000Z',
         completed: false,
       });
-      const losers = responses.filter((response) => response.status !== 200);
+      const losers = responses.filter((response) => response.refusal);
       expect(losers).toHaveLength(19);
-      expect(losers.every((response) => response.status === 409 && response.body.error.code === 'ALREADY_FIRED')).toBe(true);
+      expect(losers.every((response) => response.refusal!.status === 409 && response.refusal!.code === 'ALREADY_FIRED')).toBe(true);
       expect(await firedSlots(job.id)).toEqual(['2026-01-05T09:00:00.000Z']);
       // The ticker, running now, finds nothing due: the winner already advanced nextRunAt.
       await ticker.tick();
@@ -270,15 +287,15 @@ for (const backend of e2eBackends()) {
 
     it('lets exactly one fire win when the ticker and external fires race for the same slot', async () => {
       const job = await createJob({ skill: 'race-ticker', schedule: '5 9 * * *' });
-      await call('GET', `/v1/jobs?minPosition=${job.position}`);
+      await client.listJobs({}, { minPosition: job.position });
       clock.set(new Date('2026-01-05T09:05:00.000Z'));
-      const external = Array.from({ length: 10 }, () => call('POST', `/v1/jobs/${job.id}/fire`, { slot: '2026-01-05T09:05:00Z' }));
+      const external = Array.from({ length: 10 }, () => outcomeOf(client.fireJob(job.id, { slot: '2026-01-05T09:05:00Z' })));
       const ticks = [ticker.tick(), ticker.tick()];
       const responses = await Promise.all(external);
       await Promise.all(ticks);
       expect(await firedSlots(job.id)).toEqual(['2026-01-05T09:05:00.000Z']);
-      expect(responses.filter((response) => response.status === 200).length).toBeLessThanOrEqual(1);
-      expect(responses.filter((response) => response.status !== 200).every((response) => response.body.error.code === 'ALREADY_FIRED')).toBe(true);
+      expect(responses.filter((response) => response.body).length).toBeLessThanOrEqual(1);
+      expect(responses.filter((response) => response.refusal).every((response) => response.refusal!.code === 'ALREADY_FIRED')).toBe(true);
     });
 
     it('fires due jobs from the ticker with an injected clock, and completes one-shots', async () => {
@@ -286,7 +303,7 @@ for (const backend of e2eBackends()) {
       const recurring = await createJob({ prompt: 'every quarter hour', schedule: '*/15 * * * *' });
       const oneShot = await createJob({ prompt: 'remind me', schedule: 'in 45m' });
       expect(oneShot).toMatchObject({ scheduleKind: 'once', schedule: '2026-01-05T09:55:00.000Z', nextRunAt: '2026-01-05T09:55:00.000Z' });
-      await call('GET', `/v1/jobs?minPosition=${oneShot.position}`);
+      await client.listJobs({}, { minPosition: oneShot.position });
       expect(await firedSlots(recurring.id)).toEqual([]);
       clock.set(new Date('2026-01-05T09:15:01.000Z'));
       await ticker.tick();
@@ -299,66 +316,65 @@ for (const backend of e2eBackends()) {
         (slots) => slots.length === 1,
       );
       expect(await firedSlots(oneShot.id)).toEqual(['2026-01-05T09:55:00.000Z']);
-      const done = await call('GET', `/v1/jobs/${oneShot.id}`);
-      expect(done.body).toMatchObject({ state: 'completed', enabled: false, nextRunAt: null, lastRunAt: '2026-01-05T09:55:00.000Z', repeat: { completed: 1 } });
-      expect(done.body.recentFires).toEqual([expect.objectContaining({ fireId: 'fire_20260105T095500Z', trigger: 'ticker', status: 'pending' })]);
-      const refused = await call('POST', `/v1/jobs/${oneShot.id}/fire`, { slot: '2026-01-05T09:55:00Z' });
-      expect(refused.body.error.code).toBe('ALREADY_FIRED');
+      const done = await client.getJob(oneShot.id);
+      expect(done).toMatchObject({ state: 'completed', enabled: false, nextRunAt: null, lastRunAt: '2026-01-05T09:55:00.000Z', repeat: { completed: 1 } });
+      expect(done.recentFires).toEqual([expect.objectContaining({ fireId: 'fire_20260105T095500Z', trigger: 'ticker', status: 'pending' })]);
+      const refused = await refusalOf(client.fireJob(oneShot.id, { slot: '2026-01-05T09:55:00Z' }));
+      expect(refused.code).toBe('ALREADY_FIRED');
     });
 
     it('pauses, resumes and reschedules with PATCH', async () => {
       clock.set(new Date('2026-01-05T10:00:00.000Z'));
       const job = await createJob({ skill: 'patchable', schedule: '*/10 * * * *' });
-      const paused = await call('PATCH', `/v1/jobs/${job.id}`, { enabled: false });
-      expect(paused.status).toBe(200);
-      expect(paused.body).toMatchObject({ enabled: false, state: 'paused', nextRunAt: null, changed: true });
-      expect((await call('POST', `/v1/jobs/${job.id}/fire`, { slot: '2026-01-05T10:10:00Z' })).body.error.code).toBe('JOB_PAUSED');
-      expect((await call('PATCH', `/v1/jobs/${job.id}`, { enabled: false })).body.changed).toBe(false);
+      // The PATCH route answers 200 and nothing else when it succeeds.
+      const paused = await client.updateJob(job.id, { enabled: false });
+      expect(paused).toMatchObject({ enabled: false, state: 'paused', nextRunAt: null, changed: true });
+      expect((await refusalOf(client.fireJob(job.id, { slot: '2026-01-05T10:10:00Z' }))).code).toBe('JOB_PAUSED');
+      expect((await client.updateJob(job.id, { enabled: false })).changed).toBe(false);
 
       clock.set(new Date('2026-01-05T10:35:00.000Z'));
-      await call('GET', `/v1/jobs?minPosition=${paused.body.position}`);
+      await client.listJobs({}, { minPosition: paused.position });
       await ticker.tick();
       expect(await firedSlots(job.id)).toEqual([]);
-      const resumed = await call('PATCH', `/v1/jobs/${job.id}`, { enabled: true });
-      expect(resumed.body).toMatchObject({ enabled: true, state: 'scheduled', nextRunAt: '2026-01-05T10:40:00.000Z' });
+      const resumed = await client.updateJob(job.id, { enabled: true });
+      expect(resumed).toMatchObject({ enabled: true, state: 'scheduled', nextRunAt: '2026-01-05T10:40:00.000Z' });
 
-      const rescheduled = await call('PATCH', `/v1/jobs/${job.id}`, { schedule: 'every 2h', name: 'renamed' });
-      expect(rescheduled.body).toMatchObject({ name: 'renamed', schedule: 'every 2h', scheduleKind: 'interval', nextRunAt: '2026-01-05T12:35:00.000Z' });
-      const zoned = await call('PATCH', `/v1/jobs/${job.id}`, { schedule: '0 8 * * 1-5', timeZone: 'America/New_York' });
+      const rescheduled = await client.updateJob(job.id, { schedule: 'every 2h', name: 'renamed' });
+      expect(rescheduled).toMatchObject({ name: 'renamed', schedule: 'every 2h', scheduleKind: 'interval', nextRunAt: '2026-01-05T12:35:00.000Z' });
+      const zoned = await client.updateJob(job.id, { schedule: '0 8 * * 1-5', timeZone: 'America/New_York' });
       // 08:00 EST is 13:00 UTC, still ahead today.
-      expect(zoned.body).toMatchObject({ timeZone: 'America/New_York', nextRunAt: '2026-01-05T13:00:00.000Z' });
+      expect(zoned).toMatchObject({ timeZone: 'America/New_York', nextRunAt: '2026-01-05T13:00:00.000Z' });
       const kinds = (await jobEvents(job.id)).map((event) => event.type);
       expect(kinds).toEqual(['JobScheduled', 'JobPaused', 'JobResumed', 'JobUpdated', 'JobRescheduled', 'JobRescheduled']);
 
-      expect((await call('PATCH', `/v1/jobs/${job.id}`, {})).status).toBe(400);
-      expect((await call('PATCH', `/v1/jobs/${job.id}`, { timeZone: 'Nowhere/Land' })).body.error.code).toBe('INVALID_TIME_ZONE');
-      expect((await call('PATCH', `/v1/jobs/${job.id}`, { skill: null })).body.error.code).toBe('JOB_NEEDS_PROMPT_OR_SKILL');
-      expect((await call('PATCH', '/v1/jobs/no-such-job', { enabled: true })).status).toBe(404);
+      expect((await refusalOf(client.updateJob(job.id, {}))).status).toBe(400);
+      expect((await refusalOf(client.updateJob(job.id, { timeZone: 'Nowhere/Land' }))).code).toBe('INVALID_TIME_ZONE');
+      expect((await refusalOf(client.updateJob(job.id, { skill: null }))).code).toBe('JOB_NEEDS_PROMPT_OR_SKILL');
+      expect((await refusalOf(client.updateJob('no-such-job', { enabled: true }))).status).toBe(404);
     });
 
     it("records the gateway's run reports", async () => {
       clock.set(new Date('2026-01-05T10:59:00.000Z'));
       const job = await createJob({ skill: 'reported', schedule: '0 11 * * *' });
       clock.set(new Date('2026-01-05T11:00:00.000Z'));
-      const fire = await call('POST', `/v1/jobs/${job.id}/fire`, {});
-      expect(fire.status, fire.text).toBe(200);
-      expect(fire.body.slot).toBe('2026-01-05T11:00:00.000Z');
-      const report = await call('POST', `/v1/jobs/${job.id}/runs/${fire.body.fireId}`, { status: 'error', error: 'model timed out' });
-      expect(report.status, report.text).toBe(200);
-      expect(report.body).toMatchObject({
+      // A fire and a run report each answer 200 and nothing else when they succeed.
+      const fire = await client.fireJob(job.id, {});
+      expect(fire.slot).toBe('2026-01-05T11:00:00.000Z');
+      const report = await client.reportRun(job.id, fire.fireId, { status: 'error', error: 'model timed out' });
+      expect(report).toMatchObject({
         changed: true,
-        fire: { fireId: fire.body.fireId, status: 'error', error: 'model timed out' },
+        fire: { fireId: fire.fireId, status: 'error', error: 'model timed out' },
         job: { lastStatus: 'error', lastError: 'model timed out' },
       });
-      const repeated = await call('POST', `/v1/jobs/${job.id}/runs/${fire.body.fireId}`, { status: 'error', error: 'model timed out' });
-      expect(repeated.body.changed).toBe(false);
-      const contradicting = await call('POST', `/v1/jobs/${job.id}/runs/${fire.body.fireId}`, { status: 'ok' });
-      expect(contradicting.status).toBe(409);
-      expect(contradicting.body.error.code).toBe('RUN_ALREADY_REPORTED');
-      const unknown = await call('POST', `/v1/jobs/${job.id}/runs/fire_20200101T000000Z`, { status: 'ok' });
-      expect(unknown.body.error.code).toBe('FIRE_NOT_FOUND');
-      expect((await call('POST', `/v1/jobs/${job.id}/runs/${fire.body.fireId}`, { status: 'done' })).status).toBe(400);
-      expect((await call('GET', `/v1/jobs/${job.id}`)).body).toMatchObject({ lastStatus: 'error', lastError: 'model timed out' });
+      const repeated = await client.reportRun(job.id, fire.fireId, { status: 'error', error: 'model timed out' });
+      expect(repeated.changed).toBe(false);
+      expect(await refusalOf(client.reportRun(job.id, fire.fireId, { status: 'ok' }))).toEqual({ status: 409, code: 'RUN_ALREADY_REPORTED' });
+      const unknown = await refusalOf(client.reportRun(job.id, 'fire_20200101T000000Z', { status: 'ok' }));
+      expect(unknown.code).toBe('FIRE_NOT_FOUND');
+      // A status that is no run status: a body the typed client never sends.
+      const done = await ledger.service.request('POST', `/v1/jobs/${job.id}/runs/${fire.fireId}`, { body: { status: 'done' }, headers: auth });
+      expect(done.status).toBe(400);
+      expect(await client.getJob(job.id)).toMatchObject({ lastStatus: 'error', lastError: 'model timed out' });
     });
 
     it('streams fires as server-sent events, resumable from a position, behind the bearer token', async () => {
@@ -367,12 +383,11 @@ for (const backend of e2eBackends()) {
       const positions: number[] = [];
       for (const minute of ['12:01', '12:02', '12:03']) {
         clock.set(new Date(`2026-01-05T${minute}:00.000Z`));
-        const fire = await call('POST', `/v1/jobs/${job.id}/fire`, { slot: `2026-01-05T${minute}:00Z` });
-        expect(fire.status, fire.text).toBe(200);
-        positions.push(fire.body.position);
+        const fire = await client.fireJob(job.id, { slot: `2026-01-05T${minute}:00Z` });
+        positions.push(fire.position);
       }
       const ours = (event: { event?: string; data: string }) => event.event === 'job.fired' && JSON.parse(event.data).jobId === job.id;
-      const resumed = await readServerSentEvents(`${service.url}/v1/jobs/fires/stream`, {
+      const resumed = await readServerSentEvents(`${ledger.service.url}/v1/jobs/fires/stream`, {
         headers: { ...auth, 'Last-Event-ID': String(positions[0]) },
         count: 2,
         timeoutMs: 5_000,
@@ -389,7 +404,7 @@ for (const backend of e2eBackends()) {
         position: positions[1],
       });
 
-      const fromQuery = await readServerSentEvents(`${service.url}/v1/jobs/fires/stream?from=${positions[1]}`, {
+      const fromQuery = await readServerSentEvents(`${ledger.service.url}/v1/jobs/fires/stream?from=${positions[1]}`, {
         headers: auth,
         count: 1,
         timeoutMs: 5_000,
@@ -398,22 +413,22 @@ for (const backend of e2eBackends()) {
       expect(fromQuery.events.map((event) => Number(event.id))).toEqual([positions[2]]);
 
       // A live fire reaches a stream that started at the head.
-      const live = readServerSentEvents(`${service.url}/v1/jobs/fires/stream`, { headers: auth, count: 1, timeoutMs: 5_000, keep: ours });
+      const live = readServerSentEvents(`${ledger.service.url}/v1/jobs/fires/stream`, { headers: auth, count: 1, timeoutMs: 5_000, keep: ours });
       await new Promise((resolve) => setTimeout(resolve, 100));
       clock.set(new Date('2026-01-05T12:04:00.000Z'));
-      const fourth = await call('POST', `/v1/jobs/${job.id}/fire`, { slot: '2026-01-05T12:04:00Z' });
-      expect((await live).events.map((event) => Number(event.id))).toEqual([fourth.body.position]);
+      const fourth = await client.fireJob(job.id, { slot: '2026-01-05T12:04:00Z' });
+      expect((await live).events.map((event) => Number(event.id))).toEqual([fourth.position]);
 
-      const anonymous = await readServerSentEvents(`${service.url}/v1/jobs/fires/stream`, { count: 1, timeoutMs: 2_000 });
+      const anonymous = await readServerSentEvents(`${ledger.service.url}/v1/jobs/fires/stream`, { count: 1, timeoutMs: 2_000 });
       expect(anonymous.status).toBe(401);
-      const badId = await readServerSentEvents(`${service.url}/v1/jobs/fires/stream`, {
+      const badId = await readServerSentEvents(`${ledger.service.url}/v1/jobs/fires/stream`, {
         headers: { ...auth, 'Last-Event-ID': 'yesterday' },
         count: 1,
         timeoutMs: 2_000,
       });
       expect(badId.status).toBe(400);
       // Every client above has hung up: their subscriptions are stopped.
-      const streams = service.app.get(JobFiresStreamController);
+      const streams = ledger.service.app.get(JobFiresStreamController);
       expect(
         await eventually(
           async () => streams.openStreams,
@@ -427,8 +442,7 @@ for (const backend of e2eBackends()) {
       const job = await createJob({ skill: 'hooked', schedule: '0 13 * * *' });
       clock.set(new Date('2026-01-05T13:00:00.000Z'));
       failFirstAttemptOf.add(job.id);
-      const fire = await call('POST', `/v1/jobs/${job.id}/fire`, { slot: '2026-01-05T13:00:00Z' });
-      expect(fire.status).toBe(200);
+      const fire = await client.fireJob(job.id, { slot: '2026-01-05T13:00:00Z' });
       const ours = () => receiver.received.filter((delivery) => JSON.parse(delivery.body).jobId === job.id);
       const deliveries = await eventually(
         async () => ours(),
@@ -438,28 +452,26 @@ for (const backend of e2eBackends()) {
       for (const delivery of deliveries) {
         expect(delivery.headers['x-ledger-signature']).toBe(`sha256=${createHmac('sha256', SECRET).update(delivery.body).digest('hex')}`);
         expect(delivery.headers['x-ledger-event']).toBe('job.fired');
-        expect(delivery.headers['x-ledger-delivery']).toBe(String(fire.body.position));
+        expect(delivery.headers['x-ledger-delivery']).toBe(String(fire.position));
         expect(JSON.parse(delivery.body)).toMatchObject({
           type: 'job.fired',
           jobId: job.id,
-          fireId: fire.body.fireId,
+          fireId: fire.fireId,
           slot: '2026-01-05T13:00:00.000Z',
           task: { skill: 'hooked' },
         });
       }
     });
     it("resolves each fire's delivery as Hermes' cron does: deliverTo, else the origin chat, else a registered home channel", async () => {
-      const registered = await call('PUT', '/v1/gateways/gw-jobs/platforms', {
+      // Registering platforms and a fire each answer 200 and nothing else when they succeed.
+      const registered = await client.gatewayPlatforms('gw-jobs', {
         platforms: [{ platform: 'telegram', homeChannel: { chatId: '-100777', name: 'Ops room' } }],
       });
-      expect(registered.status, registered.text).toBe(200);
       // A fire reads the live gateways from the stream index, a read model.
-      expect(await service.infrastructure.projections.waitForPosition(['stream-index'], registered.body.position, 10_000)).toBe(true);
+      expect(await ledger.service.infrastructure.projections.waitForPosition(['stream-index'], registered.position, 10_000)).toBe(true);
       const fireAt = async (job: { id: string }, slot: string) => {
         clock.set(new Date(slot));
-        const answer = await call('POST', `/v1/jobs/${job.id}/fire`, { slot });
-        expect(answer.status, answer.text).toBe(200);
-        return answer.body.delivery;
+        return (await client.fireJob(job.id, { slot })).delivery;
       };
       const homeless = await createJob({ prompt: 'digest', schedule: '0 10 * * *' });
       expect(await fireAt(homeless, '2026-01-06T10:00:00Z')).toEqual({ platform: 'telegram', chatId: '-100777', threadId: null, from: 'home_channel' });
@@ -467,23 +479,35 @@ for (const backend of e2eBackends()) {
       expect(await fireAt(fromChat, '2026-01-06T11:00:00Z')).toEqual({ platform: 'slack', chatId: 'C9', threadId: '1.2', from: 'origin' });
       const fired = (await jobEvents(homeless.id)).find((event) => event.type === 'JobFired');
       expect(fired?.data).toMatchObject({ task: { deliverTo: null }, delivery: { from: 'home_channel', chatId: '-100777' } });
-      await call('PUT', '/v1/gateways/gw-jobs/platforms', { platforms: [] });
+      await client.gatewayPlatforms('gw-jobs', { platforms: [] });
     });
 
     it('rebuilds the jobs read model from position 0 to the same rows', async () => {
+      const { service } = ledger;
       const { projections, readModels } = service.infrastructure;
       const rows = () => readModels.query(`SELECT * FROM "${service.config.readModelSchema}".jobs ORDER BY job_id`);
       const head = await service.lastPosition();
       expect(await projections.waitForPosition(['jobs'], head, 10_000)).toBe(true);
       const live = await rows();
       expect(live.length).toBeGreaterThan(10);
-      const rebuilt = await call('POST', '/v1/admin/projections/jobs/rebuild');
-      expect(rebuilt.status).toBe(202);
+      // The rebuild route answers 202 and nothing else when it succeeds.
+      await client.rebuildProjection('jobs');
       expect(await projections.waitForPosition(['jobs'], head, 10_000)).toBe(true);
       expect(await rows()).toEqual(live);
     });
-  });
+  },
+  (backend) => ({
+    clock: clockOf(backend),
+    env: {
+      API_TOKEN: TOKEN,
+      JOB_TICK_INTERVAL_MS: '0',
+      JOBS_WEBHOOK_URL: receivers.get(backend)!.receiver.url,
+      JOBS_WEBHOOK_SECRET: SECRET,
+    },
+  }),
+);
 
+for (const backend of e2eBackends()) {
   describe(`jobs catch-up after a restart: ${backend}`, () => {
     // Storage that outlives an app: fixed schemas, in one PGlite folder (initdb once; it is the slow part) or on PostgreSQL.
     const dataDir = backend === 'pglite' ? mkdtempSync(join(tmpdir(), 'ledger-jobs-')) : undefined;

@@ -3,11 +3,14 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReferenceScheduler } from '../../examples/reference-scheduler/referenceScheduler.js';
+import type { FireJobRequest, LedgerClient } from '../../src/client/index.js';
 import { ManualClock } from '../../src/clock.js';
 import { JobTicker } from '../../src/modules/jobs/jobTicker.js';
 import { SchedulerRegistrations } from '../../src/modules/jobs/scheduler/schedulerRegistrations.js';
+import { clockPerBackend } from '../support/backendClocks.js';
+import { forEachBackend, refusalOf } from '../support/forEachBackend.js';
 import { backendsUnderTest, uniqueSchema } from '../support/testDatabases.js';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
 
 const SECRET = 'callback-secret-of-at-least-32-characters';
 const ADMIN = 'admin-token-0123456789';
@@ -28,60 +31,70 @@ async function callbackToken(claims: { sub: string; slot: string; tenant?: strin
     .sign(new TextEncoder().encode(options.secret ?? SECRET));
 }
 
-for (const backend of e2eBackends()) {
-  describe(`jobs timed by an external scheduler (${backend})`, () => {
-    const clock = new ManualClock(new Date('2026-01-05T08:30:00.000Z'));
-    let scheduler: ReferenceScheduler;
-    let schedulerPort: number;
-    let service: TestApp;
+const clockOf = clockPerBackend(new Date('2026-01-05T08:30:00.000Z'));
+
+/** Each backend's service calls a reference scheduler of its own, which a test stops and starts again on its port. */
+interface SchedulerOf {
+  scheduler: ReferenceScheduler;
+  port: number;
+  url: string;
+}
+async function startScheduler(clock: ManualClock, port = 0): Promise<SchedulerOf> {
+  const scheduler = new ReferenceScheduler({ secret: SECRET, now: () => clock.now() });
+  const url = await scheduler.listen(port);
+  return { scheduler, port: Number(new URL(url).port), url };
+}
+// Listening before the services start: their JOBS_SCHEDULER_URL names it.
+const schedulers = new Map(await Promise.all(backendsUnderTest().map(async (backend) => [backend, await startScheduler(clockOf(backend))] as const)));
+
+forEachBackend(
+  'jobs timed by an external scheduler',
+  (ledger) => {
+    const clock = clockOf(ledger.backend);
+    const running = schedulers.get(ledger.backend)!;
+    let scheduler = running.scheduler;
+    const schedulerPort = running.port;
     let registrations: SchedulerRegistrations;
     let ticker: JobTicker;
+    let admin: LedgerClient;
 
-    const admin = (method: string, path: string, body?: unknown) => service.request(method, path, { body, headers: bearer(ADMIN) });
     const held = () => scheduler.registrations().map(({ jobId, slot, tenant }) => ({ jobId, slot, ...(tenant ? { tenant } : {}) }));
     const settled = () => registrations.idle();
     /** The ticker reads due jobs from the read model: let it apply every write first, so its counts are exact. */
     const tick = async () => {
-      await admin('GET', `/v1/jobs?minPosition=${await service.lastPosition()}`);
+      await admin.listJobs({}, { minPosition: await ledger.service.lastPosition() });
       return ticker.tick();
     };
 
     async function firedSlots(jobId: string, stream = `job-${jobId}`) {
-      const events = await service.infrastructure.eventStore.readStream(stream);
+      const events = await ledger.service.infrastructure.eventStore.readStream(stream);
       return events.filter((event) => event.type === 'JobFired').map((event) => ({ slot: event.data.slot as string, trigger: event.data.trigger as string }));
     }
 
-    async function startScheduler(port = 0): Promise<string> {
-      scheduler = new ReferenceScheduler({ secret: SECRET, now: () => clock.now() });
-      const url = await scheduler.listen(port);
-      schedulerPort = Number(new URL(url).port);
-      return url;
-    }
+    /** The scheduler back on its port, with nothing in memory. */
+    const restartScheduler = async () => {
+      scheduler = (await startScheduler(clock, schedulerPort)).scheduler;
+    };
 
-    beforeAll(async () => {
-      const url = await startScheduler();
-      service = await startTestApp(backend, {
-        clock,
-        env: { API_TOKEN, JOB_TICK_INTERVAL_MS: '0', JOBS_SCHEDULER_URL: url, JOBS_CALLBACK_SECRET: SECRET, JOBS_SCHEDULER_FALLBACK_AFTER: '3' },
-      });
-      registrations = service.app.get(SchedulerRegistrations);
-      ticker = service.app.get(JobTicker);
+    beforeAll(() => {
+      admin = ledger.newClient({ token: ADMIN });
+      registrations = ledger.service.app.get(SchedulerRegistrations);
+      ticker = ledger.service.app.get(JobTicker);
     });
     afterAll(async () => {
-      await service?.close();
-      await scheduler?.close();
+      await scheduler.close();
     });
 
     it('registers the next slot on create and after each fire, cancels on pause and delete, registers again on resume', async () => {
-      const created = await admin('POST', '/v1/jobs', { id: 'hourly', skill: 'report', schedule: '0 * * * *' });
-      expect(created.status).toBe(201);
+      // The create route answers 201 and nothing else when it succeeds.
+      await admin.createJob({ id: 'hourly', skill: 'report', schedule: '0 * * * *' });
       await settled();
       expect(scheduler.registrations()).toMatchObject([
-        { jobId: 'hourly', slot: '2026-01-05T09:00:00.000Z', callbackUrl: `${service.url}/v1/jobs/hourly/fire` },
+        { jobId: 'hourly', slot: '2026-01-05T09:00:00.000Z', callbackUrl: `${ledger.service.url}/v1/jobs/hourly/fire` },
       ]);
 
       // A change that leaves the slot where it was registers nothing new.
-      await admin('PATCH', '/v1/jobs/hourly', { name: 'Hourly report' });
+      await admin.updateJob('hourly', { name: 'Hourly report' });
       await settled();
       expect(held()).toEqual([{ jobId: 'hourly', slot: '2026-01-05T09:00:00.000Z' }]);
 
@@ -90,92 +103,82 @@ for (const backend of e2eBackends()) {
       await settled();
       expect(held()).toEqual([{ jobId: 'hourly', slot: '2026-01-05T10:00:00.000Z' }]);
       expect(await firedSlots('hourly')).toEqual([{ slot: '2026-01-05T09:00:00.000Z', trigger: 'external' }]);
-      const events = await service.infrastructure.eventStore.readStream('job-hourly');
+      const events = await ledger.service.infrastructure.eventStore.readStream('job-hourly');
       expect(events.find((event) => event.type === 'JobFired')!.metadata.actor).toBe('scheduler');
 
-      await admin('PATCH', '/v1/jobs/hourly', { enabled: false });
+      await admin.updateJob('hourly', { enabled: false });
       await settled();
       expect(held()).toEqual([]);
       clock.set(new Date('2026-01-05T09:30:00.000Z'));
-      await admin('PATCH', '/v1/jobs/hourly', { enabled: true });
+      await admin.updateJob('hourly', { enabled: true });
       await settled();
       expect(held()).toEqual([{ jobId: 'hourly', slot: '2026-01-05T10:00:00.000Z' }]);
-      await admin('DELETE', '/v1/jobs/hourly');
+      await admin.deleteJob('hourly');
       await settled();
       expect(held()).toEqual([]);
     });
 
     it("refuses a fire without the scheduler's token for this job and slot with 401 and fires nothing; an admin token fires by hand", async () => {
       clock.set(new Date('2026-01-05T09:40:00.000Z'));
-      await admin('POST', '/v1/jobs', { id: 'guarded', skill: 'poll', schedule: '*/5 * * * *' });
-      await admin('POST', '/v1/jobs', { id: 'other', skill: 'poll', schedule: '*/5 * * * *' });
+      await admin.createJob({ id: 'guarded', skill: 'poll', schedule: '*/5 * * * *' });
+      await admin.createJob({ id: 'other', skill: 'poll', schedule: '*/5 * * * *' });
       clock.set(new Date('2026-01-05T09:45:00.000Z'));
       const now = clock.now();
       const slot = '2026-01-05T09:45:00.000Z';
-      const fire = (headers: Record<string, string>, body: unknown = { slot }) => service.request('POST', '/v1/jobs/guarded/fire', { body, headers });
-      const refusals: Array<[string, Record<string, string>, string]> = [
-        ['no token at all', {}, 'CALLBACK_TOKEN_MISSING'],
-        ['a write-scoped API token', bearer(WRITER), 'CALLBACK_TOKEN_MISSING'],
-        ['a token for another job', bearer(await callbackToken({ sub: 'other', slot }, { now })), 'CALLBACK_TOKEN_WRONG_JOB'],
-        ['a token for another slot', bearer(await callbackToken({ sub: 'guarded', slot: '2026-01-05T09:50:00.000Z' }, { now })), 'CALLBACK_TOKEN_WRONG_SLOT'],
-        ['an expired token', bearer(await callbackToken({ sub: 'guarded', slot }, { now, age: 120, lifetime: 60 })), 'CALLBACK_TOKEN_EXPIRED'],
-        [
-          'a token signed with another secret',
-          bearer(await callbackToken({ sub: 'guarded', slot }, { now, secret: `${SECRET}-not` })),
-          'CALLBACK_TOKEN_INVALID',
-        ],
-        ['a token living longer than 5 minutes', bearer(await callbackToken({ sub: 'guarded', slot }, { now, lifetime: 301 })), 'CALLBACK_TOKEN_INVALID'],
-        ['something that is no JWT', bearer('not-a-jwt'), 'CALLBACK_TOKEN_INVALID'],
-        ['a token issued a day ahead of the clock', bearer(await callbackToken({ sub: 'guarded', slot }, { now, age: -86_400 })), 'CALLBACK_TOKEN_INVALID'],
-        ['a token issued two minutes ahead', bearer(await callbackToken({ sub: 'guarded', slot }, { now, age: -120 })), 'CALLBACK_TOKEN_INVALID'],
-        ['a token whose tenant holds a NUL', bearer(await callbackToken({ sub: 'guarded', slot, tenant: 'acme\u0000' }, { now })), 'CALLBACK_TOKEN_INVALID'],
-        [
-          'a token whose tenant is no tenant name',
-          bearer(await callbackToken({ sub: 'guarded', slot, tenant: 'Acme-Corp' }, { now })),
-          'CALLBACK_TOKEN_INVALID',
-        ],
+      /** A fire of `guarded` by a client holding `token` (none: the forEachBackend client, which holds no token). */
+      const fire = (token: string | undefined, request: FireJobRequest = { slot }) =>
+        (token === undefined ? ledger.client : ledger.newClient({ token })).fireJob('guarded', request);
+      const refusals: Array<[string, string | undefined, string]> = [
+        ['no token at all', undefined, 'CALLBACK_TOKEN_MISSING'],
+        ['a write-scoped API token', WRITER, 'CALLBACK_TOKEN_MISSING'],
+        ['a token for another job', await callbackToken({ sub: 'other', slot }, { now }), 'CALLBACK_TOKEN_WRONG_JOB'],
+        ['a token for another slot', await callbackToken({ sub: 'guarded', slot: '2026-01-05T09:50:00.000Z' }, { now }), 'CALLBACK_TOKEN_WRONG_SLOT'],
+        ['an expired token', await callbackToken({ sub: 'guarded', slot }, { now, age: 120, lifetime: 60 }), 'CALLBACK_TOKEN_EXPIRED'],
+        ['a token signed with another secret', await callbackToken({ sub: 'guarded', slot }, { now, secret: `${SECRET}-not` }), 'CALLBACK_TOKEN_INVALID'],
+        ['a token living longer than 5 minutes', await callbackToken({ sub: 'guarded', slot }, { now, lifetime: 301 }), 'CALLBACK_TOKEN_INVALID'],
+        ['something that is no JWT', 'not-a-jwt', 'CALLBACK_TOKEN_INVALID'],
+        ['a token issued a day ahead of the clock', await callbackToken({ sub: 'guarded', slot }, { now, age: -86_400 }), 'CALLBACK_TOKEN_INVALID'],
+        ['a token issued two minutes ahead', await callbackToken({ sub: 'guarded', slot }, { now, age: -120 }), 'CALLBACK_TOKEN_INVALID'],
+        ['a token whose tenant holds a NUL', await callbackToken({ sub: 'guarded', slot, tenant: 'acme\u0000' }, { now }), 'CALLBACK_TOKEN_INVALID'],
+        ['a token whose tenant is no tenant name', await callbackToken({ sub: 'guarded', slot, tenant: 'Acme-Corp' }, { now }), 'CALLBACK_TOKEN_INVALID'],
       ];
-      for (const [what, headers, code] of refusals) {
-        const response = await fire(headers);
-        expect({ what, status: response.status, code: response.body.error?.code }).toEqual({ what, status: 401, code });
+      for (const [what, token, code] of refusals) {
+        expect({ what, ...(await refusalOf(fire(token))) }).toEqual({ what, status: 401, code });
       }
       expect(await firedSlots('guarded')).toEqual([]);
 
       // The right token fires (its clock may run up to a minute ahead); a token naming the slot fires it when the body names none.
-      const fired = await fire(bearer(await callbackToken({ sub: 'guarded', slot }, { now, age: -45 })), {});
-      expect(fired.status).toBe(200);
-      expect(fired.body.slot).toBe(slot);
-      const again = await fire(bearer(await callbackToken({ sub: 'guarded', slot }, { now })));
-      expect([again.status, again.body.error.code]).toEqual([409, 'ALREADY_FIRED']);
+      // A fire answers 200 and nothing else when it succeeds.
+      const fired = await fire(await callbackToken({ sub: 'guarded', slot }, { now, age: -45 }), {});
+      expect(fired.slot).toBe(slot);
+      const again = await refusalOf(fire(await callbackToken({ sub: 'guarded', slot }, { now })));
+      expect([again.status, again.code]).toEqual([409, 'ALREADY_FIRED']);
       // By hand, with the admin token.
-      const byHand = await service.request('POST', '/v1/jobs/other/fire', { body: { slot }, headers: bearer(ADMIN) });
-      expect(byHand.status).toBe(200);
+      await admin.fireJob('other', { slot });
       expect(await firedSlots('guarded')).toEqual([{ slot, trigger: 'external' }]);
-      await admin('DELETE', '/v1/jobs/guarded');
-      await admin('DELETE', '/v1/jobs/other');
+      await admin.deleteJob('guarded');
+      await admin.deleteJob('other');
       await settled();
     });
 
     it("registers a tenant's job with its tenant and fires the callback in that tenant", async () => {
       clock.set(new Date('2026-01-05T09:50:00.000Z'));
-      const created = await service.request('POST', '/v1/jobs', {
-        body: { id: 'acme-digest', skill: 'digest', schedule: '0 10 * * *' },
-        headers: bearer(ACME),
-      });
-      expect(created.status).toBe(201);
+      const acme = ledger.newClient({ token: ACME });
+      // The create route answers 201 and nothing else when it succeeds.
+      await acme.createJob({ id: 'acme-digest', skill: 'digest', schedule: '0 10 * * *' });
       await settled();
       expect(held()).toEqual([{ jobId: 'acme-digest', slot: '2026-01-05T10:00:00.000Z', tenant: 'acme' }]);
       clock.set(new Date('2026-01-05T10:00:00.000Z'));
       expect(await scheduler.runDue()).toEqual([{ jobId: 'acme-digest', slot: '2026-01-05T10:00:00.000Z', status: 200 }]);
       expect(await firedSlots('acme-digest', 'acme~job-acme-digest')).toEqual([{ slot: '2026-01-05T10:00:00.000Z', trigger: 'external' }]);
-      await service.request('DELETE', '/v1/jobs/acme-digest', { headers: bearer(ACME) });
+      await acme.deleteJob('acme-digest');
       await settled();
       expect(held()).toEqual([]);
     });
 
     it('falls back to the built-in ticker while the scheduler is down, says so, goes back when it answers again; every slot fires once', async () => {
       clock.set(new Date('2026-01-05T10:05:00.000Z'));
-      await admin('POST', '/v1/jobs', { id: 'quarterly', skill: 'poll', schedule: '*/15 * * * *' });
+      await admin.createJob({ id: 'quarterly', skill: 'poll', schedule: '*/15 * * * *' });
       await settled();
       expect(held()).toEqual([{ jobId: 'quarterly', slot: '2026-01-05T10:15:00.000Z' }]);
       clock.set(new Date('2026-01-05T10:15:00.000Z'));
@@ -185,20 +188,21 @@ for (const backend of e2eBackends()) {
       // The scheduler stops mid-run: the next registrations fail, three times in a row, and the ticker takes over.
       await scheduler.close();
       clock.set(new Date('2026-01-05T10:20:00.000Z'));
-      await admin('POST', '/v1/jobs', { id: 'while-down', skill: 'poll', schedule: '*/10 * * * *' });
+      await admin.createJob({ id: 'while-down', skill: 'poll', schedule: '*/10 * * * *' });
       await settled();
-      const ready = await service.request('GET', '/ready');
+      // The typed readiness answer has no jobScheduler check: read raw.
+      const ready = await ledger.service.request('GET', '/ready');
       expect(ready.status).toBe(200);
       expect(ready.body.status).toBe('degraded');
       expect(ready.body.checks.jobScheduler).toMatchObject({ ok: false, timers: 'fallback', failuresInARow: 3, pending: 1 });
-      expect((await admin('GET', '/metrics')).text).toMatch(/^ledger_job_scheduler_fallback 1$/m);
+      expect((await ledger.service.request('GET', '/metrics', { headers: bearer(ADMIN) })).text).toMatch(/^ledger_job_scheduler_fallback 1$/m);
 
       clock.set(new Date('2026-01-05T10:30:00.000Z'));
       expect(await tick()).toMatchObject({ due: 2, fired: 2 });
       expect(registrations.timerOwner()).toBe('fallback');
 
       // It comes back on the same address with nothing in memory: the next tick finds it, hands the timers back and offers every job.
-      await startScheduler(schedulerPort);
+      await restartScheduler();
       clock.set(new Date('2026-01-05T10:31:00.000Z'));
       expect(await tick()).toMatchObject({ fired: 0 });
       expect(registrations.timerOwner()).toBe('scheduler');
@@ -207,15 +211,15 @@ for (const backend of e2eBackends()) {
         { jobId: 'while-down', slot: '2026-01-05T10:40:00.000Z' },
         { jobId: 'quarterly', slot: '2026-01-05T10:45:00.000Z' },
       ]);
-      const back = await service.request('GET', '/ready');
+      const back = await ledger.service.request('GET', '/ready');
       expect([back.body.status, back.body.checks.jobScheduler.timers]).toEqual(['ready', 'scheduler']);
-      expect((await admin('GET', '/metrics')).text).toMatch(/^ledger_job_scheduler_fallback 0$/m);
+      expect((await ledger.service.request('GET', '/metrics', { headers: bearer(ADMIN) })).text).toMatch(/^ledger_job_scheduler_fallback 0$/m);
 
       // A callback for a slot the ticker fired while standing in is refused and dropped.
       await fetch(`http://127.0.0.1:${schedulerPort}/registrations`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jobId: 'quarterly', slot: '2026-01-05T10:30:00.000Z', callbackUrl: `${service.url}/v1/jobs/quarterly/fire` }),
+        body: JSON.stringify({ jobId: 'quarterly', slot: '2026-01-05T10:30:00.000Z', callbackUrl: `${ledger.service.url}/v1/jobs/quarterly/fire` }),
       });
       clock.set(new Date('2026-01-05T10:40:00.000Z'));
       expect(await scheduler.runDue()).toEqual([
@@ -230,7 +234,7 @@ for (const backend of e2eBackends()) {
 
       // Restarted again, so quickly that no call failed: a registration it lost is fired by the ticker once overdue.
       await scheduler.close();
-      await startScheduler(schedulerPort);
+      await restartScheduler();
       clock.set(new Date('2026-01-05T10:50:30.000Z'));
       expect(await tick()).toMatchObject({ due: 0 });
       clock.set(new Date('2026-01-05T10:52:00.000Z'));
@@ -249,8 +253,18 @@ for (const backend of e2eBackends()) {
         { slot: '2026-01-05T10:50:00.000Z', trigger: 'ticker' },
       ]);
     });
-  });
-}
+  },
+  (backend) => ({
+    clock: clockOf(backend),
+    env: {
+      API_TOKEN,
+      JOB_TICK_INTERVAL_MS: '0',
+      JOBS_SCHEDULER_URL: schedulers.get(backend)!.url,
+      JOBS_CALLBACK_SECRET: SECRET,
+      JOBS_SCHEDULER_FALLBACK_AFTER: '3',
+    },
+  }),
+);
 
 describe('the reference scheduler', () => {
   it('keeps one registration per job and slot, and refuses malformed ones', async () => {

@@ -1,19 +1,22 @@
 // 50 clients race on one conversation (resolve, reset, suspend, turns, queue next, job fire), on one instance and on two sharing
 // PostgreSQL: every answer is explained by the log, nothing acknowledged is lost or doubled, conflicts are the documented 409s.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LedgerApiError, LedgerClient } from '../../src/client/index.js';
 import { ManualClock } from '../../src/clock.js';
 import { conversationStreamName } from '../../src/events/conversation/conversationEvents.js';
-import type { RecordedEvent } from '../../src/events/eventStore.js';
+import type { EventStore, RecordedEvent } from '../../src/events/eventStore.js';
 import { jobStreamName } from '../../src/events/job/jobEvents.js';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
-import { e2eBackends, startTestApp, type TestApp, type TestResponse } from '../support/testApp.js';
+import { clockPerBackend } from '../support/backendClocks.js';
+import { forEachBackend } from '../support/forEachBackend.js';
+import { sourceOn } from '../support/sources.js';
+import { startTestApp, type TestApp } from '../support/testApp.js';
 import { backendsUnderTest, uniqueSchema } from '../support/testDatabases.js';
 
 // `npm run torture` raises it.
 const ROUNDS = Number(process.env.RACE_ROUNDS ?? 3);
 const CLIENTS = 50;
 const QUEUED = 8;
-const enc = encodeURIComponent;
 
 type Operation = 'reset' | 'suspend' | 'resolve' | 'turn' | 'next' | 'fire';
 /** The mix of 50: 5 resets, 5 suspends, 5 resolves, 15 turns, 10 nexts, 10 fires of one slot. */
@@ -28,81 +31,95 @@ const DOCUMENTED_CONFLICTS: Record<Operation, string[]> = {
   fire: ['ALREADY_FIRED'],
 };
 
+/** A client's answer (`body`, null for a `next` that found the queue empty) or the refusal it ended in. */
+interface Answer {
+  body?: { sessionId?: string; revision?: number; message?: { id: string }; fireId?: string } | null;
+  refusal?: LedgerApiError;
+}
+
 interface Outcome {
   operation: Operation;
-  response: TestResponse;
+  answer: Answer;
   text?: string;
   sessionId?: string;
 }
 
+const answerOf = (call: Promise<Answer['body']>): Promise<Answer> =>
+  call.then(
+    (body) => ({ body }),
+    (error: unknown) => {
+      if (error instanceof LedgerApiError) return { refusal: error };
+      throw error;
+    },
+  );
+
 /** One round: a fresh conversation with a queue and a due job, then 50 clients at once, then the log must explain every answer. */
-async function raceRound(instances: TestApp[], clock: ManualClock, label: string): Promise<{ requests: number; conflicts: number }> {
-  const pick = (client: number) => instances[client % instances.length]!;
-  const source = { platform: 'cli', chatType: 'dm', chatId: label };
-  const opened = await instances[0]!.request('POST', '/v1/sessions/resolve', { body: { source } });
-  expect(opened.status).toBe(201);
-  const key = opened.body.sessionKey as string;
+async function raceRound(clients: LedgerClient[], eventStore: EventStore, clock: ManualClock, label: string): Promise<{ requests: number; conflicts: number }> {
+  const pick = (client: number) => clients[client % clients.length]!;
+  const first = clients[0]!;
+  const source = sourceOn('cli', label);
+  const opened = await first.resolveSession({ source });
+  expect(opened.created).toBe(true);
+  const key = opened.sessionKey;
   const queued: string[] = [];
   for (let index = 0; index < QUEUED; index++) {
     const id = `${label}-m${index}`;
-    expect((await instances[0]!.request('POST', `/v1/conversations/${enc(key)}/queue`, { body: { message: { id, text: id }, mode: 'queue' } })).status).toBe(
-      202,
-    );
+    // Accepted: the enqueue route answers 202 and nothing else when it succeeds.
+    await first.enqueue(key, { message: { id, text: id }, mode: 'queue' });
     queued.push(id);
   }
-  const job = await instances[0]!.request('POST', '/v1/jobs', { body: { name: label, prompt: 'race', schedule: '*/5 * * * *' } });
-  expect(job.status).toBe(201);
-  const slot = job.body.nextRunAt as string;
+  // The create route answers 201 and nothing else when it succeeds.
+  const job = await first.createJob({ name: label, prompt: 'race', schedule: '*/5 * * * *' });
+  const slot = job.nextRunAt!;
   clock.set(new Date(Date.parse(slot) + 1_000));
 
   const outcomes = await Promise.all(
-    Array.from({ length: CLIENTS }, async (_, client): Promise<Outcome> => {
-      const service = pick(client);
-      const operation = OPERATIONS[client % OPERATIONS.length]!;
+    Array.from({ length: CLIENTS }, async (_, index): Promise<Outcome> => {
+      const client = pick(index);
+      const operation = OPERATIONS[index % OPERATIONS.length]!;
       switch (operation) {
         case 'reset':
-          return { operation, response: await service.request('POST', `/v1/conversations/${enc(key)}/reset`, { body: {} }) };
+          return { operation, answer: await answerOf(client.resetConversation(key, {})) };
         case 'suspend':
-          return { operation, response: await service.request('POST', `/v1/conversations/${enc(key)}/suspend`, { body: {} }) };
+          return { operation, answer: await answerOf(client.suspendConversation(key, {})) };
         case 'resolve':
-          return { operation, response: await service.request('POST', '/v1/sessions/resolve', { body: { source } }) };
+          return { operation, answer: await answerOf(client.resolveSession({ source })) };
         case 'turn': {
-          const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source } });
-          expect(resolved.status, resolved.text).toBeLessThan(300);
-          const text = `${label}-turn-${client}`;
-          const sessionId = resolved.body.sessionId as string;
+          const resolved = await client.resolveSession({ source });
+          const text = `${label}-turn-${index}`;
+          const sessionId = resolved.sessionId;
           return {
             operation,
             text,
             sessionId,
-            response: await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: text }] } }),
+            answer: await answerOf(client.recordTurn(sessionId, { messages: [{ role: 'user', content: text }] })),
           };
         }
         case 'next':
-          return { operation, response: await service.request('POST', `/v1/conversations/${enc(key)}/queue/next`, { body: {} }) };
+          return { operation, answer: await answerOf(client.nextQueued(key)) };
         case 'fire':
-          return { operation, response: await service.request('POST', `/v1/jobs/${job.body.id}/fire`, { body: { slot } }) };
+          return { operation, answer: await answerOf(client.fireJob(job.id, { slot })) };
       }
     }),
   );
 
   // Every answer is a success or a conflict the API documents for that operation, with its code.
   let conflicts = 0;
-  for (const { operation, response } of outcomes) {
-    if (response.status < 300) continue;
-    expect(response.status, `${operation}: ${response.text}`).toBe(409);
-    expect(DOCUMENTED_CONFLICTS[operation], `${operation}: ${response.text}`).toContain(response.body.error.code);
+  for (const { operation, answer } of outcomes) {
+    if (!answer.refusal) continue;
+    expect(answer.refusal.status, `${operation}: ${answer.refusal.message}`).toBe(409);
+    expect(DOCUMENTED_CONFLICTS[operation], `${operation}: ${answer.refusal.message}`).toContain(answer.refusal.code);
     conflicts += 1;
   }
 
-  const read = (stream: string): Promise<RecordedEvent[]> => instances[0]!.infrastructure.eventStore.readStream(stream);
+  const read = (stream: string): Promise<RecordedEvent[]> => eventStore.readStream(stream);
   const conversation = await read(conversationStreamName(key));
 
   // Sessions: every binding names a distinct session, created exactly once; all but the last bound are ended.
   const bound = conversation.filter((event) => event.type === 'SessionBound').map((event) => event.data.sessionId as string);
   expect(new Set(bound).size).toBe(bound.length);
   for (const outcome of outcomes.filter((candidate) => candidate.operation === 'reset' || candidate.operation === 'resolve')) {
-    expect(bound, outcome.operation).toContain(outcome.response.body.sessionId);
+    expect(bound, outcome.operation).toContain(outcome.answer.body!.sessionId);
   }
   const sessions = new Map<string, RecordedEvent[]>();
   for (const sessionId of bound) sessions.set(sessionId, await read(sessionStreamName(sessionId)));
@@ -121,15 +138,16 @@ async function raceRound(instances: TestApp[], clock: ManualClock, label: string
   for (const turn of turns) {
     const events = sessions.get(turn.sessionId!) ?? [];
     const holding = events.filter((event) => event.type === 'TurnRecorded' && JSON.stringify(event.data.messages).includes(`"${turn.text}"`));
-    if (turn.response.status === 201) {
+    // A turn recorded answers 201 and nothing else.
+    if (!turn.answer.refusal) {
       expect(holding, turn.text).toHaveLength(1);
-      expect(holding[0]!.revision).toBe(turn.response.body.revision);
+      expect(holding[0]!.revision).toBe(turn.answer.body!.revision);
     } else {
       expect(holding, turn.text).toHaveLength(0);
     }
   }
   for (const [sessionId, events] of sessions) {
-    const acknowledged = turns.filter((turn) => turn.sessionId === sessionId && turn.response.status === 201).length;
+    const acknowledged = turns.filter((turn) => turn.sessionId === sessionId && !turn.answer.refusal).length;
     expect(
       events.filter((event) => event.type === 'TurnRecorded'),
       sessionId,
@@ -138,48 +156,44 @@ async function raceRound(instances: TestApp[], clock: ManualClock, label: string
 
   // Queue: every message handed out once, by exactly the answer the log records; the rest were discarded by a
   // suspend (it clears the slot) or are still waiting. Nothing is lost or doubled.
-  const delivered = outcomes
-    .filter((outcome) => outcome.operation === 'next' && outcome.response.status === 200)
-    .map((outcome) => outcome.response.body.message.id as string);
+  const delivered = outcomes.filter((outcome) => outcome.operation === 'next' && outcome.answer.body).map((outcome) => outcome.answer.body!.message!.id);
   const dequeued = conversation.filter((event) => event.type === 'MessageDequeued').map((event) => event.data.messageId as string);
   const discarded = conversation.filter((event) => event.type === 'QueueCleared').flatMap((event) => event.data.discardedIds as string[]);
   expect(new Set(delivered).size).toBe(delivered.length);
   expect([...delivered].sort()).toEqual([...dequeued].sort());
-  const remaining = (await instances[0]!.request('GET', `/v1/conversations/${enc(key)}/queue`)).body;
-  const waiting = [remaining.slot, ...remaining.overflow].filter(Boolean).map((message: { id: string }) => message.id);
+  const remaining = await first.getQueue(key);
+  const waiting = [remaining.slot, ...remaining.overflow].filter((message) => message !== null).map((message) => message.id);
   expect([...delivered, ...discarded, ...waiting].sort()).toEqual([...queued].sort());
-  // A `next` answered 204 saw an empty queue: only possible once every message was out.
-  if (outcomes.some((outcome) => outcome.operation === 'next' && outcome.response.status === 204)) expect(waiting).toEqual([]);
+  // A `next` answered 204 (null) saw an empty queue: only possible once every message was out.
+  if (outcomes.some((outcome) => outcome.operation === 'next' && outcome.answer.body === null)) expect(waiting).toEqual([]);
 
   // The job slot fired once, by the one request answered 200.
-  const fires = (await read(jobStreamName(job.body.id))).filter((event) => event.type === 'JobFired');
-  const winners = outcomes.filter((outcome) => outcome.operation === 'fire' && outcome.response.status === 200);
+  const fires = (await read(jobStreamName(job.id))).filter((event) => event.type === 'JobFired');
+  const winners = outcomes.filter((outcome) => outcome.operation === 'fire' && !outcome.answer.refusal);
   expect(fires).toHaveLength(1);
   expect(winners).toHaveLength(1);
-  expect(fires[0]!.data.fireId).toBe(winners[0]!.response.body.fireId);
+  expect(fires[0]!.data.fireId).toBe(winners[0]!.answer.body!.fireId);
   return { requests: outcomes.length, conflicts };
 }
 
 const quietEnv = { JOB_TICK_INTERVAL_MS: '0', RUNTIME_WATCHDOG_INTERVAL_MS: '0', QUEUE_CAP: '100' };
 
-for (const backend of e2eBackends()) {
-  describe(`races on one conversation, one instance: ${backend}`, () => {
-    const clock = new ManualClock(new Date('2026-03-02T10:00:00.000Z'));
-    let service: TestApp;
-    beforeAll(async () => {
-      service = await startTestApp(backend, { clock, env: quietEnv });
-    });
-    afterAll(async () => {
-      await service?.close();
-    });
+const clockOf = clockPerBackend(new Date('2026-03-02T10:00:00.000Z'));
 
+forEachBackend(
+  'races on one conversation, one instance',
+  (ledger) => {
     it(`serialises ${ROUNDS} rounds of ${CLIENTS} racing clients`, { timeout: 60_000 + ROUNDS * 30_000 }, async () => {
+      const { backend, service } = ledger;
       let conflicts = 0;
-      for (let round = 0; round < ROUNDS; round++) conflicts += (await raceRound([service], clock, `race-${backend}-${round}`)).conflicts;
+      for (let round = 0; round < ROUNDS; round++) {
+        conflicts += (await raceRound([ledger.client], service.infrastructure.eventStore, clockOf(backend), `race-${backend}-${round}`)).conflicts;
+      }
       console.info(`races (${backend}, one instance): ${ROUNDS} rounds × ${CLIENTS} clients, ${conflicts} documented 409s`);
     });
-  });
-}
+  },
+  (backend) => ({ clock: clockOf(backend), env: quietEnv }),
+);
 
 if (backendsUnderTest().includes('postgres')) {
   describe('races on one conversation, two instances sharing PostgreSQL', () => {
@@ -198,7 +212,9 @@ if (backendsUnderTest().includes('postgres')) {
 
     it(`serialises ${ROUNDS} rounds of ${CLIENTS} racing clients spread over both`, { timeout: 60_000 + ROUNDS * 30_000 }, async () => {
       let conflicts = 0;
-      for (let round = 0; round < ROUNDS; round++) conflicts += (await raceRound([a, b], clock, `race-two-${round}`)).conflicts;
+      // Two services forEachBackend cannot give: a typed client of each, as forEachBackend makes them.
+      const clients = [a, b].map((service) => new LedgerClient({ baseUrl: service.url, retry: { maxAttempts: 1 }, idempotencyKeys: false }));
+      for (let round = 0; round < ROUNDS; round++) conflicts += (await raceRound(clients, a.infrastructure.eventStore, clock, `race-two-${round}`)).conflicts;
       console.info(`races (postgres, two instances): ${ROUNDS} rounds × ${CLIENTS} clients, ${conflicts} documented 409s`);
     });
   });

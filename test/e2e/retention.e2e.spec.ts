@@ -12,6 +12,9 @@ import { RetentionScheduler } from '../../src/modules/retention/retentionSchedul
 import { backendsUnderTest, uniqueSchema } from '../support/testDatabases.js';
 import { ApplyRetentionHandler } from '../../src/modules/retention/commands/applyRetention.js';
 import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { clockPerBackend } from '../support/backendClocks.js';
+import { apiErrorOf, forEachBackend, refusalOf } from '../support/forEachBackend.js';
+import { sourceOn } from '../support/sources.js';
 
 const DAY = 86_400_000;
 const RETENTION_ENV = {
@@ -46,37 +49,44 @@ function helpers(service: () => TestApp, prefix: string) {
   };
 }
 
-for (const backend of e2eBackends()) {
-  describe(`retention: ${backend}`, () => {
-    let service: TestApp;
-    const clock = new ManualClock(new Date('2026-03-01T12:00:00Z'));
-    const { session, turn, contents } = helpers(() => service, `${backend}-retention`);
+const clockOf = clockPerBackend(new Date('2026-03-01T12:00:00Z'));
 
-    beforeAll(async () => {
-      service = await startTestApp(backend, { clock, env: RETENTION_ENV });
-    });
-    afterAll(async () => {
-      await service?.close();
-    });
+forEachBackend(
+  'retention',
+  (ledger) => {
+    const clock = clockOf(ledger.backend);
+    let chat = 0;
+    const session = async (platform: string) =>
+      (await ledger.client.resolveSession({ source: sourceOn(platform, `${ledger.backend}-retention-${++chat}`) })).sessionId;
+    const turn = (sessionId: string, words: string) =>
+      ledger.client.recordTurn(sessionId, {
+        messages: [
+          { role: 'user', content: words, name: 'Alice' },
+          { role: 'assistant', content: `re ${words}`, toolCalls: [{ name: 'lookup', arguments: { q: words } }] },
+        ],
+        usage: { inputTokens: 10, outputTokens: 4, costUsd: 0.001 },
+      });
+    const contents = async (sessionId: string) => (await ledger.client.getTranscript(sessionId)).messages.map((message) => message.content);
 
     it('a dry run reports what would go and writes nothing; applying erases old content in place, keeps the skeleton, expires old checkpoints; twice changes nothing', async () => {
+      const { client, service } = ledger;
       const telegram = await session('telegram');
       const discord = await session('discord');
       const slack = await session('slack');
       await turn(telegram, 'tgold1');
-      const manual = await ok(service, 'POST', `/v1/sessions/${telegram}/checkpoints`, { label: 'before two' });
+      const manual = await client.createCheckpoint(telegram, { label: 'before two' });
       await turn(telegram, 'tgold2');
       await turn(discord, 'dcold1');
       await turn(slack, 'skold1');
       clock.advance(10 * DAY);
       await turn(telegram, 'tgnew3');
       await turn(discord, 'dcnew2');
-      const before = await ok(service, 'GET', `/v1/sessions/${discord}`);
-      const checkpointsBefore = (await ok(service, 'GET', `/v1/sessions/${telegram}/checkpoints`)).checkpoints as Array<{ checkpointId: string }>;
+      const before = await client.getSession(discord);
+      const checkpointsBefore = (await client.listCheckpoints(telegram)).checkpoints;
       expect(checkpointsBefore).toHaveLength(4);
 
       const head = await service.lastPosition();
-      const dry = await ok(service, 'POST', '/v1/admin/retention', { dryRun: true });
+      const dry = await client.applyRetention({ dryRun: true });
       expect(await service.lastPosition()).toBe(head);
       expect(dry).toMatchObject({
         retentionId: null,
@@ -116,9 +126,9 @@ for (const backend of e2eBackends()) {
         }
       })();
       const rebuild = vi.spyOn(projections, 'rebuild');
-      const applied = await ok(service, 'POST', '/v1/admin/retention', {});
-      // Searched at once, without waiting for any position: the kept words of every session are there, the expired ones not.
-      const searchNow = async (word: string) => (await ok(service, 'GET', `/v1/search?q=${word}`)).hits as Array<{ sessionId: string }>;
+      const applied = await client.applyRetention({});
+      // Searched at once, without waiting for any position (the client's own included): the kept words of every session are there, the expired ones not.
+      const searchNow = async (word: string) => (await client.search({ q: word }, { minPosition: 0 })).hits;
       expect(await searchNow('dcold1')).toEqual([]);
       expect((await searchNow('dcnew2')).map((hit) => hit.sessionId)).toContain(discord);
       expect((await searchNow('tgold1')).map((hit) => hit.sessionId)).toContain(telegram);
@@ -135,37 +145,33 @@ for (const backend of e2eBackends()) {
 
       // In place: roles, numbering, counters and the lifecycle stay; the old words, names and tool calls do not.
       expect(await contents(discord)).toEqual(['[erased]', '[erased]', 'dcnew2', 're dcnew2']);
-      const transcript = (await ok(service, 'GET', `/v1/sessions/${discord}/transcript`)).messages;
+      const transcript = (await client.getTranscript(discord)).messages;
       expect(transcript[0]).toEqual({ role: 'user', content: '[erased]', index: 0, turnIndex: 1, at: '2026-03-01T12:00:00.000Z', slot: 'main' });
       expect(transcript[1]).not.toHaveProperty('toolCalls');
-      const after = await ok(service, 'GET', `/v1/sessions/${discord}`);
-      for (const field of ['status', 'turnCount', 'counters', 'updatedAt', 'createdAt']) expect(after[field]).toEqual(before[field]);
+      const after = await client.getSession(discord);
+      for (const field of ['status', 'turnCount', 'counters', 'updatedAt', 'createdAt'] as const) expect(after[field]).toEqual(before[field]);
       expect(await contents(telegram)).toEqual(['tgold1', 're tgold1', 'tgold2', 're tgold2', 'tgnew3', 're tgnew3']);
       expect(await contents(slack)).toEqual(['skold1', 're skold1']);
 
       // Search no longer finds the expired words once its index is rebuilt, and still finds the rest.
-      const search = async (word: string) => (await ok(service, 'GET', `/v1/search?q=${word}&minPosition=${applied.position}`)).hits as unknown[];
+      const search = async (word: string) => (await client.search({ q: word }, { minPosition: applied.position })).hits;
       expect(await search('dcold1')).toEqual([]);
       expect(await search('dcnew2')).not.toEqual([]);
 
       // The expired checkpoints leave the listing; a rollback or fork to one is refused and writes nothing.
-      const listed = (await ok(service, 'GET', `/v1/sessions/${telegram}/checkpoints`)).checkpoints.map(
-        (checkpoint: { checkpointId: string }) => checkpoint.checkpointId,
-      );
+      const listed = (await client.listCheckpoints(telegram)).checkpoints.map((checkpoint) => checkpoint.checkpointId);
       expect(listed).toEqual(checkpointsBefore.slice(0, 2).map((checkpoint) => checkpoint.checkpointId));
-      const revision = (await ok(service, 'GET', `/v1/sessions/${telegram}`)).revision;
-      for (const [path, body] of [
-        ['rollback', { checkpointId: manual.checkpointId }],
-        ['fork', { checkpointId: manual.checkpointId }],
-      ] as const) {
-        const refused = await service.request('POST', `/v1/sessions/${telegram}/${path}`, { body });
-        expect(refused.status).toBe(409);
-        expect(refused.body).toMatchObject({
-          error: { code: 'CHECKPOINT_CONTENT_EXPIRED', details: { sessionId: telegram, checkpointId: manual.checkpointId } },
+      const revision = (await client.getSession(telegram)).revision;
+      for (const refusedCall of [client.rollback(telegram, manual.checkpointId), client.forkSession(telegram, { checkpointId: manual.checkpointId })]) {
+        const refused = await apiErrorOf(refusedCall);
+        expect(refused).toMatchObject({
+          status: 409,
+          code: 'CHECKPOINT_CONTENT_EXPIRED',
+          details: { sessionId: telegram, checkpointId: manual.checkpointId },
         });
       }
-      expect((await ok(service, 'GET', `/v1/sessions/${telegram}`)).revision).toBe(revision);
-      await ok(service, 'POST', `/v1/sessions/${telegram}/rollback`, { checkpointId: listed[1] });
+      expect((await client.getSession(telegram)).revision).toBe(revision);
+      await client.rollback(telegram, listed[1]!);
       expect(await contents(telegram)).toEqual(['tgold1', 're tgold1', 'tgold2', 're tgold2']);
 
       // The audit: the application on retention-log, the expiry in the session's own events, the rewritten event marked.
@@ -173,16 +179,16 @@ for (const backend of e2eBackends()) {
       expect(log.map((event) => event.type)).toEqual(['RetentionApplied', 'RetentionCompleted']);
       expect(log[0]!.data).toMatchObject({ retentionId: applied.retentionId, part: 1, eventsRewritten: 1, at: '2026-03-11T12:00:00.000Z' });
       expect(log[1]!.data).toMatchObject({ result: { sessionsExpired: 1, messagesExpired: 2, checkpointsExpired: 2, checkpointSessions: 1 } });
-      const telegramEvents = (await ok(service, 'GET', `/v1/sessions/${telegram}/events?fromRevision=0&limit=100`)).events;
-      expect(telegramEvents.find((event: { type: string }) => event.type === 'CheckpointsExpired')).toMatchObject({
+      const telegramEvents = (await client.sessionEvents(telegram, { fromRevision: 0, limit: 100 })).events;
+      expect(telegramEvents.find((event) => event.type === 'CheckpointsExpired')).toMatchObject({
         data: { checkpointIds: expiring, keep: 2, retentionId: applied.retentionId },
       });
-      const discordEvents = (await ok(service, 'GET', `/v1/sessions/${discord}/events?fromRevision=0&limit=100`)).events;
-      expect(discordEvents.filter((event: { metadata: Record<string, unknown> }) => event.metadata.contentExpiredBy === applied.retentionId)).toHaveLength(1);
+      const discordEvents = (await client.sessionEvents(discord, { fromRevision: 0, limit: 100 })).events;
+      expect(discordEvents.filter((event) => event.metadata.contentExpiredBy === applied.retentionId)).toHaveLength(1);
 
       // Again: nothing left, nothing written.
       const headAfter = await service.lastPosition();
-      const again = await ok(service, 'POST', '/v1/admin/retention', {});
+      const again = await client.applyRetention({});
       expect(again.content.sessions).toEqual([]);
       expect(again.checkpoints.sessions).toEqual([]);
       expect(await service.lastPosition()).toBe(headAfter);
@@ -191,11 +197,11 @@ for (const backend of e2eBackends()) {
     it('the scheduled run applies the configured policy as time passes, and a fork keeps no copy of expired words', async () => {
       const telegram = await session('telegram');
       await turn(telegram, 'tgforked1');
-      const fork = (await ok(service, 'POST', `/v1/sessions/${telegram}/fork`, {})).sessionId as string;
+      const fork = (await ledger.client.forkSession(telegram, {})).sessionId;
       expect(await contents(fork)).toEqual(['tgforked1', 're tgforked1']);
       clock.advance(29 * DAY);
       await turn(fork, 'tgforked2');
-      const scheduler = service.app.get(RetentionScheduler);
+      const scheduler = ledger.service.app.get(RetentionScheduler);
       expect((await scheduler.runDue())!.content.sessions.map((expired: { sessionId: string }) => expired.sessionId)).not.toContain(fork);
       clock.advance(2 * DAY);
       const run = (await scheduler.runDue())!;
@@ -208,18 +214,18 @@ for (const backend of e2eBackends()) {
       const sessions = [await session('discord'), await session('discord'), await session('discord')];
       for (const id of sessions) await turn(id, 'racing');
       // Three checkpoints each (the turn's and two more): one beyond the two kept.
-      for (const id of sessions) for (const label of ['one', 'two']) await ok(service, 'POST', `/v1/sessions/${id}/checkpoints`, { label });
+      for (const id of sessions) for (const label of ['one', 'two']) await ledger.client.createCheckpoint(id, { label });
       clock.advance(8 * DAY);
-      const answers = await Promise.all([1, 2].map(() => service.request('POST', '/v1/admin/retention', { body: {} })));
-      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
-      const expired = answers.flatMap((answer) => answer.body.content.sessions.map((expiredSession: { sessionId: string }) => expiredSession.sessionId));
+      // Both succeed (the retention route answers 200 and nothing else when it does).
+      const answers = await Promise.all([1, 2].map(() => ledger.client.applyRetention({})));
+      const expired = answers.flatMap((answer) => answer.content.sessions.map((expiredSession) => expiredSession.sessionId));
       expect(new Set(expired).size).toBe(expired.length);
       expect(expired).toEqual(expect.arrayContaining(sessions));
-      const expiredCheckpoints = answers.flatMap((answer) => answer.body.checkpoints.sessions.map((expiring: { sessionId: string }) => expiring.sessionId));
+      const expiredCheckpoints = answers.flatMap((answer) => answer.checkpoints.sessions.map((expiring) => expiring.sessionId));
       expect(new Set(expiredCheckpoints).size).toBe(expiredCheckpoints.length);
       for (const id of sessions) {
         expect(await contents(id)).toEqual(['[erased]', '[erased]']);
-        const events = (await ok(service, 'GET', `/v1/sessions/${id}/events?fromRevision=0&limit=100`)).events as Array<{ type: string }>;
+        const { events } = await ledger.client.sessionEvents(id, { fromRevision: 0, limit: 100 });
         expect(events.filter((event) => event.type === 'CheckpointsExpired')).toHaveLength(1);
       }
     });
@@ -232,13 +238,13 @@ for (const backend of e2eBackends()) {
       const writer = (async () => {
         for (let round = 0; writing || round < 3; round++) for (const id of ids) await turn(id, `racenew${round}`);
       })();
-      const applied = await ok(service, 'POST', '/v1/admin/retention', { keepCheckpoints: null });
+      const applied = await ledger.client.applyRetention({ keepCheckpoints: null });
       writing = false;
       await writer;
-      expect(applied.content.sessions.map((expired: { sessionId: string }) => expired.sessionId)).toEqual(expect.arrayContaining(ids));
-      const projections = service.app.get<ProjectionRunner>(PROJECTIONS);
+      expect(applied.content.sessions.map((expired) => expired.sessionId)).toEqual(expect.arrayContaining(ids));
+      const projections = ledger.service.app.get<ProjectionRunner>(PROJECTIONS);
       const rows = async () => {
-        expect(await projections.waitForPosition(['transcript-search'], await service.lastPosition(), 30_000)).toBe(true);
+        expect(await projections.waitForPosition(['transcript-search'], await ledger.service.lastPosition(), 30_000)).toBe(true);
         const { dataSource, schema } = projections.options;
         return dataSource.query(
           `SELECT session_id, seq, ordinal, message_index, deleted, body FROM "${schema}".search_messages WHERE session_id = ANY($1) ORDER BY session_id, seq`,
@@ -252,10 +258,16 @@ for (const backend of e2eBackends()) {
     });
 
     it('refuses an empty policy and a bad one with a 400, and needs an admin token', async () => {
-      const empty = await service.request('POST', '/v1/admin/retention', { body: { contentDays: null, contentDaysByPlatform: {}, keepCheckpoints: null } });
-      expect(empty.status).toBe(400);
-      expect(empty.body.error.code).toBe('RETENTION_POLICY_EMPTY');
-      for (const body of [{ contentDays: 0 }, { contentDaysByPlatform: { 'Bad Name': 3 } }, { keepCheckpoints: -1 }, { dryRun: 'yes' }, { other: 1 }]) {
+      const { client, service } = ledger;
+      expect(await refusalOf(client.applyRetention({ contentDays: null, contentDaysByPlatform: {}, keepCheckpoints: null }))).toEqual({
+        status: 400,
+        code: 'RETENTION_POLICY_EMPTY',
+      });
+      for (const policy of [{ contentDays: 0 }, { contentDaysByPlatform: { 'Bad Name': 3 } }, { keepCheckpoints: -1 }]) {
+        expect(await refusalOf(client.applyRetention(policy))).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
+      }
+      // A flag that is no boolean and an unknown field: bodies the typed client never sends.
+      for (const body of [{ dryRun: 'yes' }, { other: 1 }]) {
         const refused = await service.request('POST', '/v1/admin/retention', { body });
         expect(refused.status).toBe(400);
         expect(refused.body.error.code).toBe('VALIDATION_FAILED');
@@ -264,15 +276,16 @@ for (const backend of e2eBackends()) {
 
     it('takes platforms named __proto__ and constructor in the body as platforms like any other', async () => {
       const rawBody = '{"dryRun": true, "contentDaysByPlatform": {"__proto__": 3, "constructor": null}}';
-      const answer = await service.request('POST', '/v1/admin/retention', { rawBody, headers: { 'content-type': 'application/json' } });
+      const answer = await ledger.service.request('POST', '/v1/admin/retention', { rawBody, headers: { 'content-type': 'application/json' } });
       expect(answer.status, answer.text).toBe(200);
       expect(Object.entries(answer.body.policy.contentDaysByPlatform)).toEqual([
         ['__proto__', 3],
         ['constructor', null],
       ]);
     });
-  });
-}
+  },
+  (backend) => ({ clock: clockOf(backend), env: RETENTION_ENV }),
+);
 
 for (const backend of e2eBackends()) {
   describe(`retention cut short after RetentionApplied: ${backend}`, () => {
