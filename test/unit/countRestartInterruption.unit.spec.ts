@@ -2,22 +2,8 @@
 // suspension once the conversation has been active across too many of them in a row.
 import { describe, it } from 'vitest';
 import type { ConversationEvent } from '../../src/events/conversation/conversationEvents.js';
-import { conversationDecider } from '../../src/modules/conversations/domain/conversationDecider.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
-import { specification } from '../support/deciderSpecification.js';
+import { at, conversation, openOnS1 } from '../support/conversationHistories.js';
 
-const conversation = specification(conversationDecider);
-
-const source = parseSessionSource({ platform: 'telegram', chatType: 'dm', chatId: '12345', userId: 'u1' });
-const at = (seconds: number) => new Date(Date.parse('2026-06-16T09:00:00.000Z') + seconds * 1000).toISOString();
-
-const openOnS1: ConversationEvent[] = [
-  { type: 'ConversationOpened', data: { sessionKey: 'agent:main:telegram:dm:12345', origin: source, displayName: null, gatewayId: 'gw-1', at: at(0) } },
-  {
-    type: 'SessionBound',
-    data: { sessionId: 's1', reason: 'new', previousSessionId: null, previousHadActivity: false, origin: source, gatewayId: 'gw-1', at: at(0) },
-  },
-];
 const interrupted = (bootId: string, count: number): ConversationEvent => ({ type: 'RestartInterrupted', data: { bootId, count, at: at(count) } });
 const count = (bootId: string) => ({ type: 'CountRestartInterruption' as const, bootId, stuckThreshold: 3, now: at(60) });
 

@@ -1,25 +1,10 @@
 // ExpireSession (the reset sweep) as a specification: the current session ends when its policy expired it and
 // nothing keeps it busy.
 import { describe, it } from 'vitest';
-import type { ConversationEvent } from '../../src/events/conversation/conversationEvents.js';
 import { defaultResetPolicy, type ResetRules } from '../../src/config/resetPolicySettings.js';
-import { conversationDecider } from '../../src/modules/conversations/domain/conversationDecider.js';
 import type { SessionWork } from '../../src/modules/conversations/resetPolicy/policyExpiry.js';
-import { parseSessionSource } from '../../src/modules/sessions/domain/sessionSourceSchema.js';
-import { specification } from '../support/deciderSpecification.js';
+import { at, conversation, openOnS1 } from '../support/conversationHistories.js';
 
-const conversation = specification(conversationDecider);
-
-const source = parseSessionSource({ platform: 'telegram', chatType: 'dm', chatId: '12345', userId: 'u1' });
-const at = (seconds: number) => new Date(Date.parse('2026-06-16T09:00:00.000Z') + seconds * 1000).toISOString();
-
-const openOnS1: ConversationEvent[] = [
-  { type: 'ConversationOpened', data: { sessionKey: 'agent:main:telegram:dm:12345', origin: source, displayName: null, gatewayId: 'gw-1', at: at(0) } },
-  {
-    type: 'SessionBound',
-    data: { sessionId: 's1', reason: 'new', previousSessionId: null, previousHadActivity: false, origin: source, gatewayId: 'gw-1', at: at(0) },
-  },
-];
 /** Idle for a minute resets the session. */
 const idleMinute: ResetRules = { default: { ...defaultResetPolicy, mode: 'idle', idle_minutes: 1 }, byPlatform: new Map(), byType: {}, timeZone: 'UTC' };
 const work = (overrides: Partial<SessionWork> = {}): SessionWork => ({
