@@ -47,6 +47,18 @@ forEachBackend('decisions on a stale cache', (ledger) => {
     expect(events.map((event) => event.type).slice(-2)).toEqual(['TurnStarted', 'TurnRecorded']);
   });
 
+  /** The other instance binds the conversation to a new session (a reset) and writes nothing to the sessions: its id. */
+  const rebindElsewhere = async (sessionKey: string) => {
+    const replacement = newSessionId(new Date(), randomSessionIdSuffix());
+    await other.handle(
+      conversationStreamName(sessionKey),
+      conversationDecider,
+      { type: 'ResetConversation', newSessionId: replacement, currentSessionHadActivity: true, now: now() },
+      OTHER,
+    );
+    return replacement;
+  };
+
   it('refuses a turn on a session another instance ended, and accepts one again once it reopened it', async () => {
     const { sessionId } = await warmConversation();
     await other.handle(sessionStreamName(sessionId), sessionDecider, { type: 'EndSession', reason: 'forced', now: now() }, OTHER);
@@ -59,13 +71,7 @@ forEachBackend('decisions on a stale cache', (ledger) => {
   it('closes a session its conversation no longer points to (a binding whose SessionEnded was lost) before recording on it', async () => {
     const { sessionKey, sessionId } = await warmConversation();
     // A rebinding with no follow-up: what a crash between the conversation's append and the session's leaves.
-    const replacement = newSessionId(new Date(), randomSessionIdSuffix());
-    await other.handle(
-      conversationStreamName(sessionKey),
-      conversationDecider,
-      { type: 'ResetConversation', newSessionId: replacement, currentSessionHadActivity: true, now: now() },
-      OTHER,
-    );
+    await rebindElsewhere(sessionKey);
     expect(await refusalOf(turn(sessionId, 'on a superseded session'))).toEqual({ status: 409, code: 'SESSION_ENDED' });
     const events = await ledger.service.infrastructure.eventStore.readStream(sessionStreamName(sessionId));
     expect(events.at(-1)).toMatchObject({ type: 'SessionEnded', data: { reason: 'superseded' } });
@@ -91,13 +97,7 @@ forEachBackend('decisions on a stale cache', (ledger) => {
 
   it('answers a resolve with the session another instance bound', async () => {
     const { sessionKey, sessionId } = await warmConversation();
-    const replacement = newSessionId(new Date(), randomSessionIdSuffix());
-    await other.handle(
-      conversationStreamName(sessionKey),
-      conversationDecider,
-      { type: 'ResetConversation', newSessionId: replacement, currentSessionHadActivity: true, now: now() },
-      OTHER,
-    );
+    const replacement = await rebindElsewhere(sessionKey);
     const resolved = await ledger.client.resolveSession({ source: source() });
     expect(resolved.sessionId).toBe(replacement);
     expect(resolved.sessionId).not.toBe(sessionId);
