@@ -658,6 +658,11 @@ export interface ReadyResponse {
     projections: { ok: boolean; states: Array<{ name: string; state: string; lastError: string | null; consecutiveFailures: number }> };
     /** PostgreSQL only. */
     eventLogHorizon?: ReadinessCheck & { holder?: { pid: number | null; database: string | null; heldSeconds: number } };
+    /**
+     * Only with JOBS_SCHEDULER_URL: who owns the job timers. `fallback` (not ok): the scheduler does not answer and the
+     * built-in ticker fires due jobs meanwhile; `pending` counts the registrations still to send it.
+     */
+    jobScheduler?: ReadinessCheck & { timers: 'scheduler' | 'fallback'; failuresInARow: number; pending: number };
   };
 }
 

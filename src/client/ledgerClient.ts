@@ -435,7 +435,10 @@ export class LedgerClient {
   whoami(options?: CallOptions) {
     return this.call('whoami', {}, options);
   }
-  /** Readiness (event store, read models, projections); a service that is not ready answers 503, thrown as a LedgerApiError. */
+  /**
+   * Readiness (event store, read models, projections, and where they apply the log's horizon and the job scheduler).
+   * A service that is not ready answers 503, thrown as a LedgerApiError whose `details` is the answer with its checks.
+   */
   ready(options?: CallOptions) {
     return this.call('ready', {}, options);
   }
@@ -540,7 +543,9 @@ export class LedgerClient {
     const text = await response.text().catch(() => '');
     let error: { code?: string; message?: string; requestId?: string; details?: unknown } | undefined;
     try {
-      error = (JSON.parse(text) as { error?: typeof error }).error;
+      const parsed = JSON.parse(text) as { error?: typeof error } | null;
+      // An answer that is no error envelope (a 503 from /ready, with its checks) is the refusal's details, whole.
+      error = parsed?.error ?? { details: parsed };
     } catch {
       error = undefined;
     }

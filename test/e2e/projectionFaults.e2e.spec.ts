@@ -120,6 +120,15 @@ forEachBackend(
       expect(failing.failedPosition).toBe(poison.position);
       expect(failing.lastError).toContain(`could not apply SessionCreated at position ${poison.position}`);
       expect(failing.position).toBeLessThan(poison.position);
+      // Not ready: the typed client's probe throws the 503 with the answer's checks, the failed projection named.
+      const notReady = await client.ready().then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(notReady).toMatchObject({
+        status: 503,
+        details: { status: 'not_ready', checks: { projections: { ok: false, states: expect.arrayContaining([expect.objectContaining({ name: 'session-tree', state: 'failed' })]) } } },
+      });
 
       // The others are past the poison and the writes after it.
       for (const name of ['stream-index', 'sessions-index', 'jobs', 'runtime-sessions']) {

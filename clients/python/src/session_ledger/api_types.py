@@ -547,6 +547,9 @@ class _ReadyChecksRequired(TypedDict):
 class ReadyChecks(_ReadyChecksRequired, total=False):
     eventLogHorizon: JsonObject
     """PostgreSQL only: ``ok``, ``detail`` and the transaction holding the log's readers back."""
+    jobScheduler: JsonObject
+    """Only with ``JOBS_SCHEDULER_URL``: ``ok``, ``timers`` (``scheduler`` or ``fallback``), ``failuresInARow``,
+    ``pending`` and, while the built-in ticker stands in, ``detail``."""
 
 
 class ReadyResponse(TypedDict):

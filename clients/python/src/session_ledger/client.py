@@ -81,6 +81,8 @@ class LedgerClient:
         return cast(api.HealthResponse, self._call("health"))
 
     def ready(self) -> api.ReadyResponse:
+        """Readiness and its checks. A service that is not ready answers 503, raised as a ``LedgerError`` whose
+        ``details`` is the answer with its checks."""
         return cast(api.ReadyResponse, self._call("ready"))
 
     def whoami(self) -> api.WhoamiResponse:

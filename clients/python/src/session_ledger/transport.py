@@ -213,6 +213,9 @@ def _api_error(name: str, status: int, headers: Any, payload: bytes) -> LedgerEr
         parsed = json.loads(text)
         if isinstance(parsed, dict) and isinstance(parsed.get("error"), dict):
             error = parsed["error"]
+        else:
+            # An answer that is no error envelope (a 503 from /ready, with its checks) is the refusal's details, whole.
+            error = {"details": parsed}
     except ValueError:
         pass
     request_id = error.get("requestId") or (headers.get("X-Request-Id") if headers is not None else None)

@@ -428,6 +428,36 @@ export const sharedResponseSchemas: Record<string, object> = {
             "required": [
               "ok"
             ]
+          },
+          "jobScheduler": {
+            "type": "object",
+            "properties": {
+              "timers": {
+                "type": "string",
+                "enum": [
+                  "scheduler",
+                  "fallback"
+                ]
+              },
+              "failuresInARow": {
+                "type": "number"
+              },
+              "pending": {
+                "type": "number"
+              },
+              "ok": {
+                "type": "boolean"
+              },
+              "detail": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "failuresInARow",
+              "ok",
+              "pending",
+              "timers"
+            ]
           }
         },
         "required": [
