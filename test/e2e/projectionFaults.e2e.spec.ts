@@ -127,7 +127,10 @@ forEachBackend(
       );
       expect(notReady).toMatchObject({
         status: 503,
-        details: { status: 'not_ready', checks: { projections: { ok: false, states: expect.arrayContaining([expect.objectContaining({ name: 'session-tree', state: 'failed' })]) } } },
+        details: {
+          status: 'not_ready',
+          checks: { projections: { ok: false, states: expect.arrayContaining([expect.objectContaining({ name: 'session-tree', state: 'failed' })]) } },
+        },
       });
 
       // The others are past the poison and the writes after it.
