@@ -107,3 +107,9 @@ export interface ContextWindowResponse {
   revision: number;
   position: number;
 }
+
+/** The answer to a query for one `format`: its `request` has that provider's shape, no cast needed. */
+export type ContextWindowAnswer<Format extends ContextWindowFormat = ContextWindowFormat> = Omit<ContextWindowResponse, 'format' | 'request'> & {
+  format: Format;
+  request: ContextWindowRequests[Format];
+};

@@ -2,7 +2,7 @@
 import type * as Admin from './adminApiTypes.js';
 import type * as Agent from './agentSessionApiTypes.js';
 import type * as Api from './ledgerApiTypes.js';
-import type { ContextWindowQuery } from './contextWindowApiTypes.js';
+import type { ContextWindowAnswer, ContextWindowFormat, ContextWindowQuery } from './contextWindowApiTypes.js';
 import { LedgerApiError, LedgerNetworkError } from './ledgerClientError.js';
 import { ledgerOperations, type Operation, type OperationName } from './ledgerOperations.js';
 import type { LedgerResponses } from './ledgerResponses.js';
@@ -166,8 +166,9 @@ export class LedgerClient {
     return this.call('getTranscript', { id: sessionId }, { query, ...options });
   }
   /** The live transcript as one provider's request body, every tool call answered; `maxTokens` cuts the oldest turns. */
-  contextWindow(sessionId: string, query: ContextWindowQuery, options?: CallOptions) {
-    return this.call('contextWindow', { id: sessionId }, { query, ...options });
+  /** The live transcript as `query.format`'s request body: the answer's `request` is typed for that provider. */
+  contextWindow<Format extends ContextWindowFormat>(sessionId: string, query: ContextWindowQuery & { format: Format }, options?: CallOptions) {
+    return this.call('contextWindow', { id: sessionId }, { query, ...options }) as Promise<ContextWindowAnswer<Format>>;
   }
   rewriteTranscript(sessionId: string, request: Api.RewriteTranscriptRequest, options?: CallOptions) {
     return this.call('rewriteTranscript', { id: sessionId }, { body: request, ...options });

@@ -76,7 +76,8 @@ forEachBackend(
       // The 2,000-character user message (504 tokens) and the reply to it (6) go; the system text stays.
       expect(cut.cut).toEqual({ messages: 2, estimatedTokens: 504 + 6 });
       expect(cut.estimatedTokens).toBe(whole.estimatedTokens - 510);
-      const request = cut.request as AnthropicRequest;
+      // Typed by the format asked for: an Anthropic request, with its top-level system text.
+      const request: AnthropicRequest = cut.request;
       expect(request.system).toBe('You are a travel agent.');
       expect(request.messages[0]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Book the flight and the hotel.' }] });
       expect(providerProblems('anthropic', cut.request)).toEqual([]);
