@@ -1,14 +1,10 @@
 // session-ledger/adk under ADK's own Runner and a scripted model: a tool call that writes user: and app: state, an
 // output key, a restart of the ledger, and a turn whose model call sees the whole history and state; a stale session
 // object refused as ADK's DatabaseSessionService refuses it; erasure of a user's state; a ledger that is down.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { BaseLlm, createEvent, FunctionTool, LlmAgent, Runner, type LlmRequest, type LlmResponse } from '@google/adk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { LedgerSessionService, LedgerUnavailableError, StaleSessionError } from '../../src/adapters/adk/index.js';
-import { uniqueSchema } from '../support/testDatabases.js';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { forEachBackend } from '../support/forEachBackend.js';
 
 const TOKEN = 'adk-runner-test-token';
 
@@ -54,28 +50,13 @@ async function runTurn(runner: Runner, sessionId: string, message: string) {
   return events;
 }
 
-for (const backend of e2eBackends()) {
-  describe(`session-ledger/adk: ${backend}`, () => {
-    let service: TestApp | undefined;
-    let dataDir: string;
-    const schema = uniqueSchema('adk');
-    /** The same database each time: the first service's is kept for the one after the restart. */
-    const start = (keepSchema: boolean) =>
-      startTestApp(backend, { env: { API_TOKEN: TOKEN, ...(backend === 'pglite' ? { DATA_DIR: dataDir } : {}) }, schema, keepSchema });
-
-    beforeAll(async () => {
-      dataDir = await mkdtemp(join(tmpdir(), 'ledger-adk-'));
-      service = await start(true);
-    });
-    afterAll(async () => {
-      await service?.close();
-      await rm(dataDir, { recursive: true, force: true });
-    });
-
+forEachBackend(
+  'session-ledger/adk',
+  (ledger) => {
     it("keeps a Runner's events and state across a tool call and a restart of the ledger", { timeout: 120_000 }, async () => {
       const model = new ScriptedLlm([() => call('remember_city', { city: 'Paris' }), () => text('It is sunny in Paris.')]);
       const agent = new LlmAgent({ name: 'forecaster', model, instruction: 'Answer about the weather.', tools: [rememberCity], outputKey: 'last_answer' });
-      const sessions = new LedgerSessionService({ url: service!.url, token: TOKEN });
+      const sessions = new LedgerSessionService({ url: ledger.service.url, token: TOKEN });
       await sessions.createSession({ appName: 'weather', userId: 'alice', sessionId: 'chat-1', state: { tone: 'brief', 'temp:x': 1 } });
       const events = await runTurn(new Runner({ appName: 'weather', agent, sessionService: sessions }), 'chat-1', 'Weather in Paris?');
       expect(events.at(-1)?.content?.parts?.[0]?.text).toBe('It is sunny in Paris.');
@@ -83,13 +64,11 @@ for (const backend of e2eBackends()) {
       expect(before.state).toEqual({ tone: 'brief', last_answer: 'It is sunny in Paris.', 'user:last_city': 'Paris', 'app:lookups': 1 });
       expect(before.events.map((event) => event.author)).toEqual(['user', 'forecaster', 'forecaster', 'forecaster']);
 
-      await service!.close();
-      service = undefined;
-      service = await start(false);
+      await ledger.restart();
 
       // Another process after the restart: the same session, its history and state, the app's and the user's state.
       const after = new ScriptedLlm([() => text('You asked about Paris.')]);
-      const resumed = new LedgerSessionService({ url: service.url, token: TOKEN });
+      const resumed = new LedgerSessionService({ url: ledger.service.url, token: TOKEN });
       const agentAgain = new LlmAgent({
         name: 'forecaster',
         model: after,
@@ -113,8 +92,8 @@ for (const backend of e2eBackends()) {
     });
 
     it('refuses an append through a session object older than the stored session, writing nothing', async () => {
-      const sessions = new LedgerSessionService({ url: service!.url, token: TOKEN });
-      const other = new LedgerSessionService({ url: service!.url, token: TOKEN });
+      const sessions = new LedgerSessionService({ url: ledger.service.url, token: TOKEN });
+      const other = new LedgerSessionService({ url: ledger.service.url, token: TOKEN });
       await sessions.createSession({ appName: 'stale', userId: 'u', sessionId: 's' });
       const mine = (await sessions.getSession({ appName: 'stale', userId: 'u', sessionId: 's' }))!;
       const theirs = (await other.getSession({ appName: 'stale', userId: 'u', sessionId: 's' }))!;
@@ -134,9 +113,9 @@ for (const backend of e2eBackends()) {
     });
 
     it("erases a user's state by its key", async () => {
-      const sessions = new LedgerSessionService({ url: service!.url, token: TOKEN, namespace: 'adk-erase' });
+      const sessions = new LedgerSessionService({ url: ledger.service.url, token: TOKEN, namespace: 'adk-erase' });
       const session = await sessions.createSession({ appName: 'shop', userId: 'carol', state: { 'user:address': '1 Main St', 'app:open': true } });
-      const erased = await service!.request('POST', '/v1/admin/erase', {
+      const erased = await ledger.service.request('POST', '/v1/admin/erase', {
         body: { sessionKey: sessions.userStateErasureKey('shop', 'carol') },
         headers: { authorization: `Bearer ${TOKEN}` },
       });
@@ -149,5 +128,6 @@ for (const backend of e2eBackends()) {
       await expect(down.getSession({ appName: 'a', userId: 'u', sessionId: 's' })).rejects.toBeInstanceOf(LedgerUnavailableError);
       await expect(down.listSessions({ appName: 'a' })).rejects.toThrow('http://127.0.0.1:9');
     });
-  });
-}
+  },
+  { restartable: true, env: { API_TOKEN: TOKEN } },
+);

@@ -1,15 +1,11 @@
 // A real LangGraph StateGraph (MessagesAnnotation, plain-function nodes, a subgraph that interrupts) on
 // session-ledger/langgraph: an interrupt resumed after a restart of the ledger on the same database, time travel from
 // an earlier checkpoint, a fork with updateState, and the thread as the ledger itself shows it.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
 import { Command, END, interrupt, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { LedgerCheckpointSaver } from '../../src/adapters/langgraph/index.js';
-import { uniqueSchema } from '../support/testDatabases.js';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { forEachBackend } from '../support/forEachBackend.js';
 
 const TOKEN = 'langgraph-test-token';
 
@@ -40,31 +36,18 @@ function buildGraph(checkpointer: LedgerCheckpointSaver) {
     .compile({ checkpointer });
 }
 
-for (const backend of e2eBackends()) {
-  describe(`session-ledger/langgraph under a StateGraph: ${backend}`, () => {
-    let service: TestApp | undefined;
-    let dataDir: string;
-    const schema = uniqueSchema('langgraph');
-    const start = async (keepSchema: boolean) =>
-      startTestApp(backend, { env: { API_TOKEN: TOKEN, ...(backend === 'pglite' ? { DATA_DIR: dataDir } : {}) }, schema, keepSchema });
-    const saver = () => new LedgerCheckpointSaver({ url: service!.url, token: TOKEN, namespace: `graphs-${backend}` });
-    const ledger = async (path: string) => {
-      const response = await service!.request('GET', path, { headers: { authorization: `Bearer ${TOKEN}` } });
+forEachBackend(
+  'session-ledger/langgraph under a StateGraph',
+  (ledger) => {
+    const saver = () => new LedgerCheckpointSaver({ url: ledger.service.url, token: TOKEN, namespace: `graphs-${ledger.backend}` });
+    const readLedger = async (path: string) => {
+      const response = await ledger.service.request('GET', path, { headers: { authorization: `Bearer ${TOKEN}` } });
       expect(response.status, `${path}: ${response.text}`).toBe(200);
       return response.body;
     };
 
-    beforeAll(async () => {
-      dataDir = await mkdtemp(join(tmpdir(), 'ledger-langgraph-'));
-      service = await start(true);
-    });
-    afterAll(async () => {
-      await service?.close();
-      await rm(dataDir, { recursive: true, force: true });
-    });
-
     it("resumes a subgraph's interrupt after the ledger restarts on the same database", { timeout: 120_000 }, async () => {
-      const config = { configurable: { thread_id: `interrupted-${backend}` } };
+      const config = { configurable: { thread_id: `interrupted-${ledger.backend}` } };
       const first = await buildGraph(saver()).invoke({ messages: [new HumanMessage('hello')] }, config);
       expect(interruptsOf(first)).toEqual([{ question: 'Send this reply?' }]);
       const paused = await buildGraph(saver()).getState(config, { subgraphs: true });
@@ -75,9 +58,7 @@ for (const backend of e2eBackends()) {
       expect(subgraphState.next).toEqual(['ask']);
       expect(subgraphState.config.configurable.checkpoint_ns).toMatch(/^review:/);
 
-      await service!.close();
-      service = undefined;
-      service = await start(false);
+      await ledger.restart();
 
       // Another process after the restart: a new saver and graph, the same thread id.
       const resumed = await buildGraph(saver()).invoke(new Command({ resume: 'yes' }), config);
@@ -86,8 +67,8 @@ for (const backend of e2eBackends()) {
 
       // The ledger's own views: a session like any other, its checkpoints and messages items of its history.
       const sessionId = (await saver().ledgerSessionId(config.configurable.thread_id))!;
-      expect(await ledger(`/v1/sessions/${sessionId}`)).toMatchObject({ sessionId, status: 'active' });
-      const items = (await ledger(`/v1/sessions/${sessionId}/items?limit=1000`)).items.map((entry: { item: Record<string, unknown> }) => entry.item);
+      expect(await readLedger(`/v1/sessions/${sessionId}`)).toMatchObject({ sessionId, status: 'active' });
+      const items = (await readLedger(`/v1/sessions/${sessionId}/items?limit=1000`)).items.map((entry: { item: Record<string, unknown> }) => entry.item);
       const checkpoints = items.filter((item: Record<string, unknown>) => item['type'] === 'langgraph.checkpoint');
       expect(new Set(checkpoints.map((item: Record<string, unknown>) => String(item['checkpointNs']).split(':')[0]))).toEqual(new Set(['', 'review']));
       const messages = items.filter((item: Record<string, unknown>) => item['type'] === 'message');
@@ -96,13 +77,13 @@ for (const backend of e2eBackends()) {
         ['assistant', 'echo: hello'],
         ['assistant', 'review: yes'],
       ]);
-      const events = await ledger(`/v1/sessions/${sessionId}/events?limit=500`);
+      const events = await readLedger(`/v1/sessions/${sessionId}/events?limit=500`);
       expect(events.events.filter((event: { type: string }) => event.type === 'ItemAppended').length).toBe(items.length);
     });
 
     it('travels back: re-running from an earlier checkpoint starts a branch and keeps the original', { timeout: 60_000 }, async () => {
       const graph = buildGraph(saver());
-      const config = { configurable: { thread_id: `time-travel-${backend}` } };
+      const config = { configurable: { thread_id: `time-travel-${ledger.backend}` } };
       await graph.invoke({ messages: [new HumanMessage('first question')] }, config);
       await graph.invoke(new Command({ resume: 'ok' }), config);
       const history = [];
@@ -130,7 +111,7 @@ for (const backend of e2eBackends()) {
 
     it('forks with updateState: a changed message at an earlier checkpoint, and the run goes on from the fork', { timeout: 60_000 }, async () => {
       const graph = buildGraph(saver());
-      const config = { configurable: { thread_id: `fork-${backend}` } };
+      const config = { configurable: { thread_id: `fork-${ledger.backend}` } };
       await graph.invoke({ messages: [new HumanMessage('original')] }, config);
       const history = [];
       for await (const snapshot of graph.getStateHistory(config)) history.push(snapshot);
@@ -150,5 +131,6 @@ for (const backend of e2eBackends()) {
       // The checkpoint forked from still holds the original message.
       expect(texts((await graph.getState(input.config)).values as { messages: BaseMessage[] })).toEqual(['human: original']);
     });
-  });
-}
+  },
+  { restartable: true, env: { API_TOKEN: TOKEN } },
+);

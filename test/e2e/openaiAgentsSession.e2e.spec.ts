@@ -1,15 +1,11 @@
 // `session-ledger/openai-agents` under the SDK's own Runner and scripted model: three turns with a tool call, a
 // restart of the ledger, and a fourth turn whose model call sees the whole history; the Session methods one by one;
 // namespaces apart; a ledger that is down fails the call with its URL.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Agent, type AgentInputItem, run, tool } from '@openai/agents-core';
 import { assistantMessage, functionCall, modelResponder, ScriptedModel } from '@openai/agents-core/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { LedgerSession, LedgerUnavailableError } from '../../src/adapters/openaiAgents/index.js';
-import { uniqueSchema } from '../support/testDatabases.js';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { forEachBackend } from '../support/forEachBackend.js';
 
 process.env.OPENAI_AGENTS_DISABLE_TRACING = '1';
 
@@ -35,24 +31,9 @@ function transcript(items: readonly AgentInputItem[]): string[] {
   });
 }
 
-for (const backend of e2eBackends()) {
-  describe(`session-ledger/openai-agents: ${backend}`, () => {
-    let service: TestApp | undefined;
-    let dataDir: string;
-    const schema = uniqueSchema('oaagents');
-    /** The same database and schemas each time: the first service's are kept for the one after the restart. */
-    const start = async (keepSchema: boolean) =>
-      startTestApp(backend, { env: { API_TOKEN: TOKEN, ...(backend === 'pglite' ? { DATA_DIR: dataDir } : {}) }, schema, keepSchema });
-
-    beforeAll(async () => {
-      dataDir = await mkdtemp(join(tmpdir(), 'ledger-openai-agents-'));
-      service = await start(true);
-    });
-    afterAll(async () => {
-      await service?.close();
-      await rm(dataDir, { recursive: true, force: true });
-    });
-
+forEachBackend(
+  'session-ledger/openai-agents',
+  (ledger) => {
     it("keeps a Runner's history across three turns with a tool call and a restart of the ledger", { timeout: 120_000 }, async () => {
       const model = new ScriptedModel([
         [functionCall('get_weather', { city: 'Paris' }, { callId: 'call_1' })],
@@ -61,7 +42,7 @@ for (const backend of e2eBackends()) {
         [assistantMessage('You are welcome.')],
       ]);
       const agent = new Agent({ name: 'forecaster', instructions: 'Answer about the weather.', model, tools: [weather] });
-      const session = new LedgerSession({ url: service!.url, token: TOKEN, sessionId: `chat-${backend}`, agentName: 'forecaster' });
+      const session = new LedgerSession({ url: ledger.service.url, token: TOKEN, sessionId: `chat-${ledger.backend}`, agentName: 'forecaster' });
       expect((await run(agent, 'What is the weather in Paris?', { session })).finalOutput).toBe('It is sunny in Paris.');
       await run(agent, 'And in Rome?', { session });
       await run(agent, 'Thanks!', { session });
@@ -78,9 +59,7 @@ for (const backend of e2eBackends()) {
         'assistant: You are welcome.',
       ]);
 
-      await service!.close();
-      service = undefined;
-      service = await start(false);
+      await ledger.restart();
 
       // Another process after the restart: the same session id, the whole history under it.
       let seen: AgentInputItem[] = [];
@@ -90,7 +69,7 @@ for (const backend of e2eBackends()) {
           return [assistantMessage('You first asked about Paris.')];
         }),
       ]);
-      const resumed = new LedgerSession({ url: service.url, token: TOKEN, sessionId: `chat-${backend}` });
+      const resumed = new LedgerSession({ url: ledger.service.url, token: TOKEN, sessionId: `chat-${ledger.backend}` });
       const fourth = await run(
         new Agent({ name: 'forecaster', instructions: 'Answer about the weather.', model: after, tools: [weather] }),
         'What did I ask first?',
@@ -104,12 +83,12 @@ for (const backend of e2eBackends()) {
       expect(transcript(await resumed.getItems(2))).toEqual(['user: What did I ask first?', 'assistant: You first asked about Paris.']);
       // And a ledger session like any other: its item count, audit trail and console page.
       const ledgerId = await resumed.ledgerSessionId();
-      const ledgerView = await service.request('GET', `/v1/sessions/${ledgerId}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const ledgerView = await ledger.service.request('GET', `/v1/sessions/${ledgerId}`, { headers: { authorization: `Bearer ${TOKEN}` } });
       expect(ledgerView.body).toMatchObject({ sessionId: ledgerId, agentName: 'forecaster', status: 'active' });
     });
 
     it('pops, limits, clears and creates a session when given no id', async () => {
-      const session = new LedgerSession({ url: service!.url, token: TOKEN });
+      const session = new LedgerSession({ url: ledger.service.url, token: TOKEN });
       const id = await session.getSessionId();
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
       expect(await session.getItems()).toEqual([]);
@@ -124,7 +103,7 @@ for (const backend of e2eBackends()) {
       expect(await session.popItem()).toEqual(items[2]);
       expect(await session.getItems()).toEqual(items.slice(0, 2));
       // The same session from its id, as another process would open it.
-      const again = new LedgerSession({ url: service!.url, token: TOKEN, sessionId: id });
+      const again = new LedgerSession({ url: ledger.service.url, token: TOKEN, sessionId: id });
       expect(await again.getItems()).toEqual(items.slice(0, 2));
       await again.clearSession();
       expect(await session.getItems()).toEqual([]);
@@ -140,8 +119,8 @@ for (const backend of e2eBackends()) {
     });
 
     it('keeps namespaces apart', async () => {
-      const a = new LedgerSession({ url: service!.url, token: TOKEN, namespace: 'tenant-a', sessionId: 'shared-id' });
-      const b = new LedgerSession({ url: service!.url, token: TOKEN, namespace: 'tenant-b', sessionId: 'shared-id' });
+      const a = new LedgerSession({ url: ledger.service.url, token: TOKEN, namespace: 'tenant-a', sessionId: 'shared-id' });
+      const b = new LedgerSession({ url: ledger.service.url, token: TOKEN, namespace: 'tenant-b', sessionId: 'shared-id' });
       await a.addItems([{ role: 'user', content: 'only in a' }]);
       expect(await b.getItems()).toEqual([]);
       expect(await a.getItems()).toHaveLength(1);
@@ -149,12 +128,12 @@ for (const backend of e2eBackends()) {
     });
 
     it('goes on in an empty session when another process deleted it, for reads and writes alike', async () => {
-      const reader = new LedgerSession({ url: service!.url, token: TOKEN, sessionId: 'deleted-elsewhere' });
-      const writer = new LedgerSession({ url: service!.url, token: TOKEN, sessionId: 'deleted-elsewhere' });
+      const reader = new LedgerSession({ url: ledger.service.url, token: TOKEN, sessionId: 'deleted-elsewhere' });
+      const writer = new LedgerSession({ url: ledger.service.url, token: TOKEN, sessionId: 'deleted-elsewhere' });
       await writer.addItems([{ role: 'user', content: 'before the deletion' }]);
       expect(await reader.getItems()).toHaveLength(1);
       const first = await reader.ledgerSessionId();
-      const deleted = await service!.request('DELETE', `/v1/namespaces/openai-agents/sessions/deleted-elsewhere`, {
+      const deleted = await ledger.service.request('DELETE', `/v1/namespaces/openai-agents/sessions/deleted-elsewhere`, {
         headers: { authorization: `Bearer ${TOKEN}` },
       });
       expect(deleted.status, deleted.text).toBe(200);
@@ -174,5 +153,6 @@ for (const backend of e2eBackends()) {
       expect((failure as Error).message).toContain(url);
       await expect(session.addItems([{ role: 'user', content: 'x' }])).rejects.toThrow(url);
     });
-  });
-}
+  },
+  { restartable: true, env: { API_TOKEN: TOKEN } },
+);

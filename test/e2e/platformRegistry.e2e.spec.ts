@@ -1,15 +1,11 @@
 // The platform registry through HTTP: PUT /v1/gateways/{id}/platforms on the gateway's stream, idempotent and validated,
 // per tenant; the context prompt lists the live gateways' platforms and home channels and the session's own metadata,
 // the same bytes from one turn to the next, and hashes ids only where they may be (Hermes' piiSafe); all of it after a restart.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { StreamNotFoundError } from '../../src/events/eventStoreErrors.js';
 import { redactChatId, redactUserId } from '../../src/modules/sessions/domain/piiRedaction.js';
-import { e2eBackends, startTestApp, type TestApp, type TestResponse } from '../support/testApp.js';
-import { uniqueSchema } from '../support/testDatabases.js';
+import { forEachBackend } from '../support/forEachBackend.js';
+import type { TestResponse } from '../support/testApp.js';
 
 const SECRETS = { acme: 'acme-secret-0123456789abcdef', globex: 'globex-secret-0123456789abcdef' } as const;
 type Tenant = keyof typeof SECRETS;
@@ -20,28 +16,24 @@ const telegramDm = { platform: 'telegram', chatType: 'dm', chatId: '5550001', us
 const telegram = { platform: 'telegram', displayName: 'Hermes on Telegram', homeChannel: { chatId: '-1009990001', name: 'Ops room' } };
 const discord = { platform: 'discord', homeChannel: { chatId: '8880001', name: 'bots' } };
 
-for (const backend of e2eBackends()) {
-  describe(`platform registry and the context prompt (${backend})`, () => {
-    // Storage that outlives an app, for the restart at the end: fixed schemas, on disk for PGlite.
-    const schema = uniqueSchema('platforms');
-    const dataDir = backend === 'pglite' ? mkdtempSync(join(tmpdir(), 'ledger-platforms-')) : undefined;
-    const env = { API_TOKEN, RUNTIME_WATCHDOG_INTERVAL_MS: '0', JOB_TICK_INTERVAL_MS: '0', ...(dataDir ? { DATA_DIR: dataDir } : {}) };
-    let service: TestApp;
+forEachBackend(
+  'platform registry and the context prompt',
+  (ledger) => {
     let key: string;
     let sessionId: string;
 
     const as = (tenant: Tenant, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<TestResponse> =>
-      service.request(method, path, { body, headers: { authorization: `Bearer ${SECRETS[tenant]}`, ...headers } });
+      ledger.service.request(method, path, { body, headers: { authorization: `Bearer ${SECRETS[tenant]}`, ...headers } });
     const register = (tenant: Tenant, gatewayId: string, platforms: unknown[], headers?: Record<string, string>) =>
       as(tenant, 'PUT', `/v1/gateways/${enc(gatewayId)}/platforms`, { platforms }, headers);
     const prompt = async (tenant: Tenant, sessionKey: string, query = '') => {
-      const minPosition = await service.lastPosition();
+      const minPosition = await ledger.service.lastPosition();
       const answer = await as(tenant, 'GET', `/v1/conversations/${enc(sessionKey)}/context?minPosition=${minPosition}${query}`);
       expect(answer.status, answer.text).toBe(200);
       return answer.body.prompt as string;
     };
     const gatewayEvents = async (tenant: Tenant, gatewayId: string) => {
-      const events = await service.infrastructure.eventStore.readStream(`${tenant}~gateway-${gatewayId}`).catch((error: Error) => {
+      const events = await ledger.service.infrastructure.eventStore.readStream(`${tenant}~gateway-${gatewayId}`).catch((error: Error) => {
         if (error instanceof StreamNotFoundError) return [];
         throw error;
       });
@@ -49,22 +41,10 @@ for (const backend of e2eBackends()) {
     };
 
     beforeAll(async () => {
-      service = await startTestApp(backend, { schema, keepSchema: true, env });
       const resolved = await as('acme', 'POST', '/v1/sessions/resolve', { source: telegramDm, gatewayId: 'gw-1' });
       expect(resolved.status).toBe(201);
       ({ sessionKey: key, sessionId } = resolved.body);
     }, 180_000);
-
-    afterAll(async () => {
-      await service?.close();
-      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-      if (backend === 'postgres') {
-        const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}_es" CASCADE; DROP SCHEMA IF EXISTS "${schema}_rm" CASCADE`);
-        await client.end();
-      }
-    });
 
     it('records the whole list as one event on the gateway stream; the same list again appends nothing', async () => {
       const first = await register('acme', 'gw-1', [telegram, discord]);
@@ -218,11 +198,11 @@ for (const backend of e2eBackends()) {
     it('a fresh app on the same store replays the registry: same prompt, the same list appends nothing', async () => {
       const before = await prompt('acme', key);
       const theirs = await prompt('globex', key);
-      await service.close();
-      service = await startTestApp(backend, { schema, keepSchema: true, env });
+      await ledger.restart();
       expect(await prompt('acme', key)).toBe(before);
       expect(await prompt('globex', key)).toBe(theirs);
       expect((await register('acme', 'gw-1', [telegram, discord])).body).toMatchObject({ changed: false, live: true });
     }, 180_000);
-  });
-}
+  },
+  { restartable: true, env: { API_TOKEN, RUNTIME_WATCHDOG_INTERVAL_MS: '0', JOB_TICK_INTERVAL_MS: '0' } },
+);

@@ -1,10 +1,13 @@
 // One started service per backend under test, with the typed client the tests speak through: the set-up block every
 // e2e file would otherwise repeat. Raw HTTP (`service.request`) stays for what a client never sends: malformed bodies,
 // odd headers, paths spelled differently.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { LedgerApiError, LedgerClient, type LedgerClientOptions } from '../../src/client/index.js';
-import { backendsUnderTest, type BackendLabel } from './testDatabases.js';
-import { startTestApp, type TestApp, type TestAppOptions } from './testApp.js';
+import { backendsUnderTest, type BackendLabel, uniqueSchema } from './testDatabases.js';
+import { dropAppSchemas, startTestApp, type TestApp, type TestAppOptions } from './testApp.js';
 
 export interface Ledger {
   readonly backend: BackendLabel;
@@ -17,6 +20,17 @@ export interface Ledger {
   readonly client: LedgerClient;
   /** Another client of the same service (its own read-your-writes position, its own options). */
   newClient(options?: Partial<LedgerClientOptions>): LedgerClient;
+  /**
+   * Only with `{ restartable: true }`: stops the service and starts a new one on the same storage (a data folder on
+   * disk for PGlite, the same schemas on PostgreSQL), as a process restart would; `service` and `client` are then the
+   * new ones. Clients made before talk to the old URL.
+   */
+  restart(): Promise<void>;
+}
+
+export interface ForEachBackendOptions extends TestAppOptions {
+  /** Storage that outlives the service, for `ledger.restart()`; removed after the block. */
+  restartable?: boolean;
 }
 
 /**
@@ -27,11 +41,24 @@ export interface Ledger {
 export function forEachBackend(
   title: string,
   body: (ledger: Ledger) => void,
-  options: TestAppOptions | ((backend: BackendLabel) => TestAppOptions) = {},
+  options: ForEachBackendOptions | ((backend: BackendLabel) => ForEachBackendOptions) = {},
 ): void {
   for (const backend of backendsUnderTest()) {
     describe(`${title} (${backend})`, () => {
       let started: { service: TestApp; client: LedgerClient } | undefined;
+      let dataDir: string | undefined;
+      const schema = uniqueSchema('e2e');
+      const { restartable = false, ...appOptions } = typeof options === 'function' ? options(backend) : options;
+      /** A restartable service keeps its storage on close, for the next one: a fixed schema, a data folder on disk. */
+      const start = async () => {
+        if (!restartable) return startTestApp(backend, appOptions);
+        return startTestApp(backend, {
+          ...appOptions,
+          schema: appOptions.schema ?? schema,
+          keepSchema: true,
+          env: { ...appOptions.env, ...(backend === 'pglite' ? { DATA_DIR: dataDir! } : {}) },
+        });
+      };
       const running = () => {
         if (!started) throw new Error(`the ${backend} service is not started yet: use ledger inside a hook or a test`);
         return started;
@@ -47,14 +74,25 @@ export function forEachBackend(
           return running().client;
         },
         newClient: (extra) => clientOf(running().service, extra),
+        async restart() {
+          if (!restartable) throw new Error('ledger.restart() needs forEachBackend(…, { restartable: true })');
+          const { service } = running();
+          started = undefined;
+          await service.close();
+          const next = await start();
+          started = { service: next, client: clientOf(next) };
+        },
       };
       beforeAll(async () => {
-        const service = await startTestApp(backend, typeof options === 'function' ? options(backend) : options);
+        if (restartable && backend === 'pglite') dataDir = await mkdtemp(join(tmpdir(), 'ledger-e2e-'));
+        const service = await start();
         started = { service, client: clientOf(service) };
       }, 180_000);
       afterAll(async () => {
         await started?.service.close();
         started = undefined;
+        if (dataDir) await rm(dataDir, { recursive: true, force: true });
+        if (restartable && backend === 'postgres' && !appOptions.keepSchema) await dropAppSchemas(appOptions.schema ?? schema);
       });
       body(ledger);
     });

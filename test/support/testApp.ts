@@ -95,14 +95,20 @@ export async function startTestApp(label: 'pglite' | 'postgres', options: TestAp
     async close() {
       await app.close();
       await infrastructure.close();
-      if (label === 'postgres' && !options.keepSchema) {
-        const client = new pg.Client({ connectionString: databaseUrl });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}_es" CASCADE; DROP SCHEMA IF EXISTS "${schema}_rm" CASCADE`);
-        await client.end();
-      }
+      if (label === 'postgres' && !options.keepSchema) await dropAppSchemas(schema);
     },
   };
+}
+
+/** Drops the PostgreSQL schemas of the apps started on `schema` (the event store's and the read models'). */
+export async function dropAppSchemas(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}_es" CASCADE; DROP SCHEMA IF EXISTS "${schema}_rm" CASCADE`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Backends an e2e file runs on: PGlite always, PostgreSQL when TEST_DATABASE_URL is set (narrowed by TEST_BACKENDS). */
