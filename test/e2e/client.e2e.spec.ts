@@ -13,7 +13,7 @@ import type {
   TranscriptResponse,
 } from '../../src/client/index.js';
 import { freePort } from '../support/serviceProcess.js';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { forEachBackend } from '../support/forEachBackend.js';
 
 const TOKEN = 'client-e2e-token-0123456789';
 
@@ -87,21 +87,14 @@ async function take<T>(iterator: AsyncIterable<T>, count: number): Promise<T[]> 
   return taken;
 }
 
-for (const backend of e2eBackends()) {
-  describe(`typed client: ${backend}`, () => {
-    let service: TestApp;
+forEachBackend(
+  'typed client',
+  (ledger) => {
     let chat = 0;
-    const source = () => ({ platform: 'web', chatType: 'dm' as const, chatId: `${backend}-${++chat}`, userName: 'Alice' });
-
-    beforeAll(async () => {
-      service = await startTestApp(backend, { env: { API_TOKEN: TOKEN, JOB_TICK_INTERVAL_MS: '0' } });
-    });
-    afterAll(async () => {
-      await service?.close();
-    });
+    const source = () => ({ platform: 'web', chatType: 'dm' as const, chatId: `${ledger.backend}-${++chat}`, userName: 'Alice' });
 
     it('resolves, records turns, queues and reads back, with every field its types declare', async () => {
-      const client = new LedgerClient({ baseUrl: service.url, token: TOKEN });
+      const client = new LedgerClient({ baseUrl: ledger.service.url, token: TOKEN });
       const resolved = await client.resolveSession({ source: source(), gatewayId: 'client-test' });
       expect(Object.keys(resolved)).toEqual(expect.arrayContaining([...responseFields.resolve]));
       expect(Object.keys(resolved.entry)).toEqual(expect.arrayContaining([...responseFields.entry]));
@@ -130,7 +123,7 @@ for (const backend of e2eBackends()) {
 
     it('reads its own writes: queries carry the highest position its commands wrote', async () => {
       const recording = recordingFetch();
-      const client = new LedgerClient({ baseUrl: service.url, token: TOKEN, fetch: recording.fetch });
+      const client = new LedgerClient({ baseUrl: ledger.service.url, token: TOKEN, fetch: recording.fetch });
       const resolved = await client.resolveSession({ source: source() });
       const turn = await client.recordTurn(resolved.sessionId, { messages: [{ role: 'user', content: 'count me' }] });
       expect(client.position).toBe(turn.position);
@@ -141,20 +134,20 @@ for (const backend of e2eBackends()) {
       expect(read.headers['x-min-position']).toBe(String(turn.position));
       expect(recording.requests.filter((request) => request.method !== 'GET').every((request) => request.headers['x-min-position'] === undefined)).toBe(true);
 
-      const blind = new LedgerClient({ baseUrl: service.url, token: TOKEN, readYourWrites: false, fetch: recording.fetch });
+      const blind = new LedgerClient({ baseUrl: ledger.service.url, token: TOKEN, readYourWrites: false, fetch: recording.fetch });
       await blind.resolveSession({ source: source() });
       await blind.listSessions({ limit: 1 });
       expect(recording.requests.at(-1)!.headers['x-min-position']).toBeUndefined();
     });
 
     it('throws typed errors carrying the code, status and request id', async () => {
-      const client = new LedgerClient({ baseUrl: service.url, token: TOKEN });
+      const client = new LedgerClient({ baseUrl: ledger.service.url, token: TOKEN });
       const missing = await client.getSession('20260101_000000_deadbeef').catch((error: unknown) => error);
       expect(missing).toBeInstanceOf(LedgerApiError);
       expect(missing).toMatchObject({ status: 404, code: 'SESSION_NOT_FOUND', operation: 'getSession' });
       expect((missing as LedgerApiError).requestId).toMatch(/^[0-9a-f-]{36}$/);
 
-      const anonymous = await new LedgerClient({ baseUrl: service.url }).listSessions().catch((error: unknown) => error);
+      const anonymous = await new LedgerClient({ baseUrl: ledger.service.url }).listSessions().catch((error: unknown) => error);
       expect(anonymous).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
       const invalid = await client.resolveSession({ source: { platform: 'NOT VALID', chatType: 'dm' } }).catch((error: unknown) => error);
       expect(invalid).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
@@ -174,7 +167,7 @@ for (const backend of e2eBackends()) {
         await response.arrayBuffer();
         throw new TypeError('fetch failed', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) });
       };
-      const client = new LedgerClient({ baseUrl: service.url, token: TOKEN, fetch: losing, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+      const client = new LedgerClient({ baseUrl: ledger.service.url, token: TOKEN, fetch: losing, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
       const { sessionId } = await client.resolveSession({ source: source() });
       loseNext = true;
       const turn = await client.recordTurn(sessionId, { messages: [{ role: 'user', content: 'said once' }] });
@@ -187,7 +180,13 @@ for (const backend of e2eBackends()) {
       expect(keys[1]).not.toBe(keys[0]);
 
       // Without keys a lost answer of a write that is not safe to repeat is the caller's to check.
-      const unkeyed = new LedgerClient({ baseUrl: service.url, token: TOKEN, fetch: losing, idempotencyKeys: false, retry: { baseDelayMs: 1, maxDelayMs: 5 } });
+      const unkeyed = new LedgerClient({
+        baseUrl: ledger.service.url,
+        token: TOKEN,
+        fetch: losing,
+        idempotencyKeys: false,
+        retry: { baseDelayMs: 1, maxDelayMs: 5 },
+      });
       loseNext = true;
       const lost = await unkeyed.recordTurn(sessionId, { messages: [{ role: 'user', content: 'maybe' }] }).catch((error: unknown) => error);
       expect(lost).toBeInstanceOf(LedgerNetworkError);
@@ -196,7 +195,7 @@ for (const backend of e2eBackends()) {
 
     it('does not retry the 409s that are decisions: ALREADY_FIRED, TURN_IN_FLIGHT', async () => {
       const recording = recordingFetch();
-      const client = new LedgerClient({ baseUrl: service.url, token: TOKEN, fetch: recording.fetch });
+      const client = new LedgerClient({ baseUrl: ledger.service.url, token: TOKEN, fetch: recording.fetch });
       const job = await client.createJob({ skill: 'client-test', schedule: '* * * * *' });
       const fired = await client.fireJob(job.id);
       const before = recording.requests.length;
@@ -214,8 +213,8 @@ for (const backend of e2eBackends()) {
     });
 
     it('streams lifecycle events of one conversation and job fires, as typed objects', async () => {
-      const client = new LedgerClient({ baseUrl: service.url, token: TOKEN });
-      const from = await service.lastPosition();
+      const client = new LedgerClient({ baseUrl: ledger.service.url, token: TOKEN });
+      const from = await ledger.service.lastPosition();
       const resolved = await client.resolveSession({ source: source() });
       await client.suspendConversation(resolved.sessionKey, { reason: 'stop' });
       const events: LifecycleEvent[] = await take(
@@ -232,8 +231,9 @@ for (const backend of e2eBackends()) {
       const fires = await take(client.jobFires({ from: fired.position - 1 }), 1);
       expect(fires[0]).toMatchObject({ name: 'job.fired', position: fired.position, data: { jobId: job.id, fireId: fired.fireId } });
     });
-  });
-}
+  },
+  { env: { API_TOKEN: TOKEN, JOB_TICK_INTERVAL_MS: '0' } },
+);
 
 describe('typed client retries', () => {
   let stub: Server;
