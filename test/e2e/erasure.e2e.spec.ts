@@ -1,6 +1,6 @@
 // Erasure over real HTTP: a person's words and ids leave every table of the log and the read models, the skeleton stays, and nobody else is touched.
 import { randomBytes, randomInt } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { quoteIdentifier } from '../../src/database/migrate.js';
 import type { SqlPool } from '../../src/database/sqlPool.js';
 import { BoundedStateCache, type StateCache } from '../../src/events/boundedStateCache.js';
@@ -16,7 +16,7 @@ import { allProjections } from '../../src/projections/allProjections.js';
 import { SoleOwnerLease } from '../../src/projections/projectionLease.js';
 import { ProjectionRunner } from '../../src/projections/projectionRunner.js';
 import { openReadModelDatabase } from '../../src/projections/readModelDatabase.js';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { forEachBackend } from '../support/forEachBackend.js';
 import { openPgliteDatabase, openPostgresDatabase } from '../support/testDatabases.js';
 import { readServerSentEvents, type ServerSentEvent } from '../support/serverSentEvents.js';
 
@@ -61,12 +61,12 @@ async function readModelRows(query: (sql: string) => Promise<unknown[]>, schema:
   return rows;
 }
 
-for (const backend of e2eBackends()) {
-  describe(`erasure: ${backend}`, () => {
-    let service: TestApp;
+forEachBackend(
+  'erasure',
+  (ledger) => {
     let head = 0;
     const call = async (method: string, path: string, body?: unknown, token = WRITER) => {
-      const response = await service.request(method, path, { body, headers: { authorization: `Bearer ${token}` } });
+      const response = await ledger.service.request(method, path, { body, headers: { authorization: `Bearer ${token}` } });
       head = Math.max(head, response.body?.position ?? 0);
       return response;
     };
@@ -77,32 +77,18 @@ for (const backend of e2eBackends()) {
     };
     const erase = (body: unknown, token = ADMIN) => call('POST', '/v1/admin/erase', body, token);
     const caughtUp = async (position: number) => {
-      const { projections } = service.infrastructure;
+      const { projections } = ledger.service.infrastructure;
       expect(await projections.waitForPosition(projections.projectionNames, position, 30_000)).toBe(true);
     };
     /** Rows holding any of the needles, in the event log's schema and the read models' schema. */
     const traces = async (needles: string[]) => {
-      const pool = service.infrastructure.eventStorePool!;
+      const pool = ledger.service.infrastructure.eventStorePool!;
       const rows = [
-        ...(await everyRow(pool, service.config.eventStoreSchema)),
-        ...(await everyRow(service.infrastructure.readModelPool, service.config.readModelSchema)),
+        ...(await everyRow(pool, ledger.service.config.eventStoreSchema)),
+        ...(await everyRow(ledger.service.infrastructure.readModelPool, ledger.service.config.readModelSchema)),
       ];
       return rows.filter((row) => needles.some((needle) => row.includes(needle)));
     };
-
-    beforeAll(async () => {
-      service = await startTestApp(backend, {
-        env: {
-          API_TOKEN: `ops:admin=${ADMIN},gateway:write=${WRITER},acme:write:acme=${ACME},reader:read=${READER}`,
-          RUNTIME_WATCHDOG_INTERVAL_MS: '0',
-          JOB_TICK_INTERVAL_MS: '0',
-          SNAPSHOT_EVERY: '3',
-        },
-      });
-    });
-    afterAll(async () => {
-      await service?.close();
-    });
 
     it('removes every message and id of the person from the log, snapshots, caches and read models, keeping the skeleton', { timeout: 120_000 }, async () => {
       const alice = person('a');
@@ -176,7 +162,7 @@ for (const backend of e2eBackends()) {
       });
 
       // An event from before a schema change: v1 of TranscriptRewound still copied the rewound message's text.
-      const legacy = await service.infrastructure.eventStore.append(
+      const legacy = await ledger.service.infrastructure.eventStore.append(
         sessionStreamName(first),
         [
           {
@@ -218,7 +204,7 @@ for (const backend of e2eBackends()) {
       expect(erased.status, erased.text).toBe(200);
       expect(erased.body).toMatchObject({ tenant: null, sessionsDestroyed: 4, jobsRemoved: 1, streamsRenamed: 2 });
       expect(erased.body.eventsRewritten).toBeGreaterThan(20);
-      expect(erased.body.projectionsRebuilt).toEqual(service.infrastructure.projections.projectionNames);
+      expect(erased.body.projectionsRebuilt).toEqual(ledger.service.infrastructure.projections.projectionNames);
       for (const sessionId of [first, second, child, fork]) expect(erased.body.streams).toContain(sessionStreamName(sessionId));
       expect(erased.text).not.toContain(key);
       await caughtUp(head);
@@ -271,7 +257,7 @@ for (const backend of e2eBackends()) {
       expect((await erase({ sessionKey: key, tenant: 'acme' })).body.error.code).toBe('CONVERSATION_NOT_FOUND');
 
       // Nothing cached under either name, and the audit record names no one.
-      const cache = service.app.get<StateCache>(STATE_CACHE);
+      const cache = ledger.service.app.get<StateCache>(STATE_CACHE);
       expect(cache.get(conversationStreamName(key), Date.now())).toBeUndefined();
       for (const name of erased.body.streams as string[]) {
         const cached = cache.get(name, Date.now());
@@ -280,11 +266,11 @@ for (const backend of e2eBackends()) {
       // Another instance that cached her session drops it when it reads the erasure log.
       const otherInstance = new BoundedStateCache({ maxEntries: 10 });
       otherInstance.set(sessionStreamName(first), { said: said('cached elsewhere') }, 3, 1, Date.now());
-      const follower = new ErasureCacheEviction(service.infrastructure.eventStore, otherInstance, createLogger('silent'));
+      const follower = new ErasureCacheEviction(ledger.service.infrastructure.eventStore, otherInstance, createLogger('silent'));
       expect(await follower.poll()).toBeGreaterThanOrEqual(1);
       expect(otherInstance.size).toBe(0);
 
-      const log = await service.infrastructure.eventStore.readStream(ERASURE_LOG_STREAM);
+      const log = await ledger.service.infrastructure.eventStore.readStream(ERASURE_LOG_STREAM);
       expect(log.at(-2)).toMatchObject({ type: 'PersonalDataErased', metadata: { actor: 'ops' }, data: { erasureId: erased.body.erasureId } });
       expect(log.at(-1)).toMatchObject({
         type: 'PersonalDataErasureCompleted',
@@ -307,11 +293,11 @@ for (const backend of e2eBackends()) {
 
       // The rebuilt read models equal a replay of the rewritten log into a fresh database.
       await caughtUp(head);
-      const live = await readModelRows((sql) => service.infrastructure.readModels.query(sql), service.config.readModelSchema);
-      const freshDatabase = backend === 'postgres' ? await openPostgresDatabase(process.env.TEST_DATABASE_URL!) : await openPgliteDatabase();
+      const live = await readModelRows((sql) => ledger.service.infrastructure.readModels.query(sql), ledger.service.config.readModelSchema);
+      const freshDatabase = ledger.backend === 'postgres' ? await openPostgresDatabase(process.env.TEST_DATABASE_URL!) : await openPgliteDatabase();
       const fresh = await openReadModelDatabase(freshDatabase.pool, freshDatabase.schema, allProjections);
       const runner = new ProjectionRunner({
-        store: service.infrastructure.eventStore,
+        store: ledger.service.infrastructure.eventStore,
         dataSource: fresh,
         schema: freshDatabase.schema,
         projections: allProjections,
@@ -339,7 +325,7 @@ for (const backend of e2eBackends()) {
         }
       }
       // A conversation a resolve took such an id for, before they were refused: written past the edge's check.
-      const stored = await service.app.get(ResolveSessionHandler).resolve(
+      const stored = await ledger.service.app.get(ResolveSessionHandler).resolve(
         new ResolveSessionCommand({ ...source, chatType: 'dm', isBot: false, roleAuthorized: false, chatId: `77\n${source.chatId}` }, {}, false, 'default', {
           actor: 'test',
         }),
@@ -397,7 +383,7 @@ for (const backend of e2eBackends()) {
       // Nowhere in the default tenant's log, snapshots or read models; the other tenant's gateway is someone else's.
       expect((await traces([alice.source.chatId, alice.marker])).filter((row) => !row.includes(`acme~gateway-${gateway('t')}`))).toEqual([]);
       const registration = async (gatewayId: string, tenant?: string) => {
-        const events = await service.infrastructure.eventStore.readStream(gatewayStreamName(gatewayId, tenant));
+        const events = await ledger.service.infrastructure.eventStore.readStream(gatewayStreamName(gatewayId, tenant));
         return events.filter((event) => event.type === 'GatewayPlatformsRegistered').at(-1)!;
       };
       const [a, d] = [await registration(gateway('a')), await registration(gateway('d'))];
@@ -461,7 +447,7 @@ for (const backend of e2eBackends()) {
       const { source } = person('r');
       const acme = await ok('POST', '/v1/sessions/resolve', { source }, ACME);
       await ok('POST', `/v1/sessions/${acme.sessionId}/turns`, { messages: [{ role: 'user', content: 'to be erased' }] }, ACME);
-      const before = await service.lastPosition();
+      const before = await ledger.service.lastPosition();
       const erased = await erase({ sessionKey: acme.sessionKey, tenant: 'acme' });
       expect(erased.status, erased.text).toBe(200);
       const acmeStreams: string[] = erased.body.streams;
@@ -472,7 +458,7 @@ for (const backend of e2eBackends()) {
         const markerKey = (await ok('POST', '/v1/sessions/resolve', { source: person('m').source }, token === ACME ? ACME : WRITER)).sessionKey;
         const seen: ServerSentEvent[] = [];
         const query = start.fromPosition === undefined ? '' : `?fromPosition=${start.fromPosition}`;
-        const read = await readServerSentEvents(`${service.url}/v1/events/stream${query}`, {
+        const read = await readServerSentEvents(`${ledger.service.url}/v1/events/stream${query}`, {
           headers: { authorization: `Bearer ${token}`, ...(start.lastEventId === undefined ? {} : { 'last-event-id': String(start.lastEventId) }) },
           count: 1,
           timeoutMs: 20_000,
@@ -521,5 +507,13 @@ for (const backend of e2eBackends()) {
         expect((await call('GET', path, undefined, ACME)).status, path).toBe(200);
       }
     });
-  });
-}
+  },
+  {
+    env: {
+      API_TOKEN: `ops:admin=${ADMIN},gateway:write=${WRITER},acme:write:acme=${ACME},reader:read=${READER}`,
+      RUNTIME_WATCHDOG_INTERVAL_MS: '0',
+      JOB_TICK_INTERVAL_MS: '0',
+      SNAPSHOT_EVERY: '3',
+    },
+  },
+);
