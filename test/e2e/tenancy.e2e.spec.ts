@@ -1,8 +1,10 @@
 // Tokens, scopes, the actor in every event, and tenants that see and touch only their own data (404 for the rest).
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
-import { e2eBackends, startTestApp, type TestApp, type TestResponse } from '../support/testApp.js';
+import { beforeAll, expect, it } from 'vitest';
+import { clockPerBackend } from '../support/backendClocks.js';
+import { forEachBackend } from '../support/forEachBackend.js';
+import type { BackendLabel } from '../support/testDatabases.js';
+import type { TestResponse } from '../support/testApp.js';
 
 const SECRETS = {
   ops: 'ops-secret-0123456789abcdef',
@@ -29,11 +31,30 @@ const OWN_TENANT_CREATES = ['PUT /v1/namespaces/{}/sessions/{}'];
 /** Named by the caller's own words, not an id another tenant issued: each tenant reads and writes its own (checked below). */
 const OWN_TENANT_STATES = ['GET /v1/namespaces/{}/states/{}', 'PATCH /v1/namespaces/{}/states/{}'];
 
-for (const backend of e2eBackends()) {
-  describe(`tenants and scoped tokens (${backend})`, () => {
-    let service: TestApp;
+const clockOf = clockPerBackend(new Date('2026-03-02T07:00:00Z'));
+/** What each backend's service logged (at debug), for the test that reads the actors and tenants in it. */
+const logsOf = (() => {
+  const logs = new Map<BackendLabel, { text: string[]; destination: Writable }>();
+  return (backend: BackendLabel) => {
+    if (!logs.has(backend)) {
+      const text: string[] = [];
+      const destination = new Writable({
+        write(chunk, _encoding, done) {
+          text.push(String(chunk));
+          done();
+        },
+      });
+      logs.set(backend, { text, destination });
+    }
+    return logs.get(backend)!;
+  };
+})();
+
+forEachBackend(
+  'tenants and scoped tokens',
+  (ledger) => {
     const as = (caller: Caller, method: string, path: string, body?: unknown): Promise<TestResponse> =>
-      service.request(method, path, { body, headers: { authorization: `Bearer ${SECRETS[caller]}` } });
+      ledger.service.request(method, path, { body, headers: { authorization: `Bearer ${SECRETS[caller]}` } });
 
     // Acme's world: a conversation with a turn, a checkpoint, a child, a queued message, a job, a runtime session.
     let key: string;
@@ -44,17 +65,10 @@ for (const backend of e2eBackends()) {
     let agentSessionId: string;
     let fireId: string;
     const jobId = 'daily-report';
-    const clock = new ManualClock(new Date('2026-03-02T07:00:00Z'));
-    const logText: string[] = [];
+    const clock = clockOf(ledger.backend);
+    const logText = logsOf(ledger.backend).text;
 
     beforeAll(async () => {
-      const logDestination = new Writable({
-        write(chunk, _encoding, done) {
-          logText.push(String(chunk));
-          done();
-        },
-      });
-      service = await startTestApp(backend, { clock, logDestination, env: { API_TOKEN, LOG_LEVEL: 'debug', JOB_TICK_INTERVAL_MS: '0' } });
       const resolved = await as('acme', 'POST', '/v1/sessions/resolve', { source, gatewayId: 'gw-1' });
       expect(resolved.status).toBe(201);
       ({ sessionKey: key, sessionId } = resolved.body);
@@ -82,13 +96,10 @@ for (const backend of e2eBackends()) {
       expect((await as('acme', 'PATCH', `/v1/sessions/${agentSessionId}/values`, { delta: { step: 'acme' } })).status).toBe(200);
       expect((await as('acme', 'PATCH', '/v1/namespaces/support/states/user:shared-name', { delta: { secret: 'acme' } })).status).toBe(200);
     });
-    afterAll(async () => {
-      await service?.close();
-    });
 
     it('needs a valid token, and the scope the route needs', async () => {
-      expect((await service.request('GET', '/v1/sessions')).body.error.code).toBe('UNAUTHORIZED');
-      expect((await service.request('GET', '/v1/sessions', { headers: { authorization: `Bearer ${SECRETS.ops}x` } })).status).toBe(401);
+      expect((await ledger.service.request('GET', '/v1/sessions')).body.error.code).toBe('UNAUTHORIZED');
+      expect((await ledger.service.request('GET', '/v1/sessions', { headers: { authorization: `Bearer ${SECRETS.ops}x` } })).status).toBe(401);
       expect((await as('reader', 'GET', '/v1/sessions')).status).toBe(200);
       const readerWrites = await as('reader', 'POST', '/v1/sessions/resolve', { source, gatewayId: 'gw-1' });
       expect(readerWrites.status).toBe(403);
@@ -214,13 +225,13 @@ for (const backend of e2eBackends()) {
       expect((await as('acme', 'GET', `/v1/sessions/${agentSessionId}/items`)).body.items.map((entry: { item: object }) => entry.item)).toEqual([
         { text: 'acme item' },
       ]);
-      const head = await service.lastPosition();
+      const head = await ledger.service.lastPosition();
       const listed = await as('globex', 'GET', `/v1/namespaces/support/sessions?minPosition=${head}`);
       expect(listed.body.sessions.map((session: { itemCount: number }) => session.itemCount)).toEqual([0]);
     });
 
     it("keeps each tenant's listings, exports and gateway recovery to its own conversations", async () => {
-      const head = await service.lastPosition();
+      const head = await ledger.service.lastPosition();
       const globexSessions = await as('globex', 'GET', `/v1/sessions?minPosition=${head}`);
       expect(globexSessions.body.sessions).toEqual([]);
       expect((await as('globex', 'GET', `/v1/jobs?minPosition=${head}`)).body.jobs).toEqual([]);
@@ -247,7 +258,7 @@ for (const backend of e2eBackends()) {
       expect(acmeAgain.body.sessionId).toBe(sessionId);
       const transcript = await as('globex', 'GET', `/v1/sessions/${globex.body.sessionId}/transcript`);
       expect(transcript.body.messages).toEqual([]);
-      const head = await service.lastPosition();
+      const head = await ledger.service.lastPosition();
       const listed = (await as('globex', 'GET', `/v1/sessions?minPosition=${head}`)).body.sessions;
       expect(listed.map((entry: { sessionId: string }) => entry.sessionId)).toEqual([globex.body.sessionId]);
     });
@@ -260,7 +271,7 @@ for (const backend of e2eBackends()) {
     });
 
     it('logs no secret, and names the request in every line written while serving one', async () => {
-      await service.request('GET', '/v1/sessions', { headers: { authorization: `Bearer ${SECRETS.ops}-wrong` } });
+      await ledger.service.request('GET', '/v1/sessions', { headers: { authorization: `Bearer ${SECRETS.ops}-wrong` } });
       await as('reader', 'POST', '/v1/sessions/resolve', { source, gatewayId: 'gw-1' });
       const text = logText.join('');
       for (const secret of Object.values(SECRETS)) expect(text).not.toContain(secret.slice(0, 12));
@@ -285,5 +296,6 @@ for (const backend of e2eBackends()) {
         runtime: (await as('acme', 'GET', `/v1/runtime-sessions/${runtimeSessionId}`)).body.revision,
       };
     }
-  });
-}
+  },
+  (backend) => ({ clock: clockOf(backend), logDestination: logsOf(backend).destination, env: { API_TOKEN, LOG_LEVEL: 'debug', JOB_TICK_INTERVAL_MS: '0' } }),
+);
