@@ -12,6 +12,13 @@ import type { Request } from '../../../http/httpTypes.js';
 import { CommandContext, requestMetadata } from '../../commandContext.js';
 import { validSessionId } from '../sessionRequests.js';
 import { type ExistingSession, existingSession, type SessionCommand, sessionDecider, sessionNotFound, type SessionState } from '../domain/sessionDecider.js';
+import type { CreateSession } from '../domain/decide/createSession.js';
+import type { DestroySession } from '../domain/decide/destroySession.js';
+import type { EndSession, ReopenSession } from '../domain/decide/endSession.js';
+import type { RecordChildSession } from '../domain/decide/recordChildSession.js';
+
+/** The session commands a change may ask for: creating, ending, destroying and recording a child have handlers of their own. */
+type SessionChangeCommand = Exclude<SessionCommand, CreateSession | RecordChildSession | DestroySession | EndSession | ReopenSession>;
 
 export class ChangeSessionCommand extends Command<SessionChangeResult> {
   constructor(
@@ -20,7 +27,7 @@ export class ChangeSessionCommand extends Command<SessionChangeResult> {
      * A command of the session decider, complete but for the time the handler stamps at each attempt, or built from
      * the attempt where it reads more (rollBackCommand replays the state a rollback restores).
      */
-    readonly command: AttemptCommand<ExistingSession, SessionCommand>,
+    readonly command: AttemptCommand<ExistingSession, SessionChangeCommand>,
     readonly metadata: EventMetadata,
   ) {
     super();
@@ -31,7 +38,7 @@ export class ChangeSessionCommand extends Command<SessionChangeResult> {
 export function changeSession(
   commands: CommandBus,
   id: string,
-  command: AttemptCommand<ExistingSession, SessionCommand>,
+  command: AttemptCommand<ExistingSession, SessionChangeCommand>,
   request: Request,
 ): Promise<SessionChangeResult> {
   return commands.execute(new ChangeSessionCommand(validSessionId(id), command, requestMetadata(request)));
