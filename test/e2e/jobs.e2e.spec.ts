@@ -195,6 +195,10 @@ forEachBackend(
       expect(removed).toMatchObject({ id: created.id, removed: true });
       expect((await refusalOf(client.getJob(created.id))).code).toBe('JOB_NOT_FOUND');
       expect((await refusalOf(client.deleteJob(created.id))).status).toBe(404);
+      // A patch is checked before the job is looked for: a malformed one of a removed job is refused as malformed.
+      expect((await refusalOf(client.updateJob(created.id, { timeZone: 'Nowhere/Land' }))).code).toBe('INVALID_TIME_ZONE');
+      expect((await refusalOf(client.updateJob(created.id, { schedule: 'every 10s' }))).code).toBe('INVALID_SCHEDULE');
+      expect((await refusalOf(client.updateJob(created.id, { enabled: false }))).code).toBe('JOB_NOT_FOUND');
       const after = await client.listJobs({ limit: 500 }, { minPosition: removed.position });
       expect(after.jobs.map((job) => job.id)).not.toContain(created.id);
     });

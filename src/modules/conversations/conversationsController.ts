@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import type { LedgerConfig } from '../../config/config.js';
 import { conversationStreamName, type ResumeReason } from '../../events/conversation/conversationEvents.js';
 import { sessionStreamName } from '../../events/session/sessionEvents.js';
+import type { AttemptCommand } from '../../events/attemptCommand.js';
 import { CONFIG } from '../../config/config.js';
 import { READ_MODELS } from '../../projections/readModelDatabase.js';
 import { ReadsProjections } from '../../http/readYourWrites.js';
@@ -17,10 +18,12 @@ import { CommandContext, requestMetadata } from '../commandContext.js';
 import { hermesContextPromptFor } from '../sessions/domain/hermesContextPromptFor.js';
 import { sessionContextPrompt } from '../sessions/domain/sessionContextPrompt.js';
 import { sessionDecider } from '../sessions/domain/sessionDecider.js';
-import { ChangeConversationCommand, type ConversationChange, type ConversationChangeResult } from './commands/changeConversation.js';
+import { ChangeConversationCommand, type ConversationChangeResult, type RuntimeEnding } from './commands/changeConversation.js';
+import { resetConversationCommand } from './commands/resetConversationCommand.js';
+import { switchSessionCommand } from './commands/switchSessionCommand.js';
 import { type LastPromptTokensResult, SetLastPromptTokensCommand } from './commands/setLastPromptTokens.js';
 import { requirePromptTokensWithinLimit } from '../sessions/domain/usageLimits.js';
-import { conversationDecider, conversationNotFound } from './domain/conversationDecider.js';
+import { type ConversationCommand, conversationDecider, conversationNotFound, type OpenConversation } from './domain/conversationDecider.js';
 import { conversationEntry } from './conversationEntry.js';
 import {
   contextQuerySchema,
@@ -81,7 +84,9 @@ export class ConversationsController {
   })
   @DocumentedBody(resetRequestSchema)
   reset(@Param('key') key: string, @ValidBody(resetRequestSchema) body: z.infer<typeof resetRequestSchema>, @Req() request: Request) {
-    return this.change(key, { type: 'reset', keepRuntime: body.keepRuntime, force: body.force, displayName: body.displayName }, request);
+    const command = resetConversationCommand(this.commandContext, requestTenant(request), body.displayName);
+    const runtime: RuntimeEnding = body.keepRuntime ? 'keep' : { reason: 'conversation_reset', turnInFlight: body.force ? 'interrupt' : 'refuse' };
+    return this.change(key, command, request, runtime);
   }
 
   @Post('conversations/:key/switch')
@@ -89,7 +94,7 @@ export class ConversationsController {
   @ApiOperation({ summary: '/resume: point the key at an earlier session of this conversation' })
   @DocumentedBody(switchRequestSchema)
   switch(@Param('key') key: string, @ValidBody(switchRequestSchema) body: z.infer<typeof switchRequestSchema>, @Req() request: Request) {
-    return this.change(key, { type: 'switch', sessionId: body.sessionId }, request);
+    return this.change(key, switchSessionCommand(this.commandContext.streams, requestTenant(request), body.sessionId), request);
   }
 
   @Post('conversations/:key/suspend')
@@ -97,7 +102,8 @@ export class ConversationsController {
   @ApiOperation({ summary: '/stop escalation: the next message starts a new session; the runtime binding ends unless keepRuntime' })
   @DocumentedBody(suspendRequestSchema)
   suspend(@Param('key') key: string, @ValidBody(suspendRequestSchema) body: z.infer<typeof suspendRequestSchema>, @Req() request: Request) {
-    return this.change(key, { type: 'suspend', reason: body.reason, keepRuntime: body.keepRuntime }, request);
+    const runtime: RuntimeEnding = body.keepRuntime ? 'keep' : { reason: 'conversation_suspended', turnInFlight: 'ignore' };
+    return this.change(key, { type: 'SuspendConversation', reason: body.reason }, request, runtime);
   }
 
   @Post('conversations/:key/resume-pending')
@@ -109,13 +115,13 @@ export class ConversationsController {
     @ValidBody(resumePendingRequestSchema) body: z.infer<typeof resumePendingRequestSchema>,
     @Req() request: Request,
   ) {
-    return this.change(key, { type: 'markResumePending', reason: body.reason as ResumeReason }, request);
+    return this.change(key, { type: 'MarkResumePending', reason: body.reason as ResumeReason }, request);
   }
 
   @Delete('conversations/:key/resume-pending')
   @ApiOperation({ summary: 'Clear the soft-resume mark' })
   clearResumePending(@Param('key') key: string, @Req() request: Request) {
-    return this.change(key, { type: 'clearResumePending' }, request);
+    return this.change(key, { type: 'ClearResumePending', reason: 'manual' }, request);
   }
 
   @Get('conversations/:key/context')
@@ -176,7 +182,12 @@ export class ConversationsController {
     return { sessionKey, sessionId, redactPii: query.redactPii, format: query.format, isolation, prompt };
   }
 
-  private change(key: string, change: ConversationChange, request: Request): Promise<ConversationChangeResult> {
-    return this.commands.execute(new ChangeConversationCommand(validSessionKey(key), change, requestMetadata(request)));
+  private change(
+    key: string,
+    command: AttemptCommand<OpenConversation, ConversationCommand>,
+    request: Request,
+    runtime?: RuntimeEnding,
+  ): Promise<ConversationChangeResult> {
+    return this.commands.execute(new ChangeConversationCommand(validSessionKey(key), command, requestMetadata(request), runtime));
   }
 }

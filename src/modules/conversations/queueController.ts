@@ -10,6 +10,7 @@ import type { JsonObject, JsonValue } from '../../events/eventStore.js';
 import { DocumentedBody, ValidBody } from '../../http/zodValidation.js';
 import { CommandContext, requestMetadata } from '../commandContext.js';
 import { ChangeConversationCommand } from './commands/changeConversation.js';
+import { enqueueMessageCommand } from './commands/enqueueMessageCommand.js';
 import { conversationDecider, conversationNotFound, queueDepth } from './domain/conversationDecider.js';
 import { validSessionKey } from './conversationRequests.js';
 import { requestTenant } from '../../http/auth.js';
@@ -64,7 +65,9 @@ export class QueueController {
     // The turn running when the message arrives, read before it is queued: once queued, a gateway may take it and start
     // the turn that answers it, which this message must not stop.
     const running = message.mode === 'interrupt' ? await runningRuntimeTurn(this.commandContext, validSessionKey(key), metadata.tenant) : null;
-    const result = await this.commands.execute(new ChangeConversationCommand(validSessionKey(key), { type: 'enqueue', message }, metadata));
+    const result = await this.commands.execute(
+      new ChangeConversationCommand(validSessionKey(key), enqueueMessageCommand(this.commandContext.queueSettings, message), metadata),
+    );
     const event = result.decided[0];
     // Only a message that waits to interrupt reaches the running turn; a joined or repeated one asks again, which the turn answers once.
     const interrupted: RuntimeInterruptResult | null =
@@ -86,7 +89,7 @@ export class QueueController {
   @ApiResponse({ status: 204, description: 'the queue is empty' })
   @ApiOperation({ summary: 'Take the next message (the slot first, then the oldest overflow item); 204 when empty. Each message is delivered once.' })
   async next(@Param('key') key: string, @Req() request: Request, @Res({ passthrough: true }) response: Response) {
-    const result = await this.commands.execute(new ChangeConversationCommand(validSessionKey(key), { type: 'dequeue' }, requestMetadata(request)));
+    const result = await this.commands.execute(new ChangeConversationCommand(validSessionKey(key), { type: 'DequeueMessage' }, requestMetadata(request)));
     const dequeued = result.decided.find((event) => event.type === 'MessageDequeued');
     if (!dequeued || dequeued.type !== 'MessageDequeued') {
       response.status(204);

@@ -12,9 +12,10 @@ import { ReadsProjections } from '../../http/readYourWrites.js';
 import { READ_MODELS } from '../../projections/readModelDatabase.js';
 import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.js';
 import { CommandContext, requestMetadata } from '../commandContext.js';
-import { ChangeJobCommand, type JobChange } from './commands/changeJob.js';
+import { changeJob } from './commands/changeJob.js';
 import { FireJobCommand } from './commands/fireJob.js';
-import { ImportJobsCommand, ScheduleJobCommand, type JobWriteResult } from './commands/scheduleJob.js';
+import { ImportJobsCommand, ScheduleJobCommand } from './commands/scheduleJob.js';
+import { updateJobCommand } from './commands/updateJobCommand.js';
 import { type ExistingJob, existingJob, jobDecider, jobNotFound } from './domain/jobDecider.js';
 import { validJobId } from './jobId.js';
 import { createJobRequestSchema, fireRequestSchema, listJobsQuerySchema, patchJobRequestSchema, runReportRequestSchema } from './jobRequests.js';
@@ -90,7 +91,9 @@ export class JobsController {
   @ApiOperation({ summary: 'Edit a job: enabled false/true pauses/resumes, schedule and/or timeZone reschedules, other fields replace' })
   @DocumentedBody(patchJobRequestSchema)
   async patch(@Param('id') id: string, @ValidBody(patchJobRequestSchema) body: z.infer<typeof patchJobRequestSchema>, @Req() request: Request) {
-    const result = await this.change(id, { type: 'update', patch: body }, request);
+    const jobId = validJobId(id);
+    const update = updateJobCommand(jobId, body, this.commandContext.clock.now());
+    const result = await changeJob(this.commandContext, jobId, update, requestMetadata(request));
     this.followTimer(result.state, request);
     return { ...toJobView(result.state), changed: result.written, revision: result.revision, position: result.position };
   }
@@ -98,7 +101,7 @@ export class JobsController {
   @Delete(':id')
   @ApiOperation({ summary: 'Remove a job: it never fires again; its history stays in the stream' })
   async remove(@Param('id') id: string, @Req() request: Request) {
-    const result = await this.change(id, { type: 'remove' }, request);
+    const result = await changeJob(this.commandContext, validJobId(id), { type: 'RemoveJob' }, requestMetadata(request));
     this.followTimer(result.state, request);
     return { id, removed: true, revision: result.revision, position: result.position };
   }
@@ -139,7 +142,9 @@ export class JobsController {
     @ValidBody(runReportRequestSchema) body: z.infer<typeof runReportRequestSchema>,
     @Req() request: Request,
   ) {
-    const result = await this.change(id, { type: 'reportRun', fireId: validFireId(fireId), status: body.status, error: body.error }, request);
+    // The fire id first: a request with both ids malformed answers INVALID_FIRE_ID.
+    const report = { type: 'ReportRun' as const, fireId: validFireId(fireId), status: body.status, error: body.error };
+    const result = await changeJob(this.commandContext, validJobId(id), report, requestMetadata(request));
     const fire = result.state.recentFires.find((candidate) => candidate.fireId === fireId)!;
     return { jobId: id, fire, changed: result.written, job: toJobView(result.state), revision: result.revision, position: result.position };
   }
@@ -147,9 +152,5 @@ export class JobsController {
   /** The external scheduler (if any) learns the job's next slot, or that it has none. */
   private followTimer(state: ExistingJob, request: Request): void {
     this.registrations.follow(jobTimer(state.jobId, requestTenant(request), state));
-  }
-
-  private change(id: string, change: JobChange, request: Request): Promise<JobWriteResult> {
-    return this.commands.execute(new ChangeJobCommand(validJobId(id), change, requestMetadata(request)));
   }
 }

@@ -1,6 +1,5 @@
 // Scheduled jobs: schedule, change, fire at most once per slot, deliver fires by webhook or event stream.
 import { Module } from '@nestjs/common';
-import { ChangeJobHandler } from './commands/changeJob.js';
 import { FireJobHandler } from './commands/fireJob.js';
 import { ImportJobsHandler, ScheduleJobHandler } from './commands/scheduleJob.js';
 import { JobFiresStreamController } from './delivery/jobFiresStreamController.js';
@@ -12,15 +11,6 @@ import { SchedulerRegistrations } from './scheduler/schedulerRegistrations.js';
 
 @Module({
   controllers: [JobFiresStreamController, JobsController],
-  providers: [
-    ScheduleJobHandler,
-    ImportJobsHandler,
-    ChangeJobHandler,
-    FireJobHandler,
-    JobTicker,
-    JobWebhookDelivery,
-    SchedulerRegistrations,
-    SchedulerCallbackGuard,
-  ],
+  providers: [ScheduleJobHandler, ImportJobsHandler, FireJobHandler, JobTicker, JobWebhookDelivery, SchedulerRegistrations, SchedulerCallbackGuard],
 })
 export class JobsModule {}

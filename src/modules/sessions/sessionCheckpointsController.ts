@@ -8,6 +8,7 @@ import { DocumentedBody, ValidBody, ValidQuery } from '../../http/zodValidation.
 import { CommandContext } from '../commandContext.js';
 import { lastItem } from './domain/chunkedList.js';
 import { changeSession } from './commands/changeSession.js';
+import { rollBackCommand } from './commands/rollBackCommand.js';
 import { loadSession } from './sessionAccess.js';
 import { checkpointRequestSchema, checkpointsQuerySchema, rollbackRequestSchema } from './sessionRequests.js';
 import { listCheckpoints } from './domain/sessionState.js';
@@ -56,7 +57,7 @@ export class SessionCheckpointsController {
   })
   @DocumentedBody(rollbackRequestSchema)
   async rollback(@Param('id') id: string, @ValidBody(rollbackRequestSchema) body: z.infer<typeof rollbackRequestSchema>, @Req() request: Request) {
-    const result = await changeSession(this.commands, id, { type: 'RollBack', checkpointId: body.checkpointId }, request);
+    const result = await changeSession(this.commands, id, rollBackCommand(this.commandContext.streams, body.checkpointId), request);
     const rolledBack = eventOfType(result.decided, 'RolledBack')!.data;
     return {
       checkpointId: body.checkpointId,

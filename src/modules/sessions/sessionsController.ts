@@ -12,6 +12,8 @@ import { ClaimWithFirstAppend } from '../../idempotency/claimWithFirstAppend.js'
 import { CommandContext, requestMetadata } from '../commandContext.js';
 import { DestroySessionCommand, type DestroySessionResult } from './commands/destroySession.js';
 import { changeSession } from './commands/changeSession.js';
+import { recordTurnCommand } from './commands/recordTurnCommand.js';
+import { rewriteTranscriptCommand } from './commands/rewriteTranscriptCommand.js';
 import { loadSession } from './sessionAccess.js';
 import { destroyQuerySchema, rewindRequestSchema, rewriteRequestSchema, transcriptQuerySchema, turnRequestSchema, validSessionId } from './sessionRequests.js';
 import { toArray } from './domain/chunkedList.js';
@@ -58,19 +60,7 @@ export class SessionsController {
     requireMessageCountWithinLimit(body.messages.length, this.config.limits);
     requireMessageSizesWithinLimit(body.messages, this.config.limits);
     requireTurnUsageWithinLimit(body.usage, this.config.limits);
-    const result = await changeSession(
-      this.commands,
-      id,
-      {
-        type: 'RecordTurn',
-        messages: body.messages as MessageInput[],
-        usage: body.usage,
-        status: body.status,
-        ...(body.lease === undefined ? {} : { lease: body.lease }),
-        ...(body.strictToolResults ? { strictToolResults: true } : {}),
-      },
-      request,
-    );
+    const result = await changeSession(this.commands, id, recordTurnCommand(this.config, { ...body, messages: body.messages as MessageInput[] }), request);
     const recorded = eventOfType(result.decided, 'TurnRecorded')?.data;
     return {
       turnIndex: result.state.turnCount,
@@ -109,7 +99,7 @@ export class SessionsController {
   @DocumentedBody(rewriteRequestSchema)
   async rewrite(@Param('id') id: string, @ValidBody(rewriteRequestSchema) body: z.infer<typeof rewriteRequestSchema>, @Req() request: Request) {
     requireMessageSizesWithinLimit(body.messages, this.config.limits);
-    const result = await changeSession(this.commands, id, { type: 'RewriteTranscript', messages: body.messages as MessageInput[] }, request);
+    const result = await changeSession(this.commands, id, rewriteTranscriptCommand(this.config, body.messages as MessageInput[]), request);
     const rewritten = eventOfType(result.decided, 'TranscriptRewritten')?.data;
     return {
       messageCount: liveMessageCount(result.state),

@@ -1,17 +1,16 @@
 // Reset, switch, suspend and resume marks on one conversation: decide on its stream, then follow on the session streams.
 import { Command, CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import {
-  type AutoContinuation,
-  type ConversationEvent,
-  conversationStreamName,
-  type QueuedMessage,
-  type ResumeReason,
-} from '../../../events/conversation/conversationEvents.js';
+import { type AttemptCommand, commandOfAttempt } from '../../../events/attemptCommand.js';
+import { type ConversationEvent, conversationStreamName } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { sessionStreamName } from '../../../events/session/sessionEvents.js';
 import { CommandContext } from '../../commandContext.js';
-import { type ConversationRuntimeEndResult, EndConversationRuntimeCommand } from '../../runtime/commands/endConversationRuntime.js';
-import { sessionDecider, sessionDestroyed } from '../../sessions/domain/sessionDecider.js';
+import {
+  type ConversationRuntimeEnd,
+  type ConversationRuntimeEndResult,
+  EndConversationRuntimeCommand,
+} from '../../runtime/commands/endConversationRuntime.js';
+import { sessionDecider } from '../../sessions/domain/sessionDecider.js';
 import {
   type ConversationCommand,
   conversationDecider,
@@ -23,24 +22,22 @@ import { conversationEntry, type ConversationEntry } from '../conversationEntry.
 import { followSessionBinding } from '../sessionBinding.js';
 import { sessionsOpenedBy } from '../sessionFollowUps.js';
 
-export type ConversationChange =
-  /** keepRuntime: leave the runtime binding; force: interrupt a runtime turn in flight instead of refusing (409 RUNTIME_BUSY). */
-  | { type: 'reset'; keepRuntime?: boolean; force?: boolean; displayName?: string | undefined }
-  | { type: 'switch'; sessionId: string }
-  | { type: 'suspend'; reason: string; keepRuntime?: boolean }
-  | { type: 'markResumePending'; reason: ResumeReason }
-  | { type: 'clearResumePending'; reason?: 'manual' | 'drained' }
-  | { type: 'countRestartInterruption'; bootId: string; stuckThreshold: number }
-  | { type: 'enqueue'; message: QueuedMessage }
-  | { type: 'dequeue' }
-  | { type: 'queueContinuation'; continuation: AutoContinuation }
-  | { type: 'prune'; olderThan: string };
+/**
+ * Reset and suspend end the conversation's runtime binding before their own append, with the reason the runtime
+ * records and what to do with a runtime turn in flight; 'keep' leaves the binding (answered as detaching nothing).
+ */
+export type RuntimeEnding = 'keep' | { reason: ConversationRuntimeEnd; turnInFlight: 'refuse' | 'interrupt' | 'ignore' };
 
 export class ChangeConversationCommand extends Command<ConversationChangeResult> {
   constructor(
     readonly sessionKey: string,
-    readonly change: ConversationChange,
+    /**
+     * A command of the conversation decider, complete but for the time the handler stamps at each attempt, or built
+     * from the attempt where it reads another stream or needs a new id (resetConversationCommand, switchSessionCommand).
+     */
+    readonly command: AttemptCommand<OpenConversation, ConversationCommand>,
     readonly metadata: EventMetadata,
+    readonly runtime?: RuntimeEnding,
   ) {
     super();
   }
@@ -70,21 +67,22 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
     private readonly commands: CommandBus,
   ) {}
 
-  async execute({ sessionKey, change, metadata }: ChangeConversationCommand): Promise<ConversationChangeResult> {
+  async execute({ sessionKey, command, metadata, runtime: ending }: ChangeConversationCommand): Promise<ConversationChangeResult> {
     const { commandContext } = this;
     // The runtime binding ends first: a crash between the two leaves a conversation that was asked for a new thread
     // without one, which the next runtime turn binds anyway, never a new session still on the old thread.
-    const runtime = await this.endRuntime(sessionKey, change, metadata);
+    const runtime = await this.endRuntime(sessionKey, ending, metadata);
     let previousSessionId: string | null = null;
     let decidedOn: ConversationState | undefined;
+    const streamName = conversationStreamName(sessionKey, metadata.tenant);
     const result = await commandContext.streams.handleOpening(
-      conversationStreamName(sessionKey, metadata.tenant),
+      streamName,
       conversationDecider,
-      async (state) => {
+      (state, reads) => {
         if (state.status === 'absent') throw conversationNotFound();
         previousSessionId = state.sessionId;
         decidedOn = state;
-        return this.toCommand(change, state, metadata.tenant);
+        return commandOfAttempt(command, { now: commandContext.now(), streamName, state, reads });
       },
       metadata,
       sessionsOpenedBy(sessionKey, metadata.tenant),
@@ -110,65 +108,13 @@ export class ChangeConversationHandler implements ICommandHandler<ChangeConversa
     };
   }
 
-  /** Reset and suspend end the conversation's runtime binding unless asked to keep it; other changes leave it alone. */
-  private async endRuntime(sessionKey: string, change: ConversationChange, metadata: EventMetadata): Promise<ConversationRuntimeEndResult | undefined> {
-    if (change.type !== 'reset' && change.type !== 'suspend') return undefined;
-    if (change.keepRuntime) return { detachedRuntimeSessionId: null, interruptedTurnId: null, position: 0 };
+  /** The runtime binding's end a reset or suspend asks for first; other changes leave it alone. */
+  private async endRuntime(sessionKey: string, ending: RuntimeEnding | undefined, metadata: EventMetadata): Promise<ConversationRuntimeEndResult | undefined> {
+    if (ending === undefined) return undefined;
+    if (ending === 'keep') return { detachedRuntimeSessionId: null, interruptedTurnId: null, position: 0 };
     // Nothing is written for a conversation that is not there: the conversation's own decision answers 404 below.
     const conversation = await this.commandContext.streams.load(conversationStreamName(sessionKey, metadata.tenant), conversationDecider);
     if (conversation.state.status !== 'open') throw conversationNotFound();
-    const turnInFlight = change.type === 'suspend' ? 'ignore' : change.force ? 'interrupt' : 'refuse';
-    const reason = change.type === 'reset' ? 'conversation_reset' : 'conversation_suspended';
-    return this.commands.execute(new EndConversationRuntimeCommand(sessionKey, reason, turnInFlight, metadata));
-  }
-
-  private async toCommand(change: ConversationChange, state: OpenConversation, tenant: string | undefined): Promise<ConversationCommand> {
-    const now = this.commandContext.now();
-    switch (change.type) {
-      case 'reset': {
-        const current = state.sessionId === null ? null : await this.commandContext.streams.load(sessionStreamName(state.sessionId, tenant), sessionDecider);
-        const currentSessionHadActivity = current !== null && current.state.turnCount > 0;
-        return {
-          type: 'ResetConversation',
-          newSessionId: this.commandContext.newSessionId(),
-          currentSessionHadActivity,
-          now,
-          ...(change.displayName === undefined ? {} : { displayName: change.displayName }),
-        };
-      }
-      case 'switch': {
-        // A destroyed session keeps its history for audit but never comes back to life.
-        const target = await this.commandContext.streams.load(sessionStreamName(change.sessionId, tenant), sessionDecider);
-        if (target.state.status === 'destroyed') throw sessionDestroyed(change.sessionId);
-        return { type: 'SwitchSession', sessionId: change.sessionId, now };
-      }
-      case 'suspend':
-        return { type: 'SuspendConversation', reason: change.reason, now };
-      case 'markResumePending':
-        return { type: 'MarkResumePending', reason: change.reason, now };
-      case 'clearResumePending':
-        return { type: 'ClearResumePending', reason: change.reason ?? 'manual', now };
-      case 'countRestartInterruption':
-        return { type: 'CountRestartInterruption', bootId: change.bootId, stuckThreshold: change.stuckThreshold, now };
-      case 'enqueue':
-        return {
-          type: 'EnqueueMessage',
-          message: change.message,
-          cap: this.commandContext.queueSettings.cap,
-          followUps: this.commandContext.queueSettings.followUps,
-          now,
-        };
-      case 'dequeue':
-        return { type: 'DequeueMessage', now };
-      case 'queueContinuation':
-        // Named after the boot, so the same boot's retry names the same message.
-        return { type: 'QueueContinuation', messageId: `auto-continue:${change.continuation.bootId}`, continuation: change.continuation, now };
-      case 'prune':
-        return { type: 'PruneConversation', olderThan: change.olderThan, now };
-      default: {
-        const unknown: never = change;
-        return unknown;
-      }
-    }
+    return this.commands.execute(new EndConversationRuntimeCommand(sessionKey, ending.reason, ending.turnInFlight, metadata));
   }
 }

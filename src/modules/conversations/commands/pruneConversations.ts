@@ -64,7 +64,7 @@ export class PruneConversationsHandler implements ICommandHandler<PruneConversat
       let result: ConversationChangeResult;
       try {
         result = await this.commands.execute(
-          new ChangeConversationCommand(sessionKey, { type: 'prune', olderThan }, { ...metadata, ...(tenant ? { tenant } : {}) }),
+          new ChangeConversationCommand(sessionKey, { type: 'PruneConversation', olderThan }, { ...metadata, ...(tenant ? { tenant } : {}) }),
         );
       } catch (error) {
         // Forgotten since the index nominated it (another prune, another instance): nothing left to do here.

@@ -80,7 +80,7 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
       const since = new Date(now.getTime() - recovery.recentActivitySeconds * 1000);
       for (const sessionKey of await this.conversationKeys(gatewayId, metadata.tenant, 'AND updated_at >= $3 AND NOT suspended', [since])) {
         const result = await this.commands.execute(
-          new ChangeConversationCommand(sessionKey, { type: 'countRestartInterruption', bootId, stuckThreshold: recovery.stuckLoopThreshold }, metadata),
+          new ChangeConversationCommand(sessionKey, { type: 'CountRestartInterruption', bootId, stuckThreshold: recovery.stuckLoopThreshold }, metadata),
         );
         position = Math.max(position, result.position);
         if (result.decided.some((event) => event.type === 'Suspended')) suspended.push(sessionKey);
@@ -123,13 +123,10 @@ export class RecordGatewayStartedHandler implements ICommandHandler<RecordGatewa
     let position = 0;
     for (const candidate of resume) {
       const interruptedText = await this.interruptedText(candidate.sessionKey, metadata.tenant);
-      const result = await this.commands.execute(
-        new ChangeConversationCommand(
-          candidate.sessionKey,
-          { type: 'queueContinuation', continuation: { reason: candidate.reason, bootId, interruptedText } },
-          metadata,
-        ),
-      );
+      const continuation = { reason: candidate.reason, bootId, interruptedText };
+      // Named after the boot, so the same boot's retry names the same message.
+      const queue = { type: 'QueueContinuation' as const, messageId: `auto-continue:${bootId}`, continuation };
+      const result = await this.commands.execute(new ChangeConversationCommand(candidate.sessionKey, queue, metadata));
       position = Math.max(position, result.position);
       if (waitingContinuation(result.state)) keys.push(candidate.sessionKey);
     }

@@ -86,7 +86,7 @@ export class RecordGatewayStoppingHandler implements ICommandHandler<RecordGatew
     const marked = await eachConversation(
       this.commands,
       activeKeys,
-      (key) => new ChangeConversationCommand(key, { type: 'markResumePending', reason }, metadata),
+      (key) => new ChangeConversationCommand(key, { type: 'MarkResumePending', reason }, metadata),
     );
     return { gatewayId, mode, marked: marked.done, skipped: marked.skipped, position: Math.max(recorded.position, marked.position) };
   }
@@ -111,7 +111,7 @@ export class RecordGatewayStoppedHandler implements ICommandHandler<RecordGatewa
     const cleared = await eachConversation(
       this.commands,
       drainedKeys,
-      (key) => new ChangeConversationCommand(key, { type: 'clearResumePending', reason: 'drained' }, metadata),
+      (key) => new ChangeConversationCommand(key, { type: 'ClearResumePending', reason: 'drained' }, metadata),
     );
     return {
       gatewayId,

@@ -1,12 +1,12 @@
 // Changes to one runtime session: worker reports, answers to approvals and questions, interruptions by the watchdog.
 import { Command, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
+import { commandOfAttempt, type Untimed } from '../../../events/attemptCommand.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { type RuntimeSessionEvent, runtimeSessionStreamName } from '../../../events/runtime/runtimeSessionEvents.js';
 import { CommandContext } from '../../commandContext.js';
 import { type RuntimeSessionCommand, runtimeSessionDecider, runtimeSessionNotFound, type RuntimeSessionState } from '../domain/runtimeSessionDecider.js';
 
-type WithoutTime<T> = T extends unknown ? Omit<T, 'now'> : never;
-export type RuntimeSessionChange = WithoutTime<Exclude<RuntimeSessionCommand, { type: 'StartTurn' }>>;
+export type RuntimeSessionChange = Untimed<Exclude<RuntimeSessionCommand, { type: 'StartTurn' }>>;
 
 export class ChangeRuntimeSessionCommand extends Command<RuntimeSessionChangeResult> {
   constructor(
@@ -32,12 +32,13 @@ export class ChangeRuntimeSessionHandler implements ICommandHandler<ChangeRuntim
   constructor(private readonly commandContext: CommandContext) {}
 
   async execute({ runtimeSessionId, change, metadata }: ChangeRuntimeSessionCommand): Promise<RuntimeSessionChangeResult> {
+    const streamName = runtimeSessionStreamName(runtimeSessionId, metadata.tenant);
     const result = await this.commandContext.streams.handle(
-      runtimeSessionStreamName(runtimeSessionId, metadata.tenant),
+      streamName,
       runtimeSessionDecider,
-      (state) => {
+      (state, reads) => {
         if (state.status === 'absent') throw runtimeSessionNotFound(runtimeSessionId);
-        return { ...change, now: this.commandContext.now() } as RuntimeSessionCommand;
+        return commandOfAttempt<RuntimeSessionState, RuntimeSessionCommand>(change, { now: this.commandContext.now(), streamName, state, reads });
       },
       metadata,
     );

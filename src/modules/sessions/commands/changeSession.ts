@@ -1,57 +1,47 @@
 // Changes to one session stream: turns, transcript, memory, slots, checkpoints and rollback. A completed turn also clears the conversation's resume mark.
-import { Inject } from '@nestjs/common';
 import { Command, type CommandBus, CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import type { LedgerConfig } from '../../../config/config.js';
 import { conversationStreamName } from '../../../events/conversation/conversationEvents.js';
 import type { EventMetadata } from '../../../events/eventStore.js';
 import { sessionStreamName, type SessionStreamEvent } from '../../../events/session/sessionEvents.js';
-import { CONFIG } from '../../../config/config.js';
 import { eventOfType } from '../../../events/eventOfType.js';
+import { type AttemptCommand, commandOfAttempt } from '../../../events/attemptCommand.js';
 import { type ConversationCommand, type ConversationState, conversationDecider } from '../../conversations/domain/conversationDecider.js';
 import type { DecisionReads, LoadedState } from '../../../events/streamStateStore.js';
 import { LedgerMetrics } from '../../../metrics/ledgerMetrics.js';
 import type { Request } from '../../../http/httpTypes.js';
 import { CommandContext, requestMetadata } from '../../commandContext.js';
 import { validSessionId } from '../sessionRequests.js';
-import {
-  type ExistingSession,
-  existingSession,
-  rollbackTarget,
-  type SessionCommand,
-  sessionDecider,
-  sessionNotFound,
-  type SessionState,
-} from '../domain/sessionDecider.js';
+import { type ExistingSession, existingSession, type SessionCommand, sessionDecider, sessionNotFound, type SessionState } from '../domain/sessionDecider.js';
 import type { CreateSession } from '../domain/decide/createSession.js';
 import type { DestroySession } from '../domain/decide/destroySession.js';
 import type { EndSession, ReopenSession } from '../domain/decide/endSession.js';
 import type { RecordChildSession } from '../domain/decide/recordChildSession.js';
-import type { RollBack } from '../domain/decide/rollBack.js';
 
-type WithoutTime<T> = T extends unknown ? Omit<T, 'now'> : never;
-
-/**
- * A change asked of an existing session, in the decider's own commands less their time, which the handler stamps at
- * each attempt. A rollback names its checkpoint: the handler replays the state it restores. A turn's limits and
- * automatic checkpoint are the service's settings, not the caller's.
- */
-export type SessionChange =
-  | WithoutTime<Exclude<SessionCommand, RollBack | CreateSession | RecordChildSession | DestroySession | EndSession | ReopenSession>>
-  | WithoutTime<Omit<RollBack, 'restored'>>;
+/** The session commands a change may ask for: creating, ending, destroying and recording a child have handlers of their own. */
+type SessionChangeCommand = Exclude<SessionCommand, CreateSession | RecordChildSession | DestroySession | EndSession | ReopenSession>;
 
 export class ChangeSessionCommand extends Command<SessionChangeResult> {
   constructor(
     readonly sessionId: string,
-    readonly change: SessionChange,
+    /**
+     * A command of the session decider, complete but for the time the handler stamps at each attempt, or built from
+     * the attempt where it reads more (rollBackCommand replays the state a rollback restores).
+     */
+    readonly command: AttemptCommand<ExistingSession, SessionChangeCommand>,
     readonly metadata: EventMetadata,
   ) {
     super();
   }
 }
 
-/** A route's change to the session `id` names, on behalf of its request (the token's tenant, the request's metadata). */
-export function changeSession(commands: CommandBus, id: string, change: SessionChange, request: Request): Promise<SessionChangeResult> {
-  return commands.execute(new ChangeSessionCommand(validSessionId(id), change, requestMetadata(request)));
+/** A route's command to the session `id` names, on behalf of its request (the token's tenant, the request's metadata). */
+export function changeSession(
+  commands: CommandBus,
+  id: string,
+  command: AttemptCommand<ExistingSession, SessionChangeCommand>,
+  request: Request,
+): Promise<SessionChangeResult> {
+  return commands.execute(new ChangeSessionCommand(validSessionId(id), command, requestMetadata(request)));
 }
 
 export interface SessionChangeResult {
@@ -65,11 +55,10 @@ export interface SessionChangeResult {
 export class ChangeSessionHandler implements ICommandHandler<ChangeSessionCommand> {
   constructor(
     private readonly commandContext: CommandContext,
-    @Inject(CONFIG) private readonly config: LedgerConfig,
     private readonly metrics: LedgerMetrics,
   ) {}
 
-  async execute({ sessionId, change, metadata }: ChangeSessionCommand): Promise<SessionChangeResult> {
+  async execute({ sessionId, command, metadata }: ChangeSessionCommand): Promise<SessionChangeResult> {
     const { commandContext } = this;
     const stream = sessionStreamName(sessionId, metadata.tenant);
     let conversation: LoadedState<ConversationState> | undefined;
@@ -82,7 +71,7 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
       if (conversation && conversation.state.status === 'open' && conversation.state.sessionId !== sessionId) {
         return { type: 'EndSession', reason: 'superseded', now: commandContext.now() };
       }
-      return this.commandFor(stream, change, state);
+      return commandOfAttempt(command, { now: commandContext.now(), streamName: stream, state, reads });
     };
     let result = await commandContext.streams.handle(stream, sessionDecider, decideChange, metadata);
     if (eventOfType(result.events, 'SessionEnded')?.data.reason === 'superseded') {
@@ -116,31 +105,5 @@ export class ChangeSessionHandler implements ICommandHandler<ChangeSessionComman
   private async conversationOf(state: ExistingSession, metadata: EventMetadata, reads: DecisionReads): Promise<LoadedState<ConversationState> | undefined> {
     if (state.status !== 'active' || state.parentSessionId !== null) return undefined;
     return reads.load(conversationStreamName(state.sessionKey, metadata.tenant), conversationDecider);
-  }
-
-  /** The command decided on `state`: the change, stamped with the time, and what the handler adds to a turn or a rollback. */
-  private async commandFor(stream: string, change: SessionChange, state: ExistingSession): Promise<SessionCommand> {
-    const now = this.commandContext.now();
-    switch (change.type) {
-      case 'RecordTurn':
-        return {
-          ...change,
-          now,
-          autoCheckpoint: this.config.autoCheckpoint,
-          maxTranscriptMessages: this.config.limits.transcriptMessages,
-          maxSessionTokens: this.config.limits.sessionTokens,
-        };
-      case 'RewriteTranscript':
-        return { ...change, now, maxTranscriptMessages: this.config.limits.transcriptMessages };
-      case 'RollBack': {
-        // The state at the checkpoint is a replay of the stream up to it; history is only ever read, never rewritten.
-        // Given the current state, a recent checkpoint's is one this process folded on the way, no snapshot or replay.
-        const checkpoint = rollbackTarget(state, change.checkpointId);
-        const then = await this.commandContext.streams.loadAt(stream, sessionDecider, { revision: checkpoint.revision }, state);
-        return { type: 'RollBack', checkpointId: checkpoint.checkpointId, restored: then.state, now };
-      }
-      default:
-        return { ...change, now };
-    }
   }
 }
