@@ -9,6 +9,7 @@ export interface SessionRecordRow extends SessionCounterColumns {
   tenant: string;
   sessionId: string;
   sessionKey: string;
+  /** The session's status from its SessionCreated on (the write side's, which also has absent). */
   status: 'active' | 'ended' | 'destroyed';
   createdAt: Date;
   updatedAt: Date;
