@@ -3,6 +3,7 @@
 // the row must say what the write side's fold says on every column, and hold the turn and waits that state holds.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { LedgerError } from '../../src/errors/ledgerError.js';
 import type { RuntimeSessionEvent } from '../../src/events/runtime/runtimeSessionEvents.js';
 import {
   decideRuntimeSession,
@@ -117,7 +118,7 @@ describe('runtime session row fold', () => {
     let compared = 0;
     const folded = new Set<string>();
     fc.assert(
-      // Mostly started first, as a runtime stream begins; sometimes not, where both folds must keep nothing.
+      // Half the histories begin with a turn, as a runtime stream does; in the others both folds keep nothing until one starts.
       fc.property(fc.boolean(), fc.array(step, { minLength: 1, maxLength: 50 }), (startedFirst, steps) => {
         const choices = startedFirst ? [{ ...steps[0]!, kind: 'start' as const }, ...steps] : steps;
         let written = initialRuntimeSessionState();
@@ -128,7 +129,8 @@ describe('runtime session row fold', () => {
           let events: RuntimeSessionEvent[];
           try {
             events = decideRuntimeSession(commandFor(choice, written, clock), written);
-          } catch {
+          } catch (refusal) {
+            if (!(refusal instanceof LedgerError)) throw refusal;
             continue; // a refused command writes nothing
           }
           for (const event of events) {
