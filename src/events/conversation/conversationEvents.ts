@@ -122,15 +122,6 @@ export interface ImportedRoutingEntry {
 /** Fields of an imported entry kept verbatim; `origin` holds those of its source (Hermes' scope_id, profile, …). */
 export type CarriedEntryFields = JsonObject & { origin?: JsonObject };
 
-/** Carried fields that describe the entry's current session: they go when another session is bound. */
-export const SESSION_SCOPED_CARRIED_FIELDS: readonly string[] = [
-  'active_turn_token',
-  'active_turn_started_at',
-  'prev_session_id',
-  'cost_status',
-  'expiry_finalized',
-];
-
 export type ConversationEventType = ConversationEvent['type'];
 
 /** Keys contain ':' and anything an id holds; the stream name keeps the whole key after one fixed prefix. */

@@ -17,6 +17,14 @@ export type SessionEndReason = 'reset' | 'switch' | 'suspended' | 'resume_expire
 export type TurnAbandonReason = 'timeout' | 'gateway_restart';
 export const turnAbandonReasons: readonly TurnAbandonReason[] = ['timeout', 'gateway_restart'];
 
+/** The last turn given up (TurnAbandoned), as the session's fold and the sessions index keep it. */
+export interface AbandonedTurn {
+  turnIndex: number;
+  startedAt: string;
+  abandonedAt: string;
+  reason: TurnAbandonReason;
+}
+
 /** The context slot every session starts in; events written before slots existed belong to it. */
 export const DEFAULT_SLOT = 'main';
 

@@ -1,6 +1,6 @@
 // The routing entry as the API shows it: the conversation's flags plus its current session's counters.
 import type { SessionCounters, SessionState } from '../sessions/domain/sessionDecider.js';
-import { zeroCounters } from '../sessions/domain/sessionDecider.js';
+import { zeroCounters } from '../../events/session/sessionCounters.js';
 import type { BoundConversation } from './domain/conversationDecider.js';
 import type { ResetPolicy } from '../../events/conversation/resetPolicy.js';
 

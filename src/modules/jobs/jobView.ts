@@ -51,7 +51,10 @@ function orderedTarget(target: DeliveryTarget | null): DeliveryTarget | null {
   return target && { platform: target.platform, chatId: target.chatId, threadId: target.threadId };
 }
 
-export function toJobView(state: ExistingJob): JobView {
+/** What a view is made of: a job's fold, or the jobs read model's details of it (JobDetails), which keep no fires. */
+export type JobViewSource = Omit<ExistingJob, 'recentFires' | 'lastReportedSlot'>;
+
+export function toJobView(state: JobViewSource): JobView {
   const schedule = orderedSchedule(state.schedule);
   return {
     id: state.jobId,

@@ -1,12 +1,38 @@
-// One row per job: the columns the listing and the ticker's due query filter on, and the folded state they show.
+// One row per job: the columns the listing and the ticker's due query filter on, and the job's details the listing shows.
 import { EntitySchema } from 'typeorm';
-import type { ExistingJob, JobStatus } from '../../modules/jobs/domain/jobDecider.js';
+import type { JobTask, RunStatus } from '../../events/job/jobEvents.js';
+import type { Schedule } from '../../events/job/jobSchedule.js';
+
+export type JobRowStatus = 'scheduled' | 'paused' | 'completed' | 'removed';
+
+/**
+ * What the listing shows of a job (the `state` column): the job's fold less its recent fires, which only
+ * GET /v1/jobs/{id} shows, from the stream. `lastReportedSlot` is kept for the fold itself: an older fire's late report
+ * does not overwrite a newer one's outcome. The keys and their meaning are the job state's, so a row written when
+ * the column held the whole state (recent fires included) reads the same.
+ */
+export interface JobDetails {
+  status: JobRowStatus;
+  jobId: string;
+  task: JobTask;
+  schedule: Schedule;
+  timeZone: string;
+  repeat: { times: number | null; completed: number };
+  nextRunAt: string | null;
+  lastRunAt: string | null;
+  lastSlot: string | null;
+  lastStatus: RunStatus | null;
+  lastError: string | null;
+  lastReportedSlot: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
 
 export interface JobRow {
   /** The tenant whose streams the row comes from; '' for the default tenant. */
   tenant: string;
   jobId: string;
-  status: Exclude<JobStatus, 'absent'>;
+  status: JobRowStatus;
   /** Scheduled (not paused, completed or removed): the ticker looks only at these. */
   enabled: boolean;
   nextRunAt: Date | null;
@@ -15,8 +41,7 @@ export interface JobRow {
   updatedAt: Date;
   revision: number;
   lastPosition: number;
-  /** The job stream's fold, by the decider's own evolve: the row cannot drift from GET /v1/jobs/{id}. */
-  state: ExistingJob;
+  state: JobDetails;
 }
 
 const bigintAsNumber = { to: (value: number) => value, from: (value: string | number) => Number(value) };

@@ -1,11 +1,11 @@
-// The jobs read model: each job stream folded with the job decider's evolve, for the listing and the ticker's due query.
+// The jobs read model: each job stream folded onto its row (evolveJobRow), for the listing and the ticker's due query.
 import type { EntityManager } from 'typeorm';
 import type { RecordedEvent } from '../../events/eventStore.js';
 import { type JobEvent, type JobEventType, jobStreamName } from '../../events/job/jobEvents.js';
 import { streamScope } from '../../events/streamScope.js';
-import { evolveJob, initialJobState } from '../../modules/jobs/domain/jobDecider.js';
 import { BatchRows } from '../batchRows.js';
 import { type Projection, projectEach } from '../projection.js';
+import { evolveJobRow } from './evolveJobRow.js';
 import { JobEntity } from './jobRow.js';
 
 // A record, not an array, so adding an event type without listing it here fails the type check.
@@ -48,22 +48,9 @@ export const jobsProjection: Projection = {
     );
     await projectEach('jobs', jobEvents, (event) => {
       const { tenant, jobId } = jobOf(event)!;
-      const existing = rows.get({ tenant, jobId });
-      const state = evolveJob(existing?.state ?? initialJobState(), { type: event.type, data: event.data } as unknown as JobEvent);
-      if (state.status === 'absent') return;
-      rows.set({
-        tenant,
-        jobId,
-        status: state.status,
-        enabled: state.status === 'scheduled',
-        nextRunAt: state.nextRunAt ? new Date(state.nextRunAt) : null,
-        name: state.task.name,
-        createdAt: new Date(state.createdAt),
-        updatedAt: new Date(state.updatedAt),
-        revision: event.revision,
-        lastPosition: event.position,
-        state,
-      });
+      const record = evolveJobRow(rows.get({ tenant, jobId }), { type: event.type, data: event.data } as unknown as JobEvent);
+      if (record === null) return;
+      rows.set({ ...record, tenant, revision: event.revision, lastPosition: event.position });
     });
     await rows.flush(manager);
   },

@@ -1,6 +1,19 @@
-// One row per runtime session: what the watchdog filters on (state, last worker event) and the folded state itself.
+// One row per runtime session: what the watchdog filters on (state, last worker event) and what the row's fold needs.
 import { EntitySchema } from 'typeorm';
-import type { RuntimeSessionState, RuntimeStatus } from '../../modules/runtime/domain/runtimeSessionDecider.js';
+
+/** The runtime session's status: starting (a turn accepted, the worker not heard from yet) to interrupted. */
+export type RuntimeSessionRowState = 'starting' | 'running' | 'waiting_user' | 'waiting_approval' | 'idle' | 'interrupted';
+
+/**
+ * What the row's fold needs besides its columns (the `folded` column): the turn in flight and the waits still open,
+ * each with the turn it belongs to, which place the status. The keys are the runtime session state's, so a row
+ * written when the column held the whole state reads the same.
+ */
+export interface RuntimeSessionTurn {
+  currentTurnId: string | null;
+  pendingApprovals: Array<{ approvalId: string; turnId: string }>;
+  pendingQuestions: Array<{ questionId: string; turnId: string }>;
+}
 
 export interface RuntimeSessionRow {
   /** The tenant whose streams the row comes from; '' for the default tenant. */
@@ -9,12 +22,11 @@ export interface RuntimeSessionRow {
   sessionKey: string;
   provider: string;
   model: string;
-  state: Exclude<RuntimeStatus, 'absent'>;
+  state: RuntimeSessionRowState;
   lastWorkerEventAt: Date | null;
   updatedAt: Date;
   lastPosition: number;
-  /** The runtime stream's fold, by the decider's own evolve. */
-  folded: RuntimeSessionState;
+  folded: RuntimeSessionTurn;
 }
 
 const bigintAsNumber = { to: (value: number) => value, from: (value: string | number) => Number(value) };

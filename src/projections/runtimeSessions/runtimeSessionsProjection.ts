@@ -1,11 +1,12 @@
-// The runtime sessions read model: each runtime stream folded with the decider's evolve, for the watchdog's recovery and staleness queries.
+// The runtime sessions read model: each runtime stream folded onto its row (evolveRuntimeSessionRow), for the watchdog's
+// recovery and staleness queries.
 import type { EntityManager } from 'typeorm';
 import type { RecordedEvent } from '../../events/eventStore.js';
 import { type RuntimeSessionEvent, type RuntimeSessionEventType, runtimeSessionStreamName } from '../../events/runtime/runtimeSessionEvents.js';
 import { streamScope } from '../../events/streamScope.js';
-import { evolveRuntimeSession, initialRuntimeSessionState } from '../../modules/runtime/domain/runtimeSessionDecider.js';
 import { BatchRows } from '../batchRows.js';
 import { type Projection, projectEach } from '../projection.js';
+import { evolveRuntimeSessionRow } from './evolveRuntimeSessionRow.js';
 import { RuntimeSessionEntity } from './runtimeSessionRow.js';
 
 // A record, not an array, so adding an event type without listing it here fails the type check.
@@ -51,24 +52,9 @@ export const runtimeSessionsProjection: Projection = {
     );
     await projectEach('runtime-sessions', runtimeEvents, (event) => {
       const { tenant, runtimeSessionId } = runtimeSessionOf(event)!;
-      const existing = rows.get({ tenant, runtimeSessionId });
-      const folded = evolveRuntimeSession(existing?.folded ?? initialRuntimeSessionState(), {
-        type: event.type,
-        data: event.data,
-      } as unknown as RuntimeSessionEvent);
-      if (folded.status === 'absent') return;
-      rows.set({
-        tenant,
-        runtimeSessionId,
-        sessionKey: folded.sessionKey,
-        provider: folded.provider,
-        model: folded.model,
-        state: folded.status,
-        lastWorkerEventAt: folded.lastWorkerEventAt ? new Date(folded.lastWorkerEventAt) : null,
-        updatedAt: new Date(folded.updatedAt),
-        lastPosition: event.position,
-        folded,
-      });
+      const record = evolveRuntimeSessionRow(rows.get({ tenant, runtimeSessionId }), { type: event.type, data: event.data } as unknown as RuntimeSessionEvent);
+      if (record === null) return;
+      rows.set({ ...record, tenant, lastPosition: event.position });
     });
     await rows.flush(manager);
   },

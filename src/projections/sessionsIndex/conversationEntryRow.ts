@@ -3,7 +3,7 @@ import { EntitySchema } from 'typeorm';
 import type { CarriedEntryFields, ResumeReason } from '../../events/conversation/conversationEvents.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
 import type { ResetPolicy } from '../../events/conversation/resetPolicy.js';
-import type { ConversationState } from '../../modules/conversations/domain/conversationState.js';
+import type { ExpiredSession } from '../../events/conversation/routingEntryRules.js';
 import { type SessionCounterColumns, sessionCounterColumns } from './sessionCounterColumns.js';
 
 export interface ConversationEntryRow extends SessionCounterColumns {
@@ -34,7 +34,7 @@ export interface ConversationEntryRow extends SessionCounterColumns {
   /** The conversation's own reset policy (a resolve's options.resetPolicy); null: the server's. */
   resetPolicy: ResetPolicy | null;
   /** The reset sweep ended the current session (SessionExpired) and no message has come since: Hermes' expiry_finalized. */
-  expired: ConversationState['expired'];
+  expired: ExpiredSession | null;
 }
 
 /** An entry as the queries hand it out: they leave out entries not yet bound to a session. */

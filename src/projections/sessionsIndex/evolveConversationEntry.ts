@@ -4,7 +4,7 @@
 // over random histories.
 import type { ConversationEvent } from '../../events/conversation/conversationEvents.js';
 import { unknownEventType } from '../../events/decider.js';
-import { automaticBindReasons, withoutSessionScopedFields } from '../../modules/conversations/domain/conversationDecider.js';
+import { automaticBindReasons, withoutSessionScopedFields } from '../../events/conversation/routingEntryRules.js';
 import type { ConversationEntryRow } from './conversationEntryRow.js';
 import type { SessionCounterColumns } from './sessionCounterColumns.js';
 

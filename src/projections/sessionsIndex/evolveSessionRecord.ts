@@ -2,9 +2,9 @@
 // session's write-side fold (evolveSession) must agree on every one of them; test/unit/sessionsIndexFold.unit.spec.ts
 // checks that over random histories.
 import { unknownEventType } from '../../events/decider.js';
+import { addUsage } from '../../events/session/sessionCounters.js';
 import type { SessionStreamEvent } from '../../events/session/sessionEvents.js';
 import type { SessionCounters, SessionTimeline } from '../../events/session/sessionTimeline.js';
-import { addUsage } from '../../modules/sessions/domain/sessionDecider.js';
 import { counterColumnsOf, zeroCounterColumns } from './sessionCounterColumns.js';
 import type { SessionRecordRow } from './sessionRecordRow.js';
 

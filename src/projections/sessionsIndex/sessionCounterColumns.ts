@@ -1,6 +1,7 @@
 // The usage counters both sessions-index tables carry, declared once so the two tables cannot drift apart.
 import type { EntitySchemaColumnOptions } from 'typeorm';
-import { type SessionCounters, type SessionState, zeroCounters } from '../../modules/sessions/domain/sessionDecider.js';
+import { zeroCounters } from '../../events/session/sessionCounters.js';
+import type { SessionCounters } from '../../events/session/sessionTimeline.js';
 
 export interface SessionCounterColumns extends SessionCounters {
   turnCount: number;
@@ -39,6 +40,6 @@ export function countersOf(row: SessionCounterColumns): SessionCounterColumns {
 }
 
 /** The counter columns of a folded session state. */
-export function counterColumnsOf(state: Pick<SessionState, 'counters' | 'turnCount'>): SessionCounterColumns {
+export function counterColumnsOf(state: { counters: SessionCounters; turnCount: number }): SessionCounterColumns {
   return countersOf({ ...state.counters, turnCount: state.turnCount });
 }

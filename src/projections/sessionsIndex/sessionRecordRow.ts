@@ -1,9 +1,7 @@
 // One row per session instance: its lifecycle, live transcript size and usage counters.
 import { EntitySchema } from 'typeorm';
-import type { SessionEndReason } from '../../events/session/sessionEvents.js';
+import type { AbandonedTurn, SessionEndReason } from '../../events/session/sessionEvents.js';
 import type { SessionSource } from '../../events/conversation/sessionSource.js';
-import type { SessionState } from '../../modules/sessions/domain/sessionDecider.js';
-import type { AbandonedTurn } from '../../modules/sessions/domain/sessionState.js';
 import { type SessionCounterColumns, sessionCounterColumns } from './sessionCounterColumns.js';
 
 export interface SessionRecordRow extends SessionCounterColumns {
@@ -11,7 +9,8 @@ export interface SessionRecordRow extends SessionCounterColumns {
   tenant: string;
   sessionId: string;
   sessionKey: string;
-  status: Exclude<SessionState['status'], 'absent'>;
+  /** The session's status from its SessionCreated on (the write side's, which also has absent). */
+  status: 'active' | 'ended' | 'destroyed';
   createdAt: Date;
   updatedAt: Date;
   endedAt: Date | null;

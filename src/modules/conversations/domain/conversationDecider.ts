@@ -1,11 +1,7 @@
 // The conversation decider: the state a conversation's events fold to (`evolve`), and `decide`, which hands each
 // command to its own rule under decide/ (resolve, reset, switch, suspend, resume marks, the queue, prune, expiry, import).
-import {
-  type CarriedEntryFields,
-  type ConversationEvent,
-  SESSION_SCOPED_CARRIED_FIELDS,
-  type SessionBindReason,
-} from '../../../events/conversation/conversationEvents.js';
+import type { ConversationEvent } from '../../../events/conversation/conversationEvents.js';
+import { automaticBindReasons, withoutSessionScopedFields } from '../../../events/conversation/routingEntryRules.js';
 import { type Decider, unknownEventType } from '../../../events/decider.js';
 import { type BoundConversation, type ConversationState, initialConversationState, type OpenConversation } from './conversationState.js';
 import { conversationNotFound } from './conversationRules.js';
@@ -157,16 +153,6 @@ function evolveOpenConversation(state: OpenConversation, event: Exclude<Conversa
       return unknownEventType(event, state);
   }
 }
-
-/** The carried fields that outlive a change of session (the sessions index's entry fold shares it). */
-export function withoutSessionScopedFields(carried: CarriedEntryFields | null): CarriedEntryFields | null {
-  if (!carried) return null;
-  const kept = Object.fromEntries(Object.entries(carried).filter(([key]) => !SESSION_SCOPED_CARRIED_FIELDS.includes(key))) as CarriedEntryFields;
-  return Object.keys(kept).length > 0 ? kept : null;
-}
-
-/** Binding reasons Hermes counts as automatic resets (was_auto_reset). */
-export const automaticBindReasons: readonly SessionBindReason[] = ['suspended', 'resume_expired', 'idle', 'daily'];
 
 /** The conversation a resolve left: decideConversation binds a session whenever it opens a conversation, so this throws only for one never opened. */
 export function boundConversation(state: ConversationState): BoundConversation {

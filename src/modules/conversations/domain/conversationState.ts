@@ -1,7 +1,8 @@
 // A conversation's folded state (its routing entry), a union by status: absent, open without a session yet, bound.
 import type { CarriedEntryFields, QueuedMessage, ResumeReason, SessionBindReason } from '../../../events/conversation/conversationEvents.js';
 import type { SessionSource } from '../../../events/conversation/sessionSource.js';
-import type { AutoResetReason, ResetPolicy } from '../../../events/conversation/resetPolicy.js';
+import type { ResetPolicy } from '../../../events/conversation/resetPolicy.js';
+import type { ExpiredSession } from '../../../events/conversation/routingEntryRules.js';
 import type { SessionIsolationFlags } from '../../sessions/domain/sessionIsolation.js';
 
 /** What every conversation state holds, absent or not: flags, counters and the queue. */
@@ -34,7 +35,7 @@ interface ConversationStateFields {
   /** The gateway's oldest live background process for it, as last reported on resolve; null: none. */
   backgroundProcessSince: string | null;
   /** The reset sweep ended the current session: the next resolve binds a new one for this reason. */
-  expired: { sessionId: string; reason: AutoResetReason; hadActivity: boolean; at: string } | null;
+  expired: ExpiredSession | null;
 }
 
 /** Never opened, or pruned (which keeps the key and the sessions it pointed at). */

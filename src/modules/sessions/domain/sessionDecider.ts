@@ -2,8 +2,8 @@
 // own rule under decide/ (turns, transcript, memory, slots, checkpoints and rollback, children, end, destroy).
 import { type Decider, unknownEventType } from '../../../events/decider.js';
 import type { RestorePoints } from '../../../events/streamStateStore.js';
-import { DEFAULT_SLOT, type SessionStreamEvent, type TurnUsage } from '../../../events/session/sessionEvents.js';
-import type { SessionCounters } from '../../../events/session/sessionTimeline.js';
+import { addUsage } from '../../../events/session/sessionCounters.js';
+import { DEFAULT_SLOT, type SessionStreamEvent } from '../../../events/session/sessionEvents.js';
 import { appendItems, lastItem, mapItems } from './chunkedList.js';
 import { restoreTimeline } from './restoredTimeline.js';
 import { evolveItemHistory } from './itemHistory.js';
@@ -35,7 +35,7 @@ import { decideRollBack, type RollBack } from './decide/rollBack.js';
 import { decideSetLastPromptTokens, type SetLastPromptTokens } from './decide/setLastPromptTokens.js';
 import { decideStartTurn, type StartTurn } from './decide/startTurn.js';
 
-export { initialSessionState, zeroCounters } from './sessionState.js';
+export { initialSessionState } from './sessionState.js';
 export type { AbsentSession, ExistingSession, SessionState } from './sessionState.js';
 export type { SessionCounters, SessionTimeline, TranscriptMessage } from '../../../events/session/sessionTimeline.js';
 export {
@@ -50,26 +50,6 @@ export {
   sessionNotFound,
 } from './sessionRules.js';
 export { rewoundTargetText } from './decide/rewindTranscript.js';
-
-// Rounding to micro-dollars keeps float sums from drifting differently in a replay.
-const addCost = (a: number, b: number) => Math.round((a + b) * 1e6) / 1e6;
-
-/** A turn's usage added to the counters so far: the session's fold and the sessions index's row fold share it. */
-export function addUsage(counters: SessionCounters, usage: TurnUsage): SessionCounters {
-  const inputTokens = counters.inputTokens + usage.inputTokens;
-  const outputTokens = counters.outputTokens + usage.outputTokens;
-  const cacheReadTokens = counters.cacheReadTokens + usage.cacheReadTokens;
-  const cacheWriteTokens = counters.cacheWriteTokens + usage.cacheWriteTokens;
-  return {
-    inputTokens,
-    outputTokens,
-    cacheReadTokens,
-    cacheWriteTokens,
-    totalTokens: inputTokens + outputTokens + cacheReadTokens + cacheWriteTokens,
-    estimatedCostUsd: addCost(counters.estimatedCostUsd, usage.costUsd),
-    lastPromptTokens: usage.lastPromptTokens ?? counters.lastPromptTokens,
-  };
-}
 
 function withCheckpoint(state: ExistingSession, checkpoint: Omit<CheckpointRecord, 'parentCheckpointId' | 'contentExpired'>): ExistingSession {
   const record: CheckpointRecord = {

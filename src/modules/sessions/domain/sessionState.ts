@@ -1,7 +1,8 @@
 // A session's folded state; the part of it a checkpoint captures (its timeline) is typed with the events that store it.
 import type { JsonObject } from '../../../events/eventStore.js';
 import type { ContextSlot, MemoryEntry, SessionCounters, SessionTimeline, TranscriptMessage } from '../../../events/session/sessionTimeline.js';
-import { DEFAULT_SLOT, type ForkOrigin, type SessionEndReason, type StoredMessage, type TurnAbandonReason } from '../../../events/session/sessionEvents.js';
+import { zeroCounters } from '../../../events/session/sessionCounters.js';
+import { type AbandonedTurn, DEFAULT_SLOT, type ForkOrigin, type SessionEndReason, type StoredMessage } from '../../../events/session/sessionEvents.js';
 import { type ChunkedList, emptyList, listFrom, toArray } from './chunkedList.js';
 import type { SessionSource } from '../../../events/conversation/sessionSource.js';
 
@@ -83,23 +84,6 @@ export interface ExistingSession extends SessionStateFields {
  * initialSessionState), so a snapshot stores the same JSON whatever the variant.
  */
 export type SessionState = AbsentSession | ExistingSession;
-
-export interface AbandonedTurn {
-  turnIndex: number;
-  startedAt: string;
-  abandonedAt: string;
-  reason: TurnAbandonReason;
-}
-
-export const zeroCounters = (): SessionCounters => ({
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  totalTokens: 0,
-  estimatedCostUsd: 0,
-  lastPromptTokens: 0,
-});
 
 export const initialSessionState = (): SessionState => ({
   status: 'absent',
