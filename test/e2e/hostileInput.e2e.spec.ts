@@ -2,10 +2,10 @@
 // injection-shaped requests never get a 5xx, a refused request never changes the log, and the service stays up.
 import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { sessionStreamName } from '../../src/events/session/sessionEvents.js';
 import { deeplyNested, encodeSegment, hostileJson, hostileString, sendRaw } from '../support/hostileInput.js';
-import { e2eBackends, startTestApp, type TestApp } from '../support/testApp.js';
+import { forEachBackend } from '../support/forEachBackend.js';
 
 // `npm run torture` raises it; CI keeps the file well under a minute.
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1_500);
@@ -95,9 +95,9 @@ function routesOf(document: {
   return routes;
 }
 
-for (const backend of e2eBackends()) {
-  describe(`hostile input: ${backend}`, () => {
-    let service: TestApp;
+forEachBackend(
+  'hostile input',
+  (ledger) => {
     let routes: Route[];
     /** Real ids, so that some fuzzed requests reach the handlers behind the lookups. */
     const known: string[] = [];
@@ -111,30 +111,16 @@ for (const backend of e2eBackends()) {
     };
 
     beforeAll(async () => {
-      // Nothing writes on its own (no ticker, no watchdog): any move of the log comes from a request.
-      service = await startTestApp(backend, {
-        env: {
-          JOB_TICK_INTERVAL_MS: '0',
-          RUNTIME_WATCHDOG_INTERVAL_MS: '0',
-          READ_WAIT_TIMEOUT_MS: '100',
-          BODY_LIMIT: '256kb',
-          MAX_SESSION_TOKENS: String(SESSION_TOKENS),
-          PROJECTION_PARK_AFTER_FAILURES: '2',
-        },
-      });
-      routes = routesOf((await service.request('GET', '/openapi.json')).body);
-      const resolved = await service.request('POST', '/v1/sessions/resolve', {
+      routes = routesOf((await ledger.service.request('GET', '/openapi.json')).body);
+      const resolved = await ledger.service.request('POST', '/v1/sessions/resolve', {
         body: { source: { platform: 'telegram', chatType: 'group', chatId: 'a:b/c', userId: 'u:1/2' } },
       });
       const { sessionId, sessionKey } = resolved.body;
-      await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: 'seed' }] } });
-      const checkpoint = await service.request('POST', `/v1/sessions/${sessionId}/checkpoints`, { body: {} });
-      const job = await service.request('POST', '/v1/jobs', { body: { prompt: 'seed', schedule: '0 9 * * *' } });
+      await ledger.service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: 'seed' }] } });
+      const checkpoint = await ledger.service.request('POST', `/v1/sessions/${sessionId}/checkpoints`, { body: {} });
+      const job = await ledger.service.request('POST', '/v1/jobs', { body: { prompt: 'seed', schedule: '0 9 * * *' } });
       Object.assign(ids, { sessionId, sessionKey, checkpointId: checkpoint.body.checkpointId, jobId: job.body.id });
       known.push(sessionId, sessionKey, checkpoint.body.checkpointId, job.body.id, 'sessions-index', 'main', 'gw-1');
-    });
-    afterAll(async () => {
-      await service?.close();
     });
 
     const requestArbitrary = (): fc.Arbitrary<FuzzRequest> =>
@@ -239,7 +225,7 @@ for (const backend of e2eBackends()) {
       return new Promise((resolve, reject) => {
         // node:http rather than fetch: a hostile client sends bodies with GET and paths no URL parser would normalise.
         const outgoing = httpRequest(
-          `${service.url}${path}${search ? `?${search}` : ''}`,
+          `${ledger.service.url}${path}${search ? `?${search}` : ''}`,
           {
             method: request.route.method,
             headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
@@ -278,7 +264,7 @@ for (const backend of e2eBackends()) {
       const hitRoutes = new Set<string>();
       await fc.assert(
         fc.asyncProperty(requestArbitrary(), async (request) => {
-          const before = await service.lastPosition();
+          const before = await ledger.service.lastPosition();
           const response = await send(request);
           statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
           hitRoutes.add(`${request.route.method} ${request.route.template}`);
@@ -288,7 +274,7 @@ for (const backend of e2eBackends()) {
           expect(response.status < 500 || documented503, where).toBe(true);
           if (response.status >= 400) {
             expect(String(response.body?.error?.code), where).toMatch(/^[A-Z][A-Z0-9_]+$/);
-            expect(await service.lastPosition(), `a refused request wrote: ${where}`).toBe(before);
+            expect(await ledger.service.lastPosition(), `a refused request wrote: ${where}`).toBe(before);
           }
           // Nothing a request sent leaked into every object of the process.
           expect(({} as Record<string, unknown>).polluted, where).toBeUndefined();
@@ -296,96 +282,98 @@ for (const backend of e2eBackends()) {
         { numRuns: RUNS, seed: SEED, endOnFailure: true },
       );
       expect(hitRoutes.size).toBe(routes.length);
-      expect((await service.request('GET', '/health')).status).toBe(200);
-      const still = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'cli', chatType: 'dm', chatId: 'after-the-storm' } } });
+      expect((await ledger.service.request('GET', '/health')).status).toBe(200);
+      const still = await ledger.service.request('POST', '/v1/sessions/resolve', {
+        body: { source: { platform: 'cli', chatType: 'dm', chatId: 'after-the-storm' } },
+      });
       expect(still.status).toBe(201);
       console.info(
-        `hostile input (${backend}): ${RUNS} requests over ${hitRoutes.size} routes; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,
+        `hostile input (${ledger.backend}): ${RUNS} requests over ${hitRoutes.size} routes; statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,
       );
     });
 
     /** A fresh conversation and its session, so that each case below starts from a state it knows. */
     async function freshSession(chatId: string): Promise<{ sessionId: string; key: string; position: number }> {
-      const resolved = await service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'cli', chatType: 'dm', chatId } } });
+      const resolved = await ledger.service.request('POST', '/v1/sessions/resolve', { body: { source: { platform: 'cli', chatType: 'dm', chatId } } });
       expect(resolved.status).toBe(201);
       return { sessionId: resolved.body.sessionId, key: encodeURIComponent(resolved.body.sessionKey), position: resolved.body.position };
     }
 
     it('answers a write whose body is not JSON with 415 UNSUPPORTED_MEDIA_TYPE, before any validation', async () => {
       const { sessionId, key } = await freshSession('media-type');
-      const before = await service.lastPosition();
+      const before = await ledger.service.lastPosition();
       const turn = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] });
       const cases = [
-        await sendRaw(`${service.url}/v1/sessions/${sessionId}/turns`, 'POST', { body: turn, headers: { 'content-type': 'text/plain' } }),
-        await sendRaw(`${service.url}/v1/sessions/${sessionId}/turns`, 'POST', { body: turn }),
-        await sendRaw(`${service.url}/v1/sessions/${sessionId}/memory/m`, 'PUT', {
+        await sendRaw(`${ledger.service.url}/v1/sessions/${sessionId}/turns`, 'POST', { body: turn, headers: { 'content-type': 'text/plain' } }),
+        await sendRaw(`${ledger.service.url}/v1/sessions/${sessionId}/turns`, 'POST', { body: turn }),
+        await sendRaw(`${ledger.service.url}/v1/sessions/${sessionId}/memory/m`, 'PUT', {
           body: '{"value":1}',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
         }),
-        await sendRaw(`${service.url}/v1/conversations/${key}/queue`, 'POST', {
+        await sendRaw(`${ledger.service.url}/v1/conversations/${key}/queue`, 'POST', {
           body: '{"message":{"text":"x"}}',
           headers: { 'content-type': 'application/jsonx' },
         }),
       ];
       expect(cases.map((answer) => [answer.status, answer.body?.error?.code])).toEqual(Array(4).fill([415, 'UNSUPPORTED_MEDIA_TYPE']));
       expect(cases[1]!.body.error.message).toMatch(/no Content-Type was given/);
-      expect(await service.lastPosition()).toBe(before);
+      expect(await ledger.service.lastPosition()).toBe(before);
       // JSON with its media-type parameters is JSON; no body at all needs no content type.
-      const json = await sendRaw(`${service.url}/v1/sessions/${sessionId}/turns`, 'POST', {
+      const json = await sendRaw(`${ledger.service.url}/v1/sessions/${sessionId}/turns`, 'POST', {
         body: turn,
         headers: { 'content-type': 'Application/JSON; charset=utf-8' },
       });
       expect(json.status).toBe(201);
-      const bodiless = await sendRaw(`${service.url}/v1/sessions/${sessionId}/checkpoints`, 'POST');
+      const bodiless = await sendRaw(`${ledger.service.url}/v1/sessions/${sessionId}/checkpoints`, 'POST');
       expect(bodiless.status).toBe(201);
     });
 
     it('answers a known path asked with the wrong method with 405 and an Allow header, an unknown path with 404', async () => {
       const { sessionId } = await freshSession('method');
-      const wrong = await sendRaw(`${service.url}/v1/sessions/${sessionId}/turns`, 'GET');
+      const wrong = await sendRaw(`${ledger.service.url}/v1/sessions/${sessionId}/turns`, 'GET');
       expect([wrong.status, wrong.body.error.code, wrong.headers.allow]).toEqual([405, 'METHOD_NOT_ALLOWED', 'POST']);
-      const patch = await sendRaw(`${service.url}/v1/sessions/${sessionId}`, 'PATCH', { body: '{}', headers: { 'content-type': 'application/json' } });
+      const patch = await sendRaw(`${ledger.service.url}/v1/sessions/${sessionId}`, 'PATCH', { body: '{}', headers: { 'content-type': 'application/json' } });
       expect(patch.status).toBe(405);
       expect(String(patch.headers.allow).split(', ').sort()).toEqual(['DELETE', 'GET', 'HEAD']);
-      const options = await sendRaw(`${service.url}/v1/jobs`, 'OPTIONS');
+      const options = await sendRaw(`${ledger.service.url}/v1/jobs`, 'OPTIONS');
       expect([options.status, String(options.headers.allow).split(', ').sort()]).toEqual([204, ['GET', 'HEAD', 'POST']]);
-      const unknown = await sendRaw(`${service.url}/v1/sessions/${sessionId}/turns/nope`, 'GET');
+      const unknown = await sendRaw(`${ledger.service.url}/v1/sessions/${sessionId}/turns/nope`, 'GET');
       expect([unknown.status, unknown.body.error.code]).toEqual([404, 'ROUTE_NOT_FOUND']);
     });
 
     it('refuses a completed turn with no messages, and takes a failed one', async () => {
       const { sessionId } = await freshSession('empty-turn');
-      const before = await service.lastPosition();
-      const empty = await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [] } });
+      const before = await ledger.service.lastPosition();
+      const empty = await ledger.service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [] } });
       expect([empty.status, empty.body.error.code, empty.body.error.details[0].path]).toEqual([400, 'VALIDATION_FAILED', 'messages']);
-      expect(await service.lastPosition()).toBe(before);
-      expect((await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [], status: 'failed' } })).status).toBe(201);
-      expect((await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [], status: 'interrupted' } })).status).toBe(201);
+      expect(await ledger.service.lastPosition()).toBe(before);
+      expect((await ledger.service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [], status: 'failed' } })).status).toBe(201);
+      expect((await ledger.service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [], status: 'interrupted' } })).status).toBe(201);
     });
 
     it('checks the request before the state: a malformed body on an ended session or a removed job answers the validation error', async () => {
       const { sessionId, key } = await freshSession('validation-first');
-      expect((await service.request('POST', `/v1/conversations/${key}/reset`, { body: {} })).status).toBe(200);
-      const ended = await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: 'x' }] } });
+      expect((await ledger.service.request('POST', `/v1/conversations/${key}/reset`, { body: {} })).status).toBe(200);
+      const ended = await ledger.service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: 'x' }] } });
       expect(ended.body.error.code).toBe('SESSION_ENDED');
       for (const body of [{ messages: 'nope' }, { messages: [] }, { messages: [{ role: 'user', content: 'x' }], surprise: 1 }]) {
-        const answer = await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body });
+        const answer = await ledger.service.request('POST', `/v1/sessions/${sessionId}/turns`, { body });
         expect([answer.status, answer.body.error.code], JSON.stringify(body)).toEqual([400, 'VALIDATION_FAILED']);
       }
-      const job = await service.request('POST', '/v1/jobs', { body: { id: 'validation-first', prompt: 'p', schedule: '0 9 * * *' } });
+      const job = await ledger.service.request('POST', '/v1/jobs', { body: { id: 'validation-first', prompt: 'p', schedule: '0 9 * * *' } });
       expect(job.status).toBe(201);
-      const again = await service.request('POST', '/v1/jobs', { body: { id: 'validation-first', schedule: '0 9 * * *' } });
+      const again = await ledger.service.request('POST', '/v1/jobs', { body: { id: 'validation-first', schedule: '0 9 * * *' } });
       expect([again.status, again.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
-      expect((await service.request('DELETE', '/v1/jobs/validation-first')).status).toBe(200);
-      const patched = await service.request('PATCH', '/v1/jobs/validation-first', { body: { schedule: 'whenever' } });
+      expect((await ledger.service.request('DELETE', '/v1/jobs/validation-first')).status).toBe(200);
+      const patched = await ledger.service.request('PATCH', '/v1/jobs/validation-first', { body: { schedule: 'whenever' } });
       expect([patched.status, patched.body.error.code]).toEqual([400, 'INVALID_SCHEDULE']);
-      const zone = await service.request('PATCH', '/v1/jobs/validation-first', { body: { timeZone: 'Mars/Olympus_Mons' } });
+      const zone = await ledger.service.request('PATCH', '/v1/jobs/validation-first', { body: { timeZone: 'Mars/Olympus_Mons' } });
       expect([zone.status, zone.body.error.code]).toEqual([400, 'INVALID_TIME_ZONE']);
     });
 
     it('refuses JSON nested 5,000 levels deep in every free-form field with 400 JSON_TOO_DEEP, not a 500', async () => {
       const { sessionId, key } = await freshSession('deep');
-      const before = await service.lastPosition();
+      const before = await ledger.service.lastPosition();
       const deep = deeplyNested(5_000, 'object');
       const bodies: Array<[string, string, string]> = [
         ['POST', `/v1/sessions/${sessionId}/turns`, `{"messages":[{"role":"user","content":${deep}}]}`],
@@ -398,30 +386,30 @@ for (const backend of e2eBackends()) {
         ['POST', `/v1/sessions/${sessionId}/children`, `{"agentName":"a","metadata":{"m":${deep}}}`],
       ];
       for (const [method, path, body] of bodies) {
-        const answer = await sendRaw(`${service.url}${path}`, method, { body, headers: { 'content-type': 'application/json' } });
+        const answer = await sendRaw(`${ledger.service.url}${path}`, method, { body, headers: { 'content-type': 'application/json' } });
         expect([answer.status, answer.body?.error?.code, answer.body?.error?.details?.limit], `${method} ${path}`).toEqual([400, 'JSON_TOO_DEEP', 64]);
         expect(answer.body.error.message).toMatch(/JSON_MAX_DEPTH \(64\)/);
       }
-      expect(await service.lastPosition()).toBe(before);
+      expect(await ledger.service.lastPosition()).toBe(before);
       // The limit counts the body's own levels: {"value": …} leaves 63 for the value.
-      const atLimit = await service.request('PUT', `/v1/sessions/${sessionId}/memory/m`, {
+      const atLimit = await ledger.service.request('PUT', `/v1/sessions/${sessionId}/memory/m`, {
         rawBody: `{"value":${deeplyNested(63, 'array')}}`,
         headers: { 'content-type': 'application/json' },
       });
       expect(atLimit.status).toBe(200);
-      const past = await service.request('PUT', `/v1/sessions/${sessionId}/memory/m`, {
+      const past = await ledger.service.request('PUT', `/v1/sessions/${sessionId}/memory/m`, {
         rawBody: `{"value":${deeplyNested(64, 'array')}}`,
         headers: { 'content-type': 'application/json' },
       });
       expect([past.status, past.body.error.code]).toEqual([400, 'JSON_TOO_DEEP']);
-      const read = await service.request('GET', `/v1/sessions/${sessionId}/memory`);
+      const read = await ledger.service.request('GET', `/v1/sessions/${sessionId}/memory`);
       expect(JSON.stringify(read.body.entries[0].value)).toBe(deeplyNested(63, 'array'));
     });
 
     it('keeps __proto__ and constructor members as data, on the write answer and on every read back', async () => {
       const { sessionId } = await freshSession('proto');
       const value = '{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"polluted":1}},"plain":1}';
-      const written = await service.request('PUT', `/v1/sessions/${sessionId}/memory/m`, {
+      const written = await ledger.service.request('PUT', `/v1/sessions/${sessionId}/memory/m`, {
         rawBody: `{"value":${value},"metadata":{"__proto__":{"tag":"x"}}}`,
         headers: { 'content-type': 'application/json' },
       });
@@ -430,20 +418,20 @@ for (const backend of e2eBackends()) {
       expect(keysOf(written.body.value)).toEqual(['__proto__', 'constructor', 'plain']);
       expect(written.body.value['__proto__']).toEqual({ isAdmin: true });
       expect(keysOf(written.body.metadata)).toEqual(['__proto__']);
-      const turn = await service.request('POST', `/v1/sessions/${sessionId}/turns`, {
+      const turn = await ledger.service.request('POST', `/v1/sessions/${sessionId}/turns`, {
         rawBody: `{"messages":[{"role":"user","content":${value}}]}`,
         headers: { 'content-type': 'application/json' },
       });
       expect(turn.status).toBe(201);
       // From the state held in memory, from a replay of the stored events, and from the transcript.
-      const memory = await service.request('GET', `/v1/sessions/${sessionId}/memory`);
-      const replayed = await service.request('GET', `/v1/sessions/${sessionId}/state?revision=${turn.body.revision}`);
+      const memory = await ledger.service.request('GET', `/v1/sessions/${sessionId}/memory`);
+      const replayed = await ledger.service.request('GET', `/v1/sessions/${sessionId}/state?revision=${turn.body.revision}`);
       for (const entry of [memory.body.entries[0], replayed.body.state.memory[0]]) {
         expect(keysOf(entry.value)).toEqual(['__proto__', 'constructor', 'plain']);
         expect(entry.value['__proto__']).toEqual({ isAdmin: true });
         expect(entry.metadata['__proto__']).toEqual({ tag: 'x' });
       }
-      const transcript = await service.request('GET', `/v1/sessions/${sessionId}/transcript`);
+      const transcript = await ledger.service.request('GET', `/v1/sessions/${sessionId}/transcript`);
       expect(keysOf(transcript.body.messages.at(-1).content)).toEqual(['__proto__', 'constructor', 'plain']);
       expect(keysOf(replayed.body.state.transcript.at(-1).content)).toEqual(['__proto__', 'constructor', 'plain']);
       expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
@@ -453,8 +441,8 @@ for (const backend of e2eBackends()) {
     it('bounds usage per field of a turn (400 TURN_USAGE_TOO_LARGE) and per session (409 SESSION_USAGE_FULL), writing nothing refused', async () => {
       const { sessionId } = await freshSession('usage-bounds');
       const turn = (usage: Record<string, number | null>) =>
-        service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: 'x' }], usage } });
-      const before = await service.lastPosition();
+        ledger.service.request('POST', `/v1/sessions/${sessionId}/turns`, { body: { messages: [{ role: 'user', content: 'x' }], usage } });
+      const before = await ledger.service.lastPosition();
       for (const field of ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'lastPromptTokens']) {
         for (const value of [TURN_TOKENS + 1, Number.MAX_SAFE_INTEGER]) {
           const refused = await turn({ [field]: value });
@@ -465,7 +453,7 @@ for (const backend of e2eBackends()) {
           ]);
         }
       }
-      expect(await service.lastPosition()).toBe(before);
+      expect(await ledger.service.lastPosition()).toBe(before);
       const full = {
         inputTokens: TURN_TOKENS,
         outputTokens: TURN_TOKENS,
@@ -477,14 +465,14 @@ for (const backend of e2eBackends()) {
       expect((await turn(full)).status).toBe(201);
       const atLimit = await turn({ inputTokens: TURN_TOKENS, outputTokens: SESSION_TOKENS - 9 * TURN_TOKENS });
       expect([atLimit.status, atLimit.body.counters?.totalTokens]).toEqual([201, SESSION_TOKENS]);
-      const filled = await service.lastPosition();
+      const filled = await ledger.service.lastPosition();
       const past = await turn({ outputTokens: 1 });
       expect([past.status, past.body.error.code, past.body.error.details]).toEqual([
         409,
         'SESSION_USAGE_FULL',
         { sessionId, totalTokens: SESSION_TOKENS, adding: 1, limit: SESSION_TOKENS },
       ]);
-      expect(await service.lastPosition()).toBe(filled);
+      expect(await ledger.service.lastPosition()).toBe(filled);
       // A turn that adds no tokens still goes in: the bound is on usage, not on the conversation.
       expect((await turn({})).status).toBe(201);
     });
@@ -514,7 +502,7 @@ for (const backend of e2eBackends()) {
           const { sessionId, position } = await freshSession(`usage-property-${run++}`);
           lastWrite = Math.max(lastWrite, position);
           for (const body of turns) {
-            const answer = await service.request('POST', `/v1/sessions/${sessionId}/turns`, { body });
+            const answer = await ledger.service.request('POST', `/v1/sessions/${sessionId}/turns`, { body });
             const where = `${JSON.stringify(body.usage)} → ${answer.status} ${answer.text.slice(0, 200)}`;
             expect([201, 400, 409, 413], where).toContain(answer.status);
             if (answer.status === 201) {
@@ -526,13 +514,13 @@ for (const backend of e2eBackends()) {
             }
           }
           // The index shows the counters the session folded (this app waits only 100 ms per read: ask again).
-          let record = await service.request('GET', `/v1/sessions/${sessionId}/record?minPosition=${lastWrite}`);
+          let record = await ledger.service.request('GET', `/v1/sessions/${sessionId}/record?minPosition=${lastWrite}`);
           for (let attempt = 0; record.status === 503 && attempt < 100; attempt++) {
             await new Promise((resolve) => setTimeout(resolve, 100));
-            record = await service.request('GET', `/v1/sessions/${sessionId}/record?minPosition=${lastWrite}`);
+            record = await ledger.service.request('GET', `/v1/sessions/${sessionId}/record?minPosition=${lastWrite}`);
           }
           expect(record.status).toBe(200);
-          expect(record.body).toMatchObject((await service.request('GET', `/v1/sessions/${sessionId}`)).body.counters);
+          expect(record.body).toMatchObject((await ledger.service.request('GET', `/v1/sessions/${sessionId}`)).body.counters);
         }),
         { numRuns: 25, seed: SEED, endOnFailure: true },
       );
@@ -540,7 +528,7 @@ for (const backend of e2eBackends()) {
       // Every projection reaches the last accepted write, and none met an event it could not apply.
       let projections: Array<{ name: string; position: number; state: string; lastError: string | null }> = [];
       for (let attempt = 0; attempt < 100; attempt++) {
-        projections = (await service.request('GET', '/v1/admin/projections')).body.projections;
+        projections = (await ledger.service.request('GET', '/v1/admin/projections')).body.projections;
         if (projections.every((projection) => projection.position >= lastWrite)) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
@@ -552,7 +540,7 @@ for (const backend of e2eBackends()) {
           null,
         ]);
       }
-      expect((await service.request('GET', '/ready')).status).toBe(200);
+      expect((await ledger.service.request('GET', '/ready')).status).toBe(200);
     });
 
     it(
@@ -562,56 +550,67 @@ for (const backend of e2eBackends()) {
         const poisoned = await freshSession('parked');
         const bystander = await freshSession('bystander');
         // An event no API request can write any more (a turn without usage), as an older log may hold.
-        await service.infrastructure.eventStore.append(
+        await ledger.service.infrastructure.eventStore.append(
           sessionStreamName(poisoned.sessionId),
           [{ type: 'TurnRecorded', data: { turnIndex: 1, status: 'completed', messages: [], at: new Date().toISOString() } }],
           'any',
         );
-        const turn = await service.request('POST', `/v1/sessions/${bystander.sessionId}/turns`, {
+        const turn = await ledger.service.request('POST', `/v1/sessions/${bystander.sessionId}/turns`, {
           body: { messages: [{ role: 'user', content: 'still here' }] },
         });
         expect(turn.status).toBe(201);
-        let record = await service.request('GET', `/v1/sessions/${bystander.sessionId}/record?minPosition=${turn.body.position}`);
+        let record = await ledger.service.request('GET', `/v1/sessions/${bystander.sessionId}/record?minPosition=${turn.body.position}`);
         for (let attempt = 0; record.status === 503 && attempt < 300; attempt++) {
           await new Promise((resolve) => setTimeout(resolve, 100));
-          record = await service.request('GET', `/v1/sessions/${bystander.sessionId}/record?minPosition=${turn.body.position}`);
+          record = await ledger.service.request('GET', `/v1/sessions/${bystander.sessionId}/record?minPosition=${turn.body.position}`);
         }
         expect([record.status, record.body.turnCount]).toEqual([200, 1]);
         for (const path of [`/v1/sessions/${poisoned.sessionId}/record`, `/v1/sessions/by-key/${poisoned.key}`]) {
-          const parked = await service.request('GET', path);
+          const parked = await ledger.service.request('GET', path);
           expect([parked.status, parked.body.error.code, parked.body.error.details.streams[0].streamName], path).toEqual([
             503,
             'PROJECTION_STREAM_PARKED',
             sessionStreamName(poisoned.sessionId),
           ]);
         }
-        const { projections } = (await service.request('GET', '/v1/admin/projections')).body;
+        const { projections } = (await ledger.service.request('GET', '/v1/admin/projections')).body;
         const index = projections.find((projection: { name: string }) => projection.name === 'sessions-index');
         expect(index).toMatchObject({ lastError: null, parkedStreams: [{ streamName: sessionStreamName(poisoned.sessionId), skippedEvents: 1 }] });
         expect(index.state).not.toBe('failed');
-        expect((await service.request('GET', '/ready')).status).toBe(200);
+        expect((await ledger.service.request('GET', '/ready')).status).toBe(200);
       },
     );
 
     it('refuses dates that are not on the calendar with 400 in every date input', async () => {
-      const before = await service.lastPosition();
+      const before = await ledger.service.lastPosition();
       for (const schedule of ['2027-13-01T10:00', '2027-02-30T10:00', '2027-02-29T10:00:00Z', '2027-04-31T08:00+02:00', '2027-01-01T24:00']) {
-        const answer = await service.request('POST', '/v1/jobs', { body: { prompt: 'p', schedule } });
+        const answer = await ledger.service.request('POST', '/v1/jobs', { body: { prompt: 'p', schedule } });
         expect([answer.status, answer.body.error.code], schedule).toEqual([400, 'INVALID_SCHEDULE']);
       }
-      const job = await service.request('POST', '/v1/jobs', { body: { id: 'calendar', prompt: 'p', schedule: '0 9 * * *' } });
+      const job = await ledger.service.request('POST', '/v1/jobs', { body: { id: 'calendar', prompt: 'p', schedule: '0 9 * * *' } });
       expect(job.status).toBe(201);
-      const afterJob = await service.lastPosition();
-      const patched = await service.request('PATCH', '/v1/jobs/calendar', { body: { schedule: '2027-02-30T10:00' } });
+      const afterJob = await ledger.service.lastPosition();
+      const patched = await ledger.service.request('PATCH', '/v1/jobs/calendar', { body: { schedule: '2027-02-30T10:00' } });
       expect([patched.status, patched.body.error.code]).toEqual([400, 'INVALID_SCHEDULE']);
-      const fired = await service.request('POST', '/v1/jobs/calendar/fire', { body: { slot: '2027-02-30T09:00:00Z' } });
+      const fired = await ledger.service.request('POST', '/v1/jobs/calendar/fire', { body: { slot: '2027-02-30T09:00:00Z' } });
       expect([fired.status, fired.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
       const { sessionId } = await freshSession('calendar');
-      const state = await service.request('GET', `/v1/sessions/${sessionId}/state?at=${encodeURIComponent('2027-02-30T10:00:00Z')}`);
+      const state = await ledger.service.request('GET', `/v1/sessions/${sessionId}/state?at=${encodeURIComponent('2027-02-30T10:00:00Z')}`);
       expect([state.status, state.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
       expect(afterJob).toBeGreaterThan(before);
       // A leap day that exists is taken.
-      expect((await service.request('POST', '/v1/jobs', { body: { prompt: 'p', schedule: '2028-02-29T10:00:00Z' } })).status).toBe(201);
+      expect((await ledger.service.request('POST', '/v1/jobs', { body: { prompt: 'p', schedule: '2028-02-29T10:00:00Z' } })).status).toBe(201);
     });
-  });
-}
+  },
+  {
+    // Nothing writes on its own (no ticker, no watchdog): any move of the log comes from a request.
+    env: {
+      JOB_TICK_INTERVAL_MS: '0',
+      RUNTIME_WATCHDOG_INTERVAL_MS: '0',
+      READ_WAIT_TIMEOUT_MS: '100',
+      BODY_LIMIT: '256kb',
+      MAX_SESSION_TOKENS: String(SESSION_TOKENS),
+      PROJECTION_PARK_AFTER_FAILURES: '2',
+    },
+  },
+);
