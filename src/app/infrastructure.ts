@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { LedgerConfig } from '../config/config.js';
 import { lockDataFolder } from '../database/dataFolderLock.js';
-import { isUncreatedDataFolder, templateForFirstStart } from '../database/embeddedTemplate.js';
+import { isUncreatedDataFolder, templateForFirstStart, templateForInMemoryStart } from '../database/embeddedTemplate.js';
 import { PglitePool } from '../database/pglitePool.js';
 import { PostgresPool } from '../database/postgresPool.js';
 import type { SqlPool } from '../database/sqlPool.js';
@@ -51,22 +51,25 @@ export async function openInfrastructure(config: LedgerConfig, logger: Logger, p
         const lock = lockDataFolder(resolve(config.dataDir));
         closers.push(async () => lock.release());
       }
-      // A first start creates the database: from the template `npm ci` made where there is one, else by initdb in
-      // WebAssembly (seconds). Either way say so before it begins.
+      // A first start creates the database, and so does every start in memory: from the template `npm ci` made where
+      // there is one, else by initdb in WebAssembly (seconds). Either way say so before it begins.
       const firstStart = dataDir !== undefined && isUncreatedDataFolder(dataDir);
-      const template = dataDir ? templateForFirstStart(dataDir) : undefined;
+      const template = dataDir ? templateForFirstStart(dataDir) : templateForInMemoryStart();
+      const creation = template ? 'created from the template made at install' : 'created by initdb (seconds)';
       logger.info(
         { dataDir: dataDir ?? 'in memory' },
-        `opening the embedded PGlite database${firstStart ? (template ? ': a first start, created from the template made at install' : ': a first start, created by initdb (seconds)') : ''}`,
+        `opening the embedded PGlite database${firstStart ? `: a first start, ${creation}` : dataDir ? '' : `: in memory, ${creation}`}`,
       );
       try {
         embedded = await PglitePool.open({ dataDir, sharedBuffers: config.embeddedSharedBuffers, initialData: template });
       } catch (error) {
-        if (!template || !dataDir) throw error;
+        if (!template) throw error;
         // A damaged template costs the seconds it was to save, never the start: the folder was empty before it.
-        logger.warn({ err: error, dataDir }, 'the embedded database template did not load: creating the database by initdb');
-        rmSync(dataDir, { recursive: true, force: true });
-        mkdirSync(dataDir, { recursive: true });
+        logger.warn({ err: error, dataDir: dataDir ?? 'in memory' }, 'the embedded database template did not load: creating the database by initdb');
+        if (dataDir) {
+          rmSync(dataDir, { recursive: true, force: true });
+          mkdirSync(dataDir, { recursive: true });
+        }
         embedded = await PglitePool.open({ dataDir, sharedBuffers: config.embeddedSharedBuffers });
       }
       closers.push(() => embedded!.end());

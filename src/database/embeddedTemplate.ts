@@ -40,6 +40,12 @@ export function isUncreatedDataFolder(folder: string): boolean {
   return !existsSync(join(folder, 'PG_VERSION')) && (!existsSync(folder) || readdirSync(folder).length === 0);
 }
 
+/** The template's bytes for an in-memory database (`DATA_DIR=memory://`), new at every start; undefined where none was made. */
+export function templateForInMemoryStart(): Blob | undefined {
+  const path = embeddedTemplatePath();
+  return path && existsSync(path) ? new Blob([readFileSync(path)]) : undefined;
+}
+
 /** The template's bytes for a first start on `folder`, or undefined (the folder holds a database, or none was made). */
 export function templateForFirstStart(folder: string): Blob | undefined {
   if (!isUncreatedDataFolder(folder)) return undefined;

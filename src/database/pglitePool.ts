@@ -10,7 +10,10 @@ export interface PglitePoolOptions {
    * inside the service's own memory, so it is the embedded database's largest fixed cost.
    */
   sharedBuffers?: string;
-  /** A dump of a freshly created database to start an empty `dataDir` from, instead of running initdb. */
+  /**
+   * A dump of a freshly created database to start an empty `dataDir`, or an in-memory database, from instead of
+   * running initdb. In memory, a dump set by `startInMemoryDatabasesFrom` comes first.
+   */
   initialData?: Blob;
 }
 
@@ -36,7 +39,7 @@ export class PglitePool implements SqlPool {
 
   static async open(options: PglitePoolOptions = {}): Promise<PglitePool> {
     const startParams = options.sharedBuffers ? [...PGlite.defaultStartParams, '-c', `shared_buffers=${options.sharedBuffers}`] : undefined;
-    const initialData = options.dataDir ? options.initialData : inMemoryInitialData;
+    const initialData = options.dataDir ? options.initialData : (inMemoryInitialData ?? options.initialData);
     const from = { ...(options.dataDir ? { dataDir: options.dataDir } : {}), ...(initialData ? { loadDataDir: initialData } : {}) };
     const db = await PGlite.create({ ...from, ...(startParams ? { startParams } : {}) });
     return new PglitePool(db);

@@ -5,8 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { embeddedTemplatePath, isUncreatedDataFolder, pgliteVersion, templateForFirstStart } from '../../src/database/embeddedTemplate.js';
-import { PglitePool } from '../../src/database/pglitePool.js';
+import {
+  embeddedTemplatePath,
+  isUncreatedDataFolder,
+  pgliteVersion,
+  templateForFirstStart,
+  templateForInMemoryStart,
+} from '../../src/database/embeddedTemplate.js';
+import { PglitePool, startInMemoryDatabasesFrom } from '../../src/database/pglitePool.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ledger-embedded-template-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -42,5 +48,31 @@ describe('the embedded database template', () => {
     const reopened = await PglitePool.open({ dataDir: folder });
     expect((await reopened.query<{ value: string }>('SELECT value FROM kept')).rows).toEqual([{ value: 'after a restart' }]);
     await reopened.end();
+  });
+
+  it('starts an in-memory database from it too (DATA_DIR=memory://, new at every start), where the install made it', async () => {
+    const template = templateForInMemoryStart();
+    expect(template === undefined).toBe(!existsSync(embeddedTemplatePath()!));
+    // The test run's own dump, which in-memory databases start from in tests, is set aside: only the given one counts.
+    const runDump = new Blob([readFileSync(inject('pgliteTemplate'))]);
+    startInMemoryDatabasesFrom(undefined);
+    try {
+      // A database made from a dump holds what the dump held: a marker written into one proves which it started from.
+      const source = await PglitePool.open({ initialData: runDump });
+      await source.query('CREATE TABLE made_from (name text)');
+      await source.query("INSERT INTO made_from VALUES ('the given dump')");
+      const marked = new Blob([await (await source.db.dumpDataDir('none')).arrayBuffer()]);
+      await source.end();
+      const fromDump = await PglitePool.open({ initialData: marked });
+      expect((await fromDump.query<{ name: string }>('SELECT name FROM made_from')).rows).toEqual([{ name: 'the given dump' }]);
+      await fromDump.end();
+      if (template) {
+        const fromTemplate = await PglitePool.open({ initialData: template });
+        expect((await fromTemplate.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+        await fromTemplate.end();
+      }
+    } finally {
+      startInMemoryDatabasesFrom(runDump);
+    }
   });
 });
