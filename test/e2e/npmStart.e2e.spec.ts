@@ -57,7 +57,12 @@ async function npmStart(port: number): Promise<Started> {
     if (healthy) break;
     await new Promise((resolveWait) => setTimeout(resolveWait, 50));
   }
-  return { npm, url, output: () => output, exited, msToHealth: Math.round(performance.now() - began) };
+  const msToHealth = Math.round(performance.now() - began);
+  // The line saying it listens is written once the port is bound, so /health can answer before it has come through
+  // npm's pipe: wait for it (a service that never says it would fail the test's check of it).
+  for (const saidBy = performance.now() + 10_000; !output.includes('session ledger listening on') && performance.now() < saidBy;)
+    await new Promise((resolveWait) => setTimeout(resolveWait, 20));
+  return { npm, url, output: () => output, exited, msToHealth };
 }
 
 const refused = (url: string) =>
