@@ -9,18 +9,7 @@ import type { Schedule } from '../../src/events/job/jobSchedule.js';
 import { decideJob, evolveJob, initialJobState, type JobCommand, type JobState } from '../../src/modules/jobs/domain/jobDecider.js';
 import { toJobView } from '../../src/modules/jobs/jobView.js';
 import { evolveJobRow, type JobRecord } from '../../src/projections/jobs/evolveJobRow.js';
-
-const jobEventTypes: Record<JobEvent['type'], true> = {
-  JobScheduled: true,
-  JobUpdated: true,
-  JobRescheduled: true,
-  JobPaused: true,
-  JobResumed: true,
-  JobRemoved: true,
-  JobFired: true,
-  JobSlotsSkipped: true,
-  JobRunReported: true,
-};
+import { jobEventTypes } from '../../src/projections/jobs/jobsProjection.js';
 
 const START = Date.parse('2026-01-05T08:00:00.000Z');
 

@@ -14,23 +14,9 @@ import {
   type WorkerReport,
 } from '../../src/modules/runtime/domain/runtimeSessionDecider.js';
 import { evolveRuntimeSessionRow, type RuntimeSessionRecord } from '../../src/projections/runtimeSessions/evolveRuntimeSessionRow.js';
+import { runtimeSessionEventTypes } from '../../src/projections/runtimeSessions/runtimeSessionsProjection.js';
 
 const START = Date.parse('2026-03-02T10:00:00.000Z');
-
-const runtimeEventTypes: Record<RuntimeSessionEvent['type'], true> = {
-  RuntimeSessionStarted: true,
-  TurnStarted: true,
-  RuntimeRunning: true,
-  RuntimeProgress: true,
-  QuestionAsked: true,
-  QuestionAnswered: true,
-  ApprovalRequested: true,
-  ApprovalResolved: true,
-  TurnCompleted: true,
-  TurnFailed: true,
-  RuntimeInterrupted: true,
-  InterruptRequested: true,
-};
 
 /** The row the write side's state stands for; null where it keeps no runtime session. */
 function recordOf(state: RuntimeSessionState): RuntimeSessionRecord | null {
@@ -145,7 +131,7 @@ describe('runtime session row fold', () => {
       { numRuns: 500 },
     );
     // The histories reach far enough to mean something: every event type, many rows.
-    expect([...folded].sort()).toEqual(Object.keys(runtimeEventTypes).sort());
+    expect([...folded].sort()).toEqual(Object.keys(runtimeSessionEventTypes).sort());
     expect(compared).toBeGreaterThan(1000);
   });
 });

@@ -9,7 +9,7 @@ import { evolveJobRow } from './evolveJobRow.js';
 import { JobEntity } from './jobRow.js';
 
 // A record, not an array, so adding an event type without listing it here fails the type check.
-const jobEventTypes: Record<JobEventType, true> = {
+export const jobEventTypes: Record<JobEventType, true> = {
   JobScheduled: true,
   JobUpdated: true,
   JobRescheduled: true,

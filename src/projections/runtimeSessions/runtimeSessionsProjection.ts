@@ -10,7 +10,7 @@ import { evolveRuntimeSessionRow } from './evolveRuntimeSessionRow.js';
 import { RuntimeSessionEntity } from './runtimeSessionRow.js';
 
 // A record, not an array, so adding an event type without listing it here fails the type check.
-const runtimeSessionEventTypes: Record<RuntimeSessionEventType, true> = {
+export const runtimeSessionEventTypes: Record<RuntimeSessionEventType, true> = {
   RuntimeSessionStarted: true,
   TurnStarted: true,
   RuntimeRunning: true,
